@@ -1,0 +1,58 @@
+"""``repr(tensor)`` in PyTorch's style: ``tensor([1.0000, 2.5000], grad_fn=<MulBackward0>)``."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from .tensor import Tensor
+
+_DEFAULT_DTYPES = (np.dtype(np.float32), np.dtype(np.int64), np.dtype(np.bool_))
+
+
+def _float_formatter(values: np.ndarray):
+    """PyTorch's choice: ``1.`` for whole numbers, 4 decimals, or scientific for wide ranges;
+    every entry padded to the same width so columns line up."""
+    finite = np.abs(values[np.isfinite(values)].astype(np.float64))
+    nonzero = finite[finite > 0]
+    if finite.size and np.all(finite == np.round(finite)) and finite.max() < 1e8:
+        spec = "{:.0f}."
+    elif nonzero.size and (nonzero.max() >= 1e8 or nonzero.min() < 1e-4
+                           or nonzero.max() / nonzero.min() > 1e3):
+        spec = "{:.4e}"
+    else:
+        spec = "{:.4f}"
+
+    def fmt(v: float) -> str:
+        return spec.format(v) if np.isfinite(v) else str(v)
+
+    width = max(len(fmt(v)) for v in values.reshape(-1)[:2000])
+    return lambda v: fmt(v).rjust(width)
+
+
+def format_tensor(t: Tensor) -> str:
+    """The repr of ``t``: data, then dtype (if not a default), then grad information."""
+    data = t.data
+    if data.dtype.kind == "f":
+        formatter = {"float_kind": _float_formatter(data) if data.size else str}
+    elif data.dtype.kind == "b":
+        formatter = {"bool": lambda v: "True" if v else "False"}
+    else:
+        formatter = {"int": str}
+    if data.size == 0 and data.ndim == 1:
+        body = "[]"
+    elif data.size == 0:
+        body = f"[], size={data.shape}"
+    else:
+        body = np.array2string(data, separator=", ", formatter=formatter, prefix="tensor(",
+                               threshold=1000, edgeitems=3, max_line_width=80)
+    parts = [body]
+    if data.dtype not in _DEFAULT_DTYPES:
+        parts.append(f"dtype={t.dtype!r}")
+    if t.grad_fn is not None:
+        parts.append(f"grad_fn=<{t.grad_fn.name()}>")
+    elif t._requires_grad:
+        parts.append("requires_grad=True")
+    return f"tensor({', '.join(parts)})"

@@ -1,0 +1,93 @@
+"""Grad mode: whether ops record a graph. Thread-local, like PyTorch's."""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class _GradState(threading.local):
+    enabled = True  # class default: every new thread starts with grad mode on
+
+
+grad_state = _GradState()  # ops read ``grad_state.enabled`` directly: it is on the hot path
+
+
+def is_grad_enabled() -> bool:
+    """True when operations on tensors that require grad are being recorded."""
+    return grad_state.enabled
+
+
+class _GradModeContext:
+    """Base of the grad-mode managers: usable as a ``with`` block and as a function decorator."""
+
+    mode = True
+
+    def __enter__(self) -> None:
+        self._prev = grad_state.enabled
+        grad_state.enabled = self.mode
+
+    def __exit__(self, *exc: object) -> None:
+        grad_state.enabled = self._prev
+
+    def __call__(self, func: F) -> F:
+        mode = self.mode
+
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            prev = grad_state.enabled  # a local, so recursive calls restore correctly
+            grad_state.enabled = mode
+            try:
+                return func(*args, **kwargs)
+            finally:
+                grad_state.enabled = prev
+
+        return wrapper  # type: ignore[return-value]
+
+
+class _NoArgGradMode(_GradModeContext):
+    """A mode manager that also works as a bare decorator: ``@no_grad`` and ``@no_grad()``."""
+
+    def __new__(cls, func: Callable[..., Any] | None = None) -> Any:
+        self = super().__new__(cls)
+        return self if func is None else self(func)
+
+    def __init__(self, func: Callable[..., Any] | None = None) -> None:
+        pass
+
+
+class no_grad(_NoArgGradMode):  # noqa: N801 - PyTorch's name
+    """Disable graph recording inside a ``with`` block or a decorated function."""
+
+    mode = False
+
+
+class enable_grad(_NoArgGradMode):  # noqa: N801 - PyTorch's name
+    """Re-enable graph recording, for example inside a ``no_grad`` block."""
+
+    mode = True
+
+
+class set_grad_enabled(_GradModeContext):  # noqa: N801 - PyTorch's name
+    """Set grad mode now; as a ``with`` block or decorator, restore the previous mode afterwards."""
+
+    def __init__(self, mode: bool) -> None:
+        self._prev = grad_state.enabled
+        self.mode = bool(mode)
+        grad_state.enabled = self.mode  # takes effect immediately, as a plain call
+
+    def __enter__(self) -> None:
+        grad_state.enabled = self.mode
+
+    def __exit__(self, *exc: object) -> None:
+        grad_state.enabled = self._prev
+
+    def __call__(self, func: F) -> F:
+        grad_state.enabled = self._prev  # used as a decorator: undo the immediate switch
+        return super().__call__(func)

@@ -1,0 +1,233 @@
+"""Graph nodes (``grad_fn``), saved-tensor bookkeeping and removable hook handles."""
+
+from __future__ import annotations
+
+import itertools
+import weakref
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from . import grad_mode as _grad_mode
+
+if TYPE_CHECKING:
+    from ..tensor import Tensor
+
+_Tensor: Any = None  # tinygrad_lite.tensor.Tensor, set by tensor.py (it imports this module)
+
+__all__ = ["Node", "AccumulateGrad", "RemovableHandle", "RetainGradHook"]
+
+# An edge says where a gradient goes: (node, output index) for a tensor made by an op, or
+# (leaf tensor, 0) for a leaf that requires grad, where the engine accumulates into ``.grad``.
+Edge = tuple[Any, int]
+
+
+def edge_of(t: Tensor) -> Edge | None:
+    """The edge that carries the gradient of ``t`` back into the graph, or None if it needs none."""
+    if t.grad_fn is not None:
+        return (t.grad_fn, t._output_nr)
+    return (t, 0) if t._requires_grad else None
+
+
+class Node:
+    """One recorded op: where its input gradients go, what it saved, and its backward rule.
+
+    Subclasses implement ``backward(*grad_outputs) -> tuple`` with one entry per input (None where
+    an input needs no gradient). A built-in rule is written once, in operators and the helpers of
+    ``ops.common``: the engine runs it on NumPy arrays in a plain backward (no wrappers, nothing
+    recorded) and on Tensors under ``create_graph=True``, where it is recorded and can be
+    differentiated again. Nodes with ``takes_arrays = False`` (custom Functions) always get
+    Tensors. Nodes never hold their output tensors, only arrays, so a graph has no reference
+    cycles and is freed by reference counting alone.
+    """
+
+    # Class-level defaults: a node only stores what differs, which keeps recording an op cheap.
+    n_outputs = 1
+    takes_arrays = True
+    _saved: tuple | None = ()
+    _saved_versions: tuple = ()
+    _saved_out: tuple | None = None
+    _released = False
+    _tensor_hooks: dict[int, OrderedDict] | None = None
+
+    def __init__(self, *inputs: Tensor) -> None:
+        edges = []
+        for t in inputs:  # edge_of, inlined: this runs once per recorded op
+            fn = t.grad_fn
+            edges.append((fn, t._output_nr) if fn is not None else (t, 0) if t._requires_grad
+                         else None)
+        self.next_edges = tuple(edges)
+
+    # -- saved tensors -------------------------------------------------------------------------
+    def save_for_backward(self, *tensors: Tensor) -> None:
+        """Keep tensors for backward, with their versions so later in-place changes are caught."""
+        self._saved = tensors
+        versions = []
+        for t in tensors:
+            versions.append(t._version_counter[0])
+        self._saved_versions = versions
+
+    def _check_not_released(self) -> None:
+        if self._released:
+            raise RuntimeError(
+                f"{self.name()}: trying to backward through the graph a second time (or to access "
+                "saved tensors after they were freed). Saved values are freed by .backward() and "
+                "autograd.grad(); pass retain_graph=True to the first call if you need to "
+                "backward through this graph again."
+            )
+
+    @property
+    def saved_tensors(self) -> tuple:
+        """The saved tensors (their arrays during a plain backward of a built-in node); raises if
+        backward already freed them or one was modified in place."""
+        self._check_not_released()
+        saved = self._saved
+        for i, (t, version) in enumerate(zip(saved, self._saved_versions)):
+            if t._version_counter[0] != version:
+                raise RuntimeError(
+                    f"{self.name()}: one of the tensors it saved for backward (saved tensor {i}, "
+                    f"shape {tuple(t.shape)}, dtype {t.dtype}) was modified by an in-place "
+                    f"operation: it was at version {version} when saved and is now at version "
+                    f"{t._version_counter[0]}."
+                )
+        if self.takes_arrays and not _grad_mode.grad_state.enabled:
+            return tuple([t.data for t in saved])
+        return saved
+
+    def save_output(self, out: Tensor) -> None:
+        """Keep this op's own output for backward (exp, relu, ...) without a reference cycle.
+
+        Holding the output tensor would make ``out -> grad_fn -> out`` a cycle that only the
+        cyclic GC frees; the node keeps the array and the version counter instead.
+        """
+        self._saved_out = (out.data, out._version_counter, out._version_counter[0])
+
+    def saved_output(self) -> Any:
+        """The saved output: its array during a plain backward, else a tensor that (under
+        ``create_graph``) is differentiable through this node."""
+        self._check_not_released()
+        data, counter, version = self._saved_out
+        if counter[0] != version:
+            raise RuntimeError(
+                f"{self.name()}: its output, saved for backward (shape {data.shape}, dtype "
+                f"{data.dtype}), was modified by an in-place operation: it was at version "
+                f"{version} when saved and is now at version {counter[0]}."
+            )
+        if self.takes_arrays and not _grad_mode.grad_state.enabled:
+            return data
+        return _Tensor.from_output(data, self, counter)
+
+    def release(self) -> None:
+        """Free saved values after backward (``retain_graph=False``)."""
+        self._saved = None
+        self._saved_out = None
+        self._released = True
+
+    # -- introspection, PyTorch style ----------------------------------------------------------
+    def name(self) -> str:
+        """The op's name as PyTorch prints it, e.g. ``MulBackward0``."""
+        return type(self).__name__
+
+    @property
+    def next_functions(self) -> tuple:
+        """``((node_or_AccumulateGrad_or_None, output_nr), ...)``, one pair per input."""
+        out = []
+        for edge in self.next_edges:
+            if edge is None:
+                out.append((None, 0))
+            elif isinstance(edge[0], Node):
+                out.append(edge)
+            else:
+                out.append((AccumulateGrad(edge[0]), 0))
+        return tuple(out)
+
+    def register_tensor_hook(self, output_nr: int, hook: Callable) -> RemovableHandle:
+        """Run ``hook(grad)`` when the gradient of output ``output_nr`` is complete."""
+        if self._tensor_hooks is None:
+            self._tensor_hooks = {}
+        hooks = self._tensor_hooks.setdefault(output_nr, OrderedDict())
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = hook
+        return handle
+
+    def backward(self, *grad_outputs: Tensor) -> tuple:
+        """Gradients with respect to the inputs, given gradients with respect to the outputs."""
+        raise NotImplementedError(f"{self.name()} has no backward rule")
+
+    def __repr__(self) -> str:
+        return f"<{self.name()} object at {id(self):#x}>"
+
+
+class AccumulateGrad:
+    """What ``next_functions`` shows for a leaf: the node accumulating into ``variable.grad``."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable: Tensor) -> None:
+        self.variable = variable
+
+    def name(self) -> str:
+        """Always ``AccumulateGrad``."""
+        return "AccumulateGrad"
+
+    @property
+    def next_functions(self) -> tuple:
+        """A leaf has no inputs."""
+        return ()
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, AccumulateGrad) and other.variable is self.variable
+
+    def __hash__(self) -> int:
+        return id(self.variable)
+
+    def __repr__(self) -> str:
+        return f"<AccumulateGrad for tensor of shape {tuple(self.variable.shape)}>"
+
+
+class RemovableHandle:
+    """Returned by every ``register_*hook``: ``remove()`` unregisters it (idempotent); also a
+    context manager that removes the hook on exit."""
+
+    _ids = itertools.count()
+
+    def __init__(self, hooks_dict: dict) -> None:
+        self.id = next(RemovableHandle._ids)
+        self._hooks_ref = weakref.ref(hooks_dict)
+
+    def remove(self) -> None:
+        """Unregister the hook; calling it again does nothing."""
+        hooks = self._hooks_ref()
+        if hooks is not None:
+            hooks.pop(self.id, None)
+
+    def __enter__(self) -> RemovableHandle:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.remove()
+
+
+class RetainGradHook:
+    """The hook behind ``retain_grad()``: stores the gradient on the tensor while it is alive.
+
+    It holds a weak reference, so the graph never keeps the tensor alive (no cycle through the
+    node that produced it). Runs after the tensor's other hooks, as in PyTorch.
+    """
+
+    __slots__ = ("ref",)
+
+    def __init__(self, t: Tensor) -> None:
+        self.ref = weakref.ref(t)
+
+    def __call__(self, grad: Tensor) -> None:
+        t = self.ref()
+        if t is None:
+            return
+        from .grad_mode import grad_state
+
+        if t._grad is None:
+            # Under create_graph keep the graph-connected gradient; otherwise a private copy.
+            t._grad = grad if grad_state.enabled else type(grad)._wrap(grad.data.copy())
+        else:
+            t._grad = t._grad + grad

@@ -1,0 +1,132 @@
+"""Data types and PyTorch's type-promotion rules, on top of NumPy dtypes."""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "DType", "bool", "uint8", "int8", "int16", "int32", "int64",
+    "float16", "float32", "float64", "get_default_dtype", "to_dtype", "result_type",
+]
+
+_BOOL, _INT, _FLOAT = 0, 1, 2  # promotion categories, lowest to highest
+
+
+class DType:
+    """A tensor element type (``tinygrad_lite.float32`` and friends), wrapping a NumPy dtype."""
+
+    __slots__ = ("name", "np", "category", "itemsize")
+
+    def __init__(self, name: str, np_dtype: Any, category: int) -> None:
+        self.name = name
+        self.np = np.dtype(np_dtype)
+        self.category = category
+        self.itemsize = self.np.itemsize
+
+    @property
+    def is_floating_point(self) -> builtins.bool:
+        """True for float16/32/64, the only dtypes that can require gradients."""
+        return self.category == _FLOAT
+
+    def __repr__(self) -> str:
+        return f"tinygrad_lite.{self.name}"
+
+    def __reduce__(self) -> str:  # pickles as the module-level singleton
+        return self.name
+
+
+bool = DType("bool", np.bool_, _BOOL)  # noqa: A001 - PyTorch's name, shadowing is intended
+uint8 = DType("uint8", np.uint8, _INT)
+int8 = DType("int8", np.int8, _INT)
+int16 = DType("int16", np.int16, _INT)
+int32 = DType("int32", np.int32, _INT)
+int64 = DType("int64", np.int64, _INT)
+float16 = DType("float16", np.float16, _FLOAT)
+float32 = DType("float32", np.float32, _FLOAT)
+float64 = DType("float64", np.float64, _FLOAT)
+
+_ALL = (bool, uint8, int8, int16, int32, int64, float16, float32, float64)
+_FROM_NUMPY = {d.np: d for d in _ALL}
+_DEFAULT_FOR_CATEGORY = {_BOOL: bool, _INT: int64, _FLOAT: float32}
+_ALIASES = {
+    "float": float32, "double": float64, "half": float16, "long": int64, "int": int32,
+    "short": int16, "bool": bool, builtins.bool: bool, int: int64, float: float64,
+}
+
+
+def get_default_dtype() -> DType:
+    """The dtype of tensors made from Python floats: float32, as in PyTorch."""
+    return float32
+
+
+def to_dtype(spec: Any) -> DType:
+    """A DType from a DType, NumPy dtype, Python type or name; TypeError if unsupported."""
+    if isinstance(spec, DType):
+        return spec
+    alias = _ALIASES.get(spec) if isinstance(spec, (str, type)) else None
+    if alias is not None:
+        return alias
+    try:
+        found = _FROM_NUMPY.get(np.dtype(spec))
+    except TypeError:
+        found = None
+    if found is None:
+        names = ", ".join(d.name for d in _ALL)
+        raise TypeError(f"unsupported dtype {spec!r}; tinygrad_lite supports {names}")
+    return found
+
+
+def from_numpy_dtype(np_dtype: np.dtype) -> DType:
+    """The DType of a NumPy dtype (exact match only)."""
+    try:
+        return _FROM_NUMPY[np_dtype]
+    except KeyError:
+        return to_dtype(np_dtype)
+
+
+def _category_of_scalar(value: Any) -> int:
+    if isinstance(value, builtins.bool):
+        return _BOOL
+    return _INT if isinstance(value, int) else _FLOAT
+
+
+def _promote_same_tier(dtypes: list[np.dtype]) -> np.dtype | None:
+    """PyTorch promotion among operands of one tier: the highest category wins outright."""
+    if not dtypes:
+        return None
+    top = max(_FROM_NUMPY[d].category for d in dtypes)
+    result = None
+    for d in dtypes:
+        if _FROM_NUMPY[d].category == top:
+            result = d if result is None else np.promote_types(result, d)
+    return result
+
+
+def result_type(*operands: Any) -> np.dtype:
+    """The NumPy dtype PyTorch's promotion gives for these operands (arrays or Python scalars).
+
+    Three tiers, as in PyTorch: dimensioned tensors, zero-dim tensors, Python scalars. A lower
+    tier only matters when it has a higher category (bool < int < float) than every tier above,
+    and a Python scalar then contributes its category's default dtype, so ``float32 * 2.5`` stays
+    float32 and ``int64 * 2.5`` becomes float32.
+    """
+    dimensioned, zero_dim, scalar_cats = [], [], []
+    for op in operands:
+        if isinstance(op, np.ndarray):
+            (dimensioned if op.ndim else zero_dim).append(op.dtype)
+        else:
+            scalar_cats.append(_category_of_scalar(op))
+    result = _promote_same_tier(dimensioned)
+    candidate = _promote_same_tier(zero_dim)
+    if candidate is not None and (
+        result is None or _FROM_NUMPY[candidate].category > _FROM_NUMPY[result].category
+    ):
+        result = candidate
+    if scalar_cats:
+        top = max(scalar_cats)
+        if result is None or top > _FROM_NUMPY[result].category:
+            result = _DEFAULT_FOR_CATEGORY[top].np
+    return result

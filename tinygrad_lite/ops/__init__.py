@@ -1,0 +1,39 @@
+"""Primitive differentiable ops: the only code with hand-written backward rules.
+
+Each op is a function that computes its forward pass on NumPy arrays, next to a ``Node``
+subclass whose ``backward`` gives the input gradients. Backward rules are written in Tensor ops,
+so they are differentiable again under ``create_graph=True``; the engine runs them under no_grad
+otherwise, which makes them plain NumPy calls plus a thin wrapper. Everything else in
+tinygrad_lite (mean, softmax, losses, layers) is composed from these and gets gradients for free.
+"""
+
+from .common import normalize_dims, promote, sum_to
+from .elementwise import (
+    add,
+    cast,
+    clone,
+    compare,
+    cos,
+    div,
+    exp,
+    log,
+    maximum,
+    mul,
+    neg,
+    pow,
+    relu,
+    sigmoid,
+    sin,
+    sub,
+    tanh,
+    where,
+)
+from .movement import expand, getitem, permute, reshape, scatter_into_zeros
+from .reduce import amax, matmul2d, reduce_sum
+
+__all__ = [
+    "add", "amax", "cast", "clone", "compare", "cos", "div", "exp", "expand", "getitem", "log",
+    "matmul2d", "maximum", "mul", "neg", "normalize_dims", "permute", "pow", "promote",
+    "reduce_sum", "relu", "reshape", "scatter_into_zeros", "sigmoid", "sin", "sub", "sum_to",
+    "tanh", "where",
+]

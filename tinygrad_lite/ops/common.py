@@ -1,0 +1,189 @@
+"""Helpers shared by the primitive ops: recording decision, promotion, broadcasting, dims."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import dtypes
+from ..tensor import Tensor
+
+wrap = Tensor._wrap
+
+# np.broadcast_to costs ~4 us whatever the size (measured at 8x8: 3.8 us against 0.9 us for
+# allocating and filling a copy), so small broadcasts are materialised and large ones are views.
+SMALL = 4096
+
+
+def as_tensor(value: object, like: Tensor) -> Tensor:
+    """A non-tensor operand (Python scalar, array, list) as a tensor; scalars keep PyTorch's
+    'weak' typing, so ``float32_tensor * 2.5`` stays float32."""
+    if isinstance(value, (bool, int, float)):
+        return wrap(np.asarray(value, dtype=scalar_result_dtype(like.data.dtype, value)))
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, (np.ndarray, np.generic)):
+        return wrap(np.asarray(value))
+    return Tensor(value)
+
+
+def scalar_result_dtype(dtype: np.dtype, value: bool | int | float) -> np.dtype:
+    """The dtype of ``tensor <op> python_scalar``: the tensor's, unless the scalar is of a higher
+    category (bool < int < float), which then gives that category's default (int64, float32)."""
+    kind = dtype.kind
+    if isinstance(value, bool) or (isinstance(value, int) and kind != "b") or kind == "f":
+        return dtype
+    return dtypes.result_type(np.empty(1, dtype), value)
+
+
+def promote(a: object, b: object) -> tuple[Tensor, Tensor]:
+    """Both operands as tensors of one dtype, chosen by PyTorch's promotion rules."""
+    if not isinstance(a, Tensor):
+        a = as_tensor(a, b)  # type: ignore[arg-type]
+    elif not isinstance(b, Tensor):
+        b = as_tensor(b, a)
+    if a.data.dtype is b.data.dtype:
+        return a, b
+    from .elementwise import cast  # cast is itself a recorded op
+
+    dt = dtypes.result_type(a.data, b.data)
+    return cast(a, dt), cast(b, dt)
+
+
+def broadcast_error(op: str, a: Tensor, b: Tensor) -> RuntimeError:
+    """The error for operands whose shapes do not broadcast, naming the first clashing dim."""
+    sa, sb = a.data.shape, b.data.shape
+    rank = max(len(sa), len(sb))
+    for i in range(1, rank + 1):
+        da = sa[-i] if i <= len(sa) else 1
+        db = sb[-i] if i <= len(sb) else 1
+        if da != db and da != 1 and db != 1:
+            return RuntimeError(
+                f"{op}: shapes {sa} and {sb} cannot be broadcast together: the size of tensor a "
+                f"({da}) must match the size of tensor b ({db}) at non-singleton dimension "
+                f"{rank - i}"
+            )
+    return RuntimeError(f"{op}: shapes {sa} and {sb} cannot be broadcast together")
+
+
+def sum_to(grad, shape: tuple):
+    """Sum a broadcast gradient (array or Tensor) back down to ``shape``."""
+    if grad.shape == shape:
+        return grad
+    lead = grad.ndim - len(shape)
+    dims = tuple(range(lead)) + tuple(
+        lead + i for i, n in enumerate(shape) if n == 1 and grad.shape[lead + i] != 1
+    )
+    if is_array(grad):
+        return grad.sum(axis=dims).reshape(shape)
+    from .reduce import reduce_sum
+
+    return reduce_sum(grad, dims).reshape(shape)
+
+
+def normalize_dims(dim: int | tuple | list | None, ndim: int, op: str) -> tuple[int, ...]:
+    """``dim`` (None, int or sequence; negatives allowed) as sorted, range-checked axes."""
+    if dim is None:
+        return tuple(range(ndim))
+    dims = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim)
+    rank = max(ndim, 1)  # PyTorch accepts dim 0 and -1 on a 0-dim tensor
+    out = []
+    for d in dims:
+        if not -rank <= d < rank:
+            raise IndexError(
+                f"{op}: dimension out of range (expected to be in range of [{-rank}, {rank - 1}], "
+                f"but got {d})"
+            )
+        out.append(int(d) % rank)
+    if len(set(out)) != len(out):
+        raise RuntimeError(f"{op}: dim {dims} contains a repeated dimension")
+    return tuple(sorted(out)) if ndim else ()
+
+
+# -- helpers for backward rules -----------------------------------------------------------------
+# A backward rule runs on NumPy arrays in a plain backward (fast: no wrappers, nothing recorded)
+# and on Tensors under create_graph=True (recorded, so it can be differentiated again). Rules use
+# operators, ``.shape``/``.reshape`` and the helpers below, which work on either.
+
+
+def is_array(x: object) -> bool:
+    """True in a plain backward, where rules see NumPy arrays (or NumPy scalars, which NumPy
+    returns for 0-d results) instead of Tensors."""
+    return not isinstance(x, Tensor)
+
+
+def array_of(x: object) -> np.ndarray:
+    """The NumPy array behind ``x`` (a Tensor or already an array)."""
+    return x.data if isinstance(x, Tensor) else np.asarray(x)
+
+
+def broadcast_to(grad, shape: tuple):
+    """``grad`` broadcast to ``shape`` (the adjoint of a sum)."""
+    if not is_array(grad):
+        from .movement import expand
+
+        return expand(grad, shape)
+    if math.prod(shape) > SMALL:
+        return np.broadcast_to(grad, shape)
+    out = np.empty(shape, grad.dtype)  # see SMALL: a small copy beats np.broadcast_to
+    out[...] = grad
+    return out
+
+
+def where(mask, x, y):
+    """``x`` where ``mask`` else ``y``; ``mask`` is a constant (bool array or tensor), ``x`` and
+    ``y`` are gradients or Python scalars."""
+    if not (isinstance(x, Tensor) or isinstance(y, Tensor)):
+        return np.where(array_of(mask), x, y)
+    from .elementwise import where as tensor_where
+
+    return tensor_where(mask, x, y)
+
+
+def swap_last_dims(x):
+    """The batched matrix transpose ``x.mT``."""
+    return x.swapaxes(-1, -2) if is_array(x) else x.mT
+
+
+def permute(x, dims: tuple):
+    """``x`` with its dimensions reordered."""
+    if is_array(x):
+        return x.transpose(dims)
+    from .movement import permute as tensor_permute
+
+    return tensor_permute(x, dims)
+
+
+def cast(x, dtype: np.dtype):
+    """``x`` converted to ``dtype``."""
+    if is_array(x):
+        return x.astype(dtype, copy=False)
+    from .elementwise import cast as tensor_cast
+
+    return tensor_cast(x, dtype)
+
+
+def scatter(values, index: tuple, shape: tuple):
+    """Zeros of ``shape`` with ``values`` added at ``index`` (the adjoint of indexing)."""
+    if not is_array(values):
+        from .movement import scatter_into_zeros
+
+        return scatter_into_zeros(values, index, shape)
+    from .movement import is_basic_index
+
+    out = np.zeros(shape, dtype=values.dtype)
+    if is_basic_index(index):
+        out[index] = values
+    else:
+        np.add.at(out, index, values)
+    return out
+
+
+def unary(name: str, x):
+    """``np.<name>(x)`` for arrays, the Tensor op of that name otherwise (exp, log, sin, cos)."""
+    if is_array(x):
+        return getattr(np, name)(x)
+    from . import elementwise
+
+    return getattr(elementwise, name)(x)

@@ -1,0 +1,392 @@
+"""Elementwise primitives: arithmetic with broadcasting, comparisons, unary math, casts."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..autograd.grad_mode import grad_state
+from ..autograd.graph import Node
+from ..tensor import Tensor
+from .common import (
+    array_of,
+    broadcast_error,
+    is_array,
+    promote,
+    sum_to,
+    unary,
+    wrap,
+)
+from .common import cast as cast_rule
+from .common import (
+    where as where_rule,
+)
+
+_FLOAT32 = np.dtype(np.float32)
+
+
+# -- binary ops (NumPy broadcasting; each gradient is summed back to its input's shape) ---------
+
+
+class AddBackward0(Node):
+    def backward(self, grad):
+        (ea, eb), (sa, sb) = self.next_edges, self.shapes
+        return (sum_to(grad, sa) if ea else None, sum_to(grad, sb) if eb else None)
+
+
+def add(a, b) -> Tensor:
+    """``a + b`` with broadcasting."""
+    a, b = promote(a, b)
+    try:
+        out = a.data + b.data
+    except ValueError:
+        raise broadcast_error("add", a, b) from None
+    if not (grad_state.enabled and (a._requires_grad or b._requires_grad)):
+        return wrap(out)
+    node = AddBackward0(a, b)
+    node.shapes = (a.data.shape, b.data.shape)
+    return wrap(out, node)
+
+
+class SubBackward0(Node):
+    def backward(self, grad):
+        (ea, eb), (sa, sb) = self.next_edges, self.shapes
+        return (sum_to(grad, sa) if ea else None, sum_to(-grad, sb) if eb else None)
+
+
+def sub(a, b) -> Tensor:
+    """``a - b`` with broadcasting."""
+    a, b = promote(a, b)
+    if a.data.dtype == np.bool_:
+        raise TypeError("sub: subtracting bool tensors is not supported; use logical_xor instead")
+    try:
+        out = a.data - b.data
+    except ValueError:
+        raise broadcast_error("sub", a, b) from None
+    if not (grad_state.enabled and (a._requires_grad or b._requires_grad)):
+        return wrap(out)
+    node = SubBackward0(a, b)
+    node.shapes = (a.data.shape, b.data.shape)
+    return wrap(out, node)
+
+
+class MulBackward0(Node):
+    def backward(self, grad):
+        a, b = self.saved_tensors
+        ea, eb = self.next_edges
+        return (sum_to(grad * b, a.shape) if ea else None,
+                sum_to(grad * a, b.shape) if eb else None)
+
+
+def mul(a, b) -> Tensor:
+    """``a * b`` with broadcasting."""
+    a, b = promote(a, b)
+    try:
+        out = a.data * b.data
+    except ValueError:
+        raise broadcast_error("mul", a, b) from None
+    if not (grad_state.enabled and (a._requires_grad or b._requires_grad)):
+        return wrap(out)
+    node = MulBackward0(a, b)
+    node.save_for_backward(a, b)
+    return wrap(out, node)
+
+
+class DivBackward0(Node):
+    def backward(self, grad):
+        a, b = self.saved_tensors
+        ea, eb = self.next_edges
+        grad_a = grad / b
+        return (sum_to(grad_a, a.shape) if ea else None,
+                sum_to(-(grad_a * a) / b, b.shape) if eb else None)
+
+
+def div(a, b) -> Tensor:
+    """True division ``a / b``; integer operands give the default float dtype, as in PyTorch."""
+    a, b = promote(a, b)
+    if a.data.dtype.kind not in "f":
+        a, b = cast(a, _FLOAT32), cast(b, _FLOAT32)
+    try:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = a.data / b.data
+    except ValueError:
+        raise broadcast_error("div", a, b) from None
+    if not (grad_state.enabled and (a._requires_grad or b._requires_grad)):
+        return wrap(out)
+    node = DivBackward0(a, b)
+    node.save_for_backward(a, b)
+    return wrap(out, node)
+
+
+class PowBackward0(Node):
+    def backward(self, grad):
+        a, b = self.saved_tensors
+        ea, eb = self.next_edges
+        grad_a = grad_b = None
+        if ea:
+            grad_a = sum_to(grad * b * a ** (b - 1), a.shape)
+        if eb:
+            # d(a^b)/db = a^b log(a); PyTorch defines it as 0 where a == 0
+            safe_log = unary("log", where_rule(array_of(a) == 0, 1.0, a))
+            grad_b = sum_to(grad * self.saved_output() * safe_log, b.shape)
+        return grad_a, grad_b
+
+
+def pow(a, b) -> Tensor:  # noqa: A001 - PyTorch's name
+    """``a ** b`` with broadcasting; either side may be a Python scalar."""
+    a, b = promote(a, b)
+    if a.data.dtype.kind in "iu" and (b.data < 0).any():
+        raise RuntimeError("pow: integers to negative integer powers are not allowed")
+    try:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = a.data ** b.data
+    except ValueError:
+        raise broadcast_error("pow", a, b) from None
+    if not (grad_state.enabled and (a._requires_grad or b._requires_grad)):
+        return wrap(out)
+    node = PowBackward0(a, b)
+    node.save_for_backward(a, b)
+    result = wrap(out, node)
+    if b._requires_grad:
+        node.save_output(result)
+    return result
+
+
+class MaximumBackward0(Node):
+    def backward(self, grad):
+        (ea, eb), (a, b) = self.next_edges, self.saved_tensors
+        a_arr, b_arr = array_of(a), array_of(b)
+        # PyTorch splits the gradient evenly where a == b; the split is a constant.
+        share = np.where(a_arr > b_arr, 1.0, np.where(a_arr == b_arr, 0.5, 0.0))
+        share_a = share.astype(a_arr.dtype, copy=False)
+        if not is_array(grad):
+            share_a = wrap(share_a)
+        return (sum_to(grad * share_a, a.shape) if ea else None,
+                sum_to(grad * (1 - share_a), b.shape) if eb else None)
+
+
+def maximum(a, b) -> Tensor:
+    """Elementwise maximum with broadcasting; ties share the gradient equally."""
+    a, b = promote(a, b)
+    try:
+        out = np.maximum(a.data, b.data)
+    except ValueError:
+        raise broadcast_error("maximum", a, b) from None
+    if not (grad_state.enabled and (a._requires_grad or b._requires_grad)):
+        return wrap(out)
+    node = MaximumBackward0(a, b)
+    node.save_for_backward(a, b)
+    return wrap(out, node)
+
+
+class WhereBackward0(Node):
+    def backward(self, grad):
+        _, ex, ey = self.next_edges
+        sx, sy = self.shapes
+        return (None,
+                sum_to(where_rule(self.cond, grad, 0.0), sx) if ex else None,
+                sum_to(where_rule(self.cond, 0.0, grad), sy) if ey else None)
+
+
+def where(condition, x, y) -> Tensor:
+    """Elementwise ``x`` where ``condition`` is true, else ``y`` (all three broadcast)."""
+    cond = condition if isinstance(condition, Tensor) else Tensor._wrap(np.asarray(condition))
+    if cond.data.dtype != np.bool_:
+        raise TypeError(f"where: condition must be a bool tensor, got {cond.dtype}")
+    x, y = promote(x, y)
+    try:
+        out = np.where(cond.data, x.data, y.data)
+    except ValueError:
+        raise RuntimeError(
+            f"where: shapes {cond.data.shape} (condition), {x.data.shape} and {y.data.shape} "
+            "cannot be broadcast together"
+        ) from None
+    if not (grad_state.enabled and (x._requires_grad or y._requires_grad)):
+        return wrap(out)
+    node = WhereBackward0(cond, x, y)
+    node.cond, node.shapes = cond, (x.data.shape, y.data.shape)
+    return wrap(out, node)
+
+
+def compare(ufunc: np.ufunc, a, b, name: str) -> Tensor:
+    """A comparison such as ``np.less``: a bool tensor that never requires grad."""
+    if isinstance(b, (int, float)) and isinstance(a, Tensor):  # NumPy compares scalars exactly
+        return wrap(ufunc(a.data, b))
+    a, b = promote(a, b)
+    try:
+        return wrap(ufunc(a.data, b.data))
+    except ValueError:
+        raise broadcast_error(name, a, b) from None
+
+
+# -- unary ops -------------------------------------------------------------------------------
+
+
+def _float_input(x: Tensor) -> Tensor:
+    """exp, log, sin... of an integer tensor compute in the default float dtype, as in PyTorch."""
+    return x if x.data.dtype.kind == "f" else cast(x, _FLOAT32)
+
+
+class NegBackward0(Node):
+    def backward(self, grad):
+        return (-grad,)
+
+
+def neg(x: Tensor) -> Tensor:
+    """``-x``."""
+    if x.data.dtype == np.bool_:
+        raise TypeError("neg: negation of a bool tensor is not supported; use logical_not")
+    out = np.negative(x.data)
+    return wrap(out, NegBackward0(x)) if grad_state.enabled and x._requires_grad else wrap(out)
+
+
+class ExpBackward0(Node):
+    def backward(self, grad):
+        return (grad * self.saved_output(),)
+
+
+def exp(x: Tensor) -> Tensor:
+    """Elementwise ``e ** x``."""
+    x = _float_input(x)
+    out = np.exp(x.data)
+    if not (grad_state.enabled and x._requires_grad):
+        return wrap(out)
+    node = ExpBackward0(x)
+    result = wrap(out, node)
+    node.save_output(result)
+    return result
+
+
+class LogBackward0(Node):
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        return (grad / x,)
+
+
+def log(x: Tensor) -> Tensor:
+    """Elementwise natural logarithm (``-inf`` at 0 and ``nan`` below 0, as in PyTorch)."""
+    x = _float_input(x)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.log(x.data)
+    if not (grad_state.enabled and x._requires_grad):
+        return wrap(out)
+    node = LogBackward0(x)
+    node.save_for_backward(x)
+    return wrap(out, node)
+
+
+class SinBackward0(Node):
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        return (grad * unary("cos", x),)
+
+
+def sin(x: Tensor) -> Tensor:
+    """Elementwise sine."""
+    x = _float_input(x)
+    out = np.sin(x.data)
+    if not (grad_state.enabled and x._requires_grad):
+        return wrap(out)
+    node = SinBackward0(x)
+    node.save_for_backward(x)
+    return wrap(out, node)
+
+
+class CosBackward0(Node):
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        return (-(grad * unary("sin", x)),)
+
+
+def cos(x: Tensor) -> Tensor:
+    """Elementwise cosine."""
+    x = _float_input(x)
+    out = np.cos(x.data)
+    if not (grad_state.enabled and x._requires_grad):
+        return wrap(out)
+    node = CosBackward0(x)
+    node.save_for_backward(x)
+    return wrap(out, node)
+
+
+class ReluBackward0(Node):
+    def backward(self, grad):
+        positive = array_of(self.saved_output()) > 0  # a constant mask: no graph needed
+        return (where_rule(positive, grad, 0.0),)
+
+
+def relu(x: Tensor) -> Tensor:
+    """``max(x, 0)`` elementwise; the gradient at 0 is 0, as in PyTorch."""
+    if x.data.dtype == np.bool_:
+        raise TypeError("relu: not implemented for bool tensors")
+    out = np.maximum(x.data, 0, dtype=x.data.dtype)
+    if not (grad_state.enabled and x._requires_grad):
+        return wrap(out)
+    node = ReluBackward0(x)
+    result = wrap(out, node)
+    node.save_output(result)
+    return result
+
+
+class TanhBackward0(Node):
+    def backward(self, grad):
+        out = self.saved_output()
+        return (grad * (1 - out * out),)
+
+
+def tanh(x: Tensor) -> Tensor:
+    """Elementwise hyperbolic tangent (a primitive: one NumPy call, exact near 0)."""
+    x = _float_input(x)
+    out = np.tanh(x.data)
+    if not (grad_state.enabled and x._requires_grad):
+        return wrap(out)
+    node = TanhBackward0(x)
+    result = wrap(out, node)
+    node.save_output(result)
+    return result
+
+
+class SigmoidBackward0(Node):
+    def backward(self, grad):
+        out = self.saved_output()
+        return (grad * out * (1 - out),)
+
+
+def sigmoid(x: Tensor) -> Tensor:
+    """Elementwise ``1 / (1 + exp(-x))``, as ``exp(-log(1 + exp(-x)))`` so it never overflows."""
+    x = _float_input(x)
+    out = np.exp(-np.logaddexp(0, -x.data, dtype=x.data.dtype))
+    if not (grad_state.enabled and x._requires_grad):
+        return wrap(out)
+    node = SigmoidBackward0(x)
+    result = wrap(out, node)
+    node.save_output(result)
+    return result
+
+
+class ToCopyBackward0(Node):
+    def backward(self, grad):
+        return (cast_rule(grad, self.input_dtype),)
+
+
+def cast(x: Tensor, dtype: np.dtype) -> Tensor:
+    """``x`` converted to the NumPy dtype ``dtype`` (``x`` itself when it already has it)."""
+    if x.data.dtype == dtype:
+        return x
+    out = x.data.astype(dtype)
+    # gradients flow only between float dtypes
+    if not (grad_state.enabled and x._requires_grad and dtype.kind == "f"):
+        return wrap(out)
+    node = ToCopyBackward0(x)
+    node.input_dtype = x.data.dtype
+    return wrap(out, node)
+
+
+class CloneBackward0(Node):
+    def backward(self, grad):
+        return (grad,)
+
+
+def clone(x: Tensor) -> Tensor:
+    """A copy of ``x`` with its own memory; the gradient flows through unchanged."""
+    out = x.data.copy()
+    return wrap(out, CloneBackward0(x)) if grad_state.enabled and x._requires_grad else wrap(out)

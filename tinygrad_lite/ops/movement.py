@@ -1,0 +1,166 @@
+"""Movement and indexing primitives: reshape, permute, expand, getitem and its adjoint.
+
+Results share memory with the input where NumPy can (views), and then also share its version
+counter, so an in-place change through either one is seen by a backward that saved the other.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..autograd.grad_mode import grad_state
+from ..autograd.graph import Node
+from ..tensor import Tensor
+from .common import SMALL, scatter, sum_to, wrap
+from .common import permute as permute_rule
+
+
+def _view(out: np.ndarray, x: Tensor, node: Node | None) -> Tensor:
+    result = wrap(out, node)
+    result._version_counter = x._version_counter
+    return result
+
+
+class ViewBackward0(Node):
+    def backward(self, grad):
+        return (grad.reshape(self.input_shape),)
+
+
+def reshape(x: Tensor, shape: tuple) -> Tensor:
+    """``x`` with a new shape holding the same number of elements; one entry may be -1."""
+    try:
+        out = x.data.reshape(shape)
+    except (ValueError, TypeError):
+        raise RuntimeError(
+            f"reshape: shape {list(shape)} is invalid for input of shape {x.data.shape} "
+            f"(size {x.data.size})"
+        ) from None
+    if not (grad_state.enabled and x._requires_grad):
+        return _view(out, x, None)
+    node = ViewBackward0(x)
+    node.input_shape = x.data.shape
+    return _view(out, x, node)
+
+
+class PermuteBackward0(Node):
+    def backward(self, grad):
+        return (permute_rule(grad, tuple(int(i) for i in np.argsort(self.dims))),)
+
+
+def permute(x: Tensor, dims: tuple) -> Tensor:
+    """``x`` with its dimensions reordered by ``dims``."""
+    ndim = x.data.ndim
+    if len(dims) != ndim or sorted(int(d) % max(ndim, 1) for d in dims
+                                   if -ndim <= d < max(ndim, 1)) != list(range(ndim)):
+        raise RuntimeError(
+            f"permute: dims {tuple(dims)} are not a permutation of the {ndim} dims of a tensor "
+            f"of shape {x.data.shape}"
+        )
+    dims = tuple(int(d) % ndim for d in dims) if ndim else ()
+    out = x.data.transpose(dims)
+    if not (grad_state.enabled and x._requires_grad):
+        return _view(out, x, None)
+    node = PermuteBackward0(x)
+    node.dims = dims
+    return _view(out, x, node)
+
+
+class ExpandBackward0(Node):
+    def backward(self, grad):
+        return (sum_to(grad, self.input_shape),)
+
+
+def expand(x: Tensor, shape: tuple) -> Tensor:
+    """A broadcast view of ``x`` with ``shape`` (-1 keeps a size); no memory is copied."""
+    lead = len(shape) - x.data.ndim
+    if lead < 0:
+        raise RuntimeError(
+            f"expand: the number of sizes provided ({len(shape)}) must be greater or equal to "
+            f"the number of dimensions in the tensor ({x.data.ndim})"
+        )
+    target = tuple(x.data.shape[i - lead] if n == -1 and i >= lead else n
+                   for i, n in enumerate(shape))
+    try:
+        if math.prod(target) <= SMALL:
+            out = np.empty(target, x.data.dtype)  # see SMALL: a small copy beats a view
+            out[...] = x.data
+        else:
+            out = np.broadcast_to(x.data, target)
+    except ValueError:
+        raise RuntimeError(
+            f"expand: a tensor of shape {x.data.shape} cannot be expanded to {tuple(shape)}: "
+            "only dimensions of size 1 can be expanded"
+        ) from None
+    if not (grad_state.enabled and x._requires_grad):
+        return _view(out, x, None)
+    node = ExpandBackward0(x)
+    node.input_shape = x.data.shape
+    return _view(out, x, node)
+
+
+# getitem and "scatter the gradient into zeros" are each other's backward.
+
+
+def is_basic_index(index: tuple) -> bool:
+    """Basic indexing (ints, slices, None, ...) picks each element at most once and gives a view."""
+    return all(isinstance(i, (int, np.integer, slice)) or i is None or i is Ellipsis
+               for i in index)
+
+
+def normalize_index(index) -> tuple:
+    """An index as a tuple of ints, slices, None, Ellipsis and arrays (tensors become arrays)."""
+    if not isinstance(index, tuple):
+        index = (index,)
+    out = []
+    for i in index:
+        if isinstance(i, Tensor):
+            i = i.data
+        elif isinstance(i, list):
+            i = np.asarray(i)
+        if isinstance(i, np.ndarray) and i.dtype.kind not in "biu":
+            raise IndexError(
+                f"getitem: tensors used as indices must be long, int or bool, not {i.dtype}"
+            )
+        out.append(i)
+    return tuple(out)
+
+
+class IndexBackward0(Node):
+    def backward(self, grad):
+        return (scatter(grad, self.index, self.input_shape),)
+
+
+def getitem(x: Tensor, index) -> Tensor:
+    """``x[index]``: ints, slices with steps, None, ..., integer arrays and bool masks."""
+    index = normalize_index(index)
+    try:
+        out = x.data[index]
+    except IndexError as err:
+        raise IndexError(f"getitem: {err} (indexing a tensor of shape {x.data.shape})") from None
+    out = np.asarray(out)  # a single element comes back from NumPy as a scalar
+    node = None
+    if grad_state.enabled and x._requires_grad:
+        node = IndexBackward0(x)
+        node.index, node.input_shape = index, x.data.shape
+    return _view(out, x, node) if is_basic_index(index) else wrap(out, node)
+
+
+class ScatterBackward0(Node):
+    def backward(self, grad):
+        return (grad[self.index],)
+
+
+def scatter_into_zeros(values: Tensor, index: tuple, shape: tuple) -> Tensor:
+    """Zeros of ``shape`` with ``values`` added at ``index``; repeated indices accumulate."""
+    out = np.zeros(shape, dtype=values.data.dtype)
+    if is_basic_index(index):
+        out[index] = values.data
+    else:
+        np.add.at(out, index, values.data)
+    if not (grad_state.enabled and values._requires_grad):
+        return wrap(out)
+    node = ScatterBackward0(values)
+    node.index = index
+    return wrap(out, node)

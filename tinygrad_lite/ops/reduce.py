@@ -1,0 +1,117 @@
+"""Reduction and linear-algebra primitives: sum, amax, matmul."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes
+from ..autograd.grad_mode import grad_state
+from ..autograd.graph import Node
+from ..tensor import Tensor
+from .common import (
+    array_of,
+    broadcast_to,
+    is_array,
+    normalize_dims,
+    promote,
+    sum_to,
+    swap_last_dims,
+    wrap,
+)
+from .elementwise import cast
+
+_INT64 = np.dtype(np.int64)
+
+
+def _kept_shape(shape: tuple, dims: tuple | None) -> tuple:
+    """``shape`` with the reduced ``dims`` (None: all) set to 1, as keepdim=True gives."""
+    if dims is None:
+        return (1,) * len(shape)
+    return tuple(1 if i in dims else n for i, n in enumerate(shape))
+
+
+class SumBackward0(Node):
+    def backward(self, grad):
+        kept = _kept_shape(self.input_shape, self.dims)
+        return (broadcast_to(grad.reshape(kept), self.input_shape),)
+
+
+class SumBackward1(SumBackward0):
+    """Sum over some dimensions (PyTorch's name for ``sum(dim=...)``)."""
+
+
+def reduce_sum(x: Tensor, dim=None, keepdim: bool = False, dtype=None) -> Tensor:
+    """Sum over ``dim`` (int, tuple or None: all); bool and int sums give int64, as in PyTorch."""
+    dims = None if dim is None else normalize_dims(dim, x.data.ndim, "sum")
+    if dtype is not None:
+        x = cast(x, dtypes.to_dtype(dtype).np)
+    elif x.data.dtype.kind in "biu":
+        x = cast(x, _INT64)
+    out = np.asarray(x.data.sum(axis=dims, keepdims=keepdim))
+    if not (grad_state.enabled and x._requires_grad):
+        return wrap(out)
+    node = SumBackward0(x) if dim is None else SumBackward1(x)
+    node.input_shape, node.dims = x.data.shape, dims
+    return wrap(out, node)
+
+
+class AmaxBackward0(Node):
+    def backward(self, grad):
+        x = array_of(self.saved_tensors[0])
+        out = array_of(self.saved_output()).reshape(self.kept_shape)
+        # The gradient is shared evenly among the elements equal to the maximum, as in PyTorch;
+        # each element's share is a constant.
+        hits = (x == out).astype(x.dtype)
+        share = hits / hits.sum(axis=self.dims, keepdims=True)
+        return ((share if is_array(grad) else wrap(share)) * grad.reshape(self.kept_shape),)
+
+
+class MaxBackward1(AmaxBackward0):
+    """``max()`` over all elements (PyTorch's name)."""
+
+
+def amax(x: Tensor, dim=None, keepdim: bool = False, name: str = "amax") -> Tensor:
+    """Maximum over ``dim`` (int, tuple or None for all); ties share the gradient equally."""
+    dims = normalize_dims(dim, x.data.ndim, name)
+    if x.data.size == 0:
+        raise RuntimeError(f"{name}: cannot reduce an empty tensor of shape {x.data.shape}")
+    out = np.asarray(x.data.max(axis=dims, keepdims=keepdim))
+    if not (grad_state.enabled and x._requires_grad):
+        return wrap(out)
+    node = MaxBackward1(x) if name == "max" else AmaxBackward0(x)
+    node.save_for_backward(x)
+    node.dims = dims
+    node.kept_shape = _kept_shape(x.data.shape, dims)
+    result = wrap(out, node)
+    node.save_output(result)
+    return result
+
+
+class MmBackward0(Node):
+    def backward(self, grad):
+        a, b = self.saved_tensors
+        ea, eb = self.next_edges
+        return (sum_to(grad @ swap_last_dims(b), a.shape) if ea else None,
+                sum_to(swap_last_dims(a) @ grad, b.shape) if eb else None)
+
+
+def matmul2d(a: Tensor, b: Tensor) -> Tensor:
+    """Matrix product of operands with at least 2 dims each (batch dims broadcast)."""
+    a, b = promote(a, b)
+    if a.data.shape[-1] != b.data.shape[-2]:
+        raise RuntimeError(
+            f"matmul: shapes {a.data.shape} and {b.data.shape} cannot be multiplied: a.shape[-1] "
+            f"({a.data.shape[-1]}) must equal b.shape[-2] ({b.data.shape[-2]})"
+        )
+    try:
+        out = np.matmul(a.data, b.data)
+    except ValueError:
+        raise RuntimeError(
+            f"matmul: the batch dimensions of {a.data.shape} and {b.data.shape} cannot be "
+            "broadcast together"
+        ) from None
+    if not (grad_state.enabled and (a._requires_grad or b._requires_grad)):
+        return wrap(out)
+    node = MmBackward0(a, b)
+    node.save_for_backward(a, b)
+    return wrap(out, node)
