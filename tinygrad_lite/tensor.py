@@ -245,6 +245,23 @@ class Tensor(TensorMethods):
         self._backward_hooks[handle.id] = hook
         return handle
 
+    def register_post_accumulate_grad_hook(self, hook: Callable[[Tensor], None]
+                                           ) -> RemovableHandle:
+        """Call ``hook(tensor)`` on a leaf after backward has added into its ``.grad`` (e.g. to
+        step an optimizer per parameter). Returns a removable handle."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            raise RuntimeError(
+                "post accumulate grad hooks cannot be registered on non-leaf tensors (this one "
+                f"was made by {self.grad_fn.name()}); use register_hook for its gradient instead"
+            )
+        if self._post_accumulate_hooks is None:
+            self._post_accumulate_hooks = OrderedDict()
+        handle = RemovableHandle(self._post_accumulate_hooks)
+        self._post_accumulate_hooks[handle.id] = hook
+        return handle
+
     def backward(
         self,
         gradient: Tensor | None = None,

@@ -8,8 +8,13 @@ from typing import TYPE_CHECKING, Union
 
 import numpy as np
 
+from . import function
+from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .engine import run_backward
+from .explain import explain
+from .function import Function, once_differentiable
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .graph import Node, RemovableHandle
 
 if TYPE_CHECKING:
@@ -17,7 +22,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "Node",
-    "RemovableHandle",
+    "RemovableHandle", "Function", "once_differentiable", "function", "functional", "gradcheck",
+    "gradgradcheck", "GradcheckError", "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
+    "explain",
 ]
 
 Tensors = Union["Tensor", Sequence["Tensor"]]
@@ -121,3 +128,6 @@ def grad(
             g = Tensor._wrap(g if g.base is None and g.flags.writeable else g.copy())
         result.append(g)
     return tuple(result)
+
+
+from . import functional  # noqa: E402  (it builds on grad, defined above)

@@ -12,6 +12,10 @@ Two passes over the graph, both iterative (no recursion limit):
 In a plain backward, gradients travel as NumPy arrays and grad mode is off, so backward rules are
 bare NumPy calls. With ``create_graph=True`` they travel as Tensors with grad mode on, so the
 rules record a new graph, which gives higher-order derivatives.
+
+Anomaly mode and explain mode watch a backward through *observers* (see ``anomaly.py`` and
+``explain.py``). ``_observers`` is read once per backward; when it is empty (the normal case) the
+loop pays only one check of a local per node.
 """
 
 from __future__ import annotations
@@ -28,6 +32,9 @@ from .graph import Node, RetainGradHook, edge_of
 
 if TYPE_CHECKING:
     from ..tensor import Tensor
+
+# Objects told about each step of every backward: added by detect_anomaly() and explain().
+_observers: tuple = ()
 
 
 def run_backward(
@@ -73,6 +80,9 @@ def run_backward(
     for (target, idx), grad in zip(root_edges, root_grads):
         _deliver(node_grads, leaf_grads, target, idx, grad if create_graph else grad.data, None)
     ready = [node for node in node_grads if deps[node] == 0]
+    observers = _observers
+    for obs in observers:
+        obs.start(roots, root_grads, deps)
 
     prev_mode = grad_state.enabled
     grad_state.enabled = create_graph
@@ -89,7 +99,9 @@ def run_backward(
                         captured[slot] = grad
                 if node not in needed:
                     continue
-            if create_graph or node.takes_arrays:
+            if observers:
+                input_grads = _observed_call(observers, node, grads, create_graph)
+            elif create_graph or node.takes_arrays:
                 input_grads = node.backward(*grads)
             else:
                 input_grads = _call_with_tensors(node, grads)
@@ -121,6 +133,8 @@ def run_backward(
                     _accumulate_grad(t, grad, create_graph)
     finally:
         grad_state.enabled = prev_mode
+        for obs in observers:
+            obs.finish()
     return captured
 
 
@@ -179,10 +193,23 @@ def _deliver(node_grads: dict, leaf_grads: dict, target, idx: int, grad, produce
         source = producer.name() if producer is not None else "the gradient argument"
         raise RuntimeError(
             f"{source} returned a gradient of shape {tuple(grad.shape)} for a leaf tensor of "
-            f"shape {target.data.shape}"
+            f"shape {target.data.shape}{producer._where() if producer is not None else ''}"
         )
     previous = leaf_grads.get(target)
     leaf_grads[target] = grad if previous is None else previous + grad
+
+
+def _observed_call(observers: tuple, node: Node, grads: list, create_graph: bool) -> tuple:
+    """Run one node with the observers told before and after (anomaly / explain mode only)."""
+    for obs in observers:
+        obs.before_node(node, grads)
+    if create_graph or node.takes_arrays:
+        input_grads = node.backward(*grads)
+    else:
+        input_grads = _call_with_tensors(node, grads)
+    for obs in observers:
+        obs.after_node(node, input_grads)
+    return input_grads
 
 
 def _as_tensor(grad: Any) -> Tensor:
@@ -200,20 +227,24 @@ def _run_tensor_hooks(node: Node, grads: list) -> list:
     grads = list(grads)
     for idx, hooks in node._tensor_hooks.items():
         if grads[idx] is not None and hooks:
-            grads[idx] = _apply_hooks(hooks.values(), grads[idx], node.name())
+            grads[idx] = _apply_hooks(hooks.values(), grads[idx], node)
     return grads
 
 
-def _apply_hooks(hooks, grad: Any, where: str) -> Any:
+def _apply_hooks(hooks, grad: Any, owner: Any) -> Any:
     """Call ``hook(grad)`` in registration order (retain_grad last, as in PyTorch); a tensor
-    returned by a hook replaces the gradient. Hooks always see Tensors."""
+    returned by a hook replaces the gradient. Hooks always see Tensors. ``owner``: the node
+    whose output gradient this is, or the leaf tensor."""
     hooks = sorted(hooks, key=lambda h: isinstance(h, RetainGradHook))
     was_array = not isinstance(grad, _graph._Tensor)
     grad = _as_tensor(grad)
     for hook in hooks:
         result = hook(grad)
+        for obs in _observers:
+            obs.hook_ran(owner, hook, grad, result)
         if result is not None:
             if tuple(result.shape) != tuple(grad.shape):
+                where = owner.name() if isinstance(owner, Node) else "a leaf tensor"
                 raise RuntimeError(
                     f"hook {getattr(hook, '__name__', hook)!r} on the gradient of {where} "
                     f"returned shape {tuple(result.shape)}, expected {tuple(grad.shape)}"
@@ -226,13 +257,19 @@ def _finish_leaf(leaf: Tensor, grad: Any, captures: dict, captured: list, create
                  accumulate: bool) -> None:
     """A leaf's gradient is complete: run its hooks, capture it and/or add it into ``.grad``."""
     if leaf._backward_hooks:
-        grad = _apply_hooks(leaf._backward_hooks.values(), grad, "a leaf tensor")
+        grad = _apply_hooks(leaf._backward_hooks.values(), grad, leaf)
     if captures:
         slot = captures.get((leaf, 0))
         if slot is not None:
             captured[slot] = grad
     if accumulate:
-        _accumulate_grad(leaf, grad, create_graph)
+        if _observers:
+            before = None if leaf._grad is None else leaf._grad.data.copy()
+            _accumulate_grad(leaf, grad, create_graph)
+            for obs in _observers:
+                obs.accumulated(leaf, grad, before)
+        else:
+            _accumulate_grad(leaf, grad, create_graph)
 
 
 def _accumulate_grad(t: Tensor, grad: Any, create_graph: bool) -> None:
@@ -256,6 +293,8 @@ def _accumulate_grad(t: Tensor, grad: Any, create_graph: bool) -> None:
     if t._post_accumulate_hooks:
         for hook in list(t._post_accumulate_hooks.values()):
             hook(t)
+            for obs in _observers:
+                obs.hook_ran(t, hook, None, None)
 
 
 def _unshared(grad: np.ndarray) -> bool:

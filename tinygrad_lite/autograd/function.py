@@ -1,0 +1,302 @@
+"""Custom differentiable ops: ``tl.autograd.Function``, as ``torch.autograd.Function``.
+
+A subclass defines ``forward(ctx, *args)`` and ``backward(ctx, *grad_outputs)`` as static methods
+and is called through ``apply``. The ``ctx`` *is* the graph node: each Function class gets a Node
+subclass named after it (``MyExp`` -> ``MyExpBackward``, as PyTorch names it), so ``grad_fn``,
+``next_functions`` and drawings show the custom op like any built-in one. Unlike built-in nodes,
+these always receive Tensors (``takes_arrays = False``); under ``create_graph=True`` grad mode is
+on while ``backward`` runs, so a backward written in tensor ops can be differentiated again.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from . import anomaly as _anomaly
+from . import grad_mode as _grad_mode
+from .grad_mode import no_grad
+from .graph import Node
+
+__all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
+
+
+def _tensor_type() -> Any:
+    from ..tensor import Tensor
+
+    return Tensor
+
+
+class BackwardCFunction(Node):
+    """The node (and ``ctx``) of a custom Function call; PyTorch's name for it.
+
+    Besides the Node machinery it offers the ctx API: ``save_for_backward``/``saved_tensors``
+    (version-checked), ``needs_input_grad``, ``mark_dirty``, ``mark_non_differentiable``,
+    ``set_materialize_grads``; any other attribute may be set freely.
+    """
+
+    takes_arrays = False
+    _forward_cls: type[Function]
+    _materialize_grads = True
+    _dirty: tuple = ()
+    _non_differentiable: tuple = ()
+    _saved_as_output: dict[int, int] | None = None  # saved index -> output index
+
+    def __init__(self, args: tuple) -> None:
+        tensor = _tensor_type()
+        edges, needs = [], []
+        recording = _grad_mode.grad_state.enabled
+        for a in args:
+            if isinstance(a, tensor) and a._requires_grad and recording:
+                edges.append((a.grad_fn, a._output_nr) if a.grad_fn is not None else (a, 0))
+                needs.append(True)
+            else:
+                edges.append(None)
+                needs.append(False)
+        self.next_edges = tuple(edges)
+        self.needs_input_grad = tuple(needs)
+        self._input_meta = tuple((a.data.shape, a.data.dtype) if isinstance(a, tensor) else None
+                                 for a in args)
+
+    # -- the ctx API ---------------------------------------------------------------------------
+    def mark_dirty(self, *tensors: Any) -> None:
+        """Declare input tensors that ``forward`` modified in place (call inside forward)."""
+        self._dirty = tensors
+
+    def mark_non_differentiable(self, *tensors: Any) -> None:
+        """Declare outputs that are not differentiable (indices, masks): they won't require
+        grad, and their gradient in backward is zeros (or None without materialized grads)."""
+        self._non_differentiable = tensors
+
+    def set_materialize_grads(self, value: bool) -> None:
+        """Whether None output gradients reach ``backward`` as zeros (default True) or None."""
+        self._materialize_grads = bool(value)
+
+    @property
+    def saved_tensors(self) -> tuple:
+        """The tensors given to ``save_for_backward``; a saved output is, under create_graph,
+        connected to this node so that double backward flows through it."""
+        saved = Node.saved_tensors.fget(self)  # the release and version checks
+        if not self._saved_as_output or not _grad_mode.grad_state.enabled:
+            return saved
+        saved = list(saved)
+        wrap = _tensor_type()._wrap
+        for i, nr in self._saved_as_output.items():
+            t = wrap(saved[i].data, self)
+            t._output_nr = nr
+            t._version_counter = saved[i]._version_counter
+            saved[i] = t
+        return tuple(saved)
+
+    @property
+    def saved_variables(self) -> tuple:
+        """Old PyTorch name of ``saved_tensors``."""
+        return self.saved_tensors
+
+    # -- backward --------------------------------------------------------------------------------
+    def backward(self, *grad_outputs: Any) -> tuple:
+        """Run the Function's ``backward`` on this ctx and check what it returned."""
+        cls = self._forward_cls
+        if self._materialize_grads:
+            grad_outputs = tuple(
+                g if g is not None or meta is None else _tensor_type()._wrap(np.zeros(*meta))
+                for g, meta in zip(grad_outputs, self._output_meta))
+        result = cls.backward(self, *grad_outputs)
+        if not isinstance(result, tuple):
+            result = (result,)
+        n_in = len(self.next_edges)
+        if len(result) < n_in or any(g is not None for g in result[n_in:]):
+            raise RuntimeError(
+                f"function {cls.__name__}.backward returned an incorrect number of gradients "
+                f"(expected {n_in}, got {len(result)}): return one per argument of forward, None "
+                f"for arguments that need no gradient{self._where()}"
+            )
+        return tuple(self._check_grad(i, g) for i, g in enumerate(result[:n_in]))
+
+    def _check_grad(self, i: int, grad: Any) -> Any:
+        """The gradient for input ``i`` as a tensor of the input's shape and dtype (or None)."""
+        if grad is None or self.next_edges[i] is None:
+            meta = self._input_meta[i]
+            if grad is not None and meta is None:
+                raise RuntimeError(
+                    f"function {self._forward_cls.__name__}.backward returned a gradient "
+                    f"different than None at position {i}, but the corresponding forward input "
+                    f"was not a Tensor{self._where()}"
+                )
+            return None
+        tensor = _tensor_type()
+        if not isinstance(grad, tensor):
+            grad = tensor._wrap(np.asarray(grad))
+        shape, dtype = self._input_meta[i]
+        if grad.data.shape != shape:
+            raise RuntimeError(
+                f"function {self._forward_cls.__name__}.backward returned an invalid gradient at "
+                f"index {i}: got shape {grad.data.shape} but expected shape {shape} (the shape of "
+                f"input {i}){self._where()}"
+            )
+        return grad if grad.data.dtype == dtype else grad.to(dtype)
+
+
+# A ctx for code that spells it the PyTorch way (``def forward(ctx: FunctionCtx, ...)``).
+FunctionCtx = BackwardCFunction
+
+
+class Function:
+    """Base class of custom differentiable ops; see the module docstring.
+
+    Example::
+
+        class MyExp(tl.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                y = x.exp()
+                ctx.save_for_backward(y)
+                return y
+
+            @staticmethod
+            def backward(ctx, grad):
+                (y,) = ctx.saved_tensors
+                return grad * y
+
+        MyExp.apply(x)
+    """
+
+    _backward_cls: type[BackwardCFunction] = BackwardCFunction
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # What PyTorch's metaclass does: the node class of this Function, named <Name>Backward.
+        cls._backward_cls = type(f"{cls.__name__}Backward", (BackwardCFunction,),
+                                 {"_forward_cls": cls, "__module__": cls.__module__})
+
+    @staticmethod
+    def forward(ctx: Any, *args: Any, **kwargs: Any) -> Any:
+        """Compute the outputs from the inputs (Tensors are given without a graph)."""
+        raise NotImplementedError("a Function subclass must implement forward(ctx, *args)")
+
+    @staticmethod
+    def setup_context(ctx: Any, inputs: tuple, output: Any) -> None:
+        """Optional: fill ``ctx`` here instead of in ``forward`` (then forward takes no ctx)."""
+        raise NotImplementedError
+
+    @staticmethod
+    def backward(ctx: Any, *grad_outputs: Any) -> Any:
+        """Gradients with respect to each forward argument (None for non-tensors)."""
+        raise NotImplementedError("a Function subclass must implement backward(ctx, *grads)")
+
+    @classmethod
+    def apply(cls, *args: Any, **kwargs: Any) -> Any:
+        """Run ``forward`` and, if any tensor argument requires grad, record one graph node."""
+        if cls is Function:
+            raise RuntimeError("apply must be called on a subclass of Function")
+        ctx = cls._backward_cls(args)
+        if _anomaly._state.enabled:
+            _anomaly.record_creation(ctx)
+        separate = cls.setup_context is not Function.setup_context
+        with no_grad():
+            if separate:
+                outputs = cls.forward(*args, **kwargs)
+                cls.setup_context(ctx, args, outputs)
+            else:
+                outputs = cls.forward(ctx, *args, **kwargs)
+        if not any(ctx.needs_input_grad):
+            for t in ctx._dirty:
+                t._version_counter[0] += 1
+            return outputs
+        return _connect(ctx, outputs)
+
+
+def _connect(ctx: BackwardCFunction, outputs: Any) -> Any:
+    """Attach the forward's outputs to ``ctx``: fresh tensors sharing their data, except dirty
+    (in-place modified) inputs, which are themselves rebased onto the node, as in PyTorch."""
+    tensor = _tensor_type()
+    single = not isinstance(outputs, tuple)
+    outs = (outputs,) if single else outputs
+    dirty = {id(t) for t in ctx._dirty}
+    non_diff = {id(t) for t in ctx._non_differentiable}
+    saved = {id(t): i for i, t in enumerate(ctx._saved or ())}
+    ctx.n_outputs = len(outs)
+    ctx._output_meta = tuple((o.data.shape, o.data.dtype) if isinstance(o, tensor) else None
+                             for o in outs)
+    result = []
+    for nr, out in enumerate(outs):
+        if not isinstance(out, tensor):
+            result.append(out)
+            continue
+        if id(out) in non_diff:
+            result.append(out)
+            continue
+        if id(out) in dirty:
+            if out.grad_fn is None and out._requires_grad:
+                raise RuntimeError(
+                    f"{type(ctx).__name__}: a leaf Variable that requires grad (shape "
+                    f"{out.data.shape}) is being used in an in-place operation (mark_dirty)"
+                )
+            out._version_counter[0] += 1
+            new = out
+        else:
+            new = tensor._wrap(out.data)
+            new._version_counter = out._version_counter
+        new.grad_fn, new._requires_grad, new._output_nr = ctx, True, nr
+        if id(out) in saved:  # saved outputs reconnect to this node when unpacked under grad
+            if ctx._saved_as_output is None:
+                ctx._saved_as_output = {}
+            ctx._saved_as_output[saved[id(out)]] = nr
+            if new is out:
+                raise RuntimeError(
+                    f"{type(ctx).__name__}: saving a dirty (in-place modified) output for "
+                    "backward is not supported; save the input before modifying it instead"
+                )
+        result.append(new)
+    for t in ctx._dirty:
+        if not any(t is o for o in outs):
+            raise RuntimeError(
+                f"{type(ctx).__name__}: a tensor passed to mark_dirty() must be returned by "
+                "forward as an output"
+            )
+    return result[0] if single else tuple(result)
+
+
+class _DelayedErrorBackward(Node):
+    """Stands in for the graph of a ``once_differentiable`` backward: differentiating it raises."""
+
+    def backward(self, *grads: Any) -> tuple:
+        """Always raises: the backward it stands for recorded no graph."""
+        raise RuntimeError(
+            f"trying to differentiate twice a function that was marked with "
+            f"@once_differentiable ({self.fn_name}); write its backward in tensor ops, without "
+            f"once_differentiable, to allow double backward{self._where()}"
+        )
+
+
+def once_differentiable(fn: Callable) -> Callable:
+    """Decorate a Function's ``backward`` that is not differentiable itself (e.g. it works on
+    NumPy arrays): it runs without recording, and a second differentiation raises."""
+
+    @functools.wraps(fn)
+    def wrapper(ctx: Any, *grads: Any) -> Any:
+        with no_grad():
+            result = fn(ctx, *grads)
+        tensor = _tensor_type()
+        if not _grad_mode.grad_state.enabled:
+            return result
+        sources = [g for g in grads if isinstance(g, tensor)] + list(ctx._saved or ())
+        if not any(t._requires_grad for t in sources):
+            return result
+        single = not isinstance(result, tuple)
+        outs = (result,) if single else result
+        node = _DelayedErrorBackward(*sources)
+        node.fn_name = f"{getattr(ctx, '_forward_cls', type(ctx)).__name__}.backward"
+        node.n_outputs = len(outs)
+        wrapped = []
+        for nr, g in enumerate(outs):
+            if isinstance(g, tensor):
+                g = tensor._wrap(g.data, node)
+                g._output_nr = nr
+            wrapped.append(g)
+        return wrapped[0] if single else tuple(wrapped)
+
+    return wrapper
