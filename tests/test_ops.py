@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 from helpers import check_grads, check_second_order
-from op_catalog import CATALOG, make_inputs
+from op_catalog import CATALOG, REFERENCE, SAME, make_inputs
 
 import tinygrad_lite as tl
 
@@ -27,6 +27,42 @@ def test_float32_forward_and_grad_keep_float32(name, fn, shapes, domain):
     out.sum().backward()
     for t in inputs:
         assert t.grad is not None and t.grad.dtype == tl.float32 and t.grad.shape == t.shape
+
+
+def _reference(name, fn, arrays):
+    ref = REFERENCE[name]
+    return np.asarray((fn if ref == SAME else ref)(*[a.copy() for a in arrays]), np.float64)
+
+
+@pytest.mark.parametrize("name,fn,shapes,domain", CATALOG, ids=[row[0] for row in CATALOG])
+def test_float32_forward_matches_numpy_reference(name, fn, shapes, domain):
+    arrays = [a.astype(np.float32) for a in make_inputs(shapes, domain)]
+    out = fn(*[tl.tensor(a) for a in arrays])
+    assert out.dtype == tl.float32
+    expected = _reference(name, fn, [a.astype(np.float64) for a in arrays])
+    assert out.shape == expected.shape
+    np.testing.assert_allclose(out.numpy(), expected, rtol=2e-5, atol=2e-6)
+
+
+# float16 keeps ~3 significant digits; these rows amplify rounding beyond a plain tolerance
+FLOAT16_TOLERANCE = {"round-decimals": 0.1, "pow-broadcast-left": 0.05, "pow-0dim": 0.05,
+                     "norm-p3": 0.05}
+
+
+@pytest.mark.parametrize("name,fn,shapes,domain", CATALOG, ids=[row[0] for row in CATALOG])
+def test_float16_forward_within_float16_tolerance(name, fn, shapes, domain):
+    arrays = [a.astype(np.float16) for a in make_inputs(shapes, domain)]
+    out = fn(*[tl.tensor(a) for a in arrays])
+    assert out.dtype == tl.float16
+    expected = _reference(name, fn, [a.astype(np.float64) for a in arrays])
+    tol = FLOAT16_TOLERANCE.get(name, 1e-2)
+    np.testing.assert_allclose(out.numpy().astype(np.float64), expected, rtol=tol, atol=tol)
+
+
+def test_catalogue_rows_have_numpy_references_and_unique_ids():
+    ids = [row[0] for row in CATALOG]
+    assert len(ids) == len(set(ids)) == len(REFERENCE)
+    assert all(REFERENCE[i] == SAME or callable(REFERENCE[i]) for i in ids)
 
 
 def test_forward_values_match_numpy():
@@ -140,3 +176,144 @@ def test_bad_input_raises_clear_error(fn, message):
     with pytest.raises((RuntimeError, TypeError, IndexError, ValueError)) as info:
         fn()
     assert message in str(info.value)
+
+
+def test_min_amin_ties_follow_pytorch_rules():
+    x = tl.tensor([[1.0, 3.0, 1.0], [2.0, 2.0, 2.0]], requires_grad=True)
+    x.min().backward()  # no dim: split evenly among ties
+    assert x.grad.tolist() == [[0.5, 0.0, 0.5], [0.0, 0.0, 0.0]]
+    y = tl.tensor([[1.0, 3.0, 1.0], [2.0, 2.0, 2.0]], requires_grad=True)
+    y.amin(1).sum().backward()
+    np.testing.assert_allclose(y.grad.numpy(), [[0.5, 0, 0.5], [1 / 3, 1 / 3, 1 / 3]])
+    z = tl.tensor([[1.0, 3.0, 1.0], [2.0, 2.0, 2.0]], requires_grad=True)
+    values, indices = z.min(1)
+    assert indices.tolist() == [0, 0] and values.tolist() == [1.0, 2.0]
+    values.sum().backward()  # with a dim: only the selected index
+    assert z.grad.tolist() == [[1.0, 0.0, 0.0], [1.0, 0.0, 0.0]]
+    assert type(z.min(1)).__name__ == "min" and z.min(1, keepdim=True).values.shape == (2, 1)
+
+
+def test_norm_inf_and_minimum_ties_split():
+    x = tl.tensor([3.0, -3.0, 1.0], requires_grad=True)
+    x.norm(float("inf")).backward()
+    assert x.grad.tolist() == [0.5, -0.5, 0.0]
+    a = tl.tensor([1.0, 2.0], requires_grad=True)
+    b = tl.tensor([1.0, 1.0], requires_grad=True)
+    tl.minimum(a, b).sum().backward()
+    assert a.grad.tolist() == [0.5, 0.0] and b.grad.tolist() == [0.5, 1.0]
+
+
+def test_comparison_logical_and_predicate_functions_return_bool():
+    a, b = tl.tensor([1.0, 2.0, 3.0]), tl.tensor([3.0, 2.0, 1.0])
+    assert tl.eq(a, b).tolist() == [False, True, False] and a.ne(b).tolist() == [True, False, True]
+    assert tl.lt(a, b).tolist() == [True, False, False] and a.le(2).tolist() == [True, True, False]
+    assert tl.gt(a, b).tolist() == [False, False, True] and a.ge(b).tolist() == [False, True, True]
+    p, q = tl.tensor([True, True, False]), tl.tensor([True, False, False])
+    assert tl.logical_and(p, q).tolist() == [True, False, False]
+    assert tl.logical_or(p, q).tolist() == [True, True, False]
+    assert tl.logical_xor(p, q).tolist() == [False, True, False]
+    assert tl.logical_not(p).tolist() == [False, False, True]
+    assert (p & q).tolist() == [True, False, False] and (~p).tolist() == [False, False, True]
+    assert tl.logical_and(a, tl.tensor([0.0, 1.0, 2.0])).tolist() == [False, True, True]
+    c = tl.tensor([1.0, float("nan"), float("inf"), -float("inf")])
+    assert c.isnan().tolist() == [False, True, False, False]
+    assert tl.isinf(c).tolist() == [False, False, True, True]
+    assert c.isfinite().tolist() == [True, False, False, False]
+    for t in (tl.eq(a, b), c.isnan(), tl.logical_not(p)):
+        assert t.dtype == tl.bool and not t.requires_grad
+
+
+def test_argmax_argmin_all_any():
+    x = tl.tensor([[1.0, 5.0, 5.0], [7.0, 0.0, -1.0]])
+    assert x.argmax().item() == 3 and x.argmin().item() == 5
+    assert x.argmax(1).tolist() == [1, 0] and x.argmin(0, keepdim=True).tolist() == [[0, 1, 1]]
+    assert x.argmax(dim=1).dtype == tl.int64
+    assert (x > 0).all().item() is False and (x > -2).all().item() is True
+    assert (x > 6).any(1).tolist() == [False, True]
+    assert tl.any(x > 6, 0, keepdim=True).shape == (1, 3)
+
+
+def test_rounding_ops_have_zero_gradient_and_keep_grad_fn():
+    x = tl.tensor([-1.5, 0.5, 2.5, 1.7], requires_grad=True)
+    assert tl.round(x).tolist() == [-2.0, 0.0, 2.0, 2.0]  # half to even, as in PyTorch
+    assert x.floor().tolist() == [-2.0, 0.0, 2.0, 1.0] and x.trunc().tolist() == [-1, 0, 2, 1]
+    (x.floor() + x.ceil() + x.round() + x.trunc() + x.sign()).sum().backward()
+    assert x.grad.tolist() == [0.0] * 4
+    assert x.floor().grad_fn.name() == "FloorBackward0"
+
+
+def test_clamp_gradient_passes_at_the_bounds_like_pytorch():
+    x = tl.tensor([-2.0, -1.0, 0.0, 1.0, 2.0], requires_grad=True)
+    x.clamp(-1.0, 1.0).sum().backward()
+    assert x.grad.tolist() == [0.0, 1.0, 1.0, 1.0, 0.0]
+    assert tl.tensor([1, 5, 9]).clamp(2, 6).tolist() == [2, 5, 6]
+
+
+def test_logsumexp_and_log_softmax_are_stable_for_huge_values():
+    x = tl.tensor([[1e4, 0.0, -1e4], [-1e4, -1e4, -1e4]], requires_grad=True)
+    np.testing.assert_allclose(x.logsumexp(1).detach().numpy(),
+                               [1e4, -1e4 + np.log(3)], rtol=1e-6)
+    x.logsumexp(1).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [[1, 0, 0], [1 / 3, 1 / 3, 1 / 3]], atol=1e-7)
+    assert tl.logsumexp(tl.tensor([-float("inf")] * 2), 0).item() == -float("inf")
+    lsm = tl.tensor([[1e4, -1e4]]).log_softmax(1)
+    np.testing.assert_allclose(lsm.numpy(), [[0.0, -2e4]])
+
+
+def test_var_std_arguments_follow_pytorch():
+    a = np.array([[1.0, 2.0, 4.0], [3.0, 3.0, 9.0]])
+    t = tl.tensor(a)
+    np.testing.assert_allclose(t.var().item(), a.var(ddof=1))
+    np.testing.assert_allclose(t.var(False).item(), a.var())  # legacy var(input, unbiased)
+    np.testing.assert_allclose(t.var(1, unbiased=False).numpy(), a.var(1))
+    np.testing.assert_allclose(tl.std(t, 0, correction=0).numpy(), a.std(0))
+    np.testing.assert_allclose(t.std(dim=1, keepdim=True).numpy(), a.std(1, ddof=1, keepdims=True))
+
+
+def test_shape_ops_return_pytorch_shapes():
+    x = tl.arange(24).reshape(2, 3, 4)
+    assert [p.shape for p in x.split(2, 2)] == [(2, 3, 2), (2, 3, 2)]
+    assert [p.shape for p in x.chunk(2, 1)] == [(2, 2, 4), (2, 1, 4)]
+    assert [p.shape for p in tl.split(x, [1, 3], -1)] == [(2, 3, 1), (2, 3, 3)]
+    assert len(x.unbind(2)) == 4 and x.unbind(2)[0].shape == (2, 3)
+    assert tl.stack([x, x], 1).shape == (2, 2, 3, 4) and tl.cat([x, x], -1).shape == (2, 3, 8)
+    assert x.repeat(1, 2, 1, 1).shape == (1, 4, 3, 4) and x.tile((2,)).shape == (2, 3, 8)
+    assert x.diagonal(0, 1, 2).shape == (2, 3) and x.movedim(2, 0).shape == (4, 2, 3)
+    assert x.unflatten(2, (2, 2)).shape == (2, 3, 2, 2) and x.mT.shape == (2, 4, 3)
+    assert x.flip(0).tolist() == x.numpy()[::-1].tolist()
+    assert x.roll(1, 2).tolist() == np.roll(x.numpy(), 1, 2).tolist()
+    assert x.narrow(2, 1, 2).tolist() == x.numpy()[:, :, 1:3].tolist()
+    assert x.T.shape == (4, 3, 2) and x.contiguous() is x and x.mT.contiguous().shape == (2, 4, 3)
+    assert tl.cat([tl.ones(2, dtype=tl.int64), tl.ones(1)]).dtype == tl.float32  # promotion
+
+
+def test_einsum_matches_numpy_for_assorted_equations():
+    rng = np.random.default_rng(0)
+    a, b, c = rng.standard_normal((2, 3)), rng.standard_normal((3, 4)), rng.standard_normal(4)
+    for eq, ops in [("ij,jk,k->i", (a, b, c)), ("ij->", (a,)), ("ji", (a,)),
+                    ("ij,ij->ij", (a, a)), ("i,i", (c, c)), ("...j,jk->...k", (a, b))]:
+        out = tl.einsum(eq, *[tl.tensor(o) for o in ops])
+        np.testing.assert_allclose(out.numpy(), np.einsum(eq, *ops), rtol=1e-12)
+    assert tl.einsum("ij,jk", [tl.tensor(a), tl.tensor(b)]).shape == (2, 4)  # list form
+
+
+def test_pad_modes_match_numpy():
+    x = np.arange(12.0).reshape(1, 3, 4)
+    t = tl.tensor(x)
+    from tinygrad_lite.functions import pad
+
+    np.testing.assert_array_equal(pad(t, (1, 1, 2, 0)).numpy(),
+                                  np.pad(x, ((0, 0), (2, 0), (1, 1))))
+    np.testing.assert_array_equal(pad(t, (3, 2), mode="reflect").numpy(),
+                                  np.pad(x, ((0, 0), (0, 0), (3, 2)), mode="reflect"))
+    np.testing.assert_array_equal(pad(t, (1, 2, 2, 1), mode="replicate").numpy(),
+                                  np.pad(x, ((0, 0), (2, 1), (1, 2)), mode="edge"))
+
+
+def test_mixed_dtype_ops_promote_like_pytorch():
+    i, f = tl.tensor([1, 2]), tl.tensor([0.5, 1.5])
+    assert tl.minimum(i, f).dtype == tl.float32 and tl.minimum(i, 1).dtype == tl.int64
+    assert i.prod().dtype == tl.int64 and i.cumsum(0).dtype == tl.int64
+    assert i.abs().dtype == tl.int64 and i.square().dtype == tl.int64
+    assert i.sqrt().dtype == tl.float32 and i.reciprocal().dtype == tl.float32
+    assert tl.tensor([2.0], dtype=tl.float16).exp2().dtype == tl.float16

@@ -10,7 +10,6 @@ import numpy as np
 
 from . import ops
 from .ops import (
-    add,
     cos,
     div,
     exp,
@@ -22,7 +21,6 @@ from .ops import (
     relu,
     sigmoid,
     sin,
-    sub,
     tanh,
     where,
 )
@@ -33,6 +31,20 @@ __all__ = [
     "where", "sum", "mean", "max", "amax", "matmul", "reshape", "permute", "expand", "transpose",
     "squeeze", "unsqueeze", "flatten", "sqrt", "tanh", "sigmoid", "softmax", "log_softmax",
 ]
+
+def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
+    """``input + alpha * other`` with broadcasting."""
+    return ops.add(input, other if alpha == 1 else _scaled(other, alpha))
+
+
+def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
+    """``input - alpha * other`` with broadcasting."""
+    return ops.sub(input, other if alpha == 1 else _scaled(other, alpha))
+
+
+def _scaled(other: Any, alpha: Any) -> Any:
+    return ops.mul(other, alpha) if isinstance(other, Tensor) else other * alpha
+
 
 # ``max(x, dim)`` returns ``(values, indices)`` like ``torch.return_types.max``.
 MaxResult = namedtuple("max", ["values", "indices"])
@@ -70,26 +82,14 @@ def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
 
 
 def max(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:  # noqa: A001
-    """``max(x)``: the largest element. ``max(x, dim)``: a ``(values, indices)`` named tuple,
-    where the gradient goes to the selected index, as in PyTorch. ``max(a, b)``: see maximum."""
+    """``max(x)``: the largest element (ties share the gradient). ``max(x, dim)``: a
+    ``(values, indices)`` named tuple, where the gradient goes to the selected index, as in
+    PyTorch. ``max(a, b)``: see maximum."""
     if isinstance(dim, Tensor):
         return maximum(input, dim)
     if dim is None:
         return ops.amax(input, None, False, name="max")
-    if not isinstance(dim, (int, np.integer)):
-        raise TypeError(f"max: dim must be an int, got {dim!r}; use amax to reduce several dims")
-    (d,) = ops.normalize_dims(dim, input.data.ndim, "max")
-    if input.data.ndim == 0:
-        return MaxResult(input, Tensor._wrap(np.asarray(0)))
-    if input.data.shape[d] == 0:
-        raise IndexError(f"max: cannot reduce over dimension {d} of size 0 ({input.data.shape})")
-    index = np.argmax(input.data, axis=d, keepdims=True)
-    grid = list(np.ogrid[tuple(slice(n) for n in index.shape)])
-    grid[d] = index
-    values = ops.getitem(input, tuple(grid))
-    if not keepdim:
-        values, index = values.squeeze(d), index.squeeze(d)
-    return MaxResult(values, Tensor._wrap(index))
+    return extremum_with_dim(input, dim, keepdim, "max", MaxResult)
 
 
 # -- linear algebra -----------------------------------------------------------------------------
@@ -185,10 +185,18 @@ def sqrt(input: Tensor) -> Tensor:
     return pow(input if input.data.dtype.kind == "f" else input.float(), 0.5)
 
 
+def _float_only(input: Tensor, op: str) -> None:
+    if input.data.dtype.kind != "f":
+        raise RuntimeError(f"{op}: not implemented for integer or bool tensors (got "
+                           f"{input.dtype}); convert with .float() or pass dtype=")
+
+
 def softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
     """``exp(x) / exp(x).sum(dim)``, shifted by the max so large logits do not overflow."""
     if dtype is not None:
         input = input.to(dtype)
+    _float_only(input, "softmax")
+    ops.normalize_dims(dim, input.data.ndim, "softmax")
     shifted = input - ops.amax(input, dim, keepdim=True).detach()
     e = exp(shifted)
     return e / ops.reduce_sum(e, dim, keepdim=True)
@@ -198,5 +206,23 @@ def log_softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
     """``log(softmax(x))`` computed stably as ``x - max - log(sum(exp(x - max)))``."""
     if dtype is not None:
         input = input.to(dtype)
+    _float_only(input, "log_softmax")
+    ops.normalize_dims(dim, input.data.ndim, "log_softmax")
     shifted = input - ops.amax(input, dim, keepdim=True).detach()
     return shifted - log(ops.reduce_sum(exp(shifted), dim, keepdim=True))
+
+
+# The rest of the functional API lives in themed modules; they import the names above, so they
+# are imported last. Every name is re-exported here: ``functions`` is the whole ``tl.*`` API.
+from .functions_index import *  # noqa: E402, F403
+from .functions_index import __all__ as _index_all  # noqa: E402
+from .functions_math import *  # noqa: E402, F403
+from .functions_math import __all__ as _math_all  # noqa: E402
+from .functions_reduce import *  # noqa: E402, F403
+from .functions_reduce import __all__ as _reduce_all  # noqa: E402
+from .functions_reduce import extremum_with_dim  # noqa: E402
+from .functions_shape import *  # noqa: E402, F403
+from .functions_shape import __all__ as _shape_all  # noqa: E402
+from .functions_shape import pad  # noqa: E402, F401 - nn.functional.pad's semantics; no tl.pad
+
+__all__ += [*_math_all, *_reduce_all, *_shape_all, *_index_all]

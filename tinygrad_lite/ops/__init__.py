@@ -7,6 +7,7 @@ otherwise, which makes them plain NumPy calls plus a thin wrapper. Everything el
 tinygrad_lite (mean, softmax, losses, layers) is composed from these and gets gradients for free.
 """
 
+from . import common, inplace, scan, unary
 from .common import normalize_dims, promote, sum_to
 from .elementwise import (
     add,
@@ -28,12 +29,14 @@ from .elementwise import (
     tanh,
     where,
 )
+from .indexing import index_put
 from .movement import expand, getitem, permute, reshape, scatter_into_zeros
 from .reduce import amax, matmul2d, reduce_sum
+from .shape import cat
 
 __all__ = [
     "add", "amax", "cast", "clone", "compare", "cos", "div", "exp", "expand", "getitem", "log",
     "matmul2d", "maximum", "mul", "neg", "normalize_dims", "permute", "pow", "promote",
     "reduce_sum", "relu", "reshape", "scatter_into_zeros", "sigmoid", "sin", "sub", "sum_to",
-    "tanh", "where",
+    "tanh", "where", "index_put", "cat", "common", "inplace", "scan", "unary",
 ]

@@ -187,3 +187,27 @@ def unary(name: str, x):
     from . import elementwise
 
     return getattr(elementwise, name)(x)
+
+
+def reverse_cumsum(x, dim: int):
+    """Sums from the end along ``dim`` (the adjoint of a cumulative sum)."""
+    flip = (slice(None),) * dim + (slice(None, None, -1),)
+    if is_array(x):
+        return np.cumsum(x[flip], axis=dim)[flip]
+    from .scan import cumsum
+
+    return cumsum(x[flip], dim)[flip]
+
+
+def constant(value: np.ndarray, like):
+    """A NumPy constant (mask, share) in the form a rule needs: as is next to arrays, wrapped
+    as a tensor next to tensors (under create_graph)."""
+    return value if is_array(like) else wrap(value)
+
+
+def open_grid(shape: tuple) -> list:
+    """``np.ogrid`` for ``shape`` (index arrays that broadcast against each other), built
+    directly: ``np.ogrid`` itself costs ~20 us per call."""
+    ndim = len(shape)
+    return [np.arange(n).reshape((1,) * i + (n,) + (1,) * (ndim - i - 1))
+            for i, n in enumerate(shape)]

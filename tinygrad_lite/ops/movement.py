@@ -17,9 +17,13 @@ from .common import SMALL, scatter, sum_to, wrap
 from .common import permute as permute_rule
 
 
-def _view(out: np.ndarray, x: Tensor, node: Node | None) -> Tensor:
+def _view(out: np.ndarray, x: Tensor, node: Node | None, how: tuple | None = None) -> Tensor:
     result = wrap(out, node)
     result._version_counter = x._version_counter
+    if how is not None:
+        # (source tensor, kind, argument): lets an in-place op on this view rebase the graph of
+        # the tensor it views (see ops/inplace.py), as PyTorch's view tracking does
+        result._view_of = (x, *how)
     return result
 
 
@@ -37,11 +41,12 @@ def reshape(x: Tensor, shape: tuple) -> Tensor:
             f"reshape: shape {list(shape)} is invalid for input of shape {x.data.shape} "
             f"(size {x.data.size})"
         ) from None
+    how = ("reshape", out.shape)
     if not (grad_state.enabled and x._requires_grad):
-        return _view(out, x, None)
+        return _view(out, x, None, how)
     node = ViewBackward0(x)
     node.input_shape = x.data.shape
-    return _view(out, x, node)
+    return _view(out, x, node, how)
 
 
 class PermuteBackward0(Node):
@@ -61,10 +66,10 @@ def permute(x: Tensor, dims: tuple) -> Tensor:
     dims = tuple(int(d) % ndim for d in dims) if ndim else ()
     out = x.data.transpose(dims)
     if not (grad_state.enabled and x._requires_grad):
-        return _view(out, x, None)
+        return _view(out, x, None, ("permute", dims))
     node = PermuteBackward0(x)
     node.dims = dims
-    return _view(out, x, node)
+    return _view(out, x, node, ("permute", dims))
 
 
 class ExpandBackward0(Node):
@@ -135,6 +140,9 @@ class IndexBackward0(Node):
 def getitem(x: Tensor, index) -> Tensor:
     """``x[index]``: ints, slices with steps, None, ..., integer arrays and bool masks."""
     index = normalize_index(index)
+    basic = is_basic_index(index)
+    if basic and not any(i is Ellipsis for i in index):
+        index += (Ellipsis,)  # makes NumPy return a 0-d view, not a copy, for a single element
     try:
         out = x.data[index]
     except IndexError as err:
@@ -144,7 +152,9 @@ def getitem(x: Tensor, index) -> Tensor:
     if grad_state.enabled and x._requires_grad:
         node = IndexBackward0(x)
         node.index, node.input_shape = index, x.data.shape
-    return _view(out, x, node) if is_basic_index(index) else wrap(out, node)
+    if basic:
+        return _view(out, x, node, ("getitem", index))
+    return wrap(out, node)
 
 
 class ScatterBackward0(Node):

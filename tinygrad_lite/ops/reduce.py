@@ -1,4 +1,4 @@
-"""Reduction and linear-algebra primitives: sum, amax, matmul."""
+"""Reduction and linear-algebra primitives: sum, amax/amin, matmul."""
 
 from __future__ import annotations
 
@@ -70,15 +70,29 @@ class MaxBackward1(AmaxBackward0):
     """``max()`` over all elements (PyTorch's name)."""
 
 
+class AminBackward0(AmaxBackward0):
+    """``amin``: the same rule, ties share the gradient."""
+
+
+class MinBackward1(AmaxBackward0):
+    """``min()`` over all elements (PyTorch's name)."""
+
+
+_EXTREMUM_NODES = {"max": MaxBackward1, "amax": AmaxBackward0, "min": MinBackward1,
+                   "amin": AminBackward0}
+
+
 def amax(x: Tensor, dim=None, keepdim: bool = False, name: str = "amax") -> Tensor:
-    """Maximum over ``dim`` (int, tuple or None for all); ties share the gradient equally."""
+    """Maximum (``name`` amax/max) or minimum (amin/min) over ``dim`` (int, tuple or None for
+    all); ties share the gradient equally."""
     dims = normalize_dims(dim, x.data.ndim, name)
     if x.data.size == 0:
         raise RuntimeError(f"{name}: cannot reduce an empty tensor of shape {x.data.shape}")
-    out = np.asarray(x.data.max(axis=dims, keepdims=keepdim))
+    reducer = x.data.min if name in ("min", "amin") else x.data.max
+    out = np.asarray(reducer(axis=dims, keepdims=keepdim))
     if not (grad_state.enabled and x._requires_grad):
         return wrap(out)
-    node = MaxBackward1(x) if name == "max" else AmaxBackward0(x)
+    node = _EXTREMUM_NODES[name](x)
     node.save_for_backward(x)
     node.dims = dims
     node.kept_shape = _kept_shape(x.data.shape, dims)

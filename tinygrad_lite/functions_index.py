@@ -1,0 +1,172 @@
+"""The functional API, indexing: gather/scatter, index_select, masks, nonzero.
+
+Reads are composites of getitem (whose backward accumulates repeated indices); writes use the
+index_put primitive (``ops/indexing.py``), which differentiates both the input and the values.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import ops
+from .ops.indexing import index_put
+from .tensor import Tensor
+
+__all__ = [
+    "gather", "scatter", "scatter_add", "index_select", "masked_fill", "masked_select",
+    "take_along_dim", "nonzero",
+]
+
+
+def _index_array(index: Any, op: str) -> np.ndarray:
+    arr = index.data if isinstance(index, Tensor) else np.asarray(index)
+    if arr.dtype.kind not in "iu":
+        raise RuntimeError(f"{op}: expected an integer (int64) index tensor, got dtype "
+                           f"{arr.dtype}")
+    return arr
+
+
+def _grid(input: Tensor, dim: int, index: Any, op: str) -> tuple[int, np.ndarray, tuple]:
+    """Check a gather/scatter index and build the advanced index that selects
+    ``input[i][j][index[i][j][k]]`` (for dim 2) at every position of ``index``."""
+    idx = _index_array(index, op)
+    ndim = input.data.ndim
+    d = ops.normalize_dims(dim, ndim, op)[0]
+    if idx.ndim != max(ndim, 1) and not (ndim == 0 and idx.ndim <= 1):
+        raise RuntimeError(f"{op}: index tensor must have the same number of dimensions as input "
+                           f"tensor: index has shape {idx.shape}, input has shape "
+                           f"{input.data.shape}")
+    for k, (a, b) in enumerate(zip(idx.shape, input.data.shape)):
+        if k != d and a > b:
+            raise RuntimeError(f"{op}: size does not match at dimension {k}: expected index "
+                               f"{idx.shape} to be smaller than self {input.data.shape} apart "
+                               f"from dimension {d}")
+    n = input.data.shape[d] if ndim else 1
+    if idx.size and (idx.min() < -n or idx.max() >= n):
+        bad = idx.max() if idx.max() >= n else idx.min()
+        raise IndexError(f"{op}: index {bad} is out of bounds for dimension {d} with size {n}")
+    grid = ops.common.open_grid(idx.shape)
+    grid[d] = idx
+    return d, idx, tuple(grid)
+
+
+def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
+    """``out[i][j] = input[i][index[i][j]]`` (for dim 1): values picked along ``dim``."""
+    _, _, grid = _grid(input, dim, index, "gather")
+    return ops.getitem(input, grid)
+
+
+def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
+    """Like gather, but ``input`` and ``indices`` broadcast in the other dims (and dim=None
+    works on the flattened tensor)."""
+    idx = _index_array(indices, "take_along_dim")
+    if dim is None:
+        return gather(ops.reshape(input, (-1,)), 0, Tensor._wrap(idx.reshape(-1)))
+    d = ops.normalize_dims(dim, input.data.ndim, "take_along_dim")[0]
+    if idx.ndim != input.data.ndim:
+        raise RuntimeError(f"take_along_dim: input and indices should have the same number of "
+                           f"dimensions, but got {input.data.ndim} and {idx.ndim}")
+    try:
+        shape = np.broadcast_shapes(input.data.shape[:d] + (1,) + input.data.shape[d + 1:],
+                                    idx.shape[:d] + (1,) + idx.shape[d + 1:])
+    except ValueError:
+        raise RuntimeError(f"take_along_dim: shapes {input.data.shape} and {idx.shape} cannot "
+                           f"be broadcast together outside dimension {d}") from None
+    in_shape = shape[:d] + (input.data.shape[d],) + shape[d + 1:]
+    idx = np.broadcast_to(idx, shape[:d] + (idx.shape[d],) + shape[d + 1:])
+    return gather(ops.expand(input, in_shape), d, Tensor._wrap(idx))
+
+
+def _scatter_source(src: Any, index_shape: tuple, input: Tensor) -> Any:
+    """The part of ``src`` that scatter uses: its leading ``index_shape`` block."""
+    if isinstance(src, Tensor):
+        if src.data.ndim != len(index_shape) or any(
+                a > b for a, b in zip(index_shape, src.data.shape)):
+            raise RuntimeError(f"scatter: expected index {index_shape} to be no larger than "
+                               f"src {src.data.shape} in every dimension")
+        return ops.getitem(src, tuple(slice(k) for k in index_shape))
+    return src
+
+
+def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None,
+            reduce: str | None = None) -> Tensor:
+    """A copy of ``input`` with ``src`` (a tensor or number) written at ``index`` along
+    ``dim``; ``reduce='add'`` adds instead."""
+    if src is None:
+        src = value
+    if src is None:
+        raise TypeError("scatter: one of 'src' or 'value' is required")
+    if reduce not in (None, "add"):
+        raise NotImplementedError(f"scatter: reduce='{reduce}' is not supported (None or 'add')")
+    _, idx, grid = _grid(input, dim, index, "scatter")
+    values = _scatter_source(src, idx.shape, input)
+    return index_put(input, grid, values, accumulate=reduce == "add", op="scatter")
+
+
+def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    """A copy of ``input`` with ``src`` added at ``index`` along ``dim`` (repeats add up)."""
+    _, idx, grid = _grid(input, dim, index, "scatter_add")
+    values = _scatter_source(src, idx.shape, input)
+    return index_put(input, grid, values, accumulate=True, op="scatter_add")
+
+
+def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
+    """The entries ``index`` (a 1-D integer tensor) of dimension ``dim``."""
+    idx = _index_array(index, "index_select")
+    if idx.ndim > 1:
+        raise RuntimeError(f"index_select: index must be 0- or 1-D, got shape {idx.shape}")
+    d = ops.normalize_dims(dim, input.data.ndim, "index_select")[0]
+    n = input.data.shape[d] if input.data.ndim else 1
+    if idx.size and (idx.min() < -n or idx.max() >= n):
+        raise IndexError(f"index_select: index out of range in self: index values must be in "
+                         f"[{-n}, {n - 1}] for dimension {d} of shape {input.data.shape}")
+    return ops.getitem(input, (slice(None),) * d + (idx.reshape(-1),))
+
+
+def _bool_mask(mask: Any, op: str) -> Tensor:
+    mask = mask if isinstance(mask, Tensor) else Tensor._wrap(np.asarray(mask))
+    if mask.data.dtype != np.bool_:
+        raise RuntimeError(f"{op}: only supports boolean masks, but got mask with dtype "
+                           f"{mask.dtype}")
+    return mask
+
+
+def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
+    """``input`` with ``value`` (a number or 0-dim tensor) where ``mask`` (broadcast) is true."""
+    mask = _bool_mask(mask, "masked_fill")
+    if isinstance(value, Tensor) and value.data.ndim:
+        raise RuntimeError(f"masked_fill: only supports a 0-dimensional value tensor, but got "
+                           f"tensor with {value.data.ndim} dimension(s)")
+    try:
+        shape = np.broadcast_shapes(mask.data.shape, input.data.shape)
+    except ValueError:
+        shape = None
+    if shape != input.data.shape:
+        raise RuntimeError(f"masked_fill: the mask of shape {mask.data.shape} must be "
+                           f"broadcastable to the input's shape {input.data.shape}")
+    out = ops.where(mask, value, input)
+    return out if out.data.dtype == input.data.dtype else ops.cast(out, input.data.dtype)
+
+
+def masked_select(input: Tensor, mask: Tensor) -> Tensor:
+    """A 1-D tensor of the elements of ``input`` where ``mask`` is true (both broadcast)."""
+    mask = _bool_mask(mask, "masked_select")
+    try:
+        shape = np.broadcast_shapes(mask.data.shape, input.data.shape)
+    except ValueError:
+        raise RuntimeError(f"masked_select: the mask of shape {mask.data.shape} and the input "
+                           f"of shape {input.data.shape} cannot be broadcast together") from None
+    if input.data.shape != shape:
+        input = ops.expand(input, shape)
+    return ops.getitem(input, np.broadcast_to(mask.data, shape))
+
+
+def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
+    """Indices of the nonzero elements: an int64 ``(count, ndim)`` tensor, or one 1-D tensor
+    per dim with ``as_tuple=True``."""
+    if as_tuple:
+        data = input.data if input.data.ndim else input.data.reshape(1)
+        return tuple(Tensor._wrap(i.astype(np.int64)) for i in np.nonzero(data))
+    return Tensor._wrap(np.argwhere(input.data).astype(np.int64))

@@ -1,0 +1,143 @@
+"""Primitives owned by ``nn``: constant padding, im2col (unfold) and its adjoint col2im (fold),
+and erf. They follow the ops/ design: NumPy forward, backward rules that run on arrays in a plain
+backward and on Tensors under ``create_graph`` (unfold and fold are each other's backward).
+
+Why primitives: unfold as a composite would be one getitem per kernel offset plus a concatenation
+(not available yet); as a primitive it is one zero-copy ``sliding_window_view`` forward and a
+loop over the kh*kw kernel offsets (never over pixels) backward. Pad is also wanted by issue 3
+(``F.pad``); switch to the public op once it exists.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+from ..autograd.grad_mode import grad_state
+from ..autograd.graph import Node
+from ..ops.common import is_array, unary, wrap
+from ..tensor import Tensor
+
+__all__ = ["pad_constant", "unfold", "fold", "erf"]
+
+
+# -- constant padding -------------------------------------------------------------------------
+
+
+class ConstantPadNdBackward0(Node):
+    def backward(self, grad):
+        return (grad[self.crop],)
+
+
+def pad_constant(x: Tensor, widths: tuple, value: float = 0.0) -> Tensor:
+    """``x`` padded with ``value``; ``widths`` holds (before, after) pairs, one per dim of x,
+    all non-negative."""
+    if any(b < 0 or a < 0 for b, a in widths):
+        raise ValueError(f"pad: negative widths {widths} are not supported (input {x.shape})")
+    out = np.pad(x.data, widths, mode="constant", constant_values=value)
+    if not (grad_state.enabled and x._requires_grad):
+        return wrap(out)
+    node = ConstantPadNdBackward0(x)
+    node.crop = tuple(slice(b, b + n) for (b, _), n in zip(widths, x.data.shape))
+    return wrap(out, node)
+
+
+# -- im2col / col2im --------------------------------------------------------------------------
+
+
+def _unfold_array(x: np.ndarray, kernel: tuple, stride: tuple, dilation: tuple) -> np.ndarray:
+    k = len(kernel)
+    window = tuple((kk - 1) * d + 1 for kk, d in zip(kernel, dilation))
+    axes = tuple(range(x.ndim - k, x.ndim))
+    view = np.lib.stride_tricks.sliding_window_view(x, window, axis=axes)
+    index = ((slice(None),) * (x.ndim - k) + tuple(slice(None, None, s) for s in stride)
+             + tuple(slice(None, None, d) for d in dilation))
+    return view[index]
+
+
+def _fold_array(cols: np.ndarray, spatial: tuple, kernel: tuple, stride: tuple,
+                dilation: tuple) -> np.ndarray:
+    k = len(kernel)
+    lead = cols.shape[: cols.ndim - 2 * k]
+    out_sizes = cols.shape[cols.ndim - 2 * k: cols.ndim - k]
+    out = np.zeros(lead + tuple(spatial), dtype=cols.dtype)
+    for offs in itertools.product(*(range(kk) for kk in kernel)):
+        target = tuple(slice(o * d, o * d + s * (n - 1) + 1, s)
+                       for o, d, s, n in zip(offs, dilation, stride, out_sizes))
+        out[(Ellipsis, *target)] += cols[(Ellipsis, *offs)]
+    return out
+
+
+def _unfold_rule(x, kernel, stride, dilation):
+    return _unfold_array(x, kernel, stride, dilation) if is_array(x) else \
+        unfold(x, kernel, stride, dilation)
+
+
+def _fold_rule(cols, spatial, kernel, stride, dilation):
+    return _fold_array(cols, spatial, kernel, stride, dilation) if is_array(cols) else \
+        fold(cols, spatial, kernel, stride, dilation)
+
+
+class Im2ColBackward0(Node):
+    def backward(self, grad):
+        return (_fold_rule(grad, self.spatial, self.kernel, self.stride, self.dilation),)
+
+
+class Col2ImBackward0(Node):
+    def backward(self, grad):
+        return (_unfold_rule(grad, self.kernel, self.stride, self.dilation),)
+
+
+def unfold(x: Tensor, kernel: tuple, stride: tuple, dilation: tuple) -> Tensor:
+    """Sliding windows over the last ``len(kernel)`` dims: shape ``lead + out + kernel``.
+
+    The result is a read-only strided view of ``x`` (no copy); the window dims come last.
+    """
+    k = len(kernel)
+    spatial = x.data.shape[x.data.ndim - k:]
+    for n, kk, d in zip(spatial, kernel, dilation):
+        if (kk - 1) * d + 1 > n:
+            raise RuntimeError(
+                f"unfold: kernel {tuple(kernel)} with dilation {tuple(dilation)} is larger than "
+                f"the (padded) input of spatial size {tuple(spatial)}"
+            )
+    out = _unfold_array(x.data, tuple(kernel), tuple(stride), tuple(dilation))
+    if not (grad_state.enabled and x._requires_grad):
+        return wrap(out)
+    node = Im2ColBackward0(x)
+    node.spatial, node.kernel, node.stride, node.dilation = spatial, kernel, stride, dilation
+    return wrap(out, node)
+
+
+def fold(cols: Tensor, spatial: tuple, kernel: tuple, stride: tuple, dilation: tuple) -> Tensor:
+    """The adjoint of ``unfold``: sums windows ``lead + out + kernel`` back into ``lead +
+    spatial`` (overlapping windows add up)."""
+    out = _fold_array(cols.data, tuple(spatial), tuple(kernel), tuple(stride), tuple(dilation))
+    if not (grad_state.enabled and cols._requires_grad):
+        return wrap(out)
+    node = Col2ImBackward0(cols)
+    node.kernel, node.stride, node.dilation = kernel, stride, dilation
+    return wrap(out, node)
+
+
+# -- erf --------------------------------------------------------------------------------------
+
+_erf_ufunc = np.frompyfunc(math.erf, 1, 1)  # NumPy has no erf; math.erf is exact to ~1 ulp
+
+
+class ErfBackward0(Node):
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        return (grad * (2.0 / math.sqrt(math.pi)) * unary("exp", -(x * x)),)
+
+
+def erf(x: Tensor) -> Tensor:
+    """The error function, elementwise (floating point input)."""
+    out = np.asarray(_erf_ufunc(x.data), dtype=x.data.dtype)
+    if not (grad_state.enabled and x._requires_grad):
+        return wrap(out)
+    node = ErfBackward0(x)
+    node.save_for_backward(x)
+    return wrap(out, node)

@@ -1,0 +1,113 @@
+"""Attention for ``nn.functional``: ``scaled_dot_product_attention`` and the computation behind
+``nn.MultiheadAttention``."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .. import functions as _fn
+from ..tensor import Tensor
+
+__all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
+
+
+def _dropout(x: Tensor, p: float) -> Tensor:
+    from .functional import dropout
+
+    return dropout(x, p, True)
+
+
+def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
+                                 attn_mask: Tensor | None = None, dropout_p: float = 0.0,
+                                 is_causal: bool = False, scale: float | None = None,
+                                 enable_gqa: bool = False) -> Tensor:
+    """``softmax(q k^T * scale + mask) v`` over the last two dims. A bool ``attn_mask`` says
+    which positions take part (True = attend); a float mask is added to the scores."""
+    if query.shape[-1] != key.shape[-1] or key.shape[-2] != value.shape[-2]:
+        raise RuntimeError(
+            f"scaled_dot_product_attention: query {tuple(query.shape)}, key {tuple(key.shape)} "
+            f"and value {tuple(value.shape)} do not match (expected q (..., L, E), k (..., S, E),"
+            " v (..., S, Ev))"
+        )
+    if enable_gqa and query.ndim >= 3 and key.shape[-3] != query.shape[-3]:
+        rep = query.shape[-3] // key.shape[-3]
+        key = _repeat_heads(key, rep)
+        value = _repeat_heads(value, rep)
+    scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
+    scores = (query @ key.mT) * scale
+    n_q, n_k = query.shape[-2], key.shape[-2]
+    if is_causal:
+        if attn_mask is not None:
+            raise RuntimeError("scaled_dot_product_attention: pass either attn_mask or "
+                               "is_causal=True, not both")
+        attn_mask = Tensor._wrap(np.tril(np.ones((n_q, n_k), np.bool_)))
+    if attn_mask is not None:
+        scores = _apply_mask(scores, attn_mask, allowed=True)
+    weights = _fn.softmax(scores, -1)
+    if dropout_p > 0.0:
+        weights = _dropout(weights, dropout_p)
+    return weights @ value
+
+
+def _repeat_heads(x: Tensor, rep: int) -> Tensor:
+    """(..., H, S, E) -> (..., H * rep, S, E), each head repeated ``rep`` times in a row."""
+    shape = tuple(x.shape)
+    x = x.unsqueeze(-3).expand(*shape[:-2], rep, *shape[-2:])
+    return x.reshape(*shape[:-3], shape[-3] * rep, *shape[-2:])
+
+
+def _apply_mask(scores: Tensor, mask: Any, allowed: bool) -> Tensor:
+    """Add a float mask, or set the disallowed positions of a bool mask to -inf. ``allowed``:
+    True means a True entry may be attended (SDPA); False means it is masked out (MHA)."""
+    m = mask if isinstance(mask, Tensor) else Tensor._wrap(np.asarray(mask))
+    if m.data.dtype == np.bool_:
+        keep = m.data if allowed else ~m.data
+        return _fn.where(Tensor._wrap(keep), scores, -np.inf)
+    return scores + m
+
+
+def multi_head_attention_forward(
+    query: Tensor, key: Tensor, value: Tensor, num_heads: int,
+    q_weight: Tensor, k_weight: Tensor, v_weight: Tensor,
+    q_bias: Tensor | None, k_bias: Tensor | None, v_bias: Tensor | None,
+    out_proj_weight: Tensor, out_proj_bias: Tensor | None, dropout_p: float = 0.0,
+    training: bool = True, key_padding_mask: Tensor | None = None, need_weights: bool = True,
+    attn_mask: Tensor | None = None, average_attn_weights: bool = True,
+    is_causal: bool = False,
+) -> tuple[Tensor, Tensor | None]:
+    """Multi-head attention on batch-first (N, L, E) inputs (``MultiheadAttention`` transposes
+    sequence-first ones). Bool masks: True marks a position that may NOT be attended."""
+    from .functional import linear
+
+    n, n_q, e = query.shape
+    s = key.shape[1]
+    h = num_heads
+    hd = e // h
+    q = linear(query, q_weight, q_bias).reshape(n, n_q, h, hd).permute(0, 2, 1, 3)
+    k = linear(key, k_weight, k_bias).reshape(n, s, h, hd).permute(0, 2, 1, 3)
+    v = linear(value, v_weight, v_bias).reshape(n, s, h, v_weight.shape[0] // h)
+    v = v.permute(0, 2, 1, 3)
+    scores = (q @ k.mT) * (1.0 / math.sqrt(hd))  # (N, H, L, S)
+    if is_causal and attn_mask is None:
+        attn_mask = Tensor._wrap(~np.tril(np.ones((n_q, s), np.bool_)))
+    if attn_mask is not None:
+        m = attn_mask if isinstance(attn_mask, Tensor) else Tensor._wrap(np.asarray(attn_mask))
+        if m.ndim == 3:  # (N * H, L, S)
+            m = Tensor._wrap(m.data.reshape(n, h, n_q, s)) if not m.requires_grad else \
+                m.reshape(n, h, n_q, s)
+        scores = _apply_mask(scores, m, allowed=False)
+    if key_padding_mask is not None:
+        kpm = key_padding_mask.data if isinstance(key_padding_mask, Tensor) else \
+            np.asarray(key_padding_mask)
+        kpm = kpm.reshape(n, 1, 1, s)
+        scores = _apply_mask(scores, Tensor._wrap(kpm), allowed=False)
+    weights = _fn.softmax(scores, -1)
+    attn = _dropout(weights, dropout_p) if training and dropout_p > 0.0 else weights
+    out = (attn @ v).permute(0, 2, 1, 3).reshape(n, n_q, -1)
+    out = linear(out, out_proj_weight, out_proj_bias)
+    if not need_weights:
+        return out, None
+    return out, (weights.mean(1) if average_attn_weights else weights)

@@ -1,0 +1,216 @@
+"""Loss functions of ``nn.functional`` (composites: their gradients come for free)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import functions as _fn
+from ..tensor import Tensor
+
+__all__ = [
+    "mse_loss", "l1_loss", "huber_loss", "smooth_l1_loss", "cross_entropy", "nll_loss",
+    "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
+]
+
+
+def _reduce(loss: Tensor, reduction: str, op: str) -> Tensor:
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "none":
+        return loss
+    raise ValueError(f"{op}: {reduction!r} is not a valid value for reduction "
+                     "(expected 'none', 'mean' or 'sum')")
+
+
+def _abs(x: Tensor) -> Tensor:
+    return x * Tensor._wrap(np.sign(x.data))  # gradient sign(x), 0 at 0, as in PyTorch
+
+
+def _as_tensor(x: object, like: Tensor) -> Tensor:
+    return x if isinstance(x, Tensor) else Tensor._wrap(np.asarray(x, like.data.dtype))
+
+
+def _check_same_shape(input: Tensor, target: Tensor, op: str) -> None:
+    if tuple(input.shape) != tuple(target.shape):
+        raise ValueError(
+            f"{op}: target size {tuple(target.shape)} must be the same as input size "
+            f"{tuple(input.shape)}"
+        )
+
+
+def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
+    """Squared error ``(input - target) ** 2``, reduced."""
+    diff = input - target
+    return _reduce(diff * diff, reduction, "mse_loss")
+
+
+def l1_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
+    """Absolute error ``|input - target|``, reduced."""
+    return _reduce(_abs(input - target), reduction, "l1_loss")
+
+
+def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0
+               ) -> Tensor:
+    """Quadratic for ``|d| < delta``, linear (slope delta) beyond."""
+    d = input - target
+    a = _abs(d)
+    loss = _fn.where(a < delta, 0.5 * d * d, delta * (a - 0.5 * delta))
+    return _reduce(loss, reduction, "huber_loss")
+
+
+def smooth_l1_loss(input: Tensor, target: Tensor, reduction: str = "mean", beta: float = 1.0
+                   ) -> Tensor:
+    """``0.5 d^2 / beta`` for ``|d| < beta``, ``|d| - 0.5 beta`` beyond (L1 when beta=0)."""
+    d = input - target
+    a = _abs(d)
+    if beta == 0.0:
+        return _reduce(a, reduction, "smooth_l1_loss")
+    loss = _fn.where(a < beta, (0.5 / beta) * d * d, a - 0.5 * beta)
+    return _reduce(loss, reduction, "smooth_l1_loss")
+
+
+def _class_last(x: Tensor) -> Tensor:
+    """(N, C, d1, ...) -> (N * d1 * ..., C); (C,) -> (1, C)."""
+    if x.ndim == 1:
+        return x.reshape(1, -1)
+    if x.ndim > 2:
+        x = x.permute(0, *range(2, x.ndim), 1)
+    return x.reshape(-1, x.shape[-1])
+
+
+def _nll(logp: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int,
+         reduction: str, label_smoothing: float, op: str) -> Tensor:
+    """NLL of log-probabilities ``logp`` (class dim 1, or 0 unbatched) at class indices."""
+    t = target.data if isinstance(target, Tensor) else np.asarray(target)
+    if t.dtype.kind not in "iu":
+        raise RuntimeError(f"{op}: expected target of integer dtype (class indices), got "
+                           f"{t.dtype}; probabilities need a floating target of the input's shape")
+    batch_shape = logp.shape[:1] + logp.shape[2:] if logp.ndim > 1 else ()
+    if tuple(t.shape) != tuple(batch_shape):
+        raise ValueError(f"{op}: expected target of shape {tuple(batch_shape)} for input of "
+                         f"shape {tuple(logp.shape)}, got {tuple(t.shape)}")
+    flat = _class_last(logp)
+    m, c = flat.shape
+    tf = t.reshape(-1)
+    valid = tf != ignore_index
+    if np.any((tf[valid] < 0) | (tf[valid] >= c)):
+        raise IndexError(f"{op}: target {tf[valid].min()}..{tf[valid].max()} is out of bounds "
+                         f"for {c} classes")
+    safe = np.where(valid, tf, 0)
+    dtype = logp.data.dtype
+    w_all = np.ones(c, dtype) if weight is None else weight.data.astype(dtype)
+    w_row = (w_all[safe] * valid).astype(dtype)  # per-sample weight, 0 where ignored
+    picked = flat[np.arange(m), safe]  # advanced indexing selects the target log-prob
+    loss = -picked * Tensor._wrap(w_row)
+    smooth = None
+    if label_smoothing > 0.0:
+        wl = flat if weight is None else flat * weight.reshape(1, c)
+        smooth = -wl.sum(1) * Tensor._wrap(valid.astype(dtype))
+    if reduction == "none":
+        out = loss if smooth is None else (1 - label_smoothing) * loss + \
+            (label_smoothing / c) * smooth
+        return out.reshape(batch_shape)
+    if reduction == "sum":
+        out = loss.sum()
+        return out if smooth is None else (1 - label_smoothing) * out + \
+            (label_smoothing / c) * smooth.sum()
+    if reduction != "mean":
+        raise ValueError(f"{op}: {reduction!r} is not a valid value for reduction")
+    denom = float(w_row.sum())
+    out = loss.sum() / denom
+    if smooth is None:
+        return out
+    smooth_denom = denom if weight is not None else float(valid.sum())
+    return (1 - label_smoothing) * out + (label_smoothing / c) * (smooth.sum() / smooth_denom)
+
+
+def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
+             ignore_index: int = -100, reduction: str = "mean") -> Tensor:
+    """Negative log-likelihood of log-probabilities ``input`` (N, C, ...) at class indices;
+    ``mean`` divides by the summed weights of the non-ignored targets."""
+    return _nll(input, target, weight, ignore_index, reduction, 0.0, "nll_loss")
+
+
+def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                  ignore_index: int = -100, reduction: str = "mean",
+                  label_smoothing: float = 0.0) -> Tensor:
+    """``nll_loss(log_softmax(input, 1), target)`` for class indices, or ``-sum(target *
+    log_softmax(input))`` per sample for class probabilities (a float target of input's shape);
+    with ``label_smoothing`` the target is mixed with the uniform distribution."""
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise ValueError(f"cross_entropy: label_smoothing must be in [0, 1], got "
+                         f"{label_smoothing}")
+    class_dim = 0 if input.ndim == 1 else 1
+    logp = _fn.log_softmax(input, class_dim)
+    t = target.data if isinstance(target, Tensor) else np.asarray(target)
+    if t.dtype.kind != "f":
+        return _nll(logp, target, weight, ignore_index, reduction, label_smoothing,
+                    "cross_entropy")
+    target = _as_tensor(target, input)
+    _check_same_shape(input, target, "cross_entropy")
+    c = input.shape[class_dim]
+    if label_smoothing > 0.0:
+        target = target * (1 - label_smoothing) + label_smoothing / c
+    terms = logp * target
+    if weight is not None:
+        wshape = (c,) + (1,) * (input.ndim - class_dim - 1)
+        terms = terms * weight.reshape(wshape)
+    loss = -terms.sum(class_dim)
+    if reduction == "mean" and input.ndim > 1:
+        return loss.sum() / (input.numel() // c)
+    return _reduce(loss, reduction, "cross_entropy")
+
+
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                         reduction: str = "mean") -> Tensor:
+    """``-(t log x + (1 - t) log(1 - x))``, the logs clamped at -100 as in PyTorch."""
+    target = _as_tensor(target, input)
+    _check_same_shape(input, target, "binary_cross_entropy")
+    if input.data.size and (input.data.min() < 0 or input.data.max() > 1):
+        raise RuntimeError("binary_cross_entropy: all elements of input should be between 0 "
+                           "and 1")
+    floor = Tensor._wrap(np.asarray(-100.0, input.data.dtype))
+    with np.errstate(divide="ignore"):
+        log_x = _fn.maximum(_fn.log(input), floor)
+        log_1mx = _fn.maximum(_fn.log(1.0 - input), floor)
+    loss = -(target * log_x + (1.0 - target) * log_1mx)
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction, "binary_cross_entropy")
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                                     reduction: str = "mean", pos_weight: Tensor | None = None
+                                     ) -> Tensor:
+    """``binary_cross_entropy(sigmoid(input), target)`` computed stably; ``pos_weight`` scales
+    the positive term."""
+    target = _as_tensor(target, input)
+    _check_same_shape(input, target, "binary_cross_entropy_with_logits")
+    # log(1 + exp(-|x|)) + max(-x, 0) == -log(sigmoid(x)), without overflow
+    log_sig_neg = _fn.log(1.0 + _fn.exp(-_abs(input))) + _fn.relu(-input)
+    if pos_weight is not None:
+        log_weight = (pos_weight - 1.0) * target + 1.0
+        loss = (1.0 - target) * input + log_weight * log_sig_neg
+    else:
+        loss = (1.0 - target) * input + log_sig_neg
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction, "binary_cross_entropy_with_logits")
+
+
+def kl_div(input: Tensor, target: Tensor, reduction: str = "mean", log_target: bool = False
+           ) -> Tensor:
+    """``target * (log(target) - input)`` with log-probabilities ``input``; ``batchmean``
+    divides the sum by the batch size (the mathematically correct KL)."""
+    target = _as_tensor(target, input)
+    if log_target:
+        loss = _fn.exp(target) * (target - input)
+    else:
+        pos = target.data > 0
+        safe = _fn.where(Tensor._wrap(pos), target, 1.0)
+        loss = _fn.where(Tensor._wrap(pos), target * _fn.log(safe), 0.0) - target * input
+    if reduction == "batchmean":
+        return loss.sum() / (input.shape[0] if input.ndim else 1)
+    return _reduce(loss, reduction, "kl_div")

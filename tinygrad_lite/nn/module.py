@@ -1,0 +1,428 @@
+"""``Module``: the base class of layers, holding parameters, buffers, submodules and hooks."""
+
+from __future__ import annotations
+
+from collections import OrderedDict, namedtuple
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes
+from ..autograd.grad_mode import no_grad
+from ..tensor import Tensor
+from .module_hooks import (
+    ModuleHooks,
+    register_module_forward_hook,
+    register_module_forward_pre_hook,
+    register_module_full_backward_hook,
+    register_module_full_backward_pre_hook,
+)
+from .parameter import Buffer, Parameter
+
+__all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook",
+           "register_module_full_backward_pre_hook", "register_module_full_backward_hook"]
+
+# The hooks live in module_hooks.py; re-exported here because PyTorch's path is
+# torch.nn.modules.module.register_module_forward_hook.
+
+IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+
+def _addindent(text: str, spaces: int) -> str:
+    lines = text.split("\n")
+    return lines[0] if len(lines) == 1 else "\n".join(
+        [lines[0]] + [" " * spaces + line for line in lines[1:]])
+
+
+class Module(ModuleHooks):
+    """Base class for all layers: assigning a ``Parameter``, ``Module`` or registered buffer to an
+    attribute registers it, so ``parameters()``, ``state_dict()`` and friends find it."""
+
+    training: bool
+    _version = 1  # state-dict format version, as in PyTorch
+
+    def __init__(self) -> None:
+        d = self.__dict__
+        d["training"] = True
+        d["_parameters"] = OrderedDict()
+        d["_buffers"] = OrderedDict()
+        d["_non_persistent_buffers_set"] = set()
+        d["_modules"] = OrderedDict()
+        d["_forward_pre_hooks"] = OrderedDict()
+        d["_forward_pre_hooks_with_kwargs"] = {}
+        d["_forward_hooks"] = OrderedDict()
+        d["_forward_hooks_with_kwargs"] = {}
+        d["_backward_pre_hooks"] = OrderedDict()
+        d["_backward_hooks"] = OrderedDict()
+
+    forward: Callable[..., Any]
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[no-redef]
+        """The computation; subclasses override it. Call the module, not ``forward``."""
+        raise NotImplementedError(f'Module [{type(self).__name__}] is missing "forward"')
+
+    # -- attribute registration ----------------------------------------------------------------
+    def __setattr__(self, name: str, value: Any) -> None:
+        d = self.__dict__
+        params = d.get("_parameters")
+        if isinstance(value, Parameter):
+            if params is None:
+                raise AttributeError("cannot assign parameters before Module.__init__() call")
+            self._forget(name)
+            self.register_parameter(name, value)
+        elif params is not None and name in params:
+            if value is not None:
+                raise TypeError(
+                    f"cannot assign '{type(value).__name__}' as parameter '{name}' "
+                    "(nn.Parameter or None expected)"
+                )
+            params[name] = None
+        elif isinstance(value, Module):
+            if "_modules" not in d:
+                raise AttributeError("cannot assign module before Module.__init__() call")
+            self._forget(name)
+            d["_modules"][name] = value
+        elif d.get("_modules") is not None and name in d["_modules"]:
+            if value is not None:
+                raise TypeError(
+                    f"cannot assign '{type(value).__name__}' as child module '{name}' "
+                    "(nn.Module or None expected)"
+                )
+            d["_modules"][name] = None
+        elif isinstance(value, Buffer):
+            self._forget(name)
+            self.register_buffer(name, Tensor._wrap(value.data), value.persistent)
+        elif d.get("_buffers") is not None and name in d["_buffers"]:
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(
+                    f"cannot assign '{type(value).__name__}' as buffer '{name}' "
+                    "(Tensor or None expected)"
+                )
+            d["_buffers"][name] = value
+        else:
+            object.__setattr__(self, name, value)
+
+    def _forget(self, name: str) -> None:
+        d = self.__dict__
+        d.pop(name, None)
+        for key in ("_parameters", "_buffers", "_modules"):
+            d[key].pop(name, None)
+        d["_non_persistent_buffers_set"].discard(name)
+
+    def __getattr__(self, name: str) -> Any:
+        d = self.__dict__
+        for key in ("_parameters", "_buffers", "_modules"):
+            store = d.get(key)
+            if store is not None and name in store:
+                return store[name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __delattr__(self, name: str) -> None:
+        d = self.__dict__
+        for key in ("_parameters", "_buffers", "_modules"):
+            if name in d[key]:
+                del d[key][name]
+                d["_non_persistent_buffers_set"].discard(name)
+                return
+        object.__delattr__(self, name)
+
+    def __dir__(self) -> list:
+        return sorted(set(super().__dir__()) | set(self._parameters) | set(self._buffers)
+                      | set(self._modules))
+
+    def _check_name(self, name: str, kind: str) -> None:
+        if not isinstance(name, str):
+            raise TypeError(f"{kind} name should be a string, got {type(name).__name__}")
+        if not name or "." in name:
+            raise KeyError(f'{kind} name can\'t be empty or contain ".", got "{name}"')
+        if hasattr(type(self), name) or (name in self.__dict__):
+            raise KeyError(f"attribute '{name}' already exists")
+
+    def register_parameter(self, name: str, param: Parameter | None) -> None:
+        """Register ``param`` (a ``Parameter`` or None) under ``name``."""
+        if "_parameters" not in self.__dict__:
+            raise AttributeError("cannot assign parameter before Module.__init__() call")
+        if name not in self._parameters:
+            self._check_name(name, "parameter")
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(
+                f"cannot assign '{type(param).__name__}' object to parameter '{name}' "
+                "(nn.Parameter or None required)"
+            )
+        self._parameters[name] = param
+
+    def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
+        """Register a non-learnable tensor (running statistics...) saved in ``state_dict`` unless
+        ``persistent=False``."""
+        if "_buffers" not in self.__dict__:
+            raise AttributeError("cannot assign buffer before Module.__init__() call")
+        if name not in self._buffers:
+            self._check_name(name, "buffer")
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(
+                f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' "
+                "(Tensor or None required)"
+            )
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers_set.discard(name)
+        else:
+            self._non_persistent_buffers_set.add(name)
+
+    def add_module(self, name: str, module: Module | None) -> None:
+        """Register ``module`` as a child called ``name``."""
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"{type(module).__name__} is not a Module subclass")
+        if name not in self._modules:
+            self._check_name(name, "module")
+        self._modules[name] = module
+
+    register_module = add_module
+
+    def get_submodule(self, target: str) -> Module:
+        """The submodule at a dotted path such as ``"encoder.0"``."""
+        mod = self
+        for part in target.split(".") if target else []:
+            if part not in mod._modules or mod._modules[part] is None:
+                raise AttributeError(f"{type(mod).__name__} has no submodule `{part}`")
+            mod = mod._modules[part]
+        return mod
+
+    def get_parameter(self, target: str) -> Parameter:
+        """The parameter at a dotted path such as ``"0.weight"``."""
+        mod_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(mod_path)
+        if name not in mod._parameters:
+            raise AttributeError(f"{type(mod).__name__} has no parameter `{name}`")
+        return mod._parameters[name]
+
+    # -- traversal -----------------------------------------------------------------------------
+    def named_modules(self, memo: set | None = None, prefix: str = "",
+                      remove_duplicate: bool = True) -> Iterator[tuple[str, Module]]:
+        """``(dotted_name, module)`` for this module and every descendant (each once)."""
+        if memo is None:
+            memo = set()
+        if remove_duplicate:
+            if self in memo:
+                return
+            memo.add(self)
+        yield prefix, self
+        for name, module in self._modules.items():
+            if module is not None:
+                sub = prefix + ("." if prefix else "") + name
+                yield from module.named_modules(memo, sub, remove_duplicate)
+
+    def modules(self) -> Iterator[Module]:
+        """This module and every descendant."""
+        for _, m in self.named_modules():
+            yield m
+
+    def named_children(self) -> Iterator[tuple[str, Module]]:
+        """``(name, module)`` for the direct children."""
+        seen = set()
+        for name, m in self._modules.items():
+            if m is not None and m not in seen:
+                seen.add(m)
+                yield name, m
+
+    def children(self) -> Iterator[Module]:
+        """The direct children."""
+        for _, m in self.named_children():
+            yield m
+
+    def _named_members(self, store: str, prefix: str, recurse: bool,
+                       remove_duplicate: bool = True) -> Iterator[tuple[str, Any]]:
+        seen: set = set()
+        mods = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) if recurse \
+            else [(prefix, self)]
+        for mod_prefix, mod in mods:
+            for name, value in getattr(mod, store).items():
+                if value is None or (remove_duplicate and id(value) in seen):
+                    continue
+                seen.add(id(value))
+                yield mod_prefix + ("." if mod_prefix else "") + name, value
+
+    def named_parameters(self, prefix: str = "", recurse: bool = True,
+                         remove_duplicate: bool = True) -> Iterator[tuple[str, Parameter]]:
+        """``(dotted_name, parameter)`` pairs, e.g. ``("0.weight", ...)`` in a Sequential."""
+        return self._named_members("_parameters", prefix, recurse, remove_duplicate)
+
+    def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
+        """Every parameter (shared ones once)."""
+        for _, p in self.named_parameters(recurse=recurse):
+            yield p
+
+    def named_buffers(self, prefix: str = "", recurse: bool = True,
+                      remove_duplicate: bool = True) -> Iterator[tuple[str, Tensor]]:
+        """``(dotted_name, buffer)`` pairs."""
+        return self._named_members("_buffers", prefix, recurse, remove_duplicate)
+
+    def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
+        """Every buffer."""
+        for _, b in self.named_buffers(recurse=recurse):
+            yield b
+
+    # -- modes and bulk changes ----------------------------------------------------------------
+    def train(self, mode: bool = True) -> Module:
+        """Set training mode (affects Dropout, BatchNorm) here and in every descendant."""
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")
+        for m in self.modules():
+            m.__dict__["training"] = mode
+        return self
+
+    def eval(self) -> Module:
+        """Set evaluation mode: ``train(False)``."""
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Module:
+        """Set ``requires_grad`` on every parameter."""
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Reset the gradients of every parameter (to None by default, else to zeros)."""
+        for p in self.parameters():
+            if p._grad is None:
+                continue
+            if set_to_none:
+                p._grad = None
+            else:
+                p._grad = Tensor._wrap(np.zeros_like(p.data))
+
+    def apply(self, fn: Callable[[Module], None]) -> Module:
+        """Call ``fn`` on every descendant (children first), then on this module."""
+        for m in self.children():
+            m.apply(fn)
+        fn(self)
+        return self
+
+    def _cast(self, dtype: dtypes.DType | None, floating_only: bool = True) -> Module:
+        """Convert floating parameters, their grads and buffers in place (identities kept)."""
+        for m in self.modules():
+            for store in (m._parameters, m._buffers):
+                for t in store.values():
+                    if t is None or (floating_only and t.data.dtype.kind != "f"):
+                        continue
+                    t.data = t.data.astype(dtype.np)
+                    t._version_counter[0] += 1
+                    if t._grad is not None:
+                        t._grad = Tensor._wrap(t._grad.data.astype(dtype.np))
+        return self
+
+    def to(self, *args: Any, **kwargs: Any) -> Module:
+        """Convert floating parameters and buffers to a dtype; ``"cpu"`` is accepted."""
+        target = kwargs.pop("dtype", None)
+        kwargs.pop("device", None)
+        kwargs.pop("non_blocking", None)
+        if kwargs:
+            raise TypeError(f"to: unexpected keyword arguments {sorted(kwargs)}")
+        for arg in args:
+            if isinstance(arg, Tensor):
+                target = arg.dtype
+            elif not (isinstance(arg, str) and arg.startswith("cpu")):
+                target = arg
+        if target is None:
+            return self
+        dt = dtypes.to_dtype(target)
+        if dt.np.kind != "f":
+            raise TypeError(f"Module.to only accepts floating point dtypes, but got {dt}")
+        return self._cast(dt)
+
+    def float(self) -> Module:
+        """Convert floating parameters and buffers to float32."""
+        return self._cast(dtypes.float32)
+
+    def double(self) -> Module:
+        """Convert floating parameters and buffers to float64."""
+        return self._cast(dtypes.float64)
+
+    def half(self) -> Module:
+        """Convert floating parameters and buffers to float16."""
+        return self._cast(dtypes.float16)
+
+    def cpu(self) -> Module:
+        """This module (everything lives on the CPU)."""
+        return self
+
+    # -- state dict ----------------------------------------------------------------------------
+    def state_dict(self, *args: Any, destination: OrderedDict | None = None, prefix: str = "",
+                   keep_vars: bool = False) -> OrderedDict:
+        """Parameters and persistent buffers by dotted name (detached unless ``keep_vars``)."""
+        if args:  # PyTorch's legacy positional form state_dict(destination, prefix, keep_vars)
+            destination = args[0]
+            prefix = args[1] if len(args) > 1 else prefix
+            keep_vars = args[2] if len(args) > 2 else keep_vars
+        out = OrderedDict() if destination is None else destination
+        for mod_prefix, mod in self.named_modules(prefix=prefix.rstrip("."),
+                                                  remove_duplicate=False):
+            p = mod_prefix + ("." if mod_prefix else "")
+            for name, t in mod._parameters.items():
+                if t is not None:
+                    out[p + name] = t if keep_vars else t.detach()
+            for name, t in mod._buffers.items():
+                if t is not None and name not in mod._non_persistent_buffers_set:
+                    out[p + name] = t if keep_vars else t.detach()
+        return out
+
+    def load_state_dict(self, state_dict: dict, strict: bool = True,
+                        assign: bool = False) -> IncompatibleKeys:
+        """Copy values from ``state_dict`` into parameters and buffers. All problems (missing and
+        unexpected keys with ``strict``, shape mismatches always) are reported in one error, and
+        nothing is loaded then."""
+        if not isinstance(state_dict, dict):
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+        own = self.state_dict(keep_vars=True)
+        missing = [k for k in own if k not in state_dict]
+        unexpected = [k for k in state_dict if k not in own]
+        errors = []
+        for key, target in own.items():
+            if key not in state_dict:
+                continue
+            value = state_dict[key]
+            arr = value.data if isinstance(value, Tensor) else np.asarray(value)
+            if arr.shape != target.data.shape:
+                errors.append(
+                    f"\tsize mismatch for {key}: copying a param with shape {arr.shape} from "
+                    f"checkpoint, the shape in current model is {target.data.shape}."
+                )
+        if strict and unexpected:
+            errors.insert(0, "\tUnexpected key(s) in state_dict: "
+                          + ", ".join(f'"{k}"' for k in unexpected) + ". ")
+        if strict and missing:
+            errors.insert(0, "\tMissing key(s) in state_dict: "
+                          + ", ".join(f'"{k}"' for k in missing) + ". ")
+        if errors:
+            raise RuntimeError(
+                f"Error(s) in loading state_dict for {type(self).__name__}:\n" + "\n".join(errors)
+            )
+        with no_grad():
+            for key, target in own.items():
+                if key not in state_dict:
+                    continue
+                value = state_dict[key]
+                arr = value.data if isinstance(value, Tensor) else np.asarray(value)
+                if assign:
+                    target.data = np.array(arr, dtype=target.data.dtype)
+                else:
+                    np.copyto(target.data, arr, casting="unsafe")
+                target._version_counter[0] += 1
+        return IncompatibleKeys(missing, unexpected)
+
+    # -- printing ------------------------------------------------------------------------------
+    def extra_repr(self) -> str:
+        """The text inside this module's parentheses in ``repr`` (layers override it)."""
+        return ""
+
+    def _get_name(self) -> str:
+        return type(self).__name__
+
+    def __repr__(self) -> str:
+        extra = self.extra_repr()
+        lines = extra.split("\n") if extra else []
+        for name, module in self._modules.items():
+            lines.append(f"({name}): " + _addindent(repr(module), 2))
+        if not self._modules:
+            return f"{self._get_name()}({extra})"
+        return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"

@@ -1,0 +1,133 @@
+"""einsum as one primitive: the gradient of each operand is itself an einsum of the output
+gradient with the other operands, so any equation NumPy accepts is differentiable (to any order)
+without decomposing it into matmuls and permutes."""
+
+from __future__ import annotations
+
+import string
+
+import numpy as np
+
+from .. import dtypes
+from ..autograd.grad_mode import grad_state
+from ..autograd.graph import Node
+from ..tensor import Tensor
+from .common import broadcast_to, is_array, sum_to, wrap
+from .elementwise import cast
+
+
+def parse(equation: str, shapes: list[tuple]) -> tuple[list[str], str]:
+    """The equation with ``...`` spelled out as letters and the output made explicit."""
+    eq = equation.replace(" ", "")
+    lhs, arrow, rhs = eq.partition("->")
+    inputs = lhs.split(",")
+    if len(inputs) != len(shapes):
+        raise RuntimeError(
+            f"einsum: the equation '{equation}' has {len(inputs)} operands but "
+            f"{len(shapes)} tensors were given"
+        )
+    used = set(eq)
+    spare = [c for c in string.ascii_letters if c not in used]
+    ell_rank = 0
+    for subs, shape in zip(inputs, shapes):
+        letters = len(subs.replace("...", ""))
+        if "..." in subs:
+            ell_rank = max(ell_rank, len(shape) - letters)
+        elif letters != len(shape):
+            raise RuntimeError(
+                f"einsum: the subscripts '{subs}' name {letters} dimensions but the operand has "
+                f"shape {shape} ({len(shape)} dimensions)"
+            )
+    ell = "".join(spare[:ell_rank])
+    out_inputs = []
+    for subs, shape in zip(inputs, shapes):
+        if "..." in subs:
+            n = len(shape) - len(subs.replace("...", ""))
+            subs = subs.replace("...", ell[ell_rank - n:] if n else "")
+        out_inputs.append(subs)
+    if arrow:
+        output = rhs.replace("...", ell)
+    else:
+        counts = {c: "".join(out_inputs).count(c) for c in set("".join(out_inputs))}
+        output = ell + "".join(sorted(c for c, k in counts.items() if k == 1 and c not in ell))
+    return out_inputs, output
+
+
+def run(equation: str, *operands):
+    """``einsum`` on arrays, or the recorded op when any operand is a Tensor."""
+    if all(is_array(x) for x in operands):
+        return np.einsum(equation, *operands)
+    return einsum(equation, *[x if isinstance(x, Tensor) else wrap(np.asarray(x))
+                              for x in operands])
+
+
+class EinsumBackward0(Node):
+    def backward(self, grad):
+        operands = self.saved_tensors
+        inputs, output = self.inputs, self.output
+        grads = []
+        for k, (edge, subs) in enumerate(zip(self.next_edges, inputs)):
+            if edge is None:
+                grads.append(None)
+                continue
+            others = [(s, x) for i, (s, x) in enumerate(zip(inputs, operands)) if i != k]
+            available = set(output).union(*[set(s) for s, _ in others])
+            unique = "".join(dict.fromkeys(subs))
+            kept = "".join(c for c in unique if c in available)
+            eq = ",".join([output] + [s for s, _ in others]) + "->" + kept
+            g = run(eq, grad, *[x for _, x in others])
+            shape_k = operands[k].shape
+            sizes = {c: n for c, n in zip(subs, shape_k)}
+            for c, x in [(output, grad)] + others:
+                sizes.update({ch: n for ch, n in zip(c, x.shape) if sizes.get(ch, 1) == 1})
+            if kept != unique:  # letters summed over only in this operand: broadcast back
+                g = g.reshape(tuple(sizes[c] if c in kept else 1 for c in unique))
+                g = broadcast_to(g, tuple(sizes[c] for c in unique))
+            if len(unique) != len(subs):  # repeated letters (a diagonal): spread with identities
+                g = _undiagonal(g, unique, subs, sizes)
+            grads.append(sum_to(g, shape_k))
+        return tuple(grads)
+
+
+def _undiagonal(g, unique: str, subs: str, sizes: dict):
+    """``g`` (indexed by ``unique``) placed on the diagonals that repeated letters in ``subs``
+    denote, via einsum with identity matrices."""
+    spare = iter(c for c in string.ascii_letters if c not in subs)
+    target, eyes, seen = "", [], set()
+    for c in subs:
+        if c in seen:
+            fresh = next(spare)
+            target += fresh
+            eyes.append((c + fresh, np.eye(sizes[c], dtype=g.dtype if is_array(g)
+                                           else g.data.dtype)))
+        else:
+            seen.add(c)
+            target += c
+    eq = ",".join([unique] + [s for s, _ in eyes]) + "->" + target
+    return run(eq, g, *[e for _, e in eyes])
+
+
+def einsum(equation: str, *operands: Tensor) -> Tensor:
+    """Einstein summation over ``operands`` as NumPy's ``einsum`` (``...`` and implicit output
+    supported), with gradients for every operand."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    tensors = [t if isinstance(t, Tensor) else wrap(np.asarray(t)) for t in operands]
+    if not tensors:
+        raise RuntimeError("einsum: at least one operand is required")
+    dt = dtypes.result_type(*[t.data for t in tensors])
+    tensors = [cast(t, dt) for t in tensors]
+    inputs, output = parse(equation, [t.data.shape for t in tensors])
+    eq = ",".join(inputs) + "->" + output
+    try:
+        out = np.asarray(np.einsum(eq, *[t.data for t in tensors]))
+    except ValueError as err:
+        shapes = ", ".join(str(t.data.shape) for t in tensors)
+        raise RuntimeError(f"einsum: equation '{equation}' does not fit operands of shapes "
+                           f"{shapes}: {err}") from None
+    if not (grad_state.enabled and any(t._requires_grad for t in tensors)):
+        return wrap(out)
+    node = EinsumBackward0(*tensors)
+    node.save_for_backward(*tensors)
+    node.inputs, node.output = inputs, output
+    return wrap(out, node)

@@ -1,0 +1,58 @@
+"""index_put: writing values at an index, out of place (the primitive behind ``x[idx] = v``,
+scatter and masked writes). One primitive with a two-sided backward: the gradient of ``x`` is
+zero where it was overwritten, and ``values`` gets the gradient read back at the index."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..autograd.grad_mode import grad_state
+from ..autograd.graph import Node
+from ..tensor import Tensor
+from .common import as_tensor, constant, sum_to, where, wrap
+from .elementwise import cast
+from .movement import normalize_index
+
+
+class IndexPutBackward0(Node):
+    def backward(self, grad):
+        ex, ev = self.next_edges
+        grad_x = grad_v = None
+        if ex:
+            grad_x = grad if self.accumulate else where(constant(self.written, grad), 0.0, grad)
+        if ev:
+            grad_v = sum_to(grad[self.index], self.values_shape)
+        return grad_x, grad_v
+
+
+def index_put(x: Tensor, index, values, accumulate: bool = False, op: str = "index_put") -> Tensor:
+    """A copy of ``x`` with ``values`` (broadcast) written at ``index``, or added there when
+    ``accumulate`` (repeated indices then add up)."""
+    index = normalize_index(index)
+    values = as_tensor(values, x)
+    if values.data.dtype != x.data.dtype:
+        values = cast(values, x.data.dtype)
+    out = x.data.copy()
+    try:
+        target_shape = np.shape(out[index])
+    except IndexError as err:
+        raise IndexError(f"{op}: {err} (indexing a tensor of shape {x.data.shape})") from None
+    try:
+        if accumulate:
+            np.add.at(out, index, np.broadcast_to(values.data, target_shape))
+        else:
+            out[index] = values.data
+    except ValueError:
+        raise RuntimeError(
+            f"{op}: shape mismatch: value tensor of shape {values.data.shape} cannot be broadcast "
+            f"to indexing result of shape {target_shape}"
+        ) from None
+    if not (grad_state.enabled and (x._requires_grad or values._requires_grad)):
+        return wrap(out)
+    node = IndexPutBackward0(x, values)
+    node.index, node.accumulate, node.values_shape = index, accumulate, values.data.shape
+    if x._requires_grad and not accumulate:
+        written = np.zeros(x.data.shape, dtype=bool)
+        written[index] = True
+        node.written = written
+    return wrap(out, node)

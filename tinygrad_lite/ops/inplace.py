@@ -1,0 +1,229 @@
+"""In-place ops: write a result into a tensor's memory, bump its version, and rebase its graph.
+
+An in-place op computes its result out of place, then copies the values into the tensor's own
+array (so views sharing that memory see them) and, when the result was recorded, makes the
+result's node the tensor's ``grad_fn``: later ops then differentiate through the modification,
+as in PyTorch. Nodes that saved the tensor before the change see its version counter move, and
+their backward raises instead of silently using the new values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ..autograd.grad_mode import grad_state
+from ..tensor import Tensor
+from .common import wrap
+from .elementwise import cast
+from .indexing import index_put
+from .movement import normalize_index
+
+LEAF_ERROR = "a leaf Variable that requires grad is being used in an in-place operation."
+
+
+def check_writable(self: Tensor, op: str) -> None:
+    """Raise for in-place writes PyTorch refuses: leaves that require grad (outside no_grad)
+    and broadcast views whose elements share memory."""
+    if grad_state.enabled and self._requires_grad and self.grad_fn is None:
+        raise RuntimeError(f"{op}: {LEAF_ERROR} (shape {self.data.shape}); wrap the update in "
+                           "tinygrad_lite.no_grad() or use an out-of-place op")
+    base = _root(self)
+    if grad_state.enabled and base is not self and base._requires_grad and base.grad_fn is None:
+        raise RuntimeError(f"{op}: a view of a leaf Variable that requires grad is being used in "
+                           f"an in-place operation (view of shape {self.data.shape}, base of "
+                           f"shape {base.data.shape})")
+    if not self.data.flags.writeable:
+        raise RuntimeError(
+            f"{op}: unsupported operation: the tensor of shape {self.data.shape} is a broadcast "
+            "view (from expand) where several elements share one memory location; clone() it "
+            "before writing to it"
+        )
+
+
+def _root(t: Tensor) -> Tensor:
+    """The tensor that ``t`` is (a chain of) views of, or ``t`` itself."""
+    while getattr(t, "_view_of", None) is not None:
+        t = t._view_of[0]
+    return t
+
+
+def apply(self: Tensor, op: str, compute: Callable[[Tensor], Tensor]) -> Tensor:
+    """Run ``compute`` on (a stand-in for) ``self`` and store the result in ``self``."""
+    check_writable(self, op)
+    if grad_state.enabled:
+        # The result's node may save its input; give it a private copy of the old values,
+        # carrying self's place in the graph, since self's memory is overwritten below.
+        source = wrap(self.data.copy())
+        source.grad_fn, source._output_nr = self.grad_fn, self._output_nr
+        source._requires_grad = self._requires_grad
+    else:
+        source = wrap(self.data)
+    result = compute(source)
+    store(self, result, op)
+    return self
+
+
+def store(self: Tensor, result: Tensor, op: str) -> None:
+    """Copy ``result`` into ``self``'s memory, bump the version and adopt the result's node."""
+    if result.data.shape != self.data.shape:
+        raise RuntimeError(
+            f"{op}: output with shape {self.data.shape} doesn't match the broadcast shape "
+            f"{result.data.shape}"
+        )
+    if result.data.dtype != self.data.dtype:
+        if not np.can_cast(result.data.dtype, self.data.dtype, casting="same_kind"):
+            raise RuntimeError(
+                f"{op}: result type {result.dtype.name} can't be cast to the desired output type "
+                f"{self.dtype.name}"
+            )
+        result = cast(result, self.data.dtype)
+    np.copyto(self.data, result.data)
+    self._version_counter[0] += 1
+    if result.grad_fn is not None:
+        if getattr(self, "_view_of", None) is not None:
+            result = _rebase_base(self, result)
+        self.grad_fn, self._output_nr = result.grad_fn, result._output_nr
+        self._requires_grad = True
+
+
+def _rebase_base(view: Tensor, result: Tensor) -> Tensor:
+    """After an in-place op on a view, give the tensor it views a new graph node too (PyTorch's
+    CopySlices): the base's gradient is zero in the written region, which instead sends its
+    gradient to ``result``. Returns the view's new graph position, read back from the base."""
+    steps, base = [], view
+    while getattr(base, "_view_of", None) is not None:
+        source, kind, arg = base._view_of
+        steps.append((kind, arg, source.data.shape))
+        base = source
+    if base is view or not np.shares_memory(base.data, view.data):
+        return result  # the view owns its memory (NumPy copied): nothing else changed
+    from .elementwise import where
+    from .movement import getitem, permute, reshape, scatter_into_zeros
+
+    region = np.ones(view.data.shape, dtype=bool)
+    spread = result
+    for kind, arg, shape in steps:  # view -> base: the adjoint of each view step
+        if kind == "reshape":
+            region, spread = region.reshape(shape), reshape(spread, shape)
+        elif kind == "permute":
+            inverse = tuple(int(i) for i in np.argsort(arg))
+            region, spread = region.transpose(inverse), permute(spread, inverse)
+        else:
+            full = np.zeros(shape, dtype=bool)
+            full[arg] = region
+            region, spread = full, scatter_into_zeros(spread, arg, shape)
+    new_base = where(wrap(region), spread, _graph_alias(base))
+    base.grad_fn, base._output_nr, base._requires_grad = new_base.grad_fn, 0, True
+    out = new_base
+    for kind, arg, _ in reversed(steps):  # base -> view: replay the view on the new base
+        out = (reshape(out, arg) if kind == "reshape" else permute(out, arg)
+               if kind == "permute" else getitem(out, arg))
+    return out
+
+
+def setitem(self: Tensor, index, value) -> None:
+    """``self[index] = value``: differentiable with respect to a non-leaf ``self`` and ``value``."""
+    check_writable(self, "setitem")
+    value_grad = isinstance(value, Tensor) and value._requires_grad
+    if not (grad_state.enabled and (self._requires_grad or value_grad)):
+        # the fast path (no graph): NumPy's own assignment, with PyTorch-style errors
+        idx = normalize_index(index)
+        values = value.data if isinstance(value, Tensor) else np.asarray(value)
+        try:
+            self.data[idx] = values
+        except IndexError as err:
+            raise IndexError(f"setitem: {err} (indexing a tensor of shape "
+                             f"{self.data.shape})") from None
+        except ValueError:
+            raise RuntimeError(
+                f"setitem: shape mismatch: value tensor of shape {values.shape} cannot be "
+                f"broadcast to indexing result of shape {np.shape(self.data[idx])}"
+            ) from None
+        self._version_counter[0] += 1
+        return
+    store(self, index_put(_graph_alias(self), index, value, op="setitem"), "setitem")
+
+
+def _graph_alias(self: Tensor) -> Tensor:
+    """A tensor sharing ``self``'s array and place in the graph but not its version counter
+    (index_put saves no input values, so no copy is needed)."""
+    alias = wrap(self.data)
+    alias.grad_fn, alias._output_nr = self.grad_fn, self._output_nr
+    alias._requires_grad = self._requires_grad
+    return alias
+
+
+def _all_true(self: Tensor) -> Tensor:
+    return wrap(np.ones(self.data.shape, dtype=bool))
+
+
+def fill(self: Tensor, value, op: str = "fill_") -> Tensor:
+    """``fill_``/``zero_``: every element set to ``value`` (a number or 0-dim tensor; the
+    gradient flows to a tensor value, and none to the old contents)."""
+    if isinstance(value, Tensor) and value.data.ndim:
+        raise RuntimeError(f"{op}: only supports 0-dimension value tensor but got tensor with "
+                           f"{value.data.ndim} dimensions (shape {value.data.shape})")
+    value_grad = isinstance(value, Tensor) and value._requires_grad
+    if grad_state.enabled and (self._requires_grad or value_grad):
+        from .elementwise import where
+
+        return apply(self, op, lambda s: where(_all_true(s), value, s))
+    check_writable(self, op)
+    self.data.fill(value.data.item() if isinstance(value, Tensor) else value)
+    self._version_counter[0] += 1
+    return self
+
+
+def copy(self: Tensor, src) -> Tensor:
+    """``copy_``: the values of ``src`` broadcast to ``self``'s shape and converted to its dtype
+    (any conversion, as in PyTorch); differentiable with respect to ``src``."""
+    src_t = src if isinstance(src, Tensor) else wrap(np.asarray(src))
+    try:
+        shape = np.broadcast_shapes(src_t.data.shape, self.data.shape)
+    except ValueError:
+        shape = None
+    if shape != self.data.shape:
+        raise RuntimeError(f"copy_: the source of shape {src_t.data.shape} must be broadcastable "
+                           f"to the destination's shape {self.data.shape}")
+    recording = grad_state.enabled and (self._requires_grad or src_t._requires_grad)
+    if recording and self.data.dtype.kind == "f":
+        from .elementwise import where
+        from .movement import expand
+
+        def compute(s: Tensor) -> Tensor:
+            value = cast(src_t, s.data.dtype) if src_t.data.dtype != s.data.dtype else src_t
+            return where(_all_true(s), expand(value, s.data.shape), s)
+
+        return apply(self, "copy_", compute)
+    check_writable(self, "copy_")
+    np.copyto(self.data, src_t.data, casting="unsafe")
+    self._version_counter[0] += 1
+    return self
+
+
+def arith(self: Tensor, op: str, ufunc: np.ufunc, other, compute: Callable) -> Tensor:
+    """add_/sub_/mul_/div_/pow_: NumPy's ``ufunc(self, other, out=self)`` when nothing is
+    recorded and no conversion is involved (how optimizers update parameters under no_grad);
+    otherwise the general path (``apply``), which also produces the errors."""
+    other_data = other.data if isinstance(other, Tensor) else other
+    if ((not grad_state.enabled or not (self._requires_grad or (
+            isinstance(other, Tensor) and other._requires_grad)))
+            and self.data.dtype.kind == "f" and self.data.flags.writeable
+            and (isinstance(other_data, (int, float)) and not isinstance(other_data, bool)
+                 or (isinstance(other_data, np.ndarray)
+                     and other_data.dtype == self.data.dtype
+                     and other_data.ndim <= self.data.ndim))
+            and not (grad_state.enabled and _root(self)._requires_grad)):
+        try:
+            if ufunc is np.divide or ufunc is np.power:  # errstate costs ~3 us: only here
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    ufunc(self.data, other_data, out=self.data)
+            else:
+                ufunc(self.data, other_data, out=self.data)
+        except ValueError:
+            return apply(self, op, compute)  # not broadcastable to self: the general error
+        self._version_counter[0] += 1
+        return self
+    return apply(self, op, compute)

@@ -1,0 +1,55 @@
+"""Joining primitive: cat (stack, pad and friends are composites of it)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes
+from ..autograd.grad_mode import grad_state
+from ..autograd.graph import Node
+from ..tensor import Tensor
+from .common import normalize_dims, wrap
+from .elementwise import cast
+
+
+class CatBackward0(Node):
+    def backward(self, grad):
+        lead = (slice(None),) * self.dim
+        out, start = [], 0
+        for edge, size in zip(self.next_edges, self.sizes):
+            out.append(grad[lead + (slice(start, start + size),)] if edge else None)
+            start += size
+        return tuple(out)
+
+
+def cat(tensors, dim: int = 0) -> Tensor:
+    """Join tensors along an existing dim ``dim``; all other sizes must match. Dtypes promote."""
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("cat: expected a non-empty list of tensors")
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"cat: expected a sequence of Tensors, but element {i} is "
+                            f"{type(t).__name__}")
+    first = tensors[0].data
+    if first.ndim == 0:
+        raise RuntimeError("cat: zero-dimensional tensor (at position 0) cannot be concatenated")
+    (d,) = normalize_dims(dim, first.ndim, "cat")
+    for i, t in enumerate(tensors[1:], 1):
+        shape = t.data.shape
+        if len(shape) != first.ndim or any(a != b for k, (a, b) in
+                                           enumerate(zip(shape, first.shape)) if k != d):
+            raise RuntimeError(
+                f"cat: sizes of tensors must match except in dimension {d}: tensor 0 has shape "
+                f"{first.shape} but tensor {i} has shape {shape}"
+            )
+    dt = first.dtype
+    if any(t.data.dtype != dt for t in tensors):
+        dt = dtypes.result_type(*[t.data for t in tensors])
+        tensors = [cast(t, dt) for t in tensors]
+    out = np.concatenate([t.data for t in tensors], axis=d)
+    if not (grad_state.enabled and any(t._requires_grad for t in tensors)):
+        return wrap(out)
+    node = CatBackward0(*tensors)
+    node.dim, node.sizes = d, [t.data.shape[d] for t in tensors]
+    return wrap(out, node)

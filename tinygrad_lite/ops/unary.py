@@ -1,0 +1,201 @@
+"""More elementwise primitives: abs, rounding, expm1/log1p, clamp, minimum.
+
+These are primitives rather than composites for accuracy (expm1 and log1p near 0) or because a
+composite would cost several ops where one NumPy call does (abs, tan, clamp, minimum: the per-op
+overhead is what dominates small tensors).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..autograd.grad_mode import grad_state
+from ..autograd.graph import Node
+from ..tensor import Tensor
+from .common import array_of, broadcast_error, is_array, promote, sum_to, wrap
+from .common import where as where_rule
+from .elementwise import _float_input
+
+
+def _constant(value: np.ndarray, like):
+    """A NumPy constant in the form a backward rule needs (array, or tensor under create_graph)."""
+    return value if is_array(like) else wrap(value)
+
+
+def _no_bool(x: Tensor, op: str) -> None:
+    if x.data.dtype == np.bool_:
+        raise TypeError(f"{op}: not implemented for bool tensors (got dtype {x.dtype})")
+
+
+class AbsBackward0(Node):
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        sign = np.sign(array_of(x))  # the gradient at 0 is 0, as in PyTorch
+        return (grad * _constant(sign, grad),)
+
+
+def abs(x: Tensor) -> Tensor:  # noqa: A001 - PyTorch's name
+    """Elementwise absolute value."""
+    _no_bool(x, "abs")
+    out = np.abs(x.data)
+    if not (grad_state.enabled and x._requires_grad):
+        return wrap(out)
+    node = AbsBackward0(x)
+    node.save_for_backward(x)
+    return wrap(out, node)
+
+
+class _ZeroGradient(Node):
+    """Step functions (sign, floor, ...): the gradient is zero everywhere, as in PyTorch."""
+
+    def backward(self, grad):
+        return (np.zeros_like(grad) if is_array(grad) else grad * 0,)
+
+
+class SignBackward0(_ZeroGradient):
+    pass
+
+
+class FloorBackward0(_ZeroGradient):
+    pass
+
+
+class CeilBackward0(_ZeroGradient):
+    pass
+
+
+class RoundBackward0(_ZeroGradient):
+    pass
+
+
+class TruncBackward0(_ZeroGradient):
+    pass
+
+
+_STEP_FUNCTIONS = {
+    "sign": (np.sign, SignBackward0),
+    "floor": (np.floor, FloorBackward0),
+    "ceil": (np.ceil, CeilBackward0),
+    "round": (np.round, RoundBackward0),
+    "trunc": (np.trunc, TruncBackward0),
+}
+
+
+def step(name: str, x: Tensor) -> Tensor:
+    """sign, floor, ceil, round (half to even, as in PyTorch) or trunc; zero gradient."""
+    ufunc, node_class = _STEP_FUNCTIONS[name]
+    if x.data.dtype == np.bool_:
+        if name == "sign":
+            return wrap(x.data.copy())
+        raise TypeError(f"{name}: not implemented for bool tensors")
+    out = np.asarray(ufunc(x.data))
+    if not (grad_state.enabled and x._requires_grad):
+        return wrap(out)
+    return wrap(out, node_class(x))
+
+
+class Expm1Backward0(Node):
+    def backward(self, grad):
+        return (grad * (self.saved_output() + 1),)
+
+
+def expm1(x: Tensor) -> Tensor:
+    """``exp(x) - 1``, accurate for small ``x``."""
+    x = _float_input(x)
+    out = np.expm1(x.data)
+    if not (grad_state.enabled and x._requires_grad):
+        return wrap(out)
+    node = Expm1Backward0(x)
+    result = wrap(out, node)
+    node.save_output(result)
+    return result
+
+
+class Log1PBackward0(Node):
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        return (grad / (x + 1),)
+
+
+def log1p(x: Tensor) -> Tensor:
+    """``log(1 + x)``, accurate for small ``x``."""
+    x = _float_input(x)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.log1p(x.data)
+    if not (grad_state.enabled and x._requires_grad):
+        return wrap(out)
+    node = Log1PBackward0(x)
+    node.save_for_backward(x)
+    return wrap(out, node)
+
+
+class TanBackward0(Node):
+    def backward(self, grad):
+        out = self.saved_output()
+        return (grad * (1 + out * out),)
+
+
+def tan(x: Tensor) -> Tensor:
+    """Elementwise tangent (a primitive: one NumPy call instead of sin / cos)."""
+    x = _float_input(x)
+    out = np.tan(x.data)
+    if not (grad_state.enabled and x._requires_grad):
+        return wrap(out)
+    node = TanBackward0(x)
+    result = wrap(out, node)
+    node.save_output(result)
+    return result
+
+
+class ClampBackward1(Node):
+    def backward(self, grad):
+        return (where_rule(self.mask, grad, 0.0),)
+
+
+def clamp(x: Tensor, min: float | None = None, max: float | None = None) -> Tensor:  # noqa: A002
+    """``x`` limited to ``[min, max]`` (Python-number bounds; either may be None). The gradient
+    passes where ``min <= x <= max``, as in PyTorch."""
+    if min is None and max is None:
+        raise RuntimeError("clamp: at least one of 'min' or 'max' must not be None")
+    _no_bool(x, "clamp")
+    data = x.data
+    if x.data.dtype.kind in "iu" and any(isinstance(b, float) for b in (min, max)):
+        data = data.astype(np.float32)  # int tensor, float bound: PyTorch computes in float
+    out = np.clip(data, min, max)
+    if out.dtype != data.dtype:
+        out = out.astype(data.dtype)
+    if not (grad_state.enabled and x._requires_grad):
+        return wrap(out)
+    mask = np.ones(data.shape, dtype=bool)
+    if min is not None:
+        mask &= data >= min
+    if max is not None:
+        mask &= data <= max
+    node = ClampBackward1(x)
+    node.mask = mask
+    return wrap(out, node)
+
+
+class MinimumBackward0(Node):
+    def backward(self, grad):
+        (ea, eb), (a, b) = self.next_edges, self.saved_tensors
+        a_arr, b_arr = array_of(a), array_of(b)
+        # ties share the gradient evenly, as in PyTorch; the shares are constants
+        share = np.where(a_arr < b_arr, 1.0, np.where(a_arr == b_arr, 0.5, 0.0))
+        share_a = _constant(share.astype(a_arr.dtype, copy=False), grad)
+        return (sum_to(grad * share_a, a.shape) if ea else None,
+                sum_to(grad * (1 - share_a), b.shape) if eb else None)
+
+
+def minimum(a, b) -> Tensor:
+    """Elementwise minimum with broadcasting; ties share the gradient equally."""
+    a, b = promote(a, b)
+    try:
+        out = np.minimum(a.data, b.data)
+    except ValueError:
+        raise broadcast_error("minimum", a, b) from None
+    if not (grad_state.enabled and (a._requires_grad or b._requires_grad)):
+        return wrap(out)
+    node = MinimumBackward0(a, b)
+    node.save_for_backward(a, b)
+    return wrap(out, node)

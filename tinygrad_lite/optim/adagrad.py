@@ -1,0 +1,59 @@
+"""Adagrad with learning-rate decay and weight decay."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+from ..tensor import Tensor
+from .optimizer import Optimizer, axpy
+
+__all__ = ["Adagrad"]
+
+
+class Adagrad(Optimizer):
+    """PyTorch's Adagrad: ``clr = lr / (1 + (t - 1) lr_decay)``, ``s += g^2``,
+    ``p -= clr g / (sqrt(s) + eps)``."""
+
+    def __init__(self, params: Iterable[Any], lr: float = 1e-2, lr_decay: float = 0.0,
+                 weight_decay: float = 0.0, initial_accumulator_value: float = 0.0,
+                 eps: float = 1e-10, *, maximize: bool = False) -> None:
+        if lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if lr_decay < 0.0:
+            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
+        if initial_accumulator_value < 0.0:
+            raise ValueError(f"Invalid initial_accumulator_value value: "
+                             f"{initial_accumulator_value}")
+        super().__init__(params, dict(lr=lr, lr_decay=lr_decay, eps=eps,
+                                      weight_decay=weight_decay,
+                                      initial_accumulator_value=initial_accumulator_value,
+                                      maximize=maximize))
+        for group in self.param_groups:  # PyTorch creates the state eagerly
+            for p in group["params"]:
+                self.state[p]["step"] = 0
+                self.state[p]["sum"] = np.full_like(p.data, group["initial_accumulator_value"])
+
+    def _update(self, p: Tensor, grad: np.ndarray, group: dict, state: dict) -> None:
+        g, tmp = self.scratch(p, 0), self.scratch(p, 1)
+        if group["maximize"]:
+            np.negative(grad, out=g)
+        else:
+            np.copyto(g, grad)
+        if "sum" not in state:
+            state["step"] = 0
+            state["sum"] = np.full_like(p.data, group["initial_accumulator_value"])
+        state["step"] += 1
+        if group["weight_decay"] != 0:
+            axpy(g, p.data, group["weight_decay"], tmp)
+        clr = group["lr"] / (1 + (state["step"] - 1) * group["lr_decay"])
+        s = state["sum"]
+        np.multiply(g, g, out=tmp)
+        s += tmp
+        np.sqrt(s, out=tmp)
+        tmp += group["eps"]
+        np.divide(g, tmp, out=tmp)
+        tmp *= -clr
+        p.data += tmp

@@ -1,0 +1,96 @@
+"""Adam and AdamW (decoupled weight decay), with amsgrad and maximize."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+from ..tensor import Tensor
+from .optimizer import Optimizer, axpy
+
+__all__ = ["Adam", "AdamW"]
+
+
+class Adam(Optimizer):
+    """PyTorch's Adam: ``m = b1 m + (1 - b1) g``, ``v = b2 v + (1 - b2) g^2``,
+    ``p -= lr / (1 - b1^t) * m / (sqrt(v) / sqrt(1 - b2^t) + eps)`` (``v`` replaced by its
+    running max with amsgrad); weight decay adds ``wd * p`` to the gradient."""
+
+    _decoupled = False
+
+    def __init__(self, params: Iterable[Any], lr: float = 1e-3,
+                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 0.0, amsgrad: bool = False, *, maximize: bool = False
+                 ) -> None:
+        if lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if eps < 0.0:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        for i, b in enumerate(betas):
+            if not 0.0 <= b < 1.0:
+                raise ValueError(f"Invalid beta parameter at index {i}: {b}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps,
+                                      weight_decay=weight_decay, amsgrad=amsgrad,
+                                      maximize=maximize))
+
+    def _update(self, p: Tensor, grad: np.ndarray, group: dict, state: dict) -> None:
+        g, tmp = self.scratch(p, 0), self.scratch(p, 1)
+        if group["maximize"]:
+            np.negative(grad, out=g)
+        else:
+            np.copyto(g, grad)
+        lr, (b1, b2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
+        if not state:
+            state["step"] = 0
+            state["exp_avg"] = np.zeros_like(p.data)
+            state["exp_avg_sq"] = np.zeros_like(p.data)
+            if group["amsgrad"]:
+                state["max_exp_avg_sq"] = np.zeros_like(p.data)
+        state["step"] += 1
+        step = state["step"]
+        if wd != 0:
+            if self._decoupled:
+                p.data *= 1 - lr * wd
+            else:
+                axpy(g, p.data, wd, tmp)
+        m, v = state["exp_avg"], state["exp_avg_sq"]
+        # m.lerp_(g, 1 - b1) == m + (1 - b1) * (g - m)
+        np.subtract(g, m, out=tmp)
+        tmp *= 1 - b1
+        m += tmp
+        v *= b2
+        np.multiply(g, g, out=tmp)
+        tmp *= 1 - b2
+        v += tmp
+        bias_correction1 = 1 - b1 ** step
+        bias_correction2_sqrt = math.sqrt(1 - b2 ** step)
+        step_size = lr / bias_correction1
+        if group["amsgrad"]:
+            vmax = state["max_exp_avg_sq"]
+            np.maximum(vmax, v, out=vmax)
+            np.sqrt(vmax, out=tmp)
+        else:
+            np.sqrt(v, out=tmp)
+        tmp /= bias_correction2_sqrt
+        tmp += eps
+        np.divide(m, tmp, out=tmp)
+        tmp *= -step_size
+        p.data += tmp
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay: ``p *= 1 - lr * wd`` before the Adam step
+    (weight_decay 0.01 by default)."""
+
+    _decoupled = True
+
+    def __init__(self, params: Iterable[Any], lr: float = 1e-3,
+                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 1e-2, amsgrad: bool = False, *, maximize: bool = False
+                 ) -> None:
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize)

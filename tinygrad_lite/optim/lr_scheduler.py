@@ -1,0 +1,296 @@
+"""Learning-rate schedulers with PyTorch's names, formulas and state dicts."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .optimizer import Optimizer
+
+__all__ = ["LRScheduler", "StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR",
+           "LinearLR", "LambdaLR", "OneCycleLR", "ReduceLROnPlateau"]
+
+
+class LRScheduler:
+    """Base class: ``step()`` advances ``last_epoch`` and writes ``get_lr()`` into the groups."""
+
+    def __init__(self, optimizer: Optimizer, last_epoch: int = -1) -> None:
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        self.optimizer = optimizer
+        if last_epoch == -1:
+            for group in optimizer.param_groups:
+                group.setdefault("initial_lr", group["lr"])
+        else:
+            for i, group in enumerate(optimizer.param_groups):
+                if "initial_lr" not in group:
+                    raise KeyError(f"param 'initial_lr' is not specified in param_groups[{i}] "
+                                   "when resuming an optimizer")
+        self.base_lrs = [g["initial_lr"] for g in optimizer.param_groups]
+        self.last_epoch = last_epoch
+        self.step()
+
+    def get_lr(self) -> list[float]:
+        """The learning rates for the current ``last_epoch``."""
+        raise NotImplementedError
+
+    def get_last_lr(self) -> list[float]:
+        """The learning rates set by the last ``step()``."""
+        return self._last_lr
+
+    def step(self, epoch: int | None = None) -> None:
+        """Advance one epoch (or jump to ``epoch``) and update the optimizer's learning rates."""
+        self.last_epoch = self.last_epoch + 1 if epoch is None else epoch
+        for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
+            group["lr"] = lr
+        self._last_lr = [g["lr"] for g in self.optimizer.param_groups]
+
+    def state_dict(self) -> dict:
+        """Everything but the optimizer (and functions)."""
+        return {k: v for k, v in self.__dict__.items()
+                if k != "optimizer" and not callable(v) and k != "lr_lambdas"}
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        """Restore what ``state_dict`` returned."""
+        self.__dict__.update(state_dict)
+
+
+class StepLR(LRScheduler):
+    """``lr = base_lr * gamma ** (epoch // step_size)``."""
+
+    def __init__(self, optimizer: Optimizer, step_size: int, gamma: float = 0.1,
+                 last_epoch: int = -1) -> None:
+        self.step_size, self.gamma = step_size, gamma
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        """Decayed by ``gamma`` every ``step_size`` epochs."""
+        return [b * self.gamma ** (self.last_epoch // self.step_size) for b in self.base_lrs]
+
+
+class MultiStepLR(LRScheduler):
+    """``lr = base_lr * gamma ** (number of milestones <= epoch)``."""
+
+    def __init__(self, optimizer: Optimizer, milestones: Sequence[int], gamma: float = 0.1,
+                 last_epoch: int = -1) -> None:
+        self.milestones, self.gamma = sorted(milestones), gamma
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        """Decayed by ``gamma`` at each milestone (repeated milestones count twice)."""
+        n = sum(1 for m in self.milestones if m <= self.last_epoch)
+        return [b * self.gamma ** n for b in self.base_lrs]
+
+
+class ExponentialLR(LRScheduler):
+    """``lr = base_lr * gamma ** epoch``."""
+
+    def __init__(self, optimizer: Optimizer, gamma: float, last_epoch: int = -1) -> None:
+        self.gamma = gamma
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        """Decayed by ``gamma`` every epoch."""
+        return [b * self.gamma ** self.last_epoch for b in self.base_lrs]
+
+
+class CosineAnnealingLR(LRScheduler):
+    """``lr = eta_min + (base_lr - eta_min) * (1 + cos(pi * epoch / T_max)) / 2``."""
+
+    def __init__(self, optimizer: Optimizer, T_max: int, eta_min: float = 0.0,  # noqa: N803
+                 last_epoch: int = -1) -> None:
+        self.T_max, self.eta_min = T_max, eta_min
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        """The cosine schedule (closed form)."""
+        c = (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
+        return [self.eta_min + (b - self.eta_min) * c for b in self.base_lrs]
+
+
+class LinearLR(LRScheduler):
+    """The factor goes linearly from ``start_factor`` to ``end_factor`` over ``total_iters``."""
+
+    def __init__(self, optimizer: Optimizer, start_factor: float = 1.0 / 3,
+                 end_factor: float = 1.0, total_iters: int = 5, last_epoch: int = -1) -> None:
+        if not 0 < start_factor <= 1 or not 0 <= end_factor <= 1:
+            raise ValueError("Starting multiplicative factor expected to be greater than 0 and "
+                             "less or equal to 1.")
+        self.start_factor, self.end_factor = start_factor, end_factor
+        self.total_iters = total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        """``base_lr * factor(epoch)``."""
+        t = min(self.last_epoch, self.total_iters)
+        f = self.start_factor + (self.end_factor - self.start_factor) * t / self.total_iters
+        return [b * f for b in self.base_lrs]
+
+
+class LambdaLR(LRScheduler):
+    """``lr = base_lr * lr_lambda(epoch)`` (one function, or one per group)."""
+
+    def __init__(self, optimizer: Optimizer, lr_lambda: Callable | list,
+                 last_epoch: int = -1) -> None:
+        n = len(optimizer.param_groups)
+        if isinstance(lr_lambda, (list, tuple)):
+            if len(lr_lambda) != n:
+                raise ValueError(f"Expected {n} lr_lambdas, but got {len(lr_lambda)}")
+            self.lr_lambdas = list(lr_lambda)
+        else:
+            self.lr_lambdas = [lr_lambda] * n
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        """``base_lr * lambda(epoch)`` per group."""
+        return [b * f(self.last_epoch) for b, f in zip(self.base_lrs, self.lr_lambdas)]
+
+
+class OneCycleLR(LRScheduler):
+    """The 1cycle policy: warm up from ``max_lr / div_factor`` to ``max_lr`` over
+    ``pct_start`` of the steps, then anneal to ``initial_lr / final_div_factor`` (momentum or
+    Adam's beta1 cycles the other way)."""
+
+    def __init__(self, optimizer: Optimizer, max_lr: float | list, total_steps: int | None = None,
+                 epochs: int | None = None, steps_per_epoch: int | None = None,
+                 pct_start: float = 0.3, anneal_strategy: str = "cos",
+                 cycle_momentum: bool = True, base_momentum: float = 0.85,
+                 max_momentum: float = 0.95, div_factor: float = 25.0,
+                 final_div_factor: float = 1e4, three_phase: bool = False,
+                 last_epoch: int = -1) -> None:
+        if total_steps is None:
+            if epochs is None or steps_per_epoch is None:
+                raise ValueError("You must define either total_steps OR (epochs AND "
+                                 "steps_per_epoch)")
+            total_steps = epochs * steps_per_epoch
+        if total_steps <= 0:
+            raise ValueError(f"Expected positive integer total_steps, but got {total_steps}")
+        if anneal_strategy not in ("cos", "linear"):
+            raise ValueError(f"anneal_strategy must be one of 'cos' or 'linear', instead got "
+                             f"{anneal_strategy}")
+        self.total_steps, self.anneal_strategy = total_steps, anneal_strategy
+        n = len(optimizer.param_groups)
+        max_lrs = list(max_lr) if isinstance(max_lr, (list, tuple)) else [max_lr] * n
+        if three_phase:
+            self._phases = [
+                (float(pct_start * total_steps) - 1, "initial_lr", "max_lr", "max_momentum",
+                 "base_momentum"),
+                (float(2 * pct_start * total_steps) - 2, "max_lr", "initial_lr", "base_momentum",
+                 "max_momentum"),
+                (total_steps - 1, "initial_lr", "min_lr", "max_momentum", "max_momentum"),
+            ]
+        else:
+            self._phases = [
+                (float(pct_start * total_steps) - 1, "initial_lr", "max_lr", "max_momentum",
+                 "base_momentum"),
+                (total_steps - 1, "max_lr", "min_lr", "base_momentum", "max_momentum"),
+            ]
+        self.cycle_momentum = cycle_momentum
+        self._use_beta1 = "betas" in optimizer.defaults
+        for group, mlr in zip(optimizer.param_groups, max_lrs):
+            if last_epoch == -1:
+                group["initial_lr"] = mlr / div_factor
+                group["max_lr"] = mlr
+                group["min_lr"] = group["initial_lr"] / final_div_factor
+            if cycle_momentum:
+                if self._use_beta1:
+                    group["betas"] = (max_momentum, *group["betas"][1:])
+                elif "momentum" in group:
+                    group["momentum"] = max_momentum
+                else:
+                    raise ValueError("optimizer must support momentum or beta1 with "
+                                     "`cycle_momentum` option enabled")
+                group["max_momentum"], group["base_momentum"] = max_momentum, base_momentum
+        super().__init__(optimizer, last_epoch)
+
+    def _anneal(self, start: float, end: float, pct: float) -> float:
+        if self.anneal_strategy == "cos":
+            return end + (start - end) / 2.0 * (math.cos(math.pi * pct) + 1)
+        return (end - start) * pct + start
+
+    def get_lr(self) -> list[float]:
+        """The learning rate of the current phase at the current step."""
+        step = self.last_epoch
+        if step > self.total_steps:
+            raise ValueError(f"Tried to step {step} times. The specified number of total steps "
+                             f"is {self.total_steps}")
+        lrs = []
+        for group in self.optimizer.param_groups:
+            start = 0.0
+            for i, (end, lr0, lr1, m0, m1) in enumerate(self._phases):
+                if step <= end or i == len(self._phases) - 1:
+                    pct = (step - start) / (end - start)
+                    lr = self._anneal(group[lr0], group[lr1], pct)
+                    if self.cycle_momentum:
+                        mom = self._anneal(group[m0], group[m1], pct)
+                    break
+                start = end
+            lrs.append(lr)
+            if self.cycle_momentum:
+                if self._use_beta1:
+                    group["betas"] = (mom, *group["betas"][1:])
+                else:
+                    group["momentum"] = mom
+        return lrs
+
+
+class ReduceLROnPlateau:
+    """Multiply the learning rate by ``factor`` once the metric passed to ``step(metric)`` has
+    not improved for ``patience`` epochs."""
+
+    def __init__(self, optimizer: Optimizer, mode: str = "min", factor: float = 0.1,
+                 patience: int = 10, threshold: float = 1e-4, threshold_mode: str = "rel",
+                 cooldown: int = 0, min_lr: float | list = 0.0, eps: float = 1e-8) -> None:
+        if factor >= 1.0:
+            raise ValueError("Factor should be < 1.0.")
+        if mode not in ("min", "max") or threshold_mode not in ("rel", "abs"):
+            raise ValueError(f"mode {mode} / threshold_mode {threshold_mode} is unknown")
+        self.optimizer, self.mode, self.factor, self.patience = optimizer, mode, factor, patience
+        self.threshold, self.threshold_mode, self.cooldown, self.eps = (
+            threshold, threshold_mode, cooldown, eps)
+        n = len(optimizer.param_groups)
+        self.min_lrs = list(min_lr) if isinstance(min_lr, (list, tuple)) else [min_lr] * n
+        self.best = math.inf if mode == "min" else -math.inf
+        self.num_bad_epochs, self.cooldown_counter, self.last_epoch = 0, 0, 0
+        self._last_lr = [g["lr"] for g in optimizer.param_groups]
+
+    def _is_better(self, a: float, best: float) -> bool:
+        if self.mode == "min":
+            limit = best * (1 - self.threshold) if self.threshold_mode == "rel" else \
+                best - self.threshold
+            return a < limit
+        limit = best * (1 + self.threshold) if self.threshold_mode == "rel" else \
+            best + self.threshold
+        return a > limit
+
+    def step(self, metrics: Any) -> None:
+        """Record one epoch's metric and reduce the learning rate if it has plateaued."""
+        current = float(metrics)
+        self.last_epoch += 1
+        if self._is_better(current, self.best):
+            self.best, self.num_bad_epochs = current, 0
+        else:
+            self.num_bad_epochs += 1
+        if self.cooldown_counter > 0:
+            self.cooldown_counter -= 1
+            self.num_bad_epochs = 0
+        if self.num_bad_epochs > self.patience:
+            for group, min_lr in zip(self.optimizer.param_groups, self.min_lrs):
+                new = max(group["lr"] * self.factor, min_lr)
+                if group["lr"] - new > self.eps:
+                    group["lr"] = new
+            self.cooldown_counter, self.num_bad_epochs = self.cooldown, 0
+        self._last_lr = [g["lr"] for g in self.optimizer.param_groups]
+
+    def get_last_lr(self) -> list[float]:
+        """The current learning rates."""
+        return self._last_lr
+
+    def state_dict(self) -> dict:
+        """Everything but the optimizer."""
+        return {k: v for k, v in self.__dict__.items() if k != "optimizer"}
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        """Restore what ``state_dict`` returned."""
+        self.__dict__.update(state_dict)

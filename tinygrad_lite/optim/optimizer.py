@@ -1,0 +1,182 @@
+"""``Optimizer``: param groups, per-parameter state, zero_grad and state dicts, as in PyTorch.
+
+Updates run in place on ``p.data`` under no_grad with NumPy ``out=`` arguments; each step bumps
+the parameter's version counter. Temporaries go into one scratch buffer per parameter shape and
+dtype, reused on every step, so a step allocates no parameter-sized arrays once warm.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import numpy as np
+
+from ..autograd.grad_mode import no_grad
+from ..tensor import Tensor
+
+__all__ = ["Optimizer", "required", "axpy"]
+
+
+def axpy(y: np.ndarray, x: np.ndarray, alpha: float, tmp: np.ndarray) -> None:
+    """``y += alpha * x`` in place, the product going through the scratch array ``tmp``."""
+    if alpha == 1.0:
+        y += x
+    elif alpha == -1.0:
+        y -= x
+    else:
+        np.multiply(x, alpha, out=tmp)
+        y += tmp
+
+
+class _Required:
+    def __repr__(self) -> str:
+        return "<required parameter>"
+
+
+required = _Required()
+
+
+class Optimizer:
+    """Base class: ``param_groups`` (dicts of params and their options), ``state`` (per
+    parameter), ``step(closure)`` implemented by subclasses in ``_update``."""
+
+    def __init__(self, params: Iterable[Any], defaults: dict) -> None:
+        self.defaults = defaults
+        self.state: defaultdict = defaultdict(dict)
+        self.param_groups: list[dict] = []
+        self._scratch: dict = {}
+        groups = list(params)
+        if not groups:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(groups[0], dict):
+            groups = [{"params": groups}]
+        for g in groups:
+            self.add_param_group(g)
+
+    def add_param_group(self, param_group: dict) -> None:
+        """Add a group of parameters with its own options (missing ones from the defaults)."""
+        group = dict(param_group)
+        params = group["params"]
+        group["params"] = [params] if isinstance(params, Tensor) else list(params)
+        for p in group["params"]:
+            if not isinstance(p, Tensor):
+                raise TypeError(f"optimizer can only optimize Tensors, but one of the params is "
+                                f"{type(p).__name__}")
+            if not p.is_leaf:
+                raise ValueError("can't optimize a non-leaf Tensor")
+        for key, value in self.defaults.items():
+            if value is required and key not in group:
+                raise ValueError(f"parameter group didn't specify a value of required "
+                                 f"optimization parameter {key}")
+            group.setdefault(key, value)
+        seen = {id(p) for g in self.param_groups for p in g["params"]}
+        if any(id(p) in seen for p in group["params"]):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(group)
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Reset the gradients of all parameters (to None by default, else to zeros in place)."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p._grad is None:
+                    continue
+                if set_to_none:
+                    p._grad = None
+                else:
+                    p._grad.data[...] = 0
+                    p._grad._version_counter[0] += 1
+
+    def scratch(self, p: Tensor, slot: int = 0) -> np.ndarray:
+        """Reusable temporary array number ``slot`` shaped like ``p`` (shared by parameters of
+        one shape): the only parameter-sized allocation a step makes, once."""
+        key = (p.data.shape, p.data.dtype.str, slot)
+        buf = self._scratch.get(key)
+        if buf is None:
+            buf = self._scratch[key] = np.empty_like(p.data)
+        return buf
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """One update of every parameter with a gradient; ``closure`` re-evaluates the loss."""
+        loss = None
+        if closure is not None:
+            from ..autograd.grad_mode import enable_grad
+
+            with enable_grad():
+                loss = closure()
+        with no_grad():
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p._grad is None:
+                        continue
+                    self._update(p, p._grad.data, group, self.state[p])
+                    p._version_counter[0] += 1
+        return loss
+
+    def _update(self, p: Tensor, grad: np.ndarray, group: dict, state: dict) -> None:
+        raise NotImplementedError
+
+    # -- state dicts ---------------------------------------------------------------------------
+    def state_dict(self) -> dict:
+        """``{"state": {index: {...}}, "param_groups": [{..., "params": [index, ...]}]}`` with
+        parameters replaced by their position across groups, as in PyTorch."""
+        index: dict[int, int] = {}
+        groups = []
+        for g in self.param_groups:
+            packed = {k: v for k, v in g.items() if k != "params"}
+            ids = []
+            for p in g["params"]:
+                index.setdefault(id(p), len(index))
+                ids.append(index[id(p)])
+            packed["params"] = ids
+            groups.append(packed)
+        state = {}
+        for p, s in self.state.items():
+            if id(p) in index:
+                state[index[id(p)]] = {k: (Tensor._wrap(v.copy()) if isinstance(v, np.ndarray)
+                                           else v) for k, v in s.items()}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        """Restore hyper-parameters and state saved by ``state_dict`` (group sizes must match)."""
+        groups = state_dict["param_groups"]
+        if len(groups) != len(self.param_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        for ours, theirs in zip(self.param_groups, groups):
+            if len(ours["params"]) != len(theirs["params"]):
+                raise ValueError("loaded state dict contains a parameter group that doesn't "
+                                 "match the size of optimizer's group")
+        id_map = {}
+        for ours, theirs in zip(self.param_groups, groups):
+            for p, i in zip(ours["params"], theirs["params"]):
+                id_map[i] = p
+        self.state = defaultdict(dict)
+        for key, s in state_dict["state"].items():
+            p = id_map.get(int(key))
+            if p is None:
+                continue
+            restored = {}
+            for k, v in s.items():
+                if isinstance(v, Tensor) and v.ndim > 0 or isinstance(v, np.ndarray):
+                    arr = v.data if isinstance(v, Tensor) else v
+                    restored[k] = np.array(arr, dtype=p.data.dtype)
+                elif isinstance(v, Tensor):
+                    restored[k] = v.item()
+                else:
+                    restored[k] = copy.deepcopy(v)
+            self.state[p] = restored
+        for ours, theirs in zip(self.param_groups, groups):
+            for k, v in theirs.items():
+                if k != "params":
+                    ours[k] = tuple(v) if isinstance(v, list) and k == "betas" else v
+
+    def __repr__(self) -> str:
+        lines = [type(self).__name__ + " ("]
+        for i, g in enumerate(self.param_groups):
+            lines.append(f"Parameter Group {i}")
+            for k in sorted(g):
+                if k != "params":
+                    lines.append(f"    {k}: {g[k]}")
+        return "\n".join(lines) + "\n)"

@@ -1,0 +1,77 @@
+"""RMSprop, with momentum and the centered variant."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+from ..tensor import Tensor
+from .optimizer import Optimizer, axpy
+
+__all__ = ["RMSprop"]
+
+
+class RMSprop(Optimizer):
+    """PyTorch's RMSprop: ``s = alpha s + (1 - alpha) g^2``; ``avg = sqrt(s - ga^2) + eps``
+    (centered, ``ga`` the running mean of g) or ``sqrt(s) + eps``; with momentum
+    ``b = momentum b + g / avg``, ``p -= lr b``; else ``p -= lr g / avg``."""
+
+    def __init__(self, params: Iterable[Any], lr: float = 1e-2, alpha: float = 0.99,
+                 eps: float = 1e-8, weight_decay: float = 0.0, momentum: float = 0.0,
+                 centered: bool = False, *, maximize: bool = False) -> None:
+        if lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if eps < 0.0:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if momentum < 0.0:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if alpha < 0.0:
+            raise ValueError(f"Invalid alpha value: {alpha}")
+        super().__init__(params, dict(lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay,
+                                      momentum=momentum, centered=centered, maximize=maximize))
+
+    def _update(self, p: Tensor, grad: np.ndarray, group: dict, state: dict) -> None:
+        g, tmp, avg = self.scratch(p, 0), self.scratch(p, 1), self.scratch(p, 2)
+        if group["maximize"]:
+            np.negative(grad, out=g)
+        else:
+            np.copyto(g, grad)
+        alpha, eps, momentum = group["alpha"], group["eps"], group["momentum"]
+        if not state:
+            state["step"] = 0
+            state["square_avg"] = np.zeros_like(p.data)
+            if momentum > 0:
+                state["momentum_buffer"] = np.zeros_like(p.data)
+            if group["centered"]:
+                state["grad_avg"] = np.zeros_like(p.data)
+        state["step"] += 1
+        if group["weight_decay"] != 0:
+            axpy(g, p.data, group["weight_decay"], tmp)
+        sq = state["square_avg"]
+        sq *= alpha
+        np.multiply(g, g, out=tmp)
+        tmp *= 1 - alpha
+        sq += tmp
+        if group["centered"]:
+            ga = state["grad_avg"]
+            np.subtract(g, ga, out=tmp)  # ga.lerp_(g, 1 - alpha)
+            tmp *= 1 - alpha
+            ga += tmp
+            np.multiply(ga, ga, out=avg)
+            np.subtract(sq, avg, out=avg)
+            np.sqrt(avg, out=avg)
+        else:
+            np.sqrt(sq, out=avg)
+        avg += eps
+        if momentum > 0:
+            buf = state["momentum_buffer"]
+            buf *= momentum
+            np.divide(g, avg, out=tmp)
+            buf += tmp
+            axpy(p.data, buf, -group["lr"], tmp)
+        else:
+            np.divide(g, avg, out=tmp)
+            tmp *= -group["lr"]
+            p.data += tmp
