@@ -434,7 +434,8 @@ from . import autograd as _autograd  # noqa: E402
 from . import functions as _fn  # noqa: E402
 from . import ops as _ops  # noqa: E402
 from . import tensor_methods as _tensor_methods  # noqa: E402
+from . import tensor_methods_shape as _tensor_methods_shape  # noqa: E402
 from .autograd import engine as _engine  # noqa: E402
 
-_tensor_methods.F = _fn
+_tensor_methods.F = _tensor_methods_shape.F = _fn
 _graph._Tensor = Tensor

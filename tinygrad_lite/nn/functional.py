@@ -194,9 +194,8 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
 
 
 def _var(x: Tensor, dims: tuple, keepdim: bool = True) -> Tensor:
-    """Biased variance over ``dims`` (composite until issue 3's ``var`` lands)."""
-    centred = x - x.mean(dims, keepdim=True)
-    return (centred * centred).mean(dims, keepdim=keepdim)
+    """Biased variance over ``dims``, as the normalisation layers use it."""
+    return _fn.var(x, dims, correction=0, keepdim=keepdim)
 
 
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from .. import functions as _fn
+from ..functions import pad  # nn.functional.pad is tl's pad: constant, reflect, replicate, circular
 from ..tensor import Tensor
 from . import _ops
 
@@ -25,20 +26,6 @@ def _tuple(value: Any, n: int, name: str) -> tuple:
     if len(value) != n:
         raise ValueError(f"{name} must be an int or a tuple of {n} ints, got {value}")
     return value
-
-
-def pad(input: Tensor, pad: tuple, mode: str = "constant", value: float | None = None) -> Tensor:
-    """PyTorch's ``F.pad``: ``pad`` lists (left, right) widths starting from the last dim;
-    constant mode only (non-negative widths)."""
-    if mode != "constant":
-        raise NotImplementedError(f"pad: mode {mode!r} is not supported (only 'constant')")
-    if len(pad) % 2 or len(pad) // 2 > input.ndim:
-        raise ValueError(f"pad: padding length {len(pad)} must be even and at most "
-                         f"2 * ndim ({2 * input.ndim})")
-    widths = [(0, 0)] * input.ndim
-    for i in range(len(pad) // 2):
-        widths[input.ndim - 1 - i] = (int(pad[2 * i]), int(pad[2 * i + 1]))
-    return _ops.pad_constant(input, tuple(widths), 0.0 if value is None else value)
 
 
 def _batched(input: Tensor, nd: int, op: str) -> tuple[Tensor, bool]:

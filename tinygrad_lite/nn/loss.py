@@ -24,10 +24,6 @@ def _reduce(loss: Tensor, reduction: str, op: str) -> Tensor:
                      "(expected 'none', 'mean' or 'sum')")
 
 
-def _abs(x: Tensor) -> Tensor:
-    return x * Tensor._wrap(np.sign(x.data))  # gradient sign(x), 0 at 0, as in PyTorch
-
-
 def _as_tensor(x: object, like: Tensor) -> Tensor:
     return x if isinstance(x, Tensor) else Tensor._wrap(np.asarray(x, like.data.dtype))
 
@@ -48,14 +44,14 @@ def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
 
 def l1_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     """Absolute error ``|input - target|``, reduced."""
-    return _reduce(_abs(input - target), reduction, "l1_loss")
+    return _reduce(_fn.abs(input - target), reduction, "l1_loss")
 
 
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0
                ) -> Tensor:
     """Quadratic for ``|d| < delta``, linear (slope delta) beyond."""
     d = input - target
-    a = _abs(d)
+    a = _fn.abs(d)
     loss = _fn.where(a < delta, 0.5 * d * d, delta * (a - 0.5 * delta))
     return _reduce(loss, reduction, "huber_loss")
 
@@ -64,7 +60,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, reduction: str = "mean", beta:
                    ) -> Tensor:
     """``0.5 d^2 / beta`` for ``|d| < beta``, ``|d| - 0.5 beta`` beyond (L1 when beta=0)."""
     d = input - target
-    a = _abs(d)
+    a = _fn.abs(d)
     if beta == 0.0:
         return _reduce(a, reduction, "smooth_l1_loss")
     loss = _fn.where(a < beta, (0.5 / beta) * d * d, a - 0.5 * beta)
@@ -189,7 +185,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     target = _as_tensor(target, input)
     _check_same_shape(input, target, "binary_cross_entropy_with_logits")
     # log(1 + exp(-|x|)) + max(-x, 0) == -log(sigmoid(x)), without overflow
-    log_sig_neg = _fn.log(1.0 + _fn.exp(-_abs(input))) + _fn.relu(-input)
+    log_sig_neg = _fn.log(1.0 + _fn.exp(-_fn.abs(input))) + _fn.relu(-input)
     if pos_weight is not None:
         log_weight = (pos_weight - 1.0) * target + 1.0
         loss = (1.0 - target) * input + log_weight * log_sig_neg
