@@ -361,6 +361,12 @@ def _put(x, index, value):
 
 
 # composites
+row("linear", lambda x, w, b: tl.nn.functional.linear(x, w, b), [(5, 3), (4, 3), (4,)], "real",
+    lambda x, w, b: x @ w.T + b)
+row("linear-batched-no-bias", lambda x, w: tl.nn.functional.linear(x, w), [(2, 5, 3), (4, 3)],
+    "real", lambda x, w: x @ w.T)
+row("linear-1d-input", lambda x, w, b: tl.nn.functional.linear(x, w, b), [(3,), (4, 3), (4,)],
+    "real", lambda x, w, b: x @ w.T + b)
 row("mlp-layer", lambda x, w, b: (x @ w.T + b).relu().sum(1), [(5, 3), (4, 3), (4,)], "nonzero",
     lambda x, w, b: np.maximum(x @ w.T + b, 0).sum(1))
 

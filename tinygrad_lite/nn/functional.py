@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import creation as _creation
 from .. import functions as _fn
+from .. import ops as _ops_prims
 from ..autograd.grad_mode import no_grad
 from ..functions import log_softmax, relu, sigmoid, softmax, tanh
 from ..tensor import Tensor
@@ -70,14 +71,8 @@ def abs_(x: Tensor) -> Tensor:
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
-    """``input @ weight.T + bias``."""
-    if input.shape[-1:] != weight.shape[-1:]:
-        raise RuntimeError(
-            f"linear: input of shape {input.shape} and weight of shape {weight.shape} do not "
-            f"match: input.shape[-1] must equal in_features ({weight.shape[-1]})"
-        )
-    out = _fn.matmul(input, weight.mT if weight.ndim == 2 else weight)
-    return out if bias is None else out + bias
+    """``input @ weight.T + bias``, recorded as one op."""
+    return _ops_prims.linear(input, weight, bias)
 
 
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None

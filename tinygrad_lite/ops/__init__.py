@@ -31,11 +31,12 @@ from .elementwise import (
 )
 from .indexing import index_put
 from .movement import expand, getitem, permute, reshape, scatter_into_zeros
-from .reduce import amax, matmul2d, reduce_sum
+from .reduce import amax, linear, matmul2d, reduce_sum
 from .shape import cat
 
 __all__ = [
-    "add", "amax", "cast", "clone", "compare", "cos", "div", "exp", "expand", "getitem", "log",
+    "add", "amax", "cast", "clone", "compare", "cos", "div", "exp", "expand", "getitem", "linear",
+    "log",
     "matmul2d", "maximum", "mul", "neg", "normalize_dims", "permute", "pow", "promote",
     "reduce_sum", "relu", "reshape", "scatter_into_zeros", "sigmoid", "sin", "sub", "sum_to",
     "tanh", "where", "index_put", "cat", "common", "inplace", "scan", "unary",
