@@ -45,10 +45,8 @@ def promote(a: object, b: object) -> tuple[Tensor, Tensor]:
         b = as_tensor(b, a)
     if a.data.dtype is b.data.dtype:
         return a, b
-    from .elementwise import cast  # cast is itself a recorded op
-
     dt = dtypes.result_type(a.data, b.data)
-    return cast(a, dt), cast(b, dt)
+    return _elementwise.cast(a, dt), _elementwise.cast(b, dt)  # a cast is a recorded op
 
 
 def broadcast_error(op: str, a: Tensor, b: Tensor) -> RuntimeError:
@@ -77,9 +75,7 @@ def sum_to(grad, shape: tuple):
     )
     if is_array(grad):
         return grad.sum(axis=dims).reshape(shape)
-    from .reduce import reduce_sum
-
-    return reduce_sum(grad, dims).reshape(shape)
+    return _reduce.reduce_sum(grad, dims).reshape(shape)
 
 
 def normalize_dims(dim: int | tuple | list | None, ndim: int, op: str) -> tuple[int, ...]:
@@ -121,9 +117,7 @@ def array_of(x: object) -> np.ndarray:
 def broadcast_to(grad, shape: tuple):
     """``grad`` broadcast to ``shape`` (the adjoint of a sum)."""
     if not is_array(grad):
-        from .movement import expand
-
-        return expand(grad, shape)
+        return _movement.expand(grad, shape)
     if math.prod(shape) > SMALL:
         return np.broadcast_to(grad, shape)
     out = np.empty(shape, grad.dtype)  # see SMALL: a small copy beats np.broadcast_to
@@ -136,9 +130,7 @@ def where(mask, x, y):
     ``y`` are gradients or Python scalars."""
     if not (isinstance(x, Tensor) or isinstance(y, Tensor)):
         return np.where(array_of(mask), x, y)
-    from .elementwise import where as tensor_where
-
-    return tensor_where(mask, x, y)
+    return _elementwise.where(mask, x, y)
 
 
 def swap_last_dims(x):
@@ -150,30 +142,22 @@ def permute(x, dims: tuple):
     """``x`` with its dimensions reordered."""
     if is_array(x):
         return x.transpose(dims)
-    from .movement import permute as tensor_permute
-
-    return tensor_permute(x, dims)
+    return _movement.permute(x, dims)
 
 
 def cast(x, dtype: np.dtype):
     """``x`` converted to ``dtype``."""
     if is_array(x):
         return x.astype(dtype, copy=False)
-    from .elementwise import cast as tensor_cast
-
-    return tensor_cast(x, dtype)
+    return _elementwise.cast(x, dtype)
 
 
 def scatter(values, index: tuple, shape: tuple):
     """Zeros of ``shape`` with ``values`` added at ``index`` (the adjoint of indexing)."""
     if not is_array(values):
-        from .movement import scatter_into_zeros
-
-        return scatter_into_zeros(values, index, shape)
-    from .movement import is_basic_index
-
+        return _movement.scatter_into_zeros(values, index, shape)
     out = np.zeros(shape, dtype=values.dtype)
-    if is_basic_index(index):
+    if _movement.is_basic_index(index):
         out[index] = values
     else:
         np.add.at(out, index, values)
@@ -184,9 +168,7 @@ def unary(name: str, x):
     """``np.<name>(x)`` for arrays, the Tensor op of that name otherwise (exp, log, sin, cos)."""
     if is_array(x):
         return getattr(np, name)(x)
-    from . import elementwise
-
-    return getattr(elementwise, name)(x)
+    return getattr(_elementwise, name)(x)
 
 
 def reverse_cumsum(x, dim: int):
@@ -194,9 +176,7 @@ def reverse_cumsum(x, dim: int):
     flip = (slice(None),) * dim + (slice(None, None, -1),)
     if is_array(x):
         return np.cumsum(x[flip], axis=dim)[flip]
-    from .scan import cumsum
-
-    return cumsum(x[flip], dim)[flip]
+    return _scan.cumsum(x[flip], dim)[flip]
 
 
 def constant(value: np.ndarray, like):
@@ -211,3 +191,11 @@ def open_grid(shape: tuple) -> list:
     ndim = len(shape)
     return [np.arange(n).reshape((1,) * i + (n,) + (1,) * (ndim - i - 1))
             for i, n in enumerate(shape)]
+
+
+# The ops modules import this one; importing them last breaks the cycle (their imports of the
+# names above succeed) and keeps the rule helpers free of per-call import statements.
+from . import elementwise as _elementwise  # noqa: E402
+from . import movement as _movement  # noqa: E402
+from . import reduce as _reduce  # noqa: E402
+from . import scan as _scan  # noqa: E402

@@ -92,7 +92,7 @@ class Optimizer:
     def scratch(self, p: Tensor, slot: int = 0) -> np.ndarray:
         """Reusable temporary array number ``slot`` shaped like ``p`` (shared by parameters of
         one shape): the only parameter-sized allocation a step makes, once."""
-        key = (p.data.shape, p.data.dtype.str, slot)
+        key = (p.data.shape, p.data.dtype, slot)
         buf = self._scratch.get(key)
         if buf is None:
             buf = self._scratch[key] = np.empty_like(p.data)

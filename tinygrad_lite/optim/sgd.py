@@ -33,23 +33,34 @@ class SGD(Optimizer):
                                       maximize=maximize))
 
     def _update(self, p: Tensor, grad: np.ndarray, group: dict, state: dict) -> None:
-        g, tmp = self.scratch(p, 0), self.scratch(p, 1)
+        # ``d_p`` starts as the gradient itself (never written to); it is copied into a scratch
+        # array only when maximize or weight decay must change it, so the common case (momentum
+        # only) runs the same four NumPy calls as a hand-written update.
+        d_p = grad
         if group["maximize"]:
-            np.negative(grad, out=g)
-        else:
-            np.copyto(g, grad)
+            d_p = np.negative(grad, out=self.scratch(p, 0))
         wd, momentum = group["weight_decay"], group["momentum"]
         if wd != 0:
-            axpy(g, p.data, wd, tmp)
+            d_p = self._writable(p, d_p, grad)
+            axpy(d_p, p.data, wd, self.scratch(p, 1))
         if momentum != 0:
             buf = state.get("momentum_buffer")
             if buf is None:
-                buf = state["momentum_buffer"] = g.copy()  # the algorithm's state
+                buf = state["momentum_buffer"] = d_p.copy()  # the algorithm's state
             else:
                 buf *= momentum
-                axpy(buf, g, 1.0 - group["dampening"], tmp)
+                axpy(buf, d_p, 1.0 - group["dampening"], self.scratch(p, 1))
             if group["nesterov"]:
-                axpy(g, buf, momentum, tmp)
+                d_p = self._writable(p, d_p, grad)
+                axpy(d_p, buf, momentum, self.scratch(p, 1))
             else:
-                np.copyto(g, buf)
-        axpy(p.data, g, -group["lr"], tmp)
+                d_p = buf
+        axpy(p.data, d_p, -group["lr"], self.scratch(p, 1))
+
+    def _writable(self, p: Tensor, d_p: np.ndarray, grad: np.ndarray) -> np.ndarray:
+        """``d_p`` as an array this step may modify: a scratch copy while it is the gradient."""
+        if d_p is not grad:
+            return d_p
+        out = self.scratch(p, 0)
+        np.copyto(out, grad)
+        return out
