@@ -3,6 +3,7 @@ PyTorch's signatures, and composite ops built from them (their gradients come fo
 
 from __future__ import annotations
 
+import math
 from collections import namedtuple
 from typing import Any
 
@@ -71,8 +72,11 @@ def mean(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
             f"mean: input dtype must be floating point, got {input.dtype}; convert it first, "
             "e.g. x.float().mean()"
         )
-    dims = ops.normalize_dims(dim, input.data.ndim, "mean")
-    count = int(np.prod([input.data.shape[d] for d in dims], dtype=np.int64))
+    if dim is None:
+        count = input.data.size
+    else:
+        count = math.prod(input.data.shape[d] for d in ops.normalize_dims(dim, input.data.ndim,
+                                                                          "mean"))
     return ops.reduce_sum(input, dim, keepdim) / count
 
 
