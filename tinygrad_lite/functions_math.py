@@ -128,7 +128,7 @@ def reciprocal(input: Tensor) -> Tensor:
 
 def minimum(input: Tensor, other: Tensor) -> Tensor:
     """Elementwise minimum with broadcasting; ties share the gradient equally."""
-    return unary.minimum(input, other)
+    return ops.minimum(input, other)
 
 
 def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:

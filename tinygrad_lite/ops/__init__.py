@@ -19,6 +19,7 @@ from .elementwise import (
     exp,
     log,
     maximum,
+    minimum,
     mul,
     neg,
     pow,
@@ -37,7 +38,7 @@ from .shape import cat
 __all__ = [
     "add", "amax", "cast", "clone", "compare", "cos", "div", "exp", "expand", "getitem", "linear",
     "log",
-    "matmul2d", "maximum", "mul", "neg", "normalize_dims", "permute", "pow", "promote",
+    "matmul2d", "maximum", "minimum", "mul", "neg", "normalize_dims", "permute", "pow", "promote",
     "reduce_sum", "relu", "reshape", "scatter_into_zeros", "sigmoid", "sin", "sub", "sum_to",
     "tanh", "where", "index_put", "cat", "common", "inplace", "scan", "unary",
 ]

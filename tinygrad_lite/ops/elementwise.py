@@ -152,11 +152,13 @@ def pow(a, b) -> Tensor:  # noqa: A001 - PyTorch's name
 
 
 class MaximumBackward0(Node):
+    wins = staticmethod(np.greater)  # where a's value is the result
+
     def backward(self, grad):
         (ea, eb), (a, b) = self.next_edges, self.saved_tensors
         a_arr, b_arr = array_of(a), array_of(b)
         # PyTorch splits the gradient evenly where a == b; the split is a constant.
-        share = np.where(a_arr > b_arr, 1.0, np.where(a_arr == b_arr, 0.5, 0.0))
+        share = np.where(self.wins(a_arr, b_arr), 1.0, np.where(a_arr == b_arr, 0.5, 0.0))
         share_a = share.astype(a_arr.dtype, copy=False)
         if not is_array(grad):
             share_a = wrap(share_a)
@@ -164,18 +166,31 @@ class MaximumBackward0(Node):
                 sum_to(grad * (1 - share_a), b.shape) if eb else None)
 
 
-def maximum(a, b) -> Tensor:
-    """Elementwise maximum with broadcasting; ties share the gradient equally."""
+class MinimumBackward0(MaximumBackward0):
+    wins = staticmethod(np.less)
+
+
+def _extremum(ufunc: np.ufunc, node_cls: type, name: str, a, b) -> Tensor:
     a, b = promote(a, b)
     try:
-        out = np.maximum(a.data, b.data)
+        out = ufunc(a.data, b.data)
     except ValueError:
-        raise broadcast_error("maximum", a, b) from None
+        raise broadcast_error(name, a, b) from None
     if not (grad_state.enabled and (a._requires_grad or b._requires_grad)):
         return wrap(out)
-    node = MaximumBackward0(a, b)
+    node = node_cls(a, b)
     node.save_for_backward(a, b)
     return wrap(out, node)
+
+
+def maximum(a, b) -> Tensor:
+    """Elementwise maximum with broadcasting; ties share the gradient equally."""
+    return _extremum(np.maximum, MaximumBackward0, "maximum", a, b)
+
+
+def minimum(a, b) -> Tensor:
+    """Elementwise minimum with broadcasting; ties share the gradient equally."""
+    return _extremum(np.minimum, MinimumBackward0, "minimum", a, b)
 
 
 class WhereBackward0(Node):

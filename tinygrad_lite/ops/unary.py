@@ -1,7 +1,7 @@
-"""More elementwise primitives: abs, rounding, expm1/log1p, clamp, minimum.
+"""More elementwise primitives: abs, rounding, expm1/log1p, tan, clamp.
 
 These are primitives rather than composites for accuracy (expm1 and log1p near 0) or because a
-composite would cost several ops where one NumPy call does (abs, tan, clamp, minimum: the per-op
+composite would cost several ops where one NumPy call does (abs, tan, clamp: the per-op
 overhead is what dominates small tensors).
 """
 
@@ -12,7 +12,7 @@ import numpy as np
 from ..autograd.grad_mode import grad_state
 from ..autograd.graph import Node
 from ..tensor import Tensor
-from .common import array_of, broadcast_error, is_array, promote, sum_to, wrap
+from .common import array_of, is_array, wrap
 from .common import where as where_rule
 from .elementwise import _float_input
 
@@ -173,29 +173,4 @@ def clamp(x: Tensor, min: float | None = None, max: float | None = None) -> Tens
         mask &= data <= max
     node = ClampBackward1(x)
     node.mask = mask
-    return wrap(out, node)
-
-
-class MinimumBackward0(Node):
-    def backward(self, grad):
-        (ea, eb), (a, b) = self.next_edges, self.saved_tensors
-        a_arr, b_arr = array_of(a), array_of(b)
-        # ties share the gradient evenly, as in PyTorch; the shares are constants
-        share = np.where(a_arr < b_arr, 1.0, np.where(a_arr == b_arr, 0.5, 0.0))
-        share_a = _constant(share.astype(a_arr.dtype, copy=False), grad)
-        return (sum_to(grad * share_a, a.shape) if ea else None,
-                sum_to(grad * (1 - share_a), b.shape) if eb else None)
-
-
-def minimum(a, b) -> Tensor:
-    """Elementwise minimum with broadcasting; ties share the gradient equally."""
-    a, b = promote(a, b)
-    try:
-        out = np.minimum(a.data, b.data)
-    except ValueError:
-        raise broadcast_error("minimum", a, b) from None
-    if not (grad_state.enabled and (a._requires_grad or b._requires_grad)):
-        return wrap(out)
-    node = MinimumBackward0(a, b)
-    node.save_for_backward(a, b)
     return wrap(out, node)
