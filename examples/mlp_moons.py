@@ -1,10 +1,11 @@
-"""Train a small MLP on the two-moons data set with tinygrad_lite, PyTorch style.
+"""The main demo: train an MLP on the two-moons data set with tinygrad_lite, PyTorch style.
 
-    python examples/mlp_moons.py [--steps 500] [--seed 0]
+    python examples/mlp_moons.py [--steps 300] [--seed 0] [--out examples/out]
 
-The model is 2-16-16-1 with ReLU, trained full-batch with a hinge loss and SGD with momentum;
-every piece (parameters, forward, backward, update under no_grad) is written out so the loop
-reads like its PyTorch equivalent.
+A 2-16-16-1 ReLU network (``tl.nn``) trained full-batch with a hinge loss and ``tl.optim.SGD``
+with momentum, with a tqdm progress bar. It writes, under ``--out``: ``moons_boundary.png``
+(decision boundary and loss curve, matplotlib) and ``moons_graph.svg`` (the graph of one training
+step, coloured by gradient norm, drawn by ``tl.viz``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a plain checkout too
 import tinygrad_lite as tl  # noqa: E402
+import tinygrad_lite.viz  # noqa: E402, F401  (tl.viz)
+from tinygrad_lite import nn  # noqa: E402
+
+OUT = Path(__file__).resolve().parent / "out"
 
 
 def make_moons(n: int, noise: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -29,45 +34,89 @@ def make_moons(n: int, noise: float, rng: np.random.Generator) -> tuple[np.ndarr
     return points.astype(np.float32), np.where(upper, 1.0, -1.0).astype(np.float32)
 
 
-def init_linear(fan_in: int, fan_out: int) -> tuple[tl.Tensor, tl.Tensor]:
-    """PyTorch's default Linear initialisation: uniform in +-1/sqrt(fan_in)."""
-    bound = 1 / np.sqrt(fan_in)
-    weight = (tl.rand(fan_out, fan_in) * 2 - 1) * bound
-    bias = (tl.rand(fan_out) * 2 - 1) * bound
-    return weight.requires_grad_(), bias.requires_grad_()
+def make_model() -> nn.Module:
+    """The 2-16-16-1 ReLU MLP."""
+    return nn.Sequential(nn.Linear(2, 16), nn.ReLU(), nn.Linear(16, 16), nn.ReLU(),
+                         nn.Linear(16, 1))
+
+
+def hinge_loss(score: tl.Tensor, y: tl.Tensor) -> tl.Tensor:
+    """Mean of max(0, 1 - y * score): the SVM loss, with labels -1 and +1."""
+    return (1 - y * score).relu().mean()
+
+
+def plot(model: nn.Module, points: np.ndarray, labels: np.ndarray, losses: list[float],
+         path: Path) -> None:
+    """Decision boundary (left) and loss curve (right) as one PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    xx, yy = np.meshgrid(np.linspace(-1.6, 2.6, 200), np.linspace(-1.1, 1.6, 200))
+    grid = np.stack([xx.ravel(), yy.ravel()], axis=1).astype(np.float32)
+    with tl.no_grad():
+        zz = model(tl.tensor(grid)).numpy().reshape(xx.shape)
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
+    ax1.contourf(xx, yy, zz > 0, levels=1, cmap="RdBu", alpha=0.35)
+    ax1.contour(xx, yy, zz, levels=[0], colors="k", linewidths=1)
+    ax1.scatter(points[:, 0], points[:, 1], c=labels, cmap="RdBu", s=12, edgecolors="k",
+                linewidths=0.3)
+    ax1.set_title("decision boundary")
+    ax2.plot(losses)
+    ax2.set_yscale("log")
+    ax2.set_xlabel("step")
+    ax2.set_title("hinge loss")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
 
 
 def main(argv: list[str] | None = None) -> float:
-    """Train and return the final training accuracy."""
+    """Train, write the pictures, and return the final training accuracy."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=500)
+    parser.add_argument("--steps", type=int, default=300)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args(argv)
+    from tqdm import tqdm
 
     tl.manual_seed(args.seed)
     points, labels = make_moons(200, 0.1, np.random.default_rng(args.seed))
     x, y = tl.tensor(points), tl.tensor(labels)
-    params = [*init_linear(2, 16), *init_linear(16, 16), *init_linear(16, 1)]
-    w1, b1, w2, b2, w3, b3 = params
-    velocity = [tl.zeros_like(p) for p in params]
+    model = make_model()
+    optimizer = tl.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+    args.out.mkdir(parents=True, exist_ok=True)
 
-    for step in range(args.steps):
-        hidden = (x @ w1.T + b1).relu()
-        hidden = (hidden @ w2.T + b2).relu()
-        score = (hidden @ w3.T + b3).reshape(-1)
-        loss = (1 - y * score).relu().mean()  # hinge loss
+    losses: list[float] = []
+    bar = tqdm(range(args.steps), desc="training", file=sys.stdout, mininterval=0.5)
+    for step in bar:
+        if step == args.steps - 1:  # draw the last step: record module calls and gradients
+            with tl.viz.record():
+                score = model(x).reshape(-1)
+                loss = hinge_loss(score, y)
+                optimizer.zero_grad()
+                loss.backward()
+            graph = tl.viz.draw(loss, params=model, collapse="modules")
+        else:
+            score = model(x).reshape(-1)
+            loss = hinge_loss(score, y)
+            optimizer.zero_grad()
+            loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+        accuracy = ((score > 0) == (y > 0)).float().mean().item()
+        bar.set_postfix(loss=f"{losses[-1]:.4f}", accuracy=f"{accuracy:.1%}", refresh=False)
+    bar.close()
+    print(f"final loss {losses[-1]:.4f}  accuracy {accuracy:.1%}")
 
-        for p in params:
-            p.grad = None
-        loss.backward()
-        with tl.no_grad():  # SGD with momentum 0.9, lr 0.05, written out
-            for p, v in zip(params, velocity):
-                v.data *= 0.9
-                v.data += p.grad.data
-                p.data -= 0.05 * v.data
-        if step % 100 == 0 or step == args.steps - 1:
-            accuracy = ((score > 0) == (y > 0)).float().mean().item()
-            print(f"step {step:4d}  loss {loss.item():.4f}  accuracy {accuracy:.1%}")
+    plot(model, points, labels, losses, args.out / "moons_boundary.png")
+    try:
+        graph.render(args.out / "moons_graph", format="svg", cleanup=True)
+        print(f"wrote {args.out / 'moons_boundary.png'} and {args.out / 'moons_graph.svg'}")
+    except RuntimeError as exc:  # no Graphviz `dot`: keep the DOT text instead
+        (args.out / "moons_graph.dot").write_text(graph.source)
+        print(f"wrote {args.out / 'moons_boundary.png'}; {exc}")
     return accuracy
 
 

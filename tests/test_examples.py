@@ -1,7 +1,10 @@
-"""Smoke tests: every example runs end to end with few steps."""
+"""Smoke tests: every example runs end to end with few steps and does what it claims."""
 
 import importlib.util
+import shutil
 from pathlib import Path
+
+import pytest
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -13,7 +16,50 @@ def load(name: str):
     return module
 
 
-def test_mlp_moons_learns(capsys):
-    accuracy = load("mlp_moons").main(["--steps", "150"])
+def test_mlp_moons_learns_and_draws(tmp_path, capsys):
+    pytest.importorskip("tqdm")
+    pytest.importorskip("matplotlib")
+    pytest.importorskip("graphviz")
+    accuracy = load("mlp_moons").main(["--steps", "150", "--out", str(tmp_path)])
     assert accuracy > 0.9
-    assert "loss" in capsys.readouterr().out
+    assert "final loss" in capsys.readouterr().out
+    assert (tmp_path / "moons_boundary.png").read_bytes()[:4] == b"\x89PNG"
+    if shutil.which("dot"):
+        svg = (tmp_path / "moons_graph.svg").read_text()
+        assert "AddmmBackward0" in svg and "0.weight" in svg and "gradient norm" in svg
+
+
+def test_mlp_digits_reaches_accuracy_and_reloads(capsys):
+    pytest.importorskip("sklearn")
+    pytest.importorskip("safetensors")
+    accuracy = load("mlp_digits").main(["--epochs", "4"])
+    assert accuracy > 0.9
+    assert "after tl.save/tl.load" in capsys.readouterr().out
+
+
+def test_custom_op_checks_and_compares(capsys):
+    ratio = load("custom_op").main(["--batch", "32", "--classes", "50", "--repeat", "2"])
+    assert ratio > 0
+    out = capsys.readouterr().out
+    assert "gradcheck passed" in out and "fused" in out and "composed" in out
+
+
+def test_hooks_clip_and_saliency(tmp_path):
+    pytest.importorskip("sklearn")
+    pytest.importorskip("matplotlib")
+    clipped = load("hooks").main(["--epochs", "1", "--out", str(tmp_path)])
+    assert 0 < clipped < 1
+    assert (tmp_path / "guided_backprop.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_higher_order_matches_finite_differences():
+    assert load("higher_order").main([]) < 1e-6
+
+
+def test_draw_graph_writes_every_view(tmp_path):
+    pytest.importorskip("graphviz")
+    paths = load("draw_graph").main(["--out", str(tmp_path)])
+    assert [Path(p).stem for p in paths] == ["cnn_forward", "cnn_grads", "cnn_folded",
+                                             "nan_grads"]
+    for p in paths:
+        assert Path(p).stat().st_size > 0

@@ -153,7 +153,7 @@ from .tensor import Tensor
 __version__ = "0.1.0"
 
 # nn, optim and checkpoints build on everything above
-from . import nn, optim, utils  # noqa: E402
+from . import nn, optim, utils, viz  # noqa: E402
 from .serialization import load, save  # noqa: E402
 
 double, half, long, float = float64, float16, int64, float32  # PyTorch's dtype aliases
@@ -177,5 +177,5 @@ __all__ = [
     "outer", "prod", "reciprocal", "repeat", "roll", "round", "rsqrt", "scatter",
     "scatter_add", "select", "sign", "split", "square", "stack", "std", "take_along_dim", "tan",
     "tile", "tril", "triu", "trunc", "unbind", "unflatten", "var",
-    "nn", "optim", "utils", "save", "load",
+    "nn", "optim", "utils", "viz", "save", "load",
 ]

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Set up a development environment: bash tools/setup.sh [EXTRAS]   (e.g. examples, test, viz)
+# Installs Graphviz's `dot` (Debian package `graphviz`) when it is missing and we can (root with
+# apt-get), creates .venv if needed, and installs the package editable with the given extras.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+extras="${1:-}"
+if ! command -v dot >/dev/null 2>&1; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq graphviz; } \
+            >/dev/null 2>&1 || echo "note: could not install graphviz; drawings can't be rendered (tl.viz.to_dot still works)"
+    else
+        echo "note: Graphviz's dot is missing (Debian: apt-get install graphviz); drawings can't be rendered (tl.viz.to_dot still works)"
+    fi
+fi
+if [ ! -x .venv/bin/python ] && ! python3 -m venv .venv >/dev/null 2>&1; then
+    # Debian ships venv's pip bootstrap separately (python3-venv)
+    rm -rf .venv
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        apt-get update -qq >/dev/null 2>&1 || true
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null 2>&1 || true
+    fi
+    python3 -m venv .venv
+fi
+.venv/bin/python -m pip install -q --disable-pip-version-check -e ".${extras:+[$extras]}"
