@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from .. import dtypes
+from ..autograd.grad_mode import grad_state
 from ..tensor import Tensor
 
 wrap = Tensor._wrap
@@ -95,6 +96,20 @@ def normalize_dims(dim: int | tuple | list | None, ndim: int, op: str) -> tuple[
     if len(set(out)) != len(out):
         raise RuntimeError(f"{op}: dim {dims} contains a repeated dimension")
     return tuple(sorted(out)) if ndim else ()
+
+
+def unary_result(out, x: Tensor, node_cls: type, save: str | None = None) -> Tensor:
+    """Wrap ``out = f(x)``; when recording, attach a ``node_cls`` node that keeps ``x``
+    (``save="input"``) or the result itself (``save="output"``) for its backward rule."""
+    if not (grad_state.enabled and x._requires_grad):
+        return wrap(out)
+    node = node_cls(x)
+    result = wrap(out, node)
+    if save == "input":
+        node.save_for_backward(x)
+    elif save == "output":
+        node.save_output(result)
+    return result
 
 
 # -- helpers for backward rules -----------------------------------------------------------------

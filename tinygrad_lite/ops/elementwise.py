@@ -14,6 +14,7 @@ from .common import (
     promote,
     sum_to,
     unary,
+    unary_result,
     wrap,
 )
 from .common import cast as cast_rule
@@ -262,13 +263,7 @@ class ExpBackward0(Node):
 def exp(x: Tensor) -> Tensor:
     """Elementwise ``e ** x``."""
     x = _float_input(x)
-    out = np.exp(x.data)
-    if not (grad_state.enabled and x._requires_grad):
-        return wrap(out)
-    node = ExpBackward0(x)
-    result = wrap(out, node)
-    node.save_output(result)
-    return result
+    return unary_result(np.exp(x.data), x, ExpBackward0, save="output")
 
 
 class LogBackward0(Node):
@@ -281,12 +276,7 @@ def log(x: Tensor) -> Tensor:
     """Elementwise natural logarithm (``-inf`` at 0 and ``nan`` below 0, as in PyTorch)."""
     x = _float_input(x)
     with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.log(x.data)
-    if not (grad_state.enabled and x._requires_grad):
-        return wrap(out)
-    node = LogBackward0(x)
-    node.save_for_backward(x)
-    return wrap(out, node)
+        return unary_result(np.log(x.data), x, LogBackward0, save="input")
 
 
 class SinBackward0(Node):
@@ -298,12 +288,7 @@ class SinBackward0(Node):
 def sin(x: Tensor) -> Tensor:
     """Elementwise sine."""
     x = _float_input(x)
-    out = np.sin(x.data)
-    if not (grad_state.enabled and x._requires_grad):
-        return wrap(out)
-    node = SinBackward0(x)
-    node.save_for_backward(x)
-    return wrap(out, node)
+    return unary_result(np.sin(x.data), x, SinBackward0, save="input")
 
 
 class CosBackward0(Node):
@@ -315,12 +300,7 @@ class CosBackward0(Node):
 def cos(x: Tensor) -> Tensor:
     """Elementwise cosine."""
     x = _float_input(x)
-    out = np.cos(x.data)
-    if not (grad_state.enabled and x._requires_grad):
-        return wrap(out)
-    node = CosBackward0(x)
-    node.save_for_backward(x)
-    return wrap(out, node)
+    return unary_result(np.cos(x.data), x, CosBackward0, save="input")
 
 
 class ReluBackward0(Node):
@@ -333,13 +313,7 @@ def relu(x: Tensor) -> Tensor:
     """``max(x, 0)`` elementwise; the gradient at 0 is 0, as in PyTorch."""
     if x.data.dtype == np.bool_:
         raise TypeError("relu: not implemented for bool tensors")
-    out = np.maximum(x.data, 0, dtype=x.data.dtype)
-    if not (grad_state.enabled and x._requires_grad):
-        return wrap(out)
-    node = ReluBackward0(x)
-    result = wrap(out, node)
-    node.save_output(result)
-    return result
+    return unary_result(np.maximum(x.data, 0, dtype=x.data.dtype), x, ReluBackward0, save="output")
 
 
 class TanhBackward0(Node):
@@ -351,13 +325,7 @@ class TanhBackward0(Node):
 def tanh(x: Tensor) -> Tensor:
     """Elementwise hyperbolic tangent (a primitive: one NumPy call, exact near 0)."""
     x = _float_input(x)
-    out = np.tanh(x.data)
-    if not (grad_state.enabled and x._requires_grad):
-        return wrap(out)
-    node = TanhBackward0(x)
-    result = wrap(out, node)
-    node.save_output(result)
-    return result
+    return unary_result(np.tanh(x.data), x, TanhBackward0, save="output")
 
 
 class SigmoidBackward0(Node):
@@ -370,12 +338,7 @@ def sigmoid(x: Tensor) -> Tensor:
     """Elementwise ``1 / (1 + exp(-x))``, as ``exp(-log(1 + exp(-x)))`` so it never overflows."""
     x = _float_input(x)
     out = np.exp(-np.logaddexp(0, -x.data, dtype=x.data.dtype))
-    if not (grad_state.enabled and x._requires_grad):
-        return wrap(out)
-    node = SigmoidBackward0(x)
-    result = wrap(out, node)
-    node.save_output(result)
-    return result
+    return unary_result(out, x, SigmoidBackward0, save="output")
 
 
 class ToCopyBackward0(Node):

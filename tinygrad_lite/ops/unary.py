@@ -12,7 +12,7 @@ import numpy as np
 from ..autograd.grad_mode import grad_state
 from ..autograd.graph import Node
 from ..tensor import Tensor
-from .common import array_of, is_array, wrap
+from .common import array_of, is_array, unary_result, wrap
 from .common import where as where_rule
 from .elementwise import _float_input
 
@@ -37,12 +37,7 @@ class AbsBackward0(Node):
 def abs(x: Tensor) -> Tensor:  # noqa: A001 - PyTorch's name
     """Elementwise absolute value."""
     _no_bool(x, "abs")
-    out = np.abs(x.data)
-    if not (grad_state.enabled and x._requires_grad):
-        return wrap(out)
-    node = AbsBackward0(x)
-    node.save_for_backward(x)
-    return wrap(out, node)
+    return unary_result(np.abs(x.data), x, AbsBackward0, save="input")
 
 
 class _ZeroGradient(Node):
@@ -102,13 +97,7 @@ class Expm1Backward0(Node):
 def expm1(x: Tensor) -> Tensor:
     """``exp(x) - 1``, accurate for small ``x``."""
     x = _float_input(x)
-    out = np.expm1(x.data)
-    if not (grad_state.enabled and x._requires_grad):
-        return wrap(out)
-    node = Expm1Backward0(x)
-    result = wrap(out, node)
-    node.save_output(result)
-    return result
+    return unary_result(np.expm1(x.data), x, Expm1Backward0, save="output")
 
 
 class Log1PBackward0(Node):
@@ -121,12 +110,7 @@ def log1p(x: Tensor) -> Tensor:
     """``log(1 + x)``, accurate for small ``x``."""
     x = _float_input(x)
     with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.log1p(x.data)
-    if not (grad_state.enabled and x._requires_grad):
-        return wrap(out)
-    node = Log1PBackward0(x)
-    node.save_for_backward(x)
-    return wrap(out, node)
+        return unary_result(np.log1p(x.data), x, Log1PBackward0, save="input")
 
 
 class TanBackward0(Node):
@@ -138,13 +122,7 @@ class TanBackward0(Node):
 def tan(x: Tensor) -> Tensor:
     """Elementwise tangent (a primitive: one NumPy call instead of sin / cos)."""
     x = _float_input(x)
-    out = np.tan(x.data)
-    if not (grad_state.enabled and x._requires_grad):
-        return wrap(out)
-    node = TanBackward0(x)
-    result = wrap(out, node)
-    node.save_output(result)
-    return result
+    return unary_result(np.tan(x.data), x, TanBackward0, save="output")
 
 
 class ClampBackward1(Node):
