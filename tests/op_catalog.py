@@ -367,6 +367,8 @@ row("linear-batched-no-bias", lambda x, w: tl.nn.functional.linear(x, w), [(2, 5
     "real", lambda x, w: x @ w.T)
 row("linear-1d-input", lambda x, w, b: tl.nn.functional.linear(x, w, b), [(3,), (4, 3), (4,)],
     "real", lambda x, w, b: x @ w.T + b)
+row("t-method", lambda a: a.t() * 2, [(3, 4)], "real", lambda a: a.T * 2)
+row("t-1d", lambda a: tl.t(a) * 2, [(4,)], "real", lambda a: a * 2)
 row("mlp-layer", lambda x, w, b: (x @ w.T + b).relu().sum(1), [(5, 3), (4, 3), (4,)], "nonzero",
     lambda x, w, b: np.maximum(x @ w.T + b, 0).sum(1))
 

@@ -317,3 +317,15 @@ def test_mixed_dtype_ops_promote_like_pytorch():
     assert i.abs().dtype == tl.int64 and i.square().dtype == tl.int64
     assert i.sqrt().dtype == tl.float32 and i.reciprocal().dtype == tl.float32
     assert tl.tensor([2.0], dtype=tl.float16).exp2().dtype == tl.float16
+
+
+def test_relu_backward_zeroes_nonfinite_gradients_where_input_is_not_positive():
+    x = tl.tensor([-1.0, -2.0, 3.0, 4.0], requires_grad=True)
+    x.relu().backward(tl.tensor([float("nan"), float("inf"), 2.0, float("inf")]))
+    assert x.grad.tolist()[:3] == [0.0, 0.0, 2.0] and x.grad.tolist()[3] == float("inf")
+
+
+def test_sigmoid_tails_are_exact():
+    x = tl.tensor([-1e4, -30.0, 30.0, 1e4], dtype=tl.float64)
+    expected = [0.0, 1 / (1 + np.exp(30.0)), 1 / (1 + np.exp(-30.0)), 1.0]  # sigmoid(-1e4) = 0
+    np.testing.assert_allclose(x.sigmoid().numpy(), expected, rtol=1e-15, atol=0)

@@ -29,8 +29,9 @@ from .tensor import Tensor
 
 __all__ = [
     "add", "sub", "mul", "div", "pow", "neg", "exp", "log", "sin", "cos", "relu", "maximum",
-    "where", "sum", "mean", "max", "amax", "matmul", "reshape", "permute", "expand", "transpose",
-    "squeeze", "unsqueeze", "flatten", "sqrt", "tanh", "sigmoid", "softmax", "log_softmax",
+    "where", "sum", "mean", "max", "amax", "matmul", "reshape", "permute", "expand", "t",
+    "transpose", "squeeze", "unsqueeze", "flatten", "sqrt", "tanh", "sigmoid", "softmax",
+    "log_softmax",
 ]
 
 def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
@@ -143,6 +144,14 @@ def permute(input: Tensor, *dims: Any) -> Tensor:
 def expand(input: Tensor, *sizes: Any) -> Tensor:
     """A broadcast view with new sizes (-1 keeps a size); no copy."""
     return ops.expand(input, _shape_args(sizes))
+
+
+def t(input: Tensor) -> Tensor:
+    """The transpose of a matrix (dims 0 and 1 swapped); 0-D and 1-D tensors come back as is."""
+    if input.data.ndim > 2:
+        raise RuntimeError(f"t: expects a tensor with <= 2 dimensions, but got shape "
+                           f"{input.data.shape}; use transpose(dim0, dim1) or .mT")
+    return input if input.data.ndim < 2 else ops.permute(input, (1, 0))
 
 
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:

@@ -35,6 +35,10 @@ class ShapeMethods:
         """Broadcast to new sizes without copying."""
         return F.expand(self, *sizes)
 
+    def t(self) -> Tensor:
+        """The transpose of a matrix (0-D and 1-D tensors as they are)."""
+        return F.t(self)
+
     def transpose(self, dim0: int, dim1: int) -> Tensor:
         """Swap two dimensions."""
         return F.transpose(self, dim0, dim1)
