@@ -163,3 +163,99 @@ def fmt_us(seconds: float) -> str:
     """A duration in microseconds with about three significant digits."""
     us = seconds * 1e6
     return f"{us:.2f}" if us < 10 else f"{us:.1f}" if us < 1000 else f"{us:,.0f}"
+
+
+# -- memory --------------------------------------------------------------------------------------
+
+
+def rss_mib() -> float:
+    """This process's current resident set size in MiB (Linux /proc; 0 elsewhere)."""
+    try:
+        with open("/proc/self/statm") as f:
+            pages = int(f.read().split()[1])
+    except OSError:
+        return 0.0
+    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def peak_rss_mib() -> float:
+    """This process's peak resident set size in MiB (``ru_maxrss``)."""
+    import resource
+
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / 2**20 if sys.platform == "darwin" else peak / 1024
+
+
+# -- drivers and reports -------------------------------------------------------------------------
+
+
+@dataclass
+class Budget:
+    """One budget line: ``value`` (a ratio to the floor, or None if not measured) vs ``limit``."""
+
+    name: str
+    value: float | None
+    limit: float
+    unit: str = "×numpy"
+    passed: bool | None = None  # a yes/no budget: set this instead of value/limit
+
+    def line(self) -> str:
+        """``- name: value (budget <= limit): PASS|FAIL|SKIP``."""
+        if self.passed is not None:
+            return f"- {self.name}: {'PASS' if self.passed else 'FAIL'}"
+        if self.value is None:
+            return f"- {self.name}: SKIP (not measured; budget ≤ {self.limit})"
+        verdict = "PASS" if self.value <= self.limit else "FAIL"
+        return f"- {self.name}: {self.unit} {self.value:.2f} (budget ≤ {self.limit}): {verdict}"
+
+
+@dataclass
+class Report:
+    """What one benchmark produced: printed text, budget lines, and whether a check failed."""
+
+    title: str
+    text: list[str]
+    budgets: list[Budget]
+    failed: bool = False
+
+
+def run_rounds(script: Path | str, cases: Sequence[str], frameworks: Sequence[str], rounds: int,
+               extra: Sequence[str], describe: Callable[[dict], str],
+               timeout: float = 600.0) -> dict[tuple[str, str], list[dict]] | None:
+    """Run ``SCRIPT --worker FW CASE EXTRA...`` for every case and framework, ``rounds`` times.
+
+    The framework order rotates every round. Returns the worker results keyed by (fw, case), or
+    None after printing the error when a worker fails or reports a correctness mismatch.
+    """
+    results: dict[tuple[str, str], list[dict]] = {}
+    for rnd in range(rounds):
+        order = rotated(list(frameworks), rnd)
+        print(f"round {rnd + 1}/{rounds}: order {order}", flush=True)
+        for case in cases:
+            for fw in order:
+                try:
+                    res = run_worker(script, [fw, case, *extra], timeout)
+                except WorkerError as err:
+                    kind = "CORRECTNESS MISMATCH" if err.mismatch else "worker failed"
+                    print(f"\nERROR ({kind}): {err}", file=sys.stderr)
+                    return None
+                results.setdefault((fw, case), []).append(res)
+                print(f"  {fw:>13} {case:>8}  {describe(res)}  "
+                      f"(threads: {format_threads(res.get('threads', {}))})", flush=True)
+    return results
+
+
+def print_report(report: Report) -> int:
+    """Print a report's text and budget lines; the exit status (1 if a check failed)."""
+    print("\n".join(report.text))
+    if report.budgets:
+        print("\n## Budget (ratio to the NumPy floor in this run; reported, not enforced)")
+        print("\n".join(b.line() for b in report.budgets))
+    return 1 if report.failed else 0
+
+
+def fmt_ms(seconds: float) -> str:
+    """A duration in milliseconds with about three significant digits."""
+    ms = seconds * 1e3
+    return f"{ms:.3f}" if ms < 1 else f"{ms:.2f}" if ms < 10 else f"{ms:.1f}" if ms < 1000 \
+        else f"{ms:,.0f}"
