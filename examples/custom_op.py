@@ -22,27 +22,32 @@ import tinygrad_lite as tl  # noqa: E402
 
 
 class SoftmaxCrossEntropy(tl.autograd.Function):
-    """Mean cross-entropy of ``logits`` (N, C) against integer ``target`` (N,)."""
+    """Mean cross-entropy of ``logits`` (N, C) against integer ``target`` (N,), fused: one pass
+    builds the probabilities (kept for backward, the only N x C array saved), and the backward
+    is ``(probs - onehot) / N`` computed in place on one copy."""
 
     @staticmethod
     def forward(ctx, logits: tl.Tensor, target: tl.Tensor) -> tl.Tensor:
-        z = logits.numpy() if not logits.requires_grad else logits.detach().numpy()
-        z = z - z.max(axis=1, keepdims=True)  # stable: exp never overflows
-        log_sum = np.log(np.exp(z).sum(axis=1, keepdims=True))
-        log_p = z - log_sum
+        z = logits.detach().numpy()
         idx = target.numpy()
-        loss = -log_p[np.arange(len(idx)), idx].mean()
-        probs = tl.tensor(np.exp(log_p))
-        ctx.save_for_backward(probs)
-        ctx.target = idx
+        rows = np.arange(len(idx))
+        shifted = z - z.max(axis=1, keepdims=True)  # stable: exp never overflows
+        probs = np.exp(shifted)
+        sums = probs.sum(axis=1, keepdims=True)
+        loss = (np.log(sums[:, 0]) - shifted[rows, idx]).mean()
+        probs /= sums  # the softmax, in the same buffer
+        ctx.save_for_backward(tl.from_numpy(probs))
+        ctx.rows, ctx.target = rows, idx
         return tl.tensor(np.asarray(loss, dtype=z.dtype))
 
     @staticmethod
+    @tl.autograd.function.once_differentiable
     def backward(ctx, grad: tl.Tensor) -> tuple:
         (probs,) = ctx.saved_tensors
-        onehot = np.zeros(probs.shape, probs.numpy().dtype)
-        onehot[np.arange(len(ctx.target)), ctx.target] = 1
-        return (probs - tl.tensor(onehot)) * (grad / len(ctx.target)), None
+        dlogits = probs.numpy().copy()
+        dlogits[ctx.rows, ctx.target] -= 1  # probs - onehot, without building the one-hot
+        dlogits *= grad.item() / len(ctx.target)
+        return tl.from_numpy(dlogits), None
 
 
 def composed(logits: tl.Tensor, target: tl.Tensor) -> tl.Tensor:
