@@ -13,7 +13,7 @@ from .. import dtypes
 from ..autograd.grad_mode import grad_state
 from ..autograd.graph import Node
 from ..tensor import Tensor
-from .common import array_of, constant, normalize_dims, reverse_cumsum, wrap
+from .common import array_of, constant, is_array, normalize_dims, reverse_cumsum, wrap
 from .elementwise import cast
 
 _INT64 = np.dtype(np.int64)
@@ -110,6 +110,14 @@ class CumprodBackward0(Node):
             return (grad,)
         xa = array_of(x)
         if (xa == 0).any():
+            if not is_array(grad):
+                # the exact rule at zeros is computed in NumPy: differentiating it again would
+                # silently give 0, so refuse instead
+                raise RuntimeError(
+                    "cumprod: create_graph=True (differentiating twice) through an input that "
+                    f"contains zeros is not supported (input shape {xa.shape}); first-order "
+                    "gradients are exact"
+                )
             exact = _cumprod_grad_with_zeros(xa, array_of(grad), self.dim)
             return (constant(exact, grad),)
         return (reverse_cumsum(grad * self.saved_output(), self.dim) / x,)
