@@ -369,6 +369,20 @@ row("linear-1d-input", lambda x, w, b: tl.nn.functional.linear(x, w, b), [(3,), 
     "real", lambda x, w, b: x @ w.T + b)
 row("t-method", lambda a: a.t() * 2, [(3, 4)], "real", lambda a: a.T * 2)
 row("t-1d", lambda a: tl.t(a) * 2, [(4,)], "real", lambda a: a * 2)
+_TARGET = np.array([0, 2, 1, 2])
+
+
+def _np_cross_entropy(x, reduce=np.mean):
+    z = x - x.max(1, keepdims=True)
+    logp = z - np.log(np.exp(z).sum(1, keepdims=True))
+    return reduce(-logp[np.arange(len(_TARGET)), _TARGET])
+
+
+row("cross-entropy-fused-mean", lambda x: tl.nn.functional.cross_entropy(x, tl.tensor(_TARGET)),
+    [(4, 3)], "real", _np_cross_entropy)
+row("cross-entropy-fused-sum",
+    lambda x: tl.nn.functional.cross_entropy(x, tl.tensor(_TARGET), reduction="sum"),
+    [(4, 3)], "real", lambda x: _np_cross_entropy(x, np.sum))
 row("mlp-layer", lambda x, w, b: (x @ w.T + b).relu().sum(1), [(5, 3), (4, 3), (4,)], "nonzero",
     lambda x, w, b: np.maximum(x @ w.T + b, 0).sum(1))
 

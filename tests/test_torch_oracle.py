@@ -112,3 +112,18 @@ def test_optimizer_trajectory_matches_torch(name, kwargs):
             ((w ** 3).sum() + (w * lib.tensor(w0)).sum()).backward()
             opt.step()
     np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-10)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+def test_fused_cross_entropy_matches_torch(reduction):
+    x0 = np.random.default_rng(4).standard_normal((6, 5)) * 3
+    target = np.array([0, 4, 2, 2, 1, 3])
+    ours, theirs = tl.tensor(x0, requires_grad=True), torch.tensor(x0, requires_grad=True)
+    loss_ours = tl.nn.functional.cross_entropy(ours, tl.tensor(target), reduction=reduction)
+    loss_theirs = torch.nn.functional.cross_entropy(theirs, torch.tensor(target),
+                                                    reduction=reduction)
+    assert loss_ours.grad_fn.name() == "NllLossBackward0"  # the fused node
+    np.testing.assert_allclose(loss_ours.item(), loss_theirs.item(), rtol=1e-12)
+    loss_ours.backward()
+    loss_theirs.backward()
+    np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=1e-10)

