@@ -139,13 +139,8 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     if isinstance(value, Tensor) and value.data.ndim:
         raise RuntimeError(f"masked_fill: only supports a 0-dimensional value tensor, but got "
                            f"tensor with {value.data.ndim} dimension(s)")
-    try:
-        shape = np.broadcast_shapes(mask.data.shape, input.data.shape)
-    except ValueError:
-        shape = None
-    if shape != input.data.shape:
-        raise RuntimeError(f"masked_fill: the mask of shape {mask.data.shape} must be "
-                           f"broadcastable to the input's shape {input.data.shape}")
+    ops.common.require_broadcastable_to(mask.data.shape, input.data.shape, "masked_fill", "mask",
+                                        "input")
     out = ops.where(mask, value, input)
     return out if out.data.dtype == input.data.dtype else ops.cast(out, input.data.dtype)
 

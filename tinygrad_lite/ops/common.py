@@ -66,6 +66,18 @@ def broadcast_error(op: str, a: Tensor, b: Tensor) -> RuntimeError:
     return RuntimeError(f"{op}: shapes {sa} and {sb} cannot be broadcast together")
 
 
+def require_broadcastable_to(shape: tuple, target: tuple, op: str, what: str,
+                             target_name: str) -> None:
+    """Raise unless ``shape`` broadcasts to exactly ``target`` (an in-place write's rule)."""
+    try:
+        ok = np.broadcast_shapes(shape, target) == target
+    except ValueError:
+        ok = False
+    if not ok:
+        raise RuntimeError(f"{op}: the {what} of shape {shape} must be broadcastable to the "
+                           f"{target_name}'s shape {target}")
+
+
 def sum_to(grad, shape: tuple):
     """Sum a broadcast gradient (array or Tensor) back down to ``shape``."""
     if grad.shape == shape:

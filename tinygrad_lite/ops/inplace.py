@@ -15,7 +15,7 @@ import numpy as np
 
 from ..autograd.grad_mode import grad_state
 from ..tensor import Tensor
-from .common import wrap
+from .common import require_broadcastable_to, wrap
 from .elementwise import cast
 from .indexing import index_put
 from .movement import normalize_index
@@ -180,13 +180,7 @@ def copy(self: Tensor, src) -> Tensor:
     """``copy_``: the values of ``src`` broadcast to ``self``'s shape and converted to its dtype
     (any conversion, as in PyTorch); differentiable with respect to ``src``."""
     src_t = src if isinstance(src, Tensor) else wrap(np.asarray(src))
-    try:
-        shape = np.broadcast_shapes(src_t.data.shape, self.data.shape)
-    except ValueError:
-        shape = None
-    if shape != self.data.shape:
-        raise RuntimeError(f"copy_: the source of shape {src_t.data.shape} must be broadcastable "
-                           f"to the destination's shape {self.data.shape}")
+    require_broadcastable_to(src_t.data.shape, self.data.shape, "copy_", "source", "destination")
     recording = grad_state.enabled and (self._requires_grad or src_t._requires_grad)
     if recording and self.data.dtype.kind == "f":
         from .elementwise import where
