@@ -56,6 +56,16 @@ def test_first_accumulation_does_not_alias_other_tensors():
     assert w.grad.tolist() == [1.0, 1.0] and seed.tolist() == [1.0, 1.0]
 
 
+def test_first_accumulation_does_not_alias_a_gradient_a_hook_kept():
+    x = tl.tensor([1.0, 2.0], requires_grad=True)
+    kept = []
+    x.register_hook(kept.append)  # the slow path: hooks see the gradient before .grad does
+    (x * 3).sum().backward()
+    assert x.grad.tolist() == [3.0, 3.0] and not np.shares_memory(x.grad.data, kept[0].data)
+    x.grad.data += 1
+    assert kept[0].tolist() == [3.0, 3.0]
+
+
 def test_leaf_as_root_copies_the_given_gradient():
     x = tl.tensor([1.0, 2.0], requires_grad=True)
     g = tl.tensor([5.0, 6.0])

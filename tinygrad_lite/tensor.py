@@ -335,39 +335,22 @@ class Tensor(TensorMethods):
         """This tensor (everything lives on the CPU)."""
         return self
 
-    # -- arithmetic operators (see ops/ for the primitives) -----------------------------------
-    def __add__(self, other: Any) -> Tensor:
-        return _ops.add(self, other)
-
+    # -- arithmetic operators (see ops/ for the primitives; __add__, __mul__, ... are bound to
+    # them at the end of this file) ----------------------------------------------------------
     def __radd__(self, other: Any) -> Tensor:
         return _ops.add(other, self)
-
-    def __sub__(self, other: Any) -> Tensor:
-        return _ops.sub(self, other)
 
     def __rsub__(self, other: Any) -> Tensor:
         return _ops.sub(other, self)
 
-    def __mul__(self, other: Any) -> Tensor:
-        return _ops.mul(self, other)
-
     def __rmul__(self, other: Any) -> Tensor:
         return _ops.mul(other, self)
-
-    def __truediv__(self, other: Any) -> Tensor:
-        return _ops.div(self, other)
 
     def __rtruediv__(self, other: Any) -> Tensor:
         return _ops.div(other, self)
 
-    def __pow__(self, other: Any) -> Tensor:
-        return _ops.pow(self, other)
-
     def __rpow__(self, other: Any) -> Tensor:
         return _ops.pow(other, self)
-
-    def __neg__(self) -> Tensor:
-        return _ops.neg(self)
 
     def __pos__(self) -> Tensor:
         return self
@@ -439,3 +422,6 @@ from .autograd import engine as _engine  # noqa: E402
 
 _tensor_methods.F = _tensor_methods_shape.F = _fn
 _graph._Tensor = Tensor
+# The arithmetic operators are the primitive ops themselves: one Python call less per op.
+Tensor.__add__, Tensor.__sub__, Tensor.__mul__ = _ops.add, _ops.sub, _ops.mul
+Tensor.__truediv__, Tensor.__pow__, Tensor.__neg__ = _ops.div, _ops.pow, _ops.neg

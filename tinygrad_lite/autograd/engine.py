@@ -1,13 +1,15 @@
 """The backward engine.
 
-Two passes over the graph, both iterative (no recursion limit):
+Every node carries a sequence number taken when it was created, and an op is always created after
+the ops that made its inputs. So walking the graph newest-node-first is a topological order: when
+a node comes off the heap, every node that uses its outputs has already run and delivered its
+gradient. No recursion (a 100,000-op chain is fine) and no separate counting pass.
 
-1. Count, for every node reachable from the roots, how many edges point at it.
-2. Start from the roots with their seed gradients. A node is *ready* once every edge into it has
-   delivered its gradient (its count reached zero); its summed gradient is then popped from the
-   buffer (so it is freed as early as possible), tensor hooks run, and the node's backward rule
-   spreads it to the node's inputs. Gradients reaching a leaf are summed per leaf; when the walk
-   is over, each leaf's hooks run once on its complete gradient and it is added into ``.grad``.
+Gradients arriving at a node are summed in ``pending``; the node is pushed on the heap the first
+time one arrives and its sum is popped (freed as early as possible) when it runs. Tensor hooks run
+on that complete sum, then the node's backward rule spreads it to the node's inputs. Gradients
+reaching a leaf are summed per leaf; when the walk is over, each leaf's hooks run once on its
+complete gradient and it is added into ``.grad``.
 
 In a plain backward, gradients travel as NumPy arrays and grad mode is off, so backward rules are
 bare NumPy calls. With ``create_graph=True`` they travel as Tensors with grad mode on, so the
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from heapq import heappop, heappush
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -35,6 +38,8 @@ if TYPE_CHECKING:
 
 # Objects told about each step of every backward: added by detect_anomaly() and explain().
 _observers: tuple = ()
+
+_getrefcount = sys.getrefcount
 
 
 def run_backward(
@@ -52,142 +57,141 @@ def run_backward(
     returns the gradient of each of ``inputs`` (None where unreachable; arrays unless
     ``create_graph``).
     """
-    root_edges = []
-    for i, root in enumerate(roots):
+    pending: dict = {}  # node -> the sum of its output gradient so far (a list if several)
+    leaf_grads: dict = {}  # leaf tensor -> the sum of what reached it
+    heap: list = []  # (sequence number, node): the newest node pops first
+    for i, (root, grad) in enumerate(zip(roots, root_grads)):
         edge = edge_of(root)
         if edge is None:
             raise RuntimeError(
                 f"element {i} of tensors does not require grad and does not have a grad_fn"
             )
-        root_edges.append(edge)
-    deps = _count_dependencies([e[0] for e in root_edges if isinstance(e[0], Node)])
-
-    # autograd.grad / backward(inputs=...): capture gradients where the inputs' edges end, and
-    # run only the nodes from which some input can be reached.
-    captures: dict[tuple, int] = {}
-    needed: set = set()
-    if inputs is not None:
-        for i, t in enumerate(inputs):
-            edge = edge_of(t)
-            if edge is None:
-                raise RuntimeError(f"input {i} (shape {t.data.shape}) does not require grad")
-            captures[edge] = i
-        needed = _nodes_leading_to(deps, {edge[0] for edge in captures})
-    captured: list[Any] = [None] * len(captures)
-
-    node_grads: dict[Node, list] = {}  # per node, one gradient slot per output
-    leaf_grads: dict[Tensor, Any] = {}  # per leaf, the sum of what reached it
-    for (target, idx), grad in zip(root_edges, root_grads):
-        _deliver(node_grads, leaf_grads, target, idx, grad if create_graph else grad.data, None)
-    ready = [node for node in node_grads if deps[node] == 0]
-    observers = _observers
-    for obs in observers:
-        obs.start(roots, root_grads, deps)
+        _send(pending, heap, leaf_grads, edge, grad if create_graph else grad.data, None)
+    watch = _Watch(roots, root_grads, inputs) if inputs is not None or _observers else None
 
     prev_mode = grad_state.enabled
     grad_state.enabled = create_graph
     try:
-        while ready:
-            node = ready.pop()
-            grads = node_grads.pop(node)
-            if node._tensor_hooks:
-                grads = _run_tensor_hooks(node, grads)
-            if captures:
-                for idx, grad in enumerate(grads):
-                    slot = captures.get((node, idx))
-                    if slot is not None:
-                        captured[slot] = grad
-                if node not in needed:
-                    continue
-            if observers:
-                input_grads = _observed_call(observers, node, grads, create_graph)
-            elif create_graph or node.takes_arrays:
-                input_grads = node.backward(*grads)
+        while heap:
+            node = heappop(heap)[1]
+            grad = pending.pop(node)
+            if node._direct and watch is None:  # the common case: nothing to do but the rule
+                input_grads = node.backward(grad)
             else:
-                input_grads = _call_with_tensors(node, grads)
+                input_grads = _run_node(node, grad, watch, create_graph)
+                if input_grads is None:  # autograd.grad: no wanted input lies behind this node
+                    continue
             if not retain_graph:
-                node.release()
+                node._saved = node._saved_out = None  # free what it saved (see Node.release)
             for edge, grad in zip(node.next_edges, input_grads):
-                if edge is None or grad is None:
+                if grad is None or edge is None:
                     continue
-                child = edge[0]
-                if not isinstance(child, Node):
-                    _deliver(node_grads, leaf_grads, child, 0, grad, node)
+                target = edge[0]
+                if isinstance(target, Node):
+                    if target.n_outputs == 1:  # the common case, inline
+                        held = pending.get(target)
+                        if held is None:
+                            pending[target] = grad
+                            heappush(heap, (target._seq, target))
+                        else:
+                            pending[target] = held + grad
+                        continue
+                elif grad.shape == target.data.shape:  # a leaf (a wrong shape raises in _send)
+                    held = leaf_grads.get(target)
+                    leaf_grads[target] = grad if held is None else held + grad
                     continue
-                slots = node_grads.get(child)
-                if slots is None:
-                    node_grads[child] = slots = [None] * child.n_outputs
-                idx = edge[1]
-                slots[idx] = grad if slots[idx] is None else slots[idx] + grad
-                deps[child] -= 1
-                if deps[child] == 0:
-                    ready.append(child)
-        input_grads = grads = grad = None  # drop references, so .grad can adopt arrays uncopied
+                _send(pending, heap, leaf_grads, edge, grad, node)
+
+        input_grads = grad = held = None  # drop references: .grad adopts unshared arrays
+        plain = watch is None and accumulate and not create_graph
         for leaf in list(leaf_grads):
-            _finish_leaf(leaf, leaf_grads.pop(leaf), captures, captured, create_graph,
-                         accumulate and (inputs is None or (leaf, 0) in captures))
+            grad = leaf_grads.pop(leaf)
+            # The common case, inline: a first gradient that nothing else refers to becomes
+            # .grad without a copy (PyTorch steals an unshared gradient the same way).
+            if (plain and leaf._grad is None and _getrefcount(grad) == 2
+                    and not (leaf._backward_hooks or leaf._post_accumulate_hooks)
+                    and _adoptable(grad, leaf)):
+                leaf._grad = _graph._Tensor._wrap(grad)
+            else:
+                _finish_leaf(leaf, grad, watch, create_graph, accumulate)
+        if watch is None:
+            return []
         if accumulate and inputs is not None:
             # Non-leaf tensors named in backward(inputs=...) accumulate too, as in PyTorch.
-            for t, grad in zip(inputs, captured):
+            for t, grad in zip(inputs, watch.captured):
                 if t.grad_fn is not None and grad is not None:
                     _accumulate_grad(t, grad, create_graph)
+        return watch.captured
     finally:
         grad_state.enabled = prev_mode
-        for obs in observers:
-            obs.finish()
-    return captured
+        if watch is not None:
+            for obs in watch.observers:
+                obs.finish()
 
 
-def _count_dependencies(starts: list) -> dict:
-    """For every node reachable from the nodes ``starts``: how many edges point at it."""
-    deps = dict.fromkeys(starts, 0)
-    stack = list(deps)
-    while stack:
-        for edge in stack.pop().next_edges:
-            if edge is not None and isinstance(edge[0], Node):
-                node = edge[0]
-                if node in deps:
-                    deps[node] += 1
-                else:
-                    deps[node] = 1
-                    stack.append(node)
-    return deps
+class _Watch:
+    """What a backward does beyond running nodes, set up only when needed: capture gradients
+    where the edges of ``inputs`` end (autograd.grad, backward(inputs=...)), skip the nodes no
+    input lies behind, and tell the observers (anomaly, explain, viz.record) each step."""
+
+    def __init__(self, roots: Sequence[Tensor], root_grads: Sequence[Tensor],
+                 inputs: Sequence[Tensor] | None) -> None:
+        self.captures: dict[tuple, int] = {}  # edge -> index in ``inputs``
+        self.needed: set = set()
+        self.inputs_given = inputs is not None
+        if inputs is not None:
+            for i, t in enumerate(inputs):
+                edge = edge_of(t)
+                if edge is None:
+                    raise RuntimeError(f"input {i} (shape {t.data.shape}) does not require grad")
+                self.captures[edge] = i
+            self.needed = _nodes_leading_to(roots, {edge[0] for edge in self.captures})
+        self.captured: list[Any] = [None] * len(self.captures)
+        self.observers = _observers
+        for obs in self.observers:
+            obs.start(roots, root_grads, _reachable_nodes(roots))
+
+    def capture(self, edge: tuple, grad: Any) -> bool:
+        """Keep ``grad`` if ``edge`` is one of the inputs' edges; says whether it was."""
+        slot = self.captures.get(edge)
+        if slot is None:
+            return False
+        self.captured[slot] = grad
+        return True
 
 
-def _nodes_leading_to(deps: dict, goals: set) -> set:
-    """The nodes from which one of ``goals`` is reachable: the only ones that need to run."""
-    needed: set = set()
-    for node in reversed(_topological_order(deps)):  # every node after the nodes it points to
-        for edge in node.next_edges:
-            if edge is not None and (edge[0] in goals or edge[0] in needed):
-                needed.add(node)
-                break
-    return needed
+def _run_node(node: Node, grad: Any, watch: _Watch | None, create_graph: bool) -> tuple | None:
+    """Run a node the fast path does not cover: several outputs, tensor hooks, a custom
+    Function, or a watched backward. None: the node need not run (autograd.grad)."""
+    grads = [grad] if node.n_outputs == 1 else grad
+    if node._tensor_hooks:
+        grads = _run_tensor_hooks(node, grads)
+    if watch is not None:
+        if watch.captures:
+            for nr, grad in enumerate(grads):
+                watch.capture((node, nr), grad)
+            if node not in watch.needed:
+                return None
+        if watch.observers:
+            return _observed_call(watch.observers, node, grads, create_graph)
+    if create_graph or node.takes_arrays:
+        return node.backward(*grads)
+    return _call_with_tensors(node, grads)
 
 
-def _topological_order(deps: dict) -> list:
-    """The nodes ordered so that each comes before the nodes its edges point to (Kahn)."""
-    remaining = dict(deps)
-    order = []
-    stack = [node for node, n in remaining.items() if n == 0]
-    while stack:
-        node = stack.pop()
-        order.append(node)
-        for edge in node.next_edges:
-            if edge is not None and isinstance(edge[0], Node):
-                remaining[edge[0]] -= 1
-                if remaining[edge[0]] == 0:
-                    stack.append(edge[0])
-    return order
-
-
-def _deliver(node_grads: dict, leaf_grads: dict, target, idx: int, grad, producer) -> None:
-    """Add ``grad`` to what ``target`` (a node's output ``idx``, or a leaf) has received so far."""
+def _send(pending: dict, heap: list, leaf_grads: dict, edge: tuple, grad: Any, producer) -> None:
+    """Add ``grad`` to what the edge's target (a node's output, or a leaf) has received so far."""
+    target, nr = edge
     if isinstance(target, Node):
-        slots = node_grads.get(target)
-        if slots is None:
-            node_grads[target] = slots = [None] * target.n_outputs
-        slots[idx] = grad if slots[idx] is None else slots[idx] + grad
+        held = pending.get(target)
+        if held is None:
+            heappush(heap, (target._seq, target))
+        if target.n_outputs == 1:
+            pending[target] = grad if held is None else held + grad
+        else:
+            if held is None:
+                pending[target] = held = [None] * target.n_outputs
+            held[nr] = grad if held[nr] is None else held[nr] + grad
         return
     if grad.shape != target.data.shape:
         source = producer.name() if producer is not None else "the gradient argument"
@@ -197,6 +201,30 @@ def _deliver(node_grads: dict, leaf_grads: dict, target, idx: int, grad, produce
         )
     previous = leaf_grads.get(target)
     leaf_grads[target] = grad if previous is None else previous + grad
+
+
+def _reachable_nodes(roots: Sequence[Tensor]) -> set:
+    """Every node reachable from the roots' ``grad_fn``s."""
+    seen = {r.grad_fn for r in roots if r.grad_fn is not None}
+    stack = list(seen)
+    while stack:
+        for edge in stack.pop().next_edges:
+            if edge is not None and isinstance(edge[0], Node) and edge[0] not in seen:
+                seen.add(edge[0])
+                stack.append(edge[0])
+    return seen
+
+
+def _nodes_leading_to(roots: Sequence[Tensor], goals: set) -> set:
+    """The nodes from which one of ``goals`` is reachable: the only ones that need to run."""
+    needed: set = set()
+    # Oldest first: every node after the nodes its edges point to.
+    for node in sorted(_reachable_nodes(roots), key=lambda n: n._seq, reverse=True):
+        for edge in node.next_edges:
+            if edge is not None and (edge[0] in goals or edge[0] in needed):
+                needed.add(node)
+                break
+    return needed
 
 
 def _observed_call(observers: tuple, node: Node, grads: list, create_graph: bool) -> tuple:
@@ -253,29 +281,28 @@ def _apply_hooks(hooks, grad: Any, owner: Any) -> Any:
     return grad.data if was_array else grad
 
 
-def _finish_leaf(leaf: Tensor, grad: Any, captures: dict, captured: list, create_graph: bool,
+def _finish_leaf(leaf: Tensor, grad: Any, watch: _Watch | None, create_graph: bool,
                  accumulate: bool) -> None:
     """A leaf's gradient is complete: run its hooks, capture it and/or add it into ``.grad``."""
     if leaf._backward_hooks:
         grad = _apply_hooks(leaf._backward_hooks.values(), grad, leaf)
-    if captures:
-        slot = captures.get((leaf, 0))
-        if slot is not None:
-            captured[slot] = grad
-    if accumulate:
-        if _observers:
-            before = None if leaf._grad is None else leaf._grad.data.copy()
-            _accumulate_grad(leaf, grad, create_graph)
-            for obs in _observers:
-                obs.accumulated(leaf, grad, before)
-        else:
-            _accumulate_grad(leaf, grad, create_graph)
+    if watch is not None and watch.captures:
+        # backward(inputs=...) accumulates only into the inputs
+        accumulate = watch.capture((leaf, 0), grad) and accumulate
+    if not accumulate:
+        return
+    if _observers:
+        before = None if leaf._grad is None else leaf._grad.data.copy()
+        _accumulate_grad(leaf, grad, create_graph)
+        for obs in _observers:
+            obs.accumulated(leaf, grad, before)
+    else:
+        _accumulate_grad(leaf, grad, create_graph)
 
 
 def _accumulate_grad(t: Tensor, grad: Any, create_graph: bool) -> None:
     """``t.grad += grad``: a fresh array the first time, in place afterwards (unless create_graph,
     where ``.grad`` itself is a graph-connected tensor and is replaced by ``old + grad``)."""
-    wrap = _graph._Tensor._wrap
     if create_graph:
         grad = grad if grad.data.dtype == t.data.dtype else grad.to(t.dtype)
         t._grad = grad if t._grad is None else t._grad + grad
@@ -284,9 +311,14 @@ def _accumulate_grad(t: Tensor, grad: Any, create_graph: bool) -> None:
             grad = grad.astype(t.data.dtype)
         old = t._grad
         if old is None:
-            t._grad = wrap(grad if _unshared(grad) else np.array(grad, copy=True))
+            # Adopt the array when nothing but the engine refers to it; otherwise copy it.
+            # References counted: run_backward's local, _finish_leaf's argument, this frame's,
+            # and getrefcount's own.
+            if not (_getrefcount(grad) <= 4 and _adoptable(grad, t)):
+                grad = np.array(grad, copy=True)
+            t._grad = _graph._Tensor._wrap(grad)
         elif old.grad_fn is not None or not old.data.flags.writeable:
-            t._grad = wrap(old.data + grad)
+            t._grad = _graph._Tensor._wrap(old.data + grad)
         else:
             np.add(old.data, grad, out=old.data)
             old._version_counter[0] += 1
@@ -297,9 +329,8 @@ def _accumulate_grad(t: Tensor, grad: Any, create_graph: bool) -> None:
                 obs.hook_ran(t, hook, None, None)
 
 
-def _unshared(grad: np.ndarray) -> bool:
-    """True when nothing but the engine refers to ``grad`` and it owns its memory, so ``.grad``
-    can adopt it without a copy (PyTorch steals an unshared gradient the same way)."""
-    # References: _finish_leaf's argument, _accumulate_grad's, this frame's, getrefcount's.
-    return (type(grad) is np.ndarray and grad.base is None and grad.flags.writeable
-            and sys.getrefcount(grad) <= 4)
+def _adoptable(grad: Any, leaf: Tensor) -> bool:
+    """Whether ``grad`` (known to be referenced only by the engine) can become ``leaf.grad``
+    as it is: a writeable array of the leaf's dtype that owns its memory."""
+    return (type(grad) is np.ndarray and grad.base is None and grad.dtype == leaf.data.dtype
+            and grad.flags.writeable)

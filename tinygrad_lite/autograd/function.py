@@ -19,7 +19,7 @@ import numpy as np
 from . import anomaly as _anomaly
 from . import grad_mode as _grad_mode
 from .grad_mode import no_grad
-from .graph import Node
+from .graph import Node, next_sequence_number
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
 
@@ -39,6 +39,7 @@ class BackwardCFunction(Node):
     """
 
     takes_arrays = False
+    _direct = False
     _forward_cls: type[Function]
     _materialize_grads = True
     _dirty: tuple = ()
@@ -46,6 +47,7 @@ class BackwardCFunction(Node):
     _saved_as_output: dict[int, int] | None = None  # saved index -> output index
 
     def __init__(self, args: tuple) -> None:
+        self._seq = next_sequence_number()  # creation order, for the engine (see graph.Node)
         tensor = _tensor_type()
         edges, needs = [], []
         recording = _grad_mode.grad_state.enabled
@@ -291,6 +293,7 @@ def once_differentiable(fn: Callable) -> Callable:
         node = _DelayedErrorBackward(*sources)
         node.fn_name = f"{getattr(ctx, '_forward_cls', type(ctx)).__name__}.backward"
         node.n_outputs = len(outs)
+        node._direct = node.n_outputs == 1
         wrapped = []
         for nr, g in enumerate(outs):
             if isinstance(g, tensor):

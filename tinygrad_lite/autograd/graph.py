@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import itertools
+import operator
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from . import grad_mode as _grad_mode
+from .grad_mode import grad_state
 
 if TYPE_CHECKING:
     from ..tensor import Tensor
@@ -20,6 +21,11 @@ __all__ = ["Node", "AccumulateGrad", "RemovableHandle", "RetainGradHook"]
 # An edge says where a gradient goes: (node, output index) for a tensor made by an op, or
 # (leaf tensor, 0) for a leaf that requires grad, where the engine accumulates into ``.grad``.
 Edge = tuple[Any, int]
+
+_data_of = operator.attrgetter("data")
+
+# Creation order of nodes, counting down (see Node.__init__).
+next_sequence_number = itertools.count(0, -1).__next__
 
 
 def edge_of(t: Tensor) -> Edge | None:
@@ -47,11 +53,16 @@ class Node:
     _saved: tuple | None = ()
     _saved_versions: tuple = ()
     _saved_out: tuple | None = None
-    _released = False
+    # True while the engine may call ``backward(grad)`` straight away: one output, built-in
+    # (array) rule, no tensor hooks. Everything else goes through the engine's slower path.
+    _direct = True
     _tensor_hooks: dict[int, OrderedDict] | None = None
     _creation_trace: list | None = None  # set only in anomaly mode (see anomaly.py)
 
     def __init__(self, *inputs: Tensor) -> None:
+        # The engine runs nodes newest first (see engine.py); the counter counts down so that a
+        # min-heap pops the newest node.
+        self._seq = next_sequence_number()
         edges = []
         for t in inputs:  # edge_of, inlined: this runs once per recorded op
             fn = t.grad_fn
@@ -68,20 +79,20 @@ class Node:
             versions.append(t._version_counter[0])
         self._saved_versions = versions
 
-    def _check_not_released(self) -> None:
-        if self._released:
-            raise RuntimeError(
-                f"{self.name()}: trying to backward through the graph a second time (or to access "
-                "saved tensors after they were freed). Saved values are freed by .backward() and "
-                "autograd.grad(); pass retain_graph=True to the first call if you need to "
-                f"backward through this graph again.{self._where()}"
-            )
+    def _raise_released(self) -> None:
+        raise RuntimeError(
+            f"{self.name()}: trying to backward through the graph a second time (or to access "
+            "saved tensors after they were freed). Saved values are freed by .backward() and "
+            "autograd.grad(); pass retain_graph=True to the first call if you need to "
+            f"backward through this graph again.{self._where()}"
+        )
 
     @property
     def saved_tensors(self) -> tuple:
         """The saved tensors (their arrays during a plain backward of a built-in node); raises if
         backward already freed them or one was modified in place."""
-        self._check_not_released()
+        if self._released:
+            self._raise_released()
         saved = self._saved
         for i, (t, version) in enumerate(zip(saved, self._saved_versions)):
             if t._version_counter[0] != version:
@@ -91,8 +102,8 @@ class Node:
                     f"operation: it was at version {version} when saved and is now at version "
                     f"{t._version_counter[0]}.{self._where()}"
                 )
-        if self.takes_arrays and not _grad_mode.grad_state.enabled:
-            return tuple([t.data for t in saved])
+        if self.takes_arrays and not grad_state.enabled:
+            return tuple(map(_data_of, saved))
         return saved
 
     def save_output(self, out: Tensor) -> None:
@@ -106,7 +117,8 @@ class Node:
     def saved_output(self) -> Any:
         """The saved output: its array during a plain backward, else a tensor that (under
         ``create_graph``) is differentiable through this node."""
-        self._check_not_released()
+        if self._released:
+            self._raise_released()
         data, counter, version = self._saved_out
         if counter[0] != version:
             raise RuntimeError(
@@ -114,15 +126,18 @@ class Node:
                 f"{data.dtype}), was modified by an in-place operation: it was at version "
                 f"{version} when saved and is now at version {counter[0]}.{self._where()}"
             )
-        if self.takes_arrays and not _grad_mode.grad_state.enabled:
+        if self.takes_arrays and not grad_state.enabled:
             return data
         return _Tensor.from_output(data, self, counter)
 
     def release(self) -> None:
-        """Free saved values after backward (``retain_graph=False``)."""
-        self._saved = None
-        self._saved_out = None
-        self._released = True
+        """Free saved values after backward (``retain_graph=False``; the engine inlines this)."""
+        self._saved = self._saved_out = None
+
+    @property
+    def _released(self) -> bool:
+        """Whether backward has freed what this node saved."""
+        return self._saved is None
 
     # -- introspection, PyTorch style ----------------------------------------------------------
     def _where(self) -> str:
@@ -159,6 +174,7 @@ class Node:
         """Run ``hook(grad)`` when the gradient of output ``output_nr`` is complete."""
         if self._tensor_hooks is None:
             self._tensor_hooks = {}
+            self._direct = False
         hooks = self._tensor_hooks.setdefault(output_nr, OrderedDict())
         handle = RemovableHandle(hooks)
         hooks[handle.id] = hook

@@ -62,6 +62,7 @@ class BackwardHookState:
             return tensors
         node = BackwardHookFunctionBackward(*tensors)
         node.n_outputs = len(tensors)
+        node._direct = False  # the engine passes several output gradients
         node.state, node.kind = self, kind
         out = []
         for i, t in enumerate(tensors):

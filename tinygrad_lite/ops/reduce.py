@@ -31,9 +31,12 @@ def _kept_shape(shape: tuple, dims: tuple | None) -> tuple:
 
 
 class SumBackward0(Node):
+    kept_shape = None  # set when the reduced dims were dropped; else grad broadcasts as it is
+
     def backward(self, grad):
-        kept = _kept_shape(self.input_shape, self.dims)
-        return (broadcast_to(grad.reshape(kept), self.input_shape),)
+        if self.kept_shape is not None:
+            grad = grad.reshape(self.kept_shape)
+        return (broadcast_to(grad, self.input_shape),)
 
 
 class SumBackward1(SumBackward0):
@@ -47,11 +50,13 @@ def reduce_sum(x: Tensor, dim=None, keepdim: bool = False, dtype=None) -> Tensor
         x = cast(x, dtypes.to_dtype(dtype).np)
     elif x.data.dtype.kind in "biu":
         x = cast(x, _INT64)
-    out = np.asarray(x.data.sum(axis=dims, keepdims=keepdim))
+    out = np.asarray(np.add.reduce(x.data, axis=dims, keepdims=keepdim))
     if not (grad_state.enabled and x._requires_grad):
         return wrap(out)
     node = SumBackward0(x) if dim is None else SumBackward1(x)
-    node.input_shape, node.dims = x.data.shape, dims
+    node.input_shape = x.data.shape
+    if dims and not keepdim:
+        node.kept_shape = _kept_shape(x.data.shape, dims)
     return wrap(out, node)
 
 
