@@ -1,30 +1,29 @@
 """The backward engine.
 
-Every node carries a sequence number taken when it was created, and an op is always created after
-the ops that made its inputs. So walking the graph newest-node-first is a topological order: when
-a node comes off the heap, every node that uses its outputs has already run and delivered its
-gradient. No recursion (a 100,000-op chain is fine) and no separate counting pass.
+Two passes over the graph, both iterative (no recursion limit: a 100,000-op chain is fine):
 
-Gradients arriving at a node are summed in ``pending``; the node is pushed on the heap the first
-time one arrives and its sum is popped (freed as early as possible) when it runs. Tensor hooks run
-on that complete sum, then the node's backward rule spreads it to the node's inputs. Gradients
-reaching a leaf are summed per leaf; when the walk is over, each leaf's hooks run once on its
-complete gradient and it is added into ``.grad``.
+1. Count, for every node reachable from the roots, how many edges point at it.
+2. Start from the roots with their seed gradients. Gradients arriving at a node are summed in
+   ``pending``; a node is *ready* once every edge into it has delivered (its count reached zero).
+   Its sum is then popped (freed as early as possible), tensor hooks run on it, and the node's
+   backward rule spreads it to the node's inputs. Gradients reaching a leaf are summed per leaf;
+   when the walk is over, each leaf's hooks run once on its complete gradient and it is added
+   into ``.grad``.
 
 In a plain backward, gradients travel as NumPy arrays and grad mode is off, so backward rules are
 bare NumPy calls. With ``create_graph=True`` they travel as Tensors with grad mode on, so the
 rules record a new graph, which gives higher-order derivatives.
 
-Anomaly mode and explain mode watch a backward through *observers* (see ``anomaly.py`` and
-``explain.py``). ``_observers`` is read once per backward; when it is empty (the normal case) the
-loop pays only one check of a local per node.
+Most nodes need nothing but their rule run (``Node._direct``); the rest (several outputs, tensor
+hooks, custom Functions) and watched backwards (``autograd.grad``'s captures, the observers of
+anomaly mode, explain mode and viz.record) go through ``_run_node``. ``_observers`` is read once
+per backward; when it is empty (the normal case) the loop pays one check per node.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from heapq import heappop, heappush
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -59,21 +58,25 @@ def run_backward(
     """
     pending: dict = {}  # node -> the sum of its output gradient so far (a list if several)
     leaf_grads: dict = {}  # leaf tensor -> the sum of what reached it
-    heap: list = []  # (sequence number, node): the newest node pops first
-    for i, (root, grad) in enumerate(zip(roots, root_grads)):
+    root_edges = []
+    for i, root in enumerate(roots):
         edge = edge_of(root)
         if edge is None:
             raise RuntimeError(
                 f"element {i} of tensors does not require grad and does not have a grad_fn"
             )
-        _send(pending, heap, leaf_grads, edge, grad if create_graph else grad.data, None)
-    watch = _Watch(roots, root_grads, inputs) if inputs is not None or _observers else None
+        root_edges.append(edge)
+    deps = _count_dependencies([e[0] for e in root_edges if isinstance(e[0], Node)])
+    for edge, grad in zip(root_edges, root_grads):
+        _send(pending, leaf_grads, edge, grad if create_graph else grad.data, None)
+    ready = [node for node in pending if deps[node] == 0]
+    watch = _Watch(roots, root_grads, inputs, deps) if inputs is not None or _observers else None
 
     prev_mode = grad_state.enabled
     grad_state.enabled = create_graph
     try:
-        while heap:
-            node = heappop(heap)[1]
+        while ready:
+            node = ready.pop()
             grad = pending.pop(node)
             if node._direct and watch is None:  # the common case: nothing to do but the rule
                 input_grads = node.backward(grad)
@@ -90,17 +93,17 @@ def run_backward(
                 if isinstance(target, Node):
                     if target.n_outputs == 1:  # the common case, inline
                         held = pending.get(target)
-                        if held is None:
-                            pending[target] = grad
-                            heappush(heap, (target._seq, target))
-                        else:
-                            pending[target] = held + grad
-                        continue
-                elif grad.shape == target.data.shape:  # a leaf (a wrong shape raises in _send)
+                        pending[target] = grad if held is None else held + grad
+                    else:
+                        _send(pending, leaf_grads, edge, grad, node)
+                    deps[target] -= 1
+                    if deps[target] == 0:
+                        ready.append(target)
+                elif grad.shape == target.data.shape:  # a leaf, inline
                     held = leaf_grads.get(target)
                     leaf_grads[target] = grad if held is None else held + grad
-                    continue
-                _send(pending, heap, leaf_grads, edge, grad, node)
+                else:
+                    _send(pending, leaf_grads, edge, grad, node)  # raises: wrong shape
 
         input_grads = grad = held = None  # drop references: .grad adopts unshared arrays
         plain = watch is None and accumulate and not create_graph
@@ -135,7 +138,7 @@ class _Watch:
     input lies behind, and tell the observers (anomaly, explain, viz.record) each step."""
 
     def __init__(self, roots: Sequence[Tensor], root_grads: Sequence[Tensor],
-                 inputs: Sequence[Tensor] | None) -> None:
+                 inputs: Sequence[Tensor] | None, deps: dict) -> None:
         self.captures: dict[tuple, int] = {}  # edge -> index in ``inputs``
         self.needed: set = set()
         self.inputs_given = inputs is not None
@@ -145,11 +148,11 @@ class _Watch:
                 if edge is None:
                     raise RuntimeError(f"input {i} (shape {t.data.shape}) does not require grad")
                 self.captures[edge] = i
-            self.needed = _nodes_leading_to(roots, {edge[0] for edge in self.captures})
+            self.needed = _nodes_leading_to(deps, {edge[0] for edge in self.captures})
         self.captured: list[Any] = [None] * len(self.captures)
         self.observers = _observers
         for obs in self.observers:
-            obs.start(roots, root_grads, _reachable_nodes(roots))
+            obs.start(roots, root_grads, deps)
 
     def capture(self, edge: tuple, grad: Any) -> bool:
         """Keep ``grad`` if ``edge`` is one of the inputs' edges; says whether it was."""
@@ -179,19 +182,18 @@ def _run_node(node: Node, grad: Any, watch: _Watch | None, create_graph: bool) -
     return _call_with_tensors(node, grads)
 
 
-def _send(pending: dict, heap: list, leaf_grads: dict, edge: tuple, grad: Any, producer) -> None:
+def _send(pending: dict, leaf_grads: dict, edge: tuple, grad: Any, producer) -> None:
     """Add ``grad`` to what the edge's target (a node's output, or a leaf) has received so far."""
     target, nr = edge
     if isinstance(target, Node):
+        if target.n_outputs == 1:
+            held = pending.get(target)
+            pending[target] = grad if held is None else held + grad
+            return
         held = pending.get(target)
         if held is None:
-            heappush(heap, (target._seq, target))
-        if target.n_outputs == 1:
-            pending[target] = grad if held is None else held + grad
-        else:
-            if held is None:
-                pending[target] = held = [None] * target.n_outputs
-            held[nr] = grad if held[nr] is None else held[nr] + grad
+            pending[target] = held = [None] * target.n_outputs
+        held[nr] = grad if held[nr] is None else held[nr] + grad
         return
     if grad.shape != target.data.shape:
         source = producer.name() if producer is not None else "the gradient argument"
@@ -203,28 +205,47 @@ def _send(pending: dict, heap: list, leaf_grads: dict, edge: tuple, grad: Any, p
     leaf_grads[target] = grad if previous is None else previous + grad
 
 
-def _reachable_nodes(roots: Sequence[Tensor]) -> set:
-    """Every node reachable from the roots' ``grad_fn``s."""
-    seen = {r.grad_fn for r in roots if r.grad_fn is not None}
-    stack = list(seen)
+def _count_dependencies(starts: list) -> dict:
+    """For every node reachable from the nodes ``starts``: how many edges point at it."""
+    deps = dict.fromkeys(starts, 0)
+    stack = list(deps)
     while stack:
         for edge in stack.pop().next_edges:
-            if edge is not None and isinstance(edge[0], Node) and edge[0] not in seen:
-                seen.add(edge[0])
-                stack.append(edge[0])
-    return seen
+            if edge is not None:
+                node = edge[0]
+                if node in deps:
+                    deps[node] += 1
+                elif isinstance(node, Node):
+                    deps[node] = 1
+                    stack.append(node)
+    return deps
 
 
-def _nodes_leading_to(roots: Sequence[Tensor], goals: set) -> set:
+def _nodes_leading_to(deps: dict, goals: set) -> set:
     """The nodes from which one of ``goals`` is reachable: the only ones that need to run."""
     needed: set = set()
-    # Oldest first: every node after the nodes its edges point to.
-    for node in sorted(_reachable_nodes(roots), key=lambda n: n._seq, reverse=True):
+    for node in reversed(_topological_order(deps)):  # every node after the nodes it points to
         for edge in node.next_edges:
             if edge is not None and (edge[0] in goals or edge[0] in needed):
                 needed.add(node)
                 break
     return needed
+
+
+def _topological_order(deps: dict) -> list:
+    """The nodes ordered so that each comes before the nodes its edges point to (Kahn)."""
+    remaining = dict(deps)
+    order = []
+    stack = [node for node, n in remaining.items() if n == 0]
+    while stack:
+        node = stack.pop()
+        order.append(node)
+        for edge in node.next_edges:
+            if edge is not None and isinstance(edge[0], Node):
+                remaining[edge[0]] -= 1
+                if remaining[edge[0]] == 0:
+                    stack.append(edge[0])
+    return order
 
 
 def _observed_call(observers: tuple, node: Node, grads: list, create_graph: bool) -> tuple:

@@ -19,7 +19,7 @@ import numpy as np
 from . import anomaly as _anomaly
 from . import grad_mode as _grad_mode
 from .grad_mode import no_grad
-from .graph import Node, next_sequence_number
+from .graph import Node
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
 
@@ -47,7 +47,6 @@ class BackwardCFunction(Node):
     _saved_as_output: dict[int, int] | None = None  # saved index -> output index
 
     def __init__(self, args: tuple) -> None:
-        self._seq = next_sequence_number()  # creation order, for the engine (see graph.Node)
         tensor = _tensor_type()
         edges, needs = [], []
         recording = _grad_mode.grad_state.enabled

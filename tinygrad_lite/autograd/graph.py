@@ -24,9 +24,6 @@ Edge = tuple[Any, int]
 
 _data_of = operator.attrgetter("data")
 
-# Creation order of nodes, counting down (see Node.__init__).
-next_sequence_number = itertools.count(0, -1).__next__
-
 
 def edge_of(t: Tensor) -> Edge | None:
     """The edge that carries the gradient of ``t`` back into the graph, or None if it needs none."""
@@ -60,9 +57,6 @@ class Node:
     _creation_trace: list | None = None  # set only in anomaly mode (see anomaly.py)
 
     def __init__(self, *inputs: Tensor) -> None:
-        # The engine runs nodes newest first (see engine.py); the counter counts down so that a
-        # min-heap pops the newest node.
-        self._seq = next_sequence_number()
         edges = []
         for t in inputs:  # edge_of, inlined: this runs once per recorded op
             fn = t.grad_fn
@@ -91,7 +85,7 @@ class Node:
     def saved_tensors(self) -> tuple:
         """The saved tensors (their arrays during a plain backward of a built-in node); raises if
         backward already freed them or one was modified in place."""
-        if self._released:
+        if self._saved is None:  # released by backward
             self._raise_released()
         saved = self._saved
         for i, (t, version) in enumerate(zip(saved, self._saved_versions)):
@@ -117,7 +111,7 @@ class Node:
     def saved_output(self) -> Any:
         """The saved output: its array during a plain backward, else a tensor that (under
         ``create_graph``) is differentiable through this node."""
-        if self._released:
+        if self._saved is None:  # released by backward
             self._raise_released()
         data, counter, version = self._saved_out
         if counter[0] != version:

@@ -17,6 +17,20 @@ wrap = Tensor._wrap
 SMALL = 4096
 
 
+_ZEROS: dict = {}
+
+
+def zero_of(dtype: np.dtype) -> np.ndarray:
+    """A shared, read-only 0-d zero of ``dtype``. NumPy takes it faster than the Python ``0``,
+    which it must first convert (8x8 float32: np.maximum 0.6 against 1.1 us, np.where 1.2
+    against 1.7 us)."""
+    zero = _ZEROS.get(dtype)
+    if zero is None:
+        zero = _ZEROS[dtype] = np.zeros((), dtype)
+        zero.flags.writeable = False
+    return zero
+
+
 def as_tensor(value: object, like: Tensor) -> Tensor:
     """A non-tensor operand (Python scalar, array, list) as a tensor; scalars keep PyTorch's
     'weak' typing, so ``float32_tensor * 2.5`` stays float32."""
