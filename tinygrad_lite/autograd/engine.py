@@ -23,7 +23,7 @@ per backward; when it is empty (the normal case) the loop pays one check per nod
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -58,17 +58,14 @@ def run_backward(
     """
     pending: dict = {}  # node -> the sum of its output gradient so far (a list if several)
     leaf_grads: dict = {}  # leaf tensor -> the sum of what reached it
-    root_edges = []
-    for i, root in enumerate(roots):
+    for i, (root, grad) in enumerate(zip(roots, root_grads)):
         edge = edge_of(root)
         if edge is None:
             raise RuntimeError(
                 f"element {i} of tensors does not require grad and does not have a grad_fn"
             )
-        root_edges.append(edge)
-    deps = _count_dependencies([e[0] for e in root_edges if isinstance(e[0], Node)])
-    for edge, grad in zip(root_edges, root_grads):
         _send(pending, leaf_grads, edge, grad if create_graph else grad.data, None)
+    deps = _count_dependencies(pending)  # pending holds the roots' nodes so far
     ready = [node for node in pending if deps[node] == 0]
     watch = _Watch(roots, root_grads, inputs, deps) if inputs is not None or _observers else None
 
@@ -205,7 +202,7 @@ def _send(pending: dict, leaf_grads: dict, edge: tuple, grad: Any, producer) -> 
     leaf_grads[target] = grad if previous is None else previous + grad
 
 
-def _count_dependencies(starts: list) -> dict:
+def _count_dependencies(starts: Iterable[Node]) -> dict:
     """For every node reachable from the nodes ``starts``: how many edges point at it."""
     deps = dict.fromkeys(starts, 0)
     stack = list(deps)

@@ -88,8 +88,10 @@ class Node:
         if self._saved is None:  # released by backward
             self._raise_released()
         saved = self._saved
-        for i, (t, version) in enumerate(zip(saved, self._saved_versions)):
-            if t._version_counter[0] != version:
+        versions = self._saved_versions
+        for i, t in enumerate(saved):
+            if t._version_counter[0] != versions[i]:
+                version = versions[i]
                 raise RuntimeError(
                     f"{self.name()}: one of the tensors it saved for backward (saved tensor {i}, "
                     f"shape {tuple(t.shape)}, dtype {t.dtype}) was modified by an in-place "
