@@ -138,7 +138,6 @@ class _Watch:
                  inputs: Sequence[Tensor] | None, deps: dict) -> None:
         self.captures: dict[tuple, int] = {}  # edge -> index in ``inputs``
         self.needed: set = set()
-        self.inputs_given = inputs is not None
         if inputs is not None:
             for i, t in enumerate(inputs):
                 edge = edge_of(t)
