@@ -250,8 +250,6 @@ class RetainGradHook:
         t = self.ref()
         if t is None:
             return
-        from .grad_mode import grad_state
-
         if t._grad is None:
             # Under create_graph keep the graph-connected gradient; otherwise a private copy.
             t._grad = grad if grad_state.enabled else type(grad)._wrap(grad.data.copy())
