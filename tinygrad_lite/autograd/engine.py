@@ -82,7 +82,7 @@ def run_backward(
                 if input_grads is None:  # autograd.grad: no wanted input lies behind this node
                     continue
             if not retain_graph:
-                node._saved = node._saved_out = None  # free what it saved (see Node.release)
+                node._saved = node._saved_out = None  # free what it saved (see Node._released)
             for edge, grad in zip(node.next_edges, input_grads):
                 if grad is None or edge is None:
                     continue

@@ -126,13 +126,10 @@ class Node:
             return data
         return _Tensor.from_output(data, self, counter)
 
-    def release(self) -> None:
-        """Free saved values after backward (``retain_graph=False``; the engine inlines this)."""
-        self._saved = self._saved_out = None
-
     @property
     def _released(self) -> bool:
-        """Whether backward has freed what this node saved."""
+        """Whether backward has freed what this node saved (the engine sets ``_saved`` and
+        ``_saved_out`` to None after running it, unless ``retain_graph``)."""
         return self._saved is None
 
     # -- introspection, PyTorch style ----------------------------------------------------------
