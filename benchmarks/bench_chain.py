@@ -54,7 +54,7 @@ def tinygrad_lite_chain(depth: int) -> Callable[[], np.ndarray]:
         for i in range(depth):
             y = y * 1.0001 if i % 2 == 0 else y + 0.0001
         y.sum().backward()
-        return x.grad.data
+        return x.grad.numpy()
 
     return step
 

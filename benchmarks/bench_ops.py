@@ -77,7 +77,7 @@ def setup_tinygrad_lite(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> tuple[Ca
         ta.grad = tb.grad = tc.grad = None
         y = ((ta * tb) + tc).relu().sum()
         y.backward()
-        return y.item(), ta.grad.data, tb.grad.data, tc.grad.data
+        return y.item(), ta.grad.numpy(), tb.grad.numpy(), tc.grad.numpy()
 
     return step, result
 

@@ -63,7 +63,7 @@ def saved_bytes(t: tl.Tensor) -> int:
         if node is None or node in seen:
             continue
         seen.add(node)
-        total += sum(s.data.nbytes for s in (node._saved or ()) if isinstance(s, tl.Tensor))
+        total += sum(s.detach().numpy().nbytes for s in (node._saved or ()) if isinstance(s, tl.Tensor))
         total += node._saved_out[0].nbytes if node._saved_out is not None else 0
         stack += [e[0] for e in node.next_edges if e is not None and hasattr(e[0], "next_edges")]
     return total

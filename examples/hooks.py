@@ -45,10 +45,10 @@ def main(argv: list[str] | None = None) -> float:
     for name, layer in model.named_children():
         def fwd(module, inputs, output, name=name):
             stats.setdefault(f"{name} act", []).append(
-                (float(output.data.mean()), float(output.data.std())))
+                (float(output.detach().mean()), float(output.detach().std())))
 
         def bwd(module, grad_input, grad_output, name=name):
-            stats.setdefault(f"{name} grad", []).append(float(np.linalg.norm(grad_output[0].data)))
+            stats.setdefault(f"{name} grad", []).append(float(np.linalg.norm(grad_output[0].numpy())))
 
         handles += [layer.register_forward_hook(fwd), layer.register_full_backward_hook(bwd)]
     clipped = [0, 0]

@@ -14,17 +14,17 @@ def numerical_grads(fn: Callable, inputs: Sequence[tl.Tensor], upstream: np.ndar
     """d(sum(fn(*inputs) * upstream)) / d(input) for every input, by central differences."""
     grads = []
     for t in inputs:
-        flat = t.data.reshape(-1)  # a view: perturbing it perturbs the input
+        flat = t.detach().numpy().reshape(-1)  # a view: perturbing it perturbs the input
         g = np.zeros(flat.size)
         for k in range(flat.size):
             orig = flat[k]
             flat[k] = orig + eps
-            plus = float((fn(*inputs).data * upstream).sum())
+            plus = float((fn(*inputs).detach().numpy() * upstream).sum())
             flat[k] = orig - eps
-            minus = float((fn(*inputs).data * upstream).sum())
+            minus = float((fn(*inputs).detach().numpy() * upstream).sum())
             flat[k] = orig
             g[k] = (plus - minus) / (2 * eps)
-        grads.append(g.reshape(t.data.shape))
+        grads.append(g.reshape(t.detach().numpy().shape))
     return grads
 
 
@@ -33,12 +33,12 @@ def check_grads(fn: Callable, *arrays: np.ndarray, atol: float = 1e-6, rtol: flo
     """Assert that autograd's gradients of ``fn`` match central differences (float64)."""
     inputs = [tl.tensor(np.asarray(a, dtype=np.float64), requires_grad=True) for a in arrays]
     out = fn(*inputs)
-    upstream = np.random.default_rng(upstream_seed).standard_normal(out.data.shape)
+    upstream = np.random.default_rng(upstream_seed).standard_normal(out.detach().numpy().shape)
     analytic = tl.autograd.grad(out, inputs, grad_outputs=tl.tensor(upstream), allow_unused=True)
     with tl.no_grad():
         numeric = numerical_grads(fn, inputs, upstream)
     for i, (a, n) in enumerate(zip(analytic, numeric)):
-        a = np.zeros_like(n) if a is None else a.data
+        a = np.zeros_like(n) if a is None else a.detach().numpy()
         assert a.shape == n.shape, f"input {i}: gradient shape {a.shape}, expected {n.shape}"
         assert a.dtype == np.float64, f"input {i}: gradient dtype {a.dtype}"
         np.testing.assert_allclose(a, n, atol=atol, rtol=rtol, err_msg=f"gradient of input {i}")
@@ -52,8 +52,8 @@ def check_second_order(fn: Callable, *arrays: np.ndarray, atol: float = 1e-5,
     inputs = [tl.tensor(np.asarray(a, dtype=np.float64), requires_grad=True) for a in arrays]
     rng = np.random.default_rng(2)
     out = fn(*inputs)
-    upstream = tl.tensor(rng.standard_normal(out.data.shape))
-    weights = [rng.standard_normal(t.data.shape) for t in inputs]
+    upstream = tl.tensor(rng.standard_normal(out.detach().numpy().shape))
+    weights = [rng.standard_normal(t.detach().numpy().shape) for t in inputs]
     grads = tl.autograd.grad(out, inputs, grad_outputs=upstream, create_graph=True,
                              allow_unused=True)
     pairs = [(g, w) for g, w in zip(grads, weights) if g is not None and g.requires_grad]
@@ -64,12 +64,12 @@ def check_second_order(fn: Callable, *arrays: np.ndarray, atol: float = 1e-5,
 
     def first_order(*xs):
         gs = tl.autograd.grad(fn(*xs), xs, grad_outputs=upstream, allow_unused=True)
-        return tl.tensor(sum(float((g.data * w).sum()) for g, w in zip(gs, weights)
+        return tl.tensor(sum(float((g.detach().numpy() * w).sum()) for g, w in zip(gs, weights)
                              if g is not None), dtype=tl.float64)
 
     with tl.enable_grad():
         numeric = numerical_grads(first_order, inputs, np.ones(()))
     for i, (a, n) in enumerate(zip(analytic, numeric)):
-        a = np.zeros_like(n) if a is None else a.data
+        a = np.zeros_like(n) if a is None else a.detach().numpy()
         np.testing.assert_allclose(a, n, atol=atol, rtol=rtol,
                                    err_msg=f"second-order gradient of input {i}")

@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 import tinygrad_lite as tl
-from tinygrad_lite.functions import pad
+from tinygrad_lite.nn.functional import pad
 
 CATALOG: list[tuple[str, object, list[tuple], str]] = []
 REFERENCE: dict[str, object] = {}

@@ -30,7 +30,7 @@ def test_tensor_dataset_and_loader_batches():
     loader = DataLoader(ds, batch_size=4)
     batches = list(loader)
     assert len(loader) == 3 and [b[0].shape for b in batches] == [(4,), (4,), (2,)]
-    np.testing.assert_array_equal(batches[2][1].data, [16, 18])
+    np.testing.assert_array_equal(batches[2][1].detach().numpy(), [16, 18])
     assert len(DataLoader(ds, batch_size=4, drop_last=True)) == 2
     assert len(list(DataLoader(ds, batch_size=4, drop_last=True))) == 2
     with pytest.raises(ValueError, match="Size mismatch"):
@@ -40,7 +40,7 @@ def test_tensor_dataset_and_loader_batches():
 def test_shuffle_reproducible_with_seeded_generator():
     ds = TensorDataset(tl.arange(20))
     order = lambda g: np.concatenate(  # noqa: E731
-        [b[0].data for b in DataLoader(ds, batch_size=6, shuffle=True, generator=g)])
+        [b[0].detach().numpy() for b in DataLoader(ds, batch_size=6, shuffle=True, generator=g)])
     a = order(np.random.default_rng(5))
     b = order(np.random.default_rng(5))
     np.testing.assert_array_equal(a, b)
@@ -50,7 +50,7 @@ def test_shuffle_reproducible_with_seeded_generator():
     tl.manual_seed(1)
     np.testing.assert_array_equal(order(None), c)
     loader = DataLoader(ds, batch_size=20, shuffle=True, generator=np.random.default_rng(0))
-    first, second = next(iter(loader))[0].data, next(iter(loader))[0].data
+    first, second = next(iter(loader))[0].detach().numpy(), next(iter(loader))[0].detach().numpy()
     assert first.tolist() != second.tolist()  # a new order every epoch
 
 

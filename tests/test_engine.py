@@ -33,7 +33,7 @@ def test_diamond_sums_all_paths_before_running_a_node():
 def test_leaf_used_three_times_by_one_op_chain():
     x = tl.tensor([1.5, -2.0], requires_grad=True)
     (x * x * x).sum().backward()
-    np.testing.assert_allclose(x.grad.numpy(), 3 * x.data ** 2)
+    np.testing.assert_allclose(x.grad.numpy(), 3 * x.detach().numpy() ** 2)
 
 
 def test_gradients_accumulate_across_backward_calls():
@@ -50,8 +50,8 @@ def test_first_accumulation_does_not_alias_other_tensors():
     w = tl.tensor([1.0, 1.0], requires_grad=True)
     seed = tl.tensor([1.0, 1.0])
     (x + w).backward(seed)  # add passes the same gradient object to both inputs
-    assert not np.shares_memory(x.grad.data, w.grad.data)
-    assert not np.shares_memory(x.grad.data, seed.data)
+    assert not np.shares_memory(x.grad.detach().numpy(), w.grad.detach().numpy())
+    assert not np.shares_memory(x.grad.detach().numpy(), seed.detach().numpy())
     x.grad.data += 1
     assert w.grad.tolist() == [1.0, 1.0] and seed.tolist() == [1.0, 1.0]
 
@@ -61,7 +61,7 @@ def test_first_accumulation_does_not_alias_a_gradient_a_hook_kept():
     kept = []
     x.register_hook(kept.append)  # the slow path: hooks see the gradient before .grad does
     (x * 3).sum().backward()
-    assert x.grad.tolist() == [3.0, 3.0] and not np.shares_memory(x.grad.data, kept[0].data)
+    assert x.grad.tolist() == [3.0, 3.0] and not np.shares_memory(x.grad.detach().numpy(), kept[0].detach().numpy())
     x.grad.data += 1
     assert kept[0].tolist() == [3.0, 3.0]
 
@@ -70,7 +70,7 @@ def test_leaf_as_root_copies_the_given_gradient():
     x = tl.tensor([1.0, 2.0], requires_grad=True)
     g = tl.tensor([5.0, 6.0])
     x.backward(g)
-    assert x.grad.tolist() == [5.0, 6.0] and not np.shares_memory(x.grad.data, g.data)
+    assert x.grad.tolist() == [5.0, 6.0] and not np.shares_memory(x.grad.detach().numpy(), g.detach().numpy())
 
 
 def test_non_leaf_grad_only_with_retain_grad():
@@ -79,7 +79,7 @@ def test_non_leaf_grad_only_with_retain_grad():
     h.retain_grad()
     k = x * 3
     (h * k).sum().backward()
-    assert h.retains_grad and h.grad.tolist() == (k.data).tolist()
+    assert h.retains_grad and h.grad.tolist() == (k.detach().numpy()).tolist()
     with pytest.warns(UserWarning, match="not a leaf"):
         assert k.grad is None
 
@@ -244,16 +244,16 @@ def test_autograd_grad_wrt_non_leaf_and_pruning():
 def test_second_derivatives_match_analytic_values():
     x = tl.tensor([0.5, -1.0, 2.0], dtype=tl.float64, requires_grad=True)
     (g,) = tl.autograd.grad((x ** 3).sum(), x, create_graph=True)
-    np.testing.assert_allclose(g.detach().numpy(), 3 * x.data ** 2)
+    np.testing.assert_allclose(g.detach().numpy(), 3 * x.detach().numpy() ** 2)
     (h,) = tl.autograd.grad(g.sum(), x)
-    np.testing.assert_allclose(h.numpy(), 6 * x.data)
+    np.testing.assert_allclose(h.numpy(), 6 * x.detach().numpy())
 
     x = tl.tensor([0.3, 1.2], dtype=tl.float64, requires_grad=True)
     (g,) = tl.autograd.grad((x.sin() * x.exp()).sum(), x, create_graph=True)
-    expected = np.exp(x.data) * (np.sin(x.data) + np.cos(x.data))
+    expected = np.exp(x.detach().numpy()) * (np.sin(x.detach().numpy()) + np.cos(x.detach().numpy()))
     np.testing.assert_allclose(g.detach().numpy(), expected)
     (h,) = tl.autograd.grad(g.sum(), x)
-    np.testing.assert_allclose(h.numpy(), 2 * np.exp(x.data) * np.cos(x.data))
+    np.testing.assert_allclose(h.numpy(), 2 * np.exp(x.detach().numpy()) * np.cos(x.detach().numpy()))
 
 
 def test_hessian_vector_product_matches_analytic():
@@ -319,7 +319,7 @@ def test_requires_grad_rules():
     assert z.is_leaf and not z.requires_grad
     assert z.requires_grad_() is z and z.requires_grad
     d = y.detach()
-    assert d.is_leaf and not d.requires_grad and np.shares_memory(d.data, y.data)
+    assert d.is_leaf and not d.requires_grad and np.shares_memory(d.detach().numpy(), y.detach().numpy())
 
 
 def test_grad_fn_name_and_next_functions():

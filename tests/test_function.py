@@ -61,8 +61,8 @@ def test_two_inputs_two_outputs_non_diff_output_and_non_tensor_arg():
     assert prod._output_nr == 0 and total._output_nr == 1 and prod.grad_fn is total.grad_fn
     assert prod.grad_fn.n_outputs == 3
     (prod.sum() * 2 + total.sum()).backward()
-    np.testing.assert_allclose(a.grad.numpy(), 2 * 3.0 * b.data + 1)
-    np.testing.assert_allclose(b.grad.numpy(), 2 * 3.0 * a.data + 1)
+    np.testing.assert_allclose(a.grad.numpy(), 2 * 3.0 * b.detach().numpy() + 1)
+    np.testing.assert_allclose(b.grad.numpy(), 2 * 3.0 * a.detach().numpy() + 1)
     needs, g_mask = prod.grad_fn.seen
     assert needs == (True, True, False) and g_mask == [0.0, 0.0]  # materialized zeros
 
@@ -107,9 +107,9 @@ def test_no_graph_when_nothing_requires_grad_or_under_no_grad():
 def test_double_backward_through_custom_op():
     x = f64([0.3, -1.2])
     (g,) = tl.autograd.grad(MyExp.apply(x * x).sum(), x, create_graph=True)
-    np.testing.assert_allclose(g.detach().numpy(), 2 * x.data * np.exp(x.data ** 2))
+    np.testing.assert_allclose(g.detach().numpy(), 2 * x.detach().numpy() * np.exp(x.detach().numpy() ** 2))
     (h,) = tl.autograd.grad(g.sum(), x)
-    expected = (2 + 4 * x.data ** 2) * np.exp(x.data ** 2)
+    expected = (2 + 4 * x.detach().numpy() ** 2) * np.exp(x.detach().numpy() ** 2)
     np.testing.assert_allclose(h.numpy(), expected)
     assert tl.autograd.gradgradcheck(MyExp.apply, (f64([0.1, 0.7]),))
 
@@ -130,9 +130,9 @@ def test_once_differentiable_raises_on_second_differentiation():
     x = f64([0.5, 1.0])
     y = NumpyExp.apply(x)
     y.sum().backward(retain_graph=True)  # first order works
-    np.testing.assert_allclose(x.grad.numpy(), np.exp(x.data))
+    np.testing.assert_allclose(x.grad.numpy(), np.exp(x.detach().numpy()))
     (g,) = tl.autograd.grad(y.sum(), x, create_graph=True)
-    np.testing.assert_allclose(g.detach().numpy(), np.exp(x.data))
+    np.testing.assert_allclose(g.detach().numpy(), np.exp(x.detach().numpy()))
     with pytest.raises(RuntimeError, match=r"differentiate twice.*once_differentiable.*"
                                            r"NumpyExp\.backward"):
         g.sum().backward()

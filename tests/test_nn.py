@@ -84,12 +84,12 @@ def test_repr_tree():
 def test_load_state_dict_strict_and_atomic():
     a, b = Net(), Net()
     b.load_state_dict(a.state_dict())
-    np.testing.assert_array_equal(b.body[0].weight.data, a.body[0].weight.data)
+    np.testing.assert_array_equal(b.body[0].weight.detach().numpy(), a.body[0].weight.detach().numpy())
     bad = dict(a.state_dict())
     del bad["scale"]
     bad["extra"] = tl.zeros(1)
     bad["body.0.weight"] = tl.zeros(5, 5)
-    before = b.body[2].weight.data.copy()
+    before = b.body[2].weight.detach().numpy().copy()
     bad["body.2.weight"] = tl.zeros(2, 4)
     with pytest.raises(RuntimeError) as info:
         b.load_state_dict(bad)
@@ -97,12 +97,12 @@ def test_load_state_dict_strict_and_atomic():
     assert 'Missing key(s) in state_dict: "scale"' in msg
     assert 'Unexpected key(s) in state_dict: "extra"' in msg
     assert "size mismatch for body.0.weight: copying a param with shape (5, 5)" in msg
-    np.testing.assert_array_equal(b.body[2].weight.data, before)  # nothing half-loaded
+    np.testing.assert_array_equal(b.body[2].weight.detach().numpy(), before)  # nothing half-loaded
     del bad["body.0.weight"]
     result = b.load_state_dict(bad, strict=False)
     assert result.missing_keys == ["scale", "body.0.weight"]
     assert result.unexpected_keys == ["extra"]
-    np.testing.assert_array_equal(b.body[2].weight.data, 0)
+    np.testing.assert_array_equal(b.body[2].weight.detach().numpy(), 0)
 
 
 def test_containers():
@@ -135,10 +135,10 @@ def test_forward_hooks_order_and_replacement():
     x = tl.ones(1, 2)
     out = lin(x)
     assert calls == ["global", "pre", "kw", "post"]
-    np.testing.assert_array_equal(out.data, 0)
+    np.testing.assert_array_equal(out.detach().numpy(), 0)
     for h in (h1, h2, hg, h3):
         h.remove()
-    np.testing.assert_allclose(lin(x).data, F.linear(x, lin.weight, lin.bias).data)
+    np.testing.assert_allclose(lin(x).detach().numpy(), F.linear(x, lin.weight, lin.bias).detach().numpy())
 
 
 @pytest.mark.parametrize("inplace", [False, True])
@@ -148,10 +148,10 @@ def test_full_backward_hook_true_grads_with_inplace_relu(inplace):
     seen = {}
 
     def hook(m, grad_input, grad_output):
-        seen["gi"], seen["go"] = grad_input[0].data.copy(), grad_output[0].data.copy()
+        seen["gi"], seen["go"] = grad_input[0].detach().numpy().copy(), grad_output[0].detach().numpy().copy()
 
     def pre_hook(m, grad_output):
-        seen["pre"] = grad_output[0].data.copy()
+        seen["pre"] = grad_output[0].detach().numpy().copy()
 
     model.register_full_backward_hook(hook)
     model.register_full_backward_pre_hook(pre_hook)
@@ -161,10 +161,10 @@ def test_full_backward_hook_true_grads_with_inplace_relu(inplace):
     out = model(x)
     up = tl.randn(5, 2)
     (out * up).sum().backward()
-    np.testing.assert_allclose(seen["go"], up.data)
-    np.testing.assert_allclose(seen["pre"], up.data)
-    np.testing.assert_allclose(seen["gi"], a.grad.data, rtol=1e-6)
-    np.testing.assert_allclose(seen["gi"], x.grad.data, rtol=1e-6)
+    np.testing.assert_allclose(seen["go"], up.detach().numpy())
+    np.testing.assert_allclose(seen["pre"], up.detach().numpy())
+    np.testing.assert_allclose(seen["gi"], a.grad.detach().numpy(), rtol=1e-6)
+    np.testing.assert_allclose(seen["gi"], x.grad.detach().numpy(), rtol=1e-6)
 
 
 def test_backward_hook_replaces_grad_input_and_order():
@@ -176,9 +176,9 @@ def test_backward_hook_replaces_grad_input_and_order():
     x = tl.randn(3, 2, requires_grad=True)
     lin(x).sum().backward()
     assert order == ["pre", "hook"]
-    np.testing.assert_array_equal(x.grad.data, 7)
+    np.testing.assert_array_equal(x.grad.detach().numpy(), 7)
     # parameters still get their own (unchanged) gradient
-    np.testing.assert_allclose(lin.weight.grad.data, np.ones((2, 3)) @ x.data, rtol=1e-6)
+    np.testing.assert_allclose(lin.weight.grad.detach().numpy(), np.ones((2, 3)) @ x.detach().numpy(), rtol=1e-6)
 
 
 def test_backward_hook_without_input_grad():
@@ -228,28 +228,28 @@ def test_activation_values():
     x = r(3, 5)
     t = tl.tensor(x)
     erf = np.vectorize(math.erf)
-    np.testing.assert_allclose(nn.GELU()(t).data, 0.5 * x * (1 + erf(x / math.sqrt(2))))
+    np.testing.assert_allclose(nn.GELU()(t).detach().numpy(), 0.5 * x * (1 + erf(x / math.sqrt(2))))
     np.testing.assert_allclose(
-        nn.GELU("tanh")(t).data,
+        nn.GELU("tanh")(t).detach().numpy(),
         0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3))))
-    np.testing.assert_allclose(nn.ELU()(t).data, np.where(x > 0, x, np.exp(x) - 1))
-    np.testing.assert_allclose(nn.Softplus()(t).data, np.log1p(np.exp(x)))
-    np.testing.assert_allclose(nn.LeakyReLU(0.1)(t).data, np.where(x > 0, x, 0.1 * x))
-    np.testing.assert_allclose(nn.SiLU()(t).data, x / (1 + np.exp(-x)))
-    np.testing.assert_allclose(nn.Softmax(dim=1)(t).data, np_softmax(x, 1))
-    np.testing.assert_allclose(nn.LogSoftmax(dim=1)(t).data, np.log(np_softmax(x, 1)))
+    np.testing.assert_allclose(nn.ELU()(t).detach().numpy(), np.where(x > 0, x, np.exp(x) - 1))
+    np.testing.assert_allclose(nn.Softplus()(t).detach().numpy(), np.log1p(np.exp(x)))
+    np.testing.assert_allclose(nn.LeakyReLU(0.1)(t).detach().numpy(), np.where(x > 0, x, 0.1 * x))
+    np.testing.assert_allclose(nn.SiLU()(t).detach().numpy(), x / (1 + np.exp(-x)))
+    np.testing.assert_allclose(nn.Softmax(dim=1)(t).detach().numpy(), np_softmax(x, 1))
+    np.testing.assert_allclose(nn.LogSoftmax(dim=1)(t).detach().numpy(), np.log(np_softmax(x, 1)))
     assert nn.Flatten()(tl.zeros(2, 3, 4)).shape == (2, 12)
     assert nn.Unflatten(1, (3, 4))(tl.zeros(2, 12)).shape == (2, 3, 4)
 
 
 def test_embedding_padding_idx_gets_no_grad():
     emb = nn.Embedding(5, 3, padding_idx=0)
-    np.testing.assert_array_equal(emb.weight.data[0], 0)
+    np.testing.assert_array_equal(emb.weight.detach().numpy()[0], 0)
     idx = tl.tensor([[0, 1], [1, 4]])
     out = emb(idx)
-    np.testing.assert_array_equal(out.data, emb.weight.data[idx.data])
+    np.testing.assert_array_equal(out.detach().numpy(), emb.weight.detach().numpy()[idx.detach().numpy()])
     out.sum().backward()
-    np.testing.assert_array_equal(emb.weight.grad.data[:, 0], [0, 2, 0, 0, 1])
+    np.testing.assert_array_equal(emb.weight.grad.detach().numpy()[:, 0], [0, 2, 0, 0, 1])
 
 
 def test_dropout_train_eval():
@@ -257,8 +257,8 @@ def test_dropout_train_eval():
     d = nn.Dropout(0.5)
     x = tl.ones(1000)
     y = d(x)
-    vals = set(np.unique(y.data).tolist())
-    assert vals == {0.0, 2.0} and 400 < (y.data == 0).sum() < 600
+    vals = set(np.unique(y.detach().numpy()).tolist())
+    assert vals == {0.0, 2.0} and 400 < (y.detach().numpy() == 0).sum() < 600
     d.eval()
     assert d(x) is x
 
@@ -268,24 +268,24 @@ def test_batchnorm_running_stats_and_eval():
     x = r(8, 3) * 2 + 1
     out = bn(tl.tensor(x, dtype=tl.float32))
     mean, var = x.mean(0), x.var(0)
-    np.testing.assert_allclose(out.data, (x - mean) / np.sqrt(var + 1e-5), rtol=1e-4, atol=1e-5)
-    np.testing.assert_allclose(bn.running_mean.data, 0.1 * mean, rtol=1e-5)
-    np.testing.assert_allclose(bn.running_var.data, 0.9 + 0.1 * x.var(0, ddof=1), rtol=1e-5)
+    np.testing.assert_allclose(out.detach().numpy(), (x - mean) / np.sqrt(var + 1e-5), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(bn.running_mean.detach().numpy(), 0.1 * mean, rtol=1e-5)
+    np.testing.assert_allclose(bn.running_var.detach().numpy(), 0.9 + 0.1 * x.var(0, ddof=1), rtol=1e-5)
     assert int(bn.num_batches_tracked.item()) == 1
     bn.eval()
     y = r(4, 3)
     np.testing.assert_allclose(
-        bn(tl.tensor(y, dtype=tl.float32)).data,
-        (y - bn.running_mean.data) / np.sqrt(bn.running_var.data + 1e-5), rtol=1e-4, atol=1e-5)
+        bn(tl.tensor(y, dtype=tl.float32)).detach().numpy(),
+        (y - bn.running_mean.detach().numpy()) / np.sqrt(bn.running_var.detach().numpy() + 1e-5), rtol=1e-4, atol=1e-5)
     cumulative = nn.BatchNorm2d(2, momentum=None)
     a, b = r(2, 2, 3, 3), r(2, 2, 3, 3)
     cumulative(tl.tensor(a))
     cumulative(tl.tensor(b))
-    np.testing.assert_allclose(cumulative.running_mean.data,
+    np.testing.assert_allclose(cumulative.running_mean.detach().numpy(),
                                (a.mean((0, 2, 3)) + b.mean((0, 2, 3))) / 2, rtol=1e-5)
     no_track = nn.BatchNorm1d(3, track_running_stats=False).eval()
     assert no_track.running_mean is None
-    np.testing.assert_allclose(no_track(tl.tensor(x)).data, (x - mean) / np.sqrt(var + 1e-5),
+    np.testing.assert_allclose(no_track(tl.tensor(x)).detach().numpy(), (x - mean) / np.sqrt(var + 1e-5),
                                rtol=1e-5)
 
 
@@ -296,22 +296,22 @@ def test_multihead_attention_matches_numpy():
     x = r(n, L, e)
     mask = np.triu(np.ones((L, L), bool), 1)  # True = not allowed
     out, w = mha(tl.tensor(x), tl.tensor(x), tl.tensor(x), attn_mask=tl.tensor(mask))
-    W, B = mha.in_proj_weight.data, mha.in_proj_bias.data
+    W, B = mha.in_proj_weight.detach().numpy(), mha.in_proj_bias.detach().numpy()
     q, k, v = (x @ W[i * e:(i + 1) * e].T + B[i * e:(i + 1) * e] for i in range(3))
     split = lambda t: t.reshape(n, L, h, e // h).transpose(0, 2, 1, 3)  # noqa: E731
     s = split(q) @ split(k).transpose(0, 1, 3, 2) / math.sqrt(e // h)
     s = np.where(mask, -np.inf, s)
     p = np_softmax(s, -1)
     o = (p @ split(v)).transpose(0, 2, 1, 3).reshape(n, L, e)
-    ref = o @ mha.out_proj.weight.data.T + mha.out_proj.bias.data
-    np.testing.assert_allclose(out.data, ref, rtol=1e-10)
-    np.testing.assert_allclose(w.data, p.mean(1), rtol=1e-10)
+    ref = o @ mha.out_proj.weight.detach().numpy().T + mha.out_proj.bias.detach().numpy()
+    np.testing.assert_allclose(out.detach().numpy(), ref, rtol=1e-10)
+    np.testing.assert_allclose(w.detach().numpy(), p.mean(1), rtol=1e-10)
     assert list(mha.state_dict()) == ["in_proj_weight", "in_proj_bias", "out_proj.weight",
                                       "out_proj.bias"]
     seq_first = nn.MultiheadAttention(e, h).double()
     seq_first.load_state_dict(mha.state_dict())
     out2, _ = seq_first(*(tl.tensor(x.transpose(1, 0, 2)),) * 3, attn_mask=tl.tensor(mask))
-    np.testing.assert_allclose(out2.data.transpose(1, 0, 2), ref, rtol=1e-10)
+    np.testing.assert_allclose(out2.detach().numpy().transpose(1, 0, 2), ref, rtol=1e-10)
 
 
 # -- losses ----------------------------------------------------------------------------------
@@ -329,7 +329,7 @@ def test_cross_entropy_class_indices_full():
     got = F.cross_entropy(tl.tensor(x), tl.tensor(t), weight=tl.tensor(w))
     np.testing.assert_allclose(got.item(), ref_mean)
     none = F.cross_entropy(tl.tensor(x), tl.tensor(t), weight=tl.tensor(w), reduction="none")
-    np.testing.assert_allclose(none.data, nll)
+    np.testing.assert_allclose(none.detach().numpy(), nll)
     eps = 0.2
     smooth = -(logp * w).sum(1) * valid
     ref = (1 - eps) * ref_mean + eps / 4 * smooth.sum() / (w[ts] * valid).sum()
@@ -397,20 +397,20 @@ def test_init_distributions():
     w = tl.empty(400, 300)
     nn.init.kaiming_uniform_(w, nonlinearity="relu")
     bound = math.sqrt(2) * math.sqrt(3 / 300)
-    assert abs(w.data).max() <= bound and abs(w.data).max() > 0.99 * bound
+    assert abs(w.detach().numpy()).max() <= bound and abs(w.detach().numpy()).max() > 0.99 * bound
     nn.init.xavier_normal_(w)
-    assert abs(w.data.std() - math.sqrt(2 / 700)) < 0.003
+    assert abs(w.detach().numpy().std() - math.sqrt(2 / 700)) < 0.003
     nn.init.kaiming_normal_(w, mode="fan_out")
-    assert abs(w.data.std() - math.sqrt(2 / 400)) < 0.003
+    assert abs(w.detach().numpy().std() - math.sqrt(2 / 400)) < 0.003
     q = tl.empty(3, 5)
     nn.init.orthogonal_(q)
-    np.testing.assert_allclose(q.data @ q.data.T, np.eye(3), atol=1e-6)
+    np.testing.assert_allclose(q.detach().numpy() @ q.detach().numpy().T, np.eye(3), atol=1e-6)
     assert nn.init.calculate_gain("leaky_relu", 0.2) == math.sqrt(2 / 1.04)
     lin = nn.Linear(50, 10)
-    assert abs(lin.weight.data).max() <= 1 / math.sqrt(50)
+    assert abs(lin.weight.detach().numpy()).max() <= 1 / math.sqrt(50)
     conv = nn.Conv2d(4, 2, 3)
-    assert abs(conv.weight.data).max() <= 1 / math.sqrt(36)
-    assert abs(nn.Embedding(1000, 20).weight.data.std() - 1) < 0.05
+    assert abs(conv.weight.detach().numpy()).max() <= 1 / math.sqrt(36)
+    assert abs(nn.Embedding(1000, 20).weight.detach().numpy().std() - 1) < 0.05
 
 
 def test_clip_grad_and_vectors():
@@ -418,15 +418,15 @@ def test_clip_grad_and_vectors():
     a.grad, b.grad = tl.full((3,), 3.0), tl.full((4,), 4.0)
     total = nn.utils.clip_grad_norm_([a, b], 1.0)
     np.testing.assert_allclose(total.item(), math.sqrt(27 + 64), rtol=1e-6)
-    np.testing.assert_allclose(np.sqrt((a.grad.data ** 2).sum() + (b.grad.data ** 2).sum()), 1.0,
+    np.testing.assert_allclose(np.sqrt((a.grad.detach().numpy() ** 2).sum() + (b.grad.detach().numpy() ** 2).sum()), 1.0,
                                rtol=1e-5)
     b.grad = tl.tensor([float("inf"), 0, 0, 0])
     with pytest.raises(RuntimeError, match="non-finite"):
         nn.utils.clip_grad_norm_([a, b], 1.0, error_if_nonfinite=True)
     b.grad = tl.tensor([-5.0, 0.1, 2, 0])
     nn.utils.clip_grad_value_([b], 1.0)
-    np.testing.assert_allclose(b.grad.data, [-1, 0.1, 1, 0], rtol=1e-6)
+    np.testing.assert_allclose(b.grad.detach().numpy(), [-1, 0.1, 1, 0], rtol=1e-6)
     vec = nn.utils.parameters_to_vector([a, b])
     assert vec.shape == (7,)
     nn.utils.vector_to_parameters(tl.arange(7).float(), [a, b])
-    np.testing.assert_array_equal(b.data, [3, 4, 5, 6])
+    np.testing.assert_array_equal(b.detach().numpy(), [3, 4, 5, 6])

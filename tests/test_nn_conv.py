@@ -85,7 +85,7 @@ def test_conv2d_matches_loop_reference_and_gradcheck(case):
     got = F.conv2d(tl.tensor(x), tl.tensor(w), tl.tensor(b), case["stride"], case["pad"],
                    case["dil"], case["groups"])
     ref = ref_conv2d(x, w, b, case["stride"], case["pad"], case["dil"], case["groups"])
-    np.testing.assert_allclose(got.data, ref, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(got.detach().numpy(), ref, rtol=1e-10, atol=1e-12)
     check_grads(lambda a, c, d: F.conv2d(a, c, d, case["stride"], case["pad"], case["dil"],
                                          case["groups"]),
                 r(1, 4, 5, 5), w, b)
@@ -99,12 +99,12 @@ def test_conv2d_second_order_and_same_padding_and_conv1d():
     assert out.shape == (1, 3, 5, 6)
     # 'same' pads total d*(k-1) with the extra element on the right/bottom, as PyTorch
     xp = np.pad(x, ((0, 0), (0, 0), (1, 2), (2, 2)))
-    np.testing.assert_allclose(out.data, ref_conv2d(xp, w, None, (1, 1), (0, 0), (1, 2), 1),
+    np.testing.assert_allclose(out.detach().numpy(), ref_conv2d(xp, w, None, (1, 1), (0, 0), (1, 2), 1),
                                rtol=1e-10)
     x1, w1 = r(2, 3, 9), r(4, 3, 3)
     got = F.conv1d(tl.tensor(x1), tl.tensor(w1), stride=2, padding=1)
     ref = ref_conv2d(x1[:, :, None], w1[:, :, None], None, (1, 2), (0, 1), (1, 1), 1)[:, :, 0]
-    np.testing.assert_allclose(got.data, ref, rtol=1e-10)
+    np.testing.assert_allclose(got.detach().numpy(), ref, rtol=1e-10)
     check_grads(lambda a, c: F.conv1d(a, c, dilation=2, padding=2), r(1, 3, 7), w1)
 
 
@@ -115,28 +115,28 @@ def test_conv_transpose2d(stride, pad, out_pad, dil, groups):
     got = F.conv_transpose2d(tl.tensor(x), tl.tensor(w), tl.tensor(b), stride, pad, out_pad,
                              groups, dil)
     ref = ref_conv_transpose2d(x, w, b, stride, pad, out_pad, dil, groups)
-    np.testing.assert_allclose(got.data, ref, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(got.detach().numpy(), ref, rtol=1e-10, atol=1e-12)
     check_grads(lambda a, c: F.conv_transpose2d(a, c, None, stride, pad, out_pad, groups, dil),
                 r(1, 4, 2, 3), w)
 
 
 def test_conv_transpose_is_adjoint_of_conv():
     x, w, y = r(1, 2, 5, 5), r(3, 2, 3, 3), r(1, 3, 3, 3)
-    lhs = (F.conv2d(tl.tensor(x), tl.tensor(w), stride=2, padding=1).data * y).sum()
-    rhs = (x * F.conv_transpose2d(tl.tensor(y), tl.tensor(w), stride=2, padding=1).data).sum()
+    lhs = (F.conv2d(tl.tensor(x), tl.tensor(w), stride=2, padding=1).detach().numpy() * y).sum()
+    rhs = (x * F.conv_transpose2d(tl.tensor(y), tl.tensor(w), stride=2, padding=1).detach().numpy()).sum()
     np.testing.assert_allclose(lhs, rhs, rtol=1e-10)
 
 
 def test_pooling_against_loops_and_gradcheck():
     x = r(2, 3, 7, 6)
     got = F.max_pool2d(tl.tensor(x), 3, 2, 1)
-    np.testing.assert_allclose(got.data, ref_pool2d(x, 3, 2, 1, np.max, -np.inf))
-    np.testing.assert_allclose(F.avg_pool2d(tl.tensor(x), 2).data,
+    np.testing.assert_allclose(got.detach().numpy(), ref_pool2d(x, 3, 2, 1, np.max, -np.inf))
+    np.testing.assert_allclose(F.avg_pool2d(tl.tensor(x), 2).detach().numpy(),
                                ref_pool2d(x, 2, 2, 0, np.mean, 0.0))
-    np.testing.assert_allclose(F.avg_pool2d(tl.tensor(x), 3, 2, 1).data,
+    np.testing.assert_allclose(F.avg_pool2d(tl.tensor(x), 3, 2, 1).detach().numpy(),
                                ref_pool2d(x, 3, 2, 1, np.sum, 0.0) / 9)
     ones = ref_pool2d(np.ones((1, 1, 7, 6)), 3, 2, 1, np.sum, 0.0)
-    np.testing.assert_allclose(F.avg_pool2d(tl.tensor(x), 3, 2, 1, count_include_pad=False).data,
+    np.testing.assert_allclose(F.avg_pool2d(tl.tensor(x), 3, 2, 1, count_include_pad=False).detach().numpy(),
                                ref_pool2d(x, 3, 2, 1, np.sum, 0.0) / ones)
     check_grads(lambda a: F.max_pool2d(a, 2, 1), r(1, 2, 4, 4))
     check_grads(lambda a: F.avg_pool2d(a, 3, 2, 1, count_include_pad=False), r(1, 2, 5, 5))
@@ -144,13 +144,13 @@ def test_pooling_against_loops_and_gradcheck():
     check_grads(lambda a: F.avg_pool1d(a, 2), r(2, 2, 6))
     vals, idx = F.max_pool2d(tl.tensor(x), 2, return_indices=True)
     np.testing.assert_array_equal(np.take_along_axis(x.reshape(2, 3, -1),
-                                                     idx.data.reshape(2, 3, -1), 2),
-                                  vals.data.reshape(2, 3, -1))
+                                                     idx.detach().numpy().reshape(2, 3, -1), 2),
+                                  vals.detach().numpy().reshape(2, 3, -1))
 
 
 def test_adaptive_avg_pool():
     x = r(2, 3, 7, 5)
-    got = nn.AdaptiveAvgPool2d((3, 2))(tl.tensor(x)).data
+    got = nn.AdaptiveAvgPool2d((3, 2))(tl.tensor(x)).detach().numpy()
     ref = np.zeros((2, 3, 3, 2))
     for i in range(3):
         for j in range(2):

@@ -3,7 +3,7 @@
 import pytest
 
 import tinygrad_lite as tl
-from tinygrad_lite.functions import pad
+from tinygrad_lite.nn.functional import pad
 
 ERRORS = [
     # incompatible broadcasting

@@ -300,7 +300,7 @@ def test_einsum_matches_numpy_for_assorted_equations():
 def test_pad_modes_match_numpy():
     x = np.arange(12.0).reshape(1, 3, 4)
     t = tl.tensor(x)
-    from tinygrad_lite.functions import pad
+    from tinygrad_lite.nn.functional import pad
 
     np.testing.assert_array_equal(pad(t, (1, 1, 2, 0)).numpy(),
                                   np.pad(x, ((0, 0), (2, 0), (1, 1))))

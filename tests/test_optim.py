@@ -25,7 +25,7 @@ def run_opt(make, p0):
         loss = (p ** 3 / 3 + p).sum()
         loss.backward()
         opt.step()
-        out.append(p.data.copy())
+        out.append(p.detach().numpy().copy())
     return out, opt, p
 
 
@@ -132,12 +132,12 @@ def test_trajectory_matches_formulas(name, make, ref):
 def test_in_place_no_new_arrays_and_state_round_trip():
     p = nn.Parameter(tl.tensor(P0.copy()))
     opt = optim.Adam([p], lr=0.1)
-    data_id = id(p.data)
+    data_id = id(p.detach().numpy())
     for _ in range(2):
         opt.zero_grad()
         (p * p).sum().backward()
         opt.step()
-    assert id(p.data) == data_id
+    assert id(p.detach().numpy()) == data_id
     scratch = {k: id(v) for k, v in opt._scratch.items()}
     opt.zero_grad()
     (p * p).sum().backward()
@@ -145,7 +145,7 @@ def test_in_place_no_new_arrays_and_state_round_trip():
     assert {k: id(v) for k, v in opt._scratch.items()} == scratch  # reused, not reallocated
     sd = opt.state_dict()
     assert sd["state"][0]["step"] == 3 and sd["param_groups"][0]["params"] == [0]
-    q = nn.Parameter(tl.tensor(p.data.copy()))
+    q = nn.Parameter(tl.tensor(p.detach().numpy().copy()))
     opt2 = optim.Adam([q], lr=0.5)
     opt2.load_state_dict(sd)
     assert opt2.param_groups[0]["lr"] == 0.1
@@ -153,7 +153,7 @@ def test_in_place_no_new_arrays_and_state_round_trip():
         o.zero_grad()
         (t * t).sum().backward()
         o.step()
-    np.testing.assert_array_equal(p.data, q.data)
+    np.testing.assert_array_equal(p.detach().numpy(), q.detach().numpy())
 
 
 def test_param_groups_and_errors():
@@ -161,8 +161,8 @@ def test_param_groups_and_errors():
     opt = optim.SGD([{"params": [a]}, {"params": [b], "lr": 1.0}], lr=0.1, momentum=0.0)
     a.grad, b.grad = tl.ones(2), tl.ones(2)
     opt.step()
-    np.testing.assert_allclose(a.data, 0.9)
-    np.testing.assert_allclose(b.data, 0.0)
+    np.testing.assert_allclose(a.detach().numpy(), 0.9)
+    np.testing.assert_allclose(b.detach().numpy(), 0.0)
     c = nn.Parameter(tl.ones(1))
     opt.add_param_group({"params": c, "lr": 0.5})
     assert opt.param_groups[2]["momentum"] == 0.0
@@ -171,7 +171,7 @@ def test_param_groups_and_errors():
     with pytest.raises(ValueError, match="Invalid learning rate"):
         optim.Adam([c], lr=-1)
     opt.zero_grad(set_to_none=False)
-    np.testing.assert_array_equal(a.grad.data, 0)
+    np.testing.assert_array_equal(a.grad.detach().numpy(), 0)
 
 
 def test_step_closure():
@@ -185,4 +185,4 @@ def test_step_closure():
         return loss
 
     loss = opt.step(closure)
-    assert loss.item() == 1.0 and p.data[0] == 0.0
+    assert loss.item() == 1.0 and p.detach().numpy()[0] == 0.0

@@ -66,7 +66,7 @@ def test_expression_matches_torch(expr, shapes):
 def _copy_params(ours, theirs):
     for (name, p), (tname, tp) in zip(ours.named_parameters(), theirs.named_parameters()):
         assert name == tname and tuple(p.shape) == tuple(tp.shape)
-        p.data[...] = tp.detach().numpy()
+        p.detach().numpy()[...] = tp.detach().numpy()
 
 
 @pytest.mark.parametrize("make", [

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
-if TYPE_CHECKING:
-    from .tensor import Tensor
+from ._core.tensor_base import TensorBase
 
 _DEFAULT_DTYPES = (np.dtype(np.float32), np.dtype(np.int64), np.dtype(np.bool_))
 
@@ -32,9 +29,9 @@ def _float_formatter(values: np.ndarray):
     return lambda v: fmt(v).rjust(width)
 
 
-def format_tensor(t: Tensor) -> str:
+def format_tensor(t: TensorBase) -> str:
     """The repr of ``t``: data, then dtype (if not a default), then grad information."""
-    data = t.data
+    data = t._data
     if data.dtype.kind == "f":
         formatter = {"float_kind": _float_formatter(data) if data.size else str}
     elif data.dtype.kind == "b":

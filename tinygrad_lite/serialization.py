@@ -45,7 +45,7 @@ def _contiguous(arr: np.ndarray) -> np.ndarray:
 def _encode(obj: Any, path: str, tensors: dict) -> Any:
     """The JSON structure of ``obj``; tensors are moved into ``tensors`` under unique keys."""
     if isinstance(obj, (Tensor, np.ndarray)):
-        arr = obj.data if isinstance(obj, Tensor) else obj
+        arr = obj._data if isinstance(obj, Tensor) else obj
         key = path or "tensor"
         while key in tensors:
             key += "_"
@@ -108,7 +108,7 @@ def save(obj: Any, f: str | os.PathLike) -> None:
     tensors: dict[str, np.ndarray] = {}
     if _is_flat_state_dict(obj):
         for k, v in obj.items():
-            tensors[k] = _contiguous(v.data)
+            tensors[k] = _contiguous(v._data)
         metadata = {"format": "pt", _META_KEY: json.dumps({"flat": list(obj.keys())})}
     else:
         structure = _encode(obj, "", tensors)

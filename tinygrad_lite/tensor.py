@@ -1,79 +1,55 @@
-"""The Tensor: a NumPy array plus what autograd needs (grad, grad_fn, hooks, version)."""
+"""The public Tensor: the state of ``TensorBase`` plus its methods and operators.
+
+Most methods are the ``tl.*`` functions themselves, bound by name from
+``functions.TENSOR_METHODS`` at the end of this module (``x.exp()`` is ``tl.exp(x)``). Written
+out here: conversion, autograd (``backward``, hooks, ``.grad``, ``.data``), the operators, and
+the few methods whose arguments differ from their function's (``x.view(2, 3)``, ``x.T``, ...).
+"""
 
 from __future__ import annotations
 
+import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
 
-from . import dtypes
-from .autograd import graph as _graph
-from .autograd.grad_mode import grad_state
-from .autograd.graph import Node, RemovableHandle, RetainGradHook
-from .tensor_methods import TensorMethods
+from . import dtypes, functions, ops
+from ._core.backward import backward, ones_seed
+from ._core.engine import run_backward
+from ._core.graph import RemovableHandle, RetainGradHook
+from ._core.tensor_base import TensorBase, register_result_type, to_array, wrap
+from ._format import format_tensor
 
 __all__ = ["Tensor"]
 
 
-class Tensor(TensorMethods):
+class Tensor(TensorBase):
     """An n-dimensional array that records the operations applied to it, for automatic
     differentiation. ``Tensor(data)`` makes a float32 tensor, like ``torch.Tensor``; use
     ``tinygrad_lite.tensor(data)`` to infer the dtype from the data."""
 
-    # Class-level defaults: most tensors never change these, so creating one only sets ``data``
-    # and its version counter (see ``_wrap``), which keeps the per-op cost low.
-    grad_fn: Node | None = None
-    _requires_grad = False
-    _grad: Tensor | None = None
-    _output_nr = 0
-    _backward_hooks: OrderedDict | None = None
-    _post_accumulate_hooks: OrderedDict | None = None
-    _retains_grad = False
-    __hash__ = object.__hash__  # identity hash: == is elementwise, as in PyTorch
-    __array_ufunc__ = None  # make ``ndarray * tensor`` call Tensor.__rmul__
-
     def __init__(self, data: Any, dtype: Any = None, requires_grad: bool = False) -> None:
-        self.data = _to_array(data, dtype, float_default=True)
+        self._data = to_array(data, dtype, float_default=True)
         self._version_counter = [0]
         if requires_grad:
             self.requires_grad_(True)
 
-    @staticmethod
-    def _wrap(data: np.ndarray, grad_fn: Node | None = None) -> Tensor:
-        """Wrap an array without copying (internal fast path used by every op)."""
-        t = object.__new__(Tensor)
-        t.data = data
-        t._version_counter = [0]
-        if grad_fn is not None:
-            t.grad_fn = grad_fn
-            t._requires_grad = True
-        return t
-
-    @staticmethod
-    def from_output(data: np.ndarray, node: Node, counter: list) -> Tensor:
-        """A node's saved output as a tensor: attached to ``node`` while a graph is recorded
-        (``create_graph=True``), so higher-order gradients flow through it."""
-        t = Tensor._wrap(data, node if grad_state.enabled else None)
-        t._version_counter = counter
-        return t
-
     # -- basic attributes ----------------------------------------------------------------------
     @property
-    def shape(self) -> tuple[int, ...]:
-        """The size of each dimension."""
-        return self.data.shape
+    def data(self) -> Tensor:
+        """The values as a new tensor outside the graph, as in PyTorch: it shares memory with
+        this one and does not require grad, and its in-place changes are neither recorded nor
+        counted in this tensor's version (so autograd cannot catch them; prefer ``detach()``).
+        Assigning ``t.data = other`` swaps in ``other``'s storage, whatever its shape."""
+        return wrap(self._data)
 
-    @property
-    def ndim(self) -> int:
-        """The number of dimensions."""
-        return self.data.ndim
-
-    @property
-    def dtype(self) -> dtypes.DType:
-        """The element type, e.g. ``tinygrad_lite.float32``."""
-        return dtypes.from_numpy_dtype(self.data.dtype)
+    @data.setter
+    def data(self, value: Tensor) -> None:
+        if not isinstance(value, TensorBase):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+        self._data = value._data
 
     @property
     def device(self) -> str:
@@ -83,27 +59,25 @@ class Tensor(TensorMethods):
     def size(self, dim: int | None = None) -> Any:
         """The shape, or the size of one dimension."""
         if dim is None:
-            return self.data.shape
-        from .ops import normalize_dims
-
-        return self.data.shape[normalize_dims(dim, self.data.ndim, "size")[0]]
+            return self._data.shape
+        return self._data.shape[ops.normalize_dims(dim, self._data.ndim, "size")[0]]
 
     def dim(self) -> int:
         """The number of dimensions."""
-        return self.data.ndim
+        return self._data.ndim
 
     def numel(self) -> int:
         """The number of elements."""
-        return self.data.size
+        return self._data.size
 
     def item(self) -> Any:
         """The value of a one-element tensor as a Python number."""
-        if self.data.size != 1:
+        if self._data.size != 1:
             raise RuntimeError(
-                f"item: a tensor with {self.data.size} elements cannot be converted to a Python "
+                f"item: a tensor with {self._data.size} elements cannot be converted to a Python "
                 "scalar"
             )
-        return self.data.item()
+        return self._data.item()
 
     def numpy(self) -> np.ndarray:
         """The underlying array (shared memory). Raises for a tensor that requires grad."""
@@ -112,32 +86,32 @@ class Tensor(TensorMethods):
                 "Can't call numpy() on a tensor that requires grad. Use tensor.detach().numpy() "
                 "instead."
             )
-        return self.data
+        return self._data
 
     def tolist(self) -> Any:
         """The data as (nested) Python lists of numbers."""
-        return self.data.tolist()
+        return self._data.tolist()
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         arr = self.numpy()
         return arr if dtype is None else arr.astype(dtype, copy=False)
 
     def __len__(self) -> int:
-        if self.data.ndim == 0:
+        if self._data.ndim == 0:
             raise TypeError("len() of a 0-d tensor")
-        return self.data.shape[0]
+        return self._data.shape[0]
 
     def __iter__(self) -> Iterator[Tensor]:
-        if self.data.ndim == 0:
+        if self._data.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
-        return (self[i] for i in range(self.data.shape[0]))
+        return (self[i] for i in range(self._data.shape[0]))
 
     def __bool__(self) -> bool:
-        if self.data.size != 1:
+        if self._data.size != 1:
             raise RuntimeError(
-                f"Boolean value of a tensor with {self.data.size} values is ambiguous"
+                f"Boolean value of a tensor with {self._data.size} values is ambiguous"
             )
-        return bool(self.data)
+        return bool(self._data)
 
     def __float__(self) -> float:
         return float(self.item())
@@ -146,52 +120,18 @@ class Tensor(TensorMethods):
         return int(self.item())
 
     def __index__(self) -> int:
-        if self.data.dtype.kind not in "iu" or self.data.size != 1:
+        if self._data.dtype.kind not in "iu" or self._data.size != 1:
             raise TypeError("only integer tensors of a single element can be used as an index")
-        return int(self.data.item())
+        return int(self._data.item())
 
     def __repr__(self) -> str:
-        from ._format import format_tensor
-
         return format_tensor(self)
 
     # -- autograd ------------------------------------------------------------------------------
     @property
-    def requires_grad(self) -> bool:
-        """Whether operations on this tensor are recorded for differentiation."""
-        return self._requires_grad
-
-    @requires_grad.setter
-    def requires_grad(self, value: bool) -> None:
-        self.requires_grad_(value)
-
-    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
-        """Set ``requires_grad`` on a leaf tensor, in place; returns the tensor."""
-        if self.grad_fn is not None:
-            if requires_grad:
-                return self
-            raise RuntimeError(
-                "you can only change requires_grad flags of leaf variables. If you want to use a "
-                "computed tensor in a graph-free way, use .detach()."
-            )
-        if requires_grad and self.data.dtype.kind != "f":
-            raise RuntimeError(
-                f"only tensors of floating point dtype can require gradients, got {self.dtype}"
-            )
-        self._requires_grad = bool(requires_grad)
-        return self
-
-    @property
-    def is_leaf(self) -> bool:
-        """True for tensors not produced by a recorded op (user-created, or requires_grad=False)."""
-        return self.grad_fn is None
-
-    @property
     def grad(self) -> Tensor | None:
         """The accumulated gradient (leaves, and non-leaves after ``retain_grad()``)."""
         if self.grad_fn is not None and not self._retains_grad and self._grad is None:
-            import warnings
-
             warnings.warn(
                 "The .grad attribute of a tensor that is not a leaf is being accessed; it is not "
                 "filled in by backward. Call .retain_grad() on it first if you want its gradient, "
@@ -206,17 +146,12 @@ class Tensor(TensorMethods):
         if value is not None:
             if not isinstance(value, Tensor):
                 raise TypeError(f"assigned grad must be a Tensor or None, got {type(value)}")
-            if value.data.shape != self.data.shape or value.data.dtype != self.data.dtype:
+            if value._data.shape != self._data.shape or value._data.dtype != self._data.dtype:
                 raise RuntimeError(
-                    f"assigned grad has shape {value.data.shape} and dtype {value.dtype}, but "
-                    f"the tensor has shape {self.data.shape} and dtype {self.dtype}"
+                    f"assigned grad has shape {value._data.shape} and dtype {value.dtype}, but "
+                    f"the tensor has shape {self._data.shape} and dtype {self.dtype}"
                 )
         self._grad = value
-
-    @property
-    def _version(self) -> int:
-        """How many times this tensor (or a view sharing its memory) was modified in place."""
-        return self._version_counter[0]
 
     def retain_grad(self) -> None:
         """Keep ``.grad`` for this non-leaf tensor after backward (leaves always keep it)."""
@@ -271,23 +206,23 @@ class Tensor(TensorMethods):
     ) -> None:
         """Compute the gradient of this tensor with respect to the graph's leaves, accumulating
         it into their ``.grad``. ``gradient`` is required unless the tensor has one element."""
-        if gradient is None and inputs is None and self.data.size == 1 and self.grad_fn:
+        if gradient is None and inputs is None and self._data.size == 1 and self.grad_fn:
             # the usual loss.backward(): skip argument normalisation, seed with a shared 1
-            seed = _autograd.ones_seed(self.data.shape, self.data.dtype)
-            _engine.run_backward((self,), (seed,), bool(retain_graph or create_graph),
+            seed = ones_seed(self._data.shape, self._data.dtype)
+            run_backward((self,), (seed,), bool(retain_graph or create_graph),
                                  create_graph)
             return
-        _autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def detach(self) -> Tensor:
         """A tensor sharing this one's data (and version counter) but outside the graph."""
-        out = Tensor._wrap(self.data)
+        out = wrap(self._data)
         out._version_counter = self._version_counter
         return out
 
     def clone(self) -> Tensor:
         """A copy with its own memory; gradients flow back to this tensor."""
-        return _ops.clone(self)
+        return ops.clone(self)
 
     # -- dtype conversion ----------------------------------------------------------------------
     def to(self, *args: Any, **kwargs: Any) -> Tensor:
@@ -304,7 +239,7 @@ class Tensor(TensorMethods):
                 target = arg
         if target is None:
             return self.clone() if copy else self
-        result = _ops.cast(self, dtypes.to_dtype(target).np)
+        result = ops.cast(self, dtypes.to_dtype(target).np)
         return result.clone() if copy and result is self else result
 
     def float(self) -> Tensor:
@@ -338,90 +273,135 @@ class Tensor(TensorMethods):
     # -- arithmetic operators (see ops/ for the primitives; __add__, __mul__, ... are bound to
     # them at the end of this file) ----------------------------------------------------------
     def __radd__(self, other: Any) -> Tensor:
-        return _ops.add(other, self)
+        return ops.add(other, self)
 
     def __rsub__(self, other: Any) -> Tensor:
-        return _ops.sub(other, self)
+        return ops.sub(other, self)
 
     def __rmul__(self, other: Any) -> Tensor:
-        return _ops.mul(other, self)
+        return ops.mul(other, self)
 
     def __rtruediv__(self, other: Any) -> Tensor:
-        return _ops.div(other, self)
+        return ops.div(other, self)
 
     def __rpow__(self, other: Any) -> Tensor:
-        return _ops.pow(other, self)
+        return ops.pow(other, self)
 
     def __pos__(self) -> Tensor:
         return self
 
     def __matmul__(self, other: Any) -> Tensor:
-        return _fn.matmul(self, other)
+        return functions.matmul(self, other)
 
     def __rmatmul__(self, other: Any) -> Tensor:
-        return _fn.matmul(other, self)
+        return functions.matmul(other, self)
 
     def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
-        return _ops.compare(np.equal, self, other, "eq")
+        return ops.compare(np.equal, self, other, "eq")
 
     def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
-        return _ops.compare(np.not_equal, self, other, "ne")
+        return ops.compare(np.not_equal, self, other, "ne")
 
     def __lt__(self, other: Any) -> Tensor:
-        return _ops.compare(np.less, self, other, "lt")
+        return ops.compare(np.less, self, other, "lt")
 
     def __le__(self, other: Any) -> Tensor:
-        return _ops.compare(np.less_equal, self, other, "le")
+        return ops.compare(np.less_equal, self, other, "le")
 
     def __gt__(self, other: Any) -> Tensor:
-        return _ops.compare(np.greater, self, other, "gt")
+        return ops.compare(np.greater, self, other, "gt")
 
     def __ge__(self, other: Any) -> Tensor:
-        return _ops.compare(np.greater_equal, self, other, "ge")
+        return ops.compare(np.greater_equal, self, other, "ge")
 
     def __getitem__(self, index: Any) -> Tensor:
-        return _ops.getitem(self, index)
+        return ops.getitem(self, index)
+
+    def __abs__(self) -> Tensor:
+        return functions.abs(self)
+
+    def __invert__(self) -> Tensor:
+        return functions.bitwise_not(self)
+
+    def __and__(self, other: Any) -> Tensor:
+        return functions.bitwise_and(self, other)
+
+    def __or__(self, other: Any) -> Tensor:
+        return functions.bitwise_or(self, other)
+
+    def __xor__(self, other: Any) -> Tensor:
+        return functions.bitwise_xor(self, other)
+
+    def __iadd__(self, other: Any) -> Tensor:
+        return functions.add_(self, other)
+
+    def __isub__(self, other: Any) -> Tensor:
+        return functions.sub_(self, other)
+
+    def __imul__(self, other: Any) -> Tensor:
+        return functions.mul_(self, other)
+
+    def __itruediv__(self, other: Any) -> Tensor:
+        return functions.div_(self, other)
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        functions.setitem(self, index, value)
+
+    # -- methods whose arguments differ from their tl.* function -----------------------------
+    def where(self, condition: Any, other: Any) -> Tensor:
+        """``self`` where ``condition`` is true, else ``other``."""
+        return functions.where(condition, self, other)
+
+    def view(self, *shape: Any) -> Tensor:
+        """Same as ``reshape`` (NumPy decides whether memory is shared)."""
+        return functions.reshape(self, *shape)
+
+    def view_as(self, other: Tensor) -> Tensor:
+        """Same as ``reshape(other.shape)``."""
+        return functions.reshape(self, other.shape)
+
+    def reshape_as(self, other: Tensor) -> Tensor:
+        """``reshape(other.shape)``."""
+        return functions.reshape(self, other.shape)
+
+    def expand_as(self, other: Tensor) -> Tensor:
+        """``expand(other.shape)``."""
+        return functions.expand(self, other.shape)
+
+    def tile(self, *dims: Any) -> Tensor:
+        """Like repeat; missing leading dims count as 1."""
+        return functions.tile(self, _sizes(dims))
+
+    def flip(self, *dims: Any) -> Tensor:
+        """Reverse the order of elements along ``dims``."""
+        return functions.flip(self, _sizes(dims))
+
+    def negative(self) -> Tensor:
+        """``-self``."""
+        return ops.neg(self)
+
+    @property
+    def T(self) -> Tensor:  # noqa: N802 - PyTorch's name
+        """All dimensions reversed (the transpose of a matrix)."""
+        return ops.permute(self, tuple(range(self.ndim - 1, -1, -1)))
+
+    @property
+    def mT(self) -> Tensor:  # noqa: N802 - PyTorch's name
+        """The last two dimensions swapped (batched matrix transpose)."""
+        return functions.transpose(self, -2, -1)
+
+    __hash__ = TensorBase.__hash__  # defining __eq__ would otherwise make tensors unhashable
+
+    # The arithmetic operators are the primitive ops themselves: one Python call less per op.
+    __add__, __sub__, __mul__ = ops.add, ops.sub, ops.mul
+    __truediv__, __pow__, __neg__ = ops.div, ops.pow, ops.neg
 
 
-def _to_array(data: Any, dtype: Any, float_default: bool) -> np.ndarray:
-    """Copy ``data`` into a new array of a supported dtype.
-
-    NumPy arrays and scalars keep their dtype; Python floats become float32 (PyTorch's default),
-    and with ``float_default`` everything does (the ``Tensor(...)`` constructor).
-    """
-    if isinstance(data, Tensor):
-        data = data.data
-    target = dtypes.to_dtype(dtype).np if dtype is not None else None
-    try:
-        arr = np.array(data, dtype=target)
-    except (TypeError, ValueError) as err:
-        raise TypeError(
-            f"tensor: could not convert data of type {type(data).__name__}: {err}"
-        ) from None
-    if target is None:
-        if float_default:
-            arr = arr.astype(np.float32)
-        elif arr.dtype == np.float64 and not isinstance(data, (np.ndarray, np.generic)):
-            arr = arr.astype(np.float32)  # Python floats: the default float dtype
-        elif arr.dtype.kind not in "biuf" or arr.dtype not in dtypes._FROM_NUMPY:
-            if arr.dtype.kind == "f":
-                arr = arr.astype(np.float64)
-            else:
-                raise TypeError(f"tensor: unsupported data of dtype {arr.dtype}")
-    return arr
+def _sizes(dims: tuple) -> Any:
+    """``f(1, 2)`` and ``f((1, 2))`` both mean the sizes (1, 2)."""
+    return dims[0] if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims
 
 
-# ops and functions build on Tensor, so they are imported after it. TensorMethods forwards to
-# ``functions``, which is bound into its module here for the same reason.
-from . import autograd as _autograd  # noqa: E402
-from . import functions as _fn  # noqa: E402
-from . import ops as _ops  # noqa: E402
-from . import tensor_methods as _tensor_methods  # noqa: E402
-from . import tensor_methods_shape as _tensor_methods_shape  # noqa: E402
-from .autograd import engine as _engine  # noqa: E402
-
-_tensor_methods.F = _tensor_methods_shape.F = _fn
-_graph._Tensor = Tensor
-# The arithmetic operators are the primitive ops themselves: one Python call less per op.
-Tensor.__add__, Tensor.__sub__, Tensor.__mul__ = _ops.add, _ops.sub, _ops.mul
-Tensor.__truediv__, Tensor.__pow__, Tensor.__neg__ = _ops.div, _ops.pow, _ops.neg
+for _name in functions.TENSOR_METHODS:
+    setattr(Tensor, _name, getattr(functions, _name))
+register_result_type(Tensor)  # every op's result is a Tensor from now on (see TensorBase)

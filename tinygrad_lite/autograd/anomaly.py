@@ -18,8 +18,8 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from . import engine as _engine
-from .graph import Node
+from .._core.graph import Node, trace_node_creation
+from .._core.observers import EngineObserver, add_observer, remove_observer
 
 __all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
            "is_anomaly_check_nan_enabled", "AnomalyError"]
@@ -38,15 +38,6 @@ class _AnomalyState:
 
 
 _state = _AnomalyState()
-_plain_init = Node.__init__
-
-
-def _traced_init(self: Node, *inputs: Any) -> None:
-    """``Node.__init__`` while anomaly mode is on: also record where the user created the node."""
-    _plain_init(self, *inputs)
-    record_creation(self)
-
-
 def user_stack(limit: int = 8) -> list:
     """The innermost ``limit`` frames of the caller's stack that lie outside tinygrad_lite."""
     frame = sys._getframe(1)
@@ -70,14 +61,8 @@ def is_anomaly_check_nan_enabled() -> bool:
     return _state.enabled and _state.check_nan
 
 
-class _NanChecker:
+class _NanChecker(EngineObserver):
     """The engine observer of anomaly mode: checks every backward step's results."""
-
-    def start(self, roots: Any, root_grads: Any, deps: dict) -> None:
-        """Nothing to prepare."""
-
-    def before_node(self, node: Node, grads: list) -> None:
-        """Nothing to check before a step."""
 
     def after_node(self, node: Node, input_grads: tuple) -> None:
         """Raise if the node returned a NaN or Inf gradient."""
@@ -86,7 +71,7 @@ class _NanChecker:
         for i, g in enumerate(input_grads):
             if g is None:
                 continue
-            arr = np.asarray(g.data if hasattr(g, "grad_fn") else g)
+            arr = np.asarray(g._data if hasattr(g, "grad_fn") else g)
             if arr.dtype.kind in "fc" and not np.isfinite(arr).all():
                 kind = "nan" if np.isnan(arr).any() else "inf"
                 raise AnomalyError(
@@ -94,15 +79,6 @@ class _NanChecker:
                     f"(the gradient for input {i}, shape {arr.shape}).\n"
                     f"{_creation_report(node)}"
                 )
-
-    def hook_ran(self, owner: Any, hook: Any, grad: Any, result: Any) -> None:
-        """Hooks are not checked."""
-
-    def accumulated(self, leaf: Any, grad: Any, before: Any) -> None:
-        """Accumulation is not checked."""
-
-    def finish(self) -> None:
-        """Nothing to clean up."""
 
 
 def _creation_report(node: Node) -> str:
@@ -121,9 +97,11 @@ _checker = _NanChecker()
 def _set(enabled: bool, check_nan: bool) -> None:
     _state.enabled, _state.check_nan = enabled, check_nan
     # Swap the recording in and out, so that anomaly mode costs nothing when it is off.
-    Node.__init__ = _traced_init if enabled else _plain_init  # type: ignore[method-assign]
-    others = tuple(o for o in _engine._observers if o is not _checker)
-    _engine._observers = others + (_checker,) if enabled else others
+    trace_node_creation(record_creation if enabled else None)
+    if enabled:
+        add_observer(_checker)
+    else:
+        remove_observer(_checker)
 
 
 class set_detect_anomaly:  # noqa: N801 - PyTorch's name

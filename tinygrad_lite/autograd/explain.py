@@ -22,8 +22,9 @@ from typing import IO, Any
 
 import numpy as np
 
-from . import engine as _engine
-from .graph import Node
+from .._core.graph import Node
+from .._core.observers import EngineObserver, add_observer, remove_observer
+from ..tensor import Tensor
 
 __all__ = ["explain"]
 
@@ -31,7 +32,7 @@ _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.
 
 
 def _array(g: Any) -> np.ndarray:
-    return np.asarray(g.data if hasattr(g, "grad_fn") else g)
+    return np.asarray(g._data if hasattr(g, "grad_fn") else g)
 
 
 def _describe(g: Any) -> str:
@@ -44,7 +45,7 @@ def _hook_name(hook: Any) -> str:
     return getattr(hook, "__name__", None) or type(hook).__name__
 
 
-class explain:  # noqa: N801 - a context manager, named like no_grad
+class explain(EngineObserver):  # noqa: N801 - a context manager, named like no_grad
     """Print every step of each backward run inside the ``with`` block (to ``file``, default
     stdout); ``names`` maps names to leaf tensors for the printout."""
 
@@ -53,11 +54,11 @@ class explain:  # noqa: N801 - a context manager, named like no_grad
         self.names = dict(names or {})
 
     def __enter__(self) -> explain:
-        _engine._observers = _engine._observers + (self,)
+        add_observer(self)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        _engine._observers = tuple(o for o in _engine._observers if o is not self)
+        remove_observer(self)
 
     # -- printing helpers ------------------------------------------------------------------------
     def _print(self, text: str) -> None:
@@ -73,7 +74,7 @@ class explain:  # noqa: N801 - a context manager, named like no_grad
 
     def _leaf(self, t: Any) -> str:
         entry = self._names.get(id(t))
-        return f"leaf {entry[0]}" if entry else f"leaf of shape {tuple(t.data.shape)}"
+        return f"leaf {entry[0]}" if entry else f"leaf of shape {tuple(t._data.shape)}"
 
     def _find_names(self) -> dict:
         """id(tensor) -> (variable name, tensor), from ``names`` and the caller's locals."""
@@ -198,8 +199,6 @@ class explain:  # noqa: N801 - a context manager, named like no_grad
 
 def _collect(found: dict, var: str, value: Any) -> None:
     """Name the tensors in one local variable: a tensor, a list of them, or a model."""
-    from ..tensor import Tensor
-
     if isinstance(value, Tensor):
         found.setdefault(id(value), (var, value))
     elif isinstance(value, (list, tuple)) and len(value) <= 64:

@@ -16,18 +16,14 @@ from typing import Any
 
 import numpy as np
 
+from .._core import grad_mode as _grad_mode
+from .._core.grad_mode import no_grad
+from .._core.graph import Node
+from ..tensor import Tensor
 from . import anomaly as _anomaly
-from . import grad_mode as _grad_mode
-from .grad_mode import no_grad
-from .graph import Node
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
 
-
-def _tensor_type() -> Any:
-    from ..tensor import Tensor
-
-    return Tensor
 
 
 class BackwardCFunction(Node):
@@ -47,7 +43,7 @@ class BackwardCFunction(Node):
     _saved_as_output: dict[int, int] | None = None  # saved index -> output index
 
     def __init__(self, args: tuple) -> None:
-        tensor = _tensor_type()
+        tensor = Tensor
         edges, needs = [], []
         recording = _grad_mode.grad_state.enabled
         for a in args:
@@ -59,7 +55,7 @@ class BackwardCFunction(Node):
                 needs.append(False)
         self.next_edges = tuple(edges)
         self.needs_input_grad = tuple(needs)
-        self._input_meta = tuple((a.data.shape, a.data.dtype) if isinstance(a, tensor) else None
+        self._input_meta = tuple((a._data.shape, a._data.dtype) if isinstance(a, tensor) else None
                                  for a in args)
 
     # -- the ctx API ---------------------------------------------------------------------------
@@ -84,9 +80,9 @@ class BackwardCFunction(Node):
         if not self._saved_as_output or not _grad_mode.grad_state.enabled:
             return saved
         saved = list(saved)
-        wrap = _tensor_type()._wrap
+        wrap = Tensor._wrap
         for i, nr in self._saved_as_output.items():
-            t = wrap(saved[i].data, self)
+            t = wrap(saved[i]._data, self)
             t._output_nr = nr
             t._version_counter = saved[i]._version_counter
             saved[i] = t
@@ -103,7 +99,7 @@ class BackwardCFunction(Node):
         cls = self._forward_cls
         if self._materialize_grads:
             grad_outputs = tuple(
-                g if g is not None or meta is None else _tensor_type()._wrap(np.zeros(*meta))
+                g if g is not None or meta is None else Tensor._wrap(np.zeros(*meta))
                 for g, meta in zip(grad_outputs, self._output_meta))
         result = cls.backward(self, *grad_outputs)
         if not isinstance(result, tuple):
@@ -128,17 +124,17 @@ class BackwardCFunction(Node):
                     f"was not a Tensor{self._where()}"
                 )
             return None
-        tensor = _tensor_type()
+        tensor = Tensor
         if not isinstance(grad, tensor):
             grad = tensor._wrap(np.asarray(grad))
         shape, dtype = self._input_meta[i]
-        if grad.data.shape != shape:
+        if grad._data.shape != shape:
             raise RuntimeError(
                 f"function {self._forward_cls.__name__}.backward returned an invalid gradient at "
-                f"index {i}: got shape {grad.data.shape} but expected shape {shape} (the shape of "
+                f"index {i}: got shape {grad._data.shape} but expected shape {shape} (the shape of "
                 f"input {i}){self._where()}"
             )
-        return grad if grad.data.dtype == dtype else grad.to(dtype)
+        return grad if grad._data.dtype == dtype else grad.to(dtype)
 
 
 # A ctx for code that spells it the PyTorch way (``def forward(ctx: FunctionCtx, ...)``).
@@ -213,14 +209,14 @@ class Function:
 def _connect(ctx: BackwardCFunction, outputs: Any) -> Any:
     """Attach the forward's outputs to ``ctx``: fresh tensors sharing their data, except dirty
     (in-place modified) inputs, which are themselves rebased onto the node, as in PyTorch."""
-    tensor = _tensor_type()
+    tensor = Tensor
     single = not isinstance(outputs, tuple)
     outs = (outputs,) if single else outputs
     dirty = {id(t) for t in ctx._dirty}
     non_diff = {id(t) for t in ctx._non_differentiable}
     saved = {id(t): i for i, t in enumerate(ctx._saved or ())}
     ctx.n_outputs = len(outs)
-    ctx._output_meta = tuple((o.data.shape, o.data.dtype) if isinstance(o, tensor) else None
+    ctx._output_meta = tuple((o._data.shape, o._data.dtype) if isinstance(o, tensor) else None
                              for o in outs)
     result = []
     for nr, out in enumerate(outs):
@@ -234,12 +230,12 @@ def _connect(ctx: BackwardCFunction, outputs: Any) -> Any:
             if out.grad_fn is None and out._requires_grad:
                 raise RuntimeError(
                     f"{type(ctx).__name__}: a leaf Variable that requires grad (shape "
-                    f"{out.data.shape}) is being used in an in-place operation (mark_dirty)"
+                    f"{out._data.shape}) is being used in an in-place operation (mark_dirty)"
                 )
             out._version_counter[0] += 1
             new = out
         else:
-            new = tensor._wrap(out.data)
+            new = tensor._wrap(out._data)
             new._version_counter = out._version_counter
         new.grad_fn, new._requires_grad, new._output_nr = ctx, True, nr
         if id(out) in saved:  # saved outputs reconnect to this node when unpacked under grad
@@ -281,7 +277,7 @@ def once_differentiable(fn: Callable) -> Callable:
     def wrapper(ctx: Any, *grads: Any) -> Any:
         with no_grad():
             result = fn(ctx, *grads)
-        tensor = _tensor_type()
+        tensor = Tensor
         if not _grad_mode.grad_state.enabled:
             return result
         sources = [g for g in grads if isinstance(g, tensor)] + list(ctx._saved or ())
@@ -296,7 +292,7 @@ def once_differentiable(fn: Callable) -> Callable:
         wrapped = []
         for nr, g in enumerate(outs):
             if isinstance(g, tensor):
-                g = tensor._wrap(g.data, node)
+                g = tensor._wrap(g._data, node)
                 g._output_nr = nr
             wrapped.append(g)
         return wrapped[0] if single else tuple(wrapped)

@@ -15,20 +15,16 @@ from typing import Any
 
 import numpy as np
 
-from . import grad as _grad
+from .._core.backward import grad as _grad
+from ..tensor import Tensor
 
 __all__ = ["jacobian", "hessian", "vjp", "jvp", "hvp", "vhp"]
 
 
-def _tensor_type() -> Any:
-    from ..tensor import Tensor
-
-    return Tensor
-
 
 def _as_tuple(x: Any, arg: str, fn: str) -> tuple[bool, tuple]:
     """``(was_tuple, tensors)``, checking that ``x`` is a tensor or a tuple/list of them."""
-    tensor = _tensor_type()
+    tensor = Tensor
     is_tuple = isinstance(x, (tuple, list))
     xs = tuple(x) if is_tuple else (x,)
     for i, t in enumerate(xs):
@@ -54,7 +50,7 @@ def _finish(x: Any, create_graph: bool) -> Any:
 
 
 def _zeros_like(t: Any) -> Any:
-    return _tensor_type()._wrap(np.zeros(t.data.shape, t.data.dtype))
+    return Tensor._wrap(np.zeros(t._data.shape, t._data.dtype))
 
 
 def _fill_none(grads: tuple, like: tuple, strict: bool, fn: str, create_graph: bool) -> tuple:
@@ -82,15 +78,15 @@ def _grads(outputs: tuple, inputs: tuple, grad_outputs: list, create_graph: bool
 
 def _stack(rows: list, out_shape: tuple, in_shape: tuple) -> Any:
     """Rows d out[j] / d input (each of ``in_shape``) as one tensor of out_shape + in_shape."""
-    tensor = _tensor_type()
+    tensor = Tensor
     n = len(rows)
     if not any(r._requires_grad for r in rows):
-        data = np.stack([r.data for r in rows]) if rows else np.zeros((0, *in_shape))
+        data = np.stack([r._data for r in rows]) if rows else np.zeros((0, *in_shape))
         return tensor._wrap(data.reshape(out_shape + in_shape))
     # Differentiable rows (create_graph): sum of one-hot(j) (x) row_j, using recorded ops only.
     total = None
     for j, r in enumerate(rows):
-        onehot = np.zeros((n,) + (1,) * len(in_shape), r.data.dtype)
+        onehot = np.zeros((n,) + (1,) * len(in_shape), r._data.dtype)
         onehot[j] = 1
         term = tensor._wrap(onehot) * r.reshape((1,) + in_shape)
         total = term if total is None else total + term
@@ -104,19 +100,19 @@ def jacobian(func: Callable, inputs: Any, create_graph: bool = False, strict: bo
     in_tuple, xs = _as_tuple(inputs, "inputs", "jacobian")
     xs = _prepare(xs, create_graph)
     out_tuple, outs = _as_tuple(func(*xs), "outputs of the user-provided function", "jacobian")
-    tensor = _tensor_type()
+    tensor = Tensor
     result = []
     for out in outs:
         rows: list[list] = [[] for _ in xs]
-        for j in range(out.data.size):
-            seed = np.zeros(out.data.size, out.data.dtype)
+        for j in range(out._data.size):
+            seed = np.zeros(out._data.size, out._data.dtype)
             seed[j] = 1
-            grads = _grads((out,), xs, [tensor._wrap(seed.reshape(out.data.shape))],
+            grads = _grads((out,), xs, [tensor._wrap(seed.reshape(out._data.shape))],
                            create_graph)
             grads = _fill_none(grads, xs, strict, "jacobian", True)
             for k, g in enumerate(grads):
                 rows[k].append(g)
-        per_input = tuple(_finish(_stack(r, out.data.shape, x.data.shape), create_graph)
+        per_input = tuple(_finish(_stack(r, out._data.shape, x._data.shape), create_graph)
                           for r, x in zip(rows, xs))
         result.append(per_input if in_tuple else per_input[0])
     return tuple(result) if out_tuple else result[0]
@@ -130,7 +126,7 @@ def hessian(func: Callable, inputs: Any, create_graph: bool = False, strict: boo
 
     def gradient(*args: Any) -> Any:
         out = func(*args)
-        if not isinstance(out, _tensor_type()) or out.data.size != 1:
+        if not isinstance(out, Tensor) or out._data.size != 1:
             raise RuntimeError("hessian: the function given to hessian should return a single "
                                f"Tensor with one element, got {_shape_of(out)}")
         g = jacobian(func, args, create_graph=True, strict=strict)
@@ -147,16 +143,16 @@ def _shape_of(out: Any) -> str:
 def _check_v(v: Any, like: tuple, what: str, fn: str) -> tuple:
     """``v`` as a tuple matching ``like`` (ones for one-element ``like`` when ``v`` is None)."""
     if v is None:
-        if any(t.data.size != 1 for t in like):
+        if any(t._data.size != 1 for t in like):
             raise RuntimeError(f"{fn}: v can only be None if the {what} has a single element")
-        return tuple(_tensor_type()._wrap(np.ones(t.data.shape, t.data.dtype)) for t in like)
+        return tuple(Tensor._wrap(np.ones(t._data.shape, t._data.dtype)) for t in like)
     _, vs = _as_tuple(v, "v", fn)
     if len(vs) != len(like):
         raise RuntimeError(f"{fn}: v has {len(vs)} tensors but the {what} has {len(like)}")
     for i, (a, t) in enumerate(zip(vs, like)):
-        if a.data.shape != t.data.shape:
-            raise RuntimeError(f"{fn}: entry {i} of v has shape {a.data.shape}, but the {what} "
-                               f"has shape {t.data.shape} there")
+        if a._data.shape != t._data.shape:
+            raise RuntimeError(f"{fn}: entry {i} of v has shape {a._data.shape}, but the {what} "
+                               f"has shape {t._data.shape} there")
     return vs
 
 
@@ -199,7 +195,7 @@ def vhp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False,
     vs = _check_v(v, xs, "input", "vhp")
     xs = _prepare(xs, create_graph)
     out = func(*xs)
-    if not isinstance(out, _tensor_type()) or out.data.size != 1:
+    if not isinstance(out, Tensor) or out._data.size != 1:
         raise RuntimeError("vhp: the function given to vhp should return a single Tensor with "
                            f"one element, got {_shape_of(out)}")
     g = _grads((out,), xs, [None], True)

@@ -13,7 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from .grad_mode import enable_grad
+from .._core.backward import grad
+from .._core.grad_mode import enable_grad
+from ..tensor import Tensor
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
@@ -21,11 +23,6 @@ __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 class GradcheckError(RuntimeError):
     """Raised by ``gradcheck``/``gradgradcheck`` when the gradients do not match."""
 
-
-def _tensor_type() -> Any:
-    from ..tensor import Tensor
-
-    return Tensor
 
 
 def _as_tuple(x: Any) -> tuple:
@@ -38,31 +35,29 @@ def _describe(func: Callable, outputs: tuple) -> str:
     name = (owner.__name__ + "." + func.__name__ if isinstance(owner, type)
             else getattr(func, "__qualname__", repr(func)))
     nodes = sorted({o.grad_fn.name() for o in outputs
-                    if isinstance(o, _tensor_type()) and o.grad_fn is not None})
+                    if isinstance(o, Tensor) and o.grad_fn is not None})
     return f"{name} (grad_fn {', '.join(nodes)})" if nodes else name
 
 
 def _outputs(func: Callable, inputs: tuple) -> tuple:
-    return tuple(o for o in _as_tuple(func(*inputs)) if isinstance(o, _tensor_type()))
+    return tuple(o for o in _as_tuple(func(*inputs)) if isinstance(o, Tensor))
 
 
 def _analytic(outputs: tuple, diff: list) -> list:
     """``jac[k][o]``: d outputs[o] / d diff[k], as an (input numel, output numel) array."""
-    from . import grad
-
-    tensor = _tensor_type()
-    jac = [[np.zeros((t.data.size, o.data.size)) for o in outputs] for t in diff]
+    tensor = Tensor
+    jac = [[np.zeros((t._data.size, o._data.size)) for o in outputs] for t in diff]
     for o_idx, out in enumerate(outputs):
         if not out._requires_grad:
             continue
-        for j in range(out.data.size):
-            seed = np.zeros(out.data.size, out.data.dtype)
+        for j in range(out._data.size):
+            seed = np.zeros(out._data.size, out._data.dtype)
             seed[j] = 1
-            grads = grad(out, diff, grad_outputs=tensor._wrap(seed.reshape(out.data.shape)),
+            grads = grad(out, diff, grad_outputs=tensor._wrap(seed.reshape(out._data.shape)),
                           retain_graph=True, allow_unused=True)
             for k, g in enumerate(grads):
                 if g is not None:
-                    jac[k][o_idx][:, j] = g.data.reshape(-1)
+                    jac[k][o_idx][:, j] = g._data.reshape(-1)
     return jac
 
 
@@ -71,16 +66,16 @@ def _numeric(func: Callable, inputs: tuple, diff: list, eps: float) -> list:
     jac = []
     with enable_grad():  # gradgradcheck's function calls autograd.grad itself
         for t in diff:
-            flat = t.data.reshape(-1)
-            if not np.shares_memory(flat, t.data):
+            flat = t._data.reshape(-1)
+            if not np.shares_memory(flat, t._data):
                 raise ValueError("gradcheck: inputs must be contiguous arrays")
             cols = None
             for i in range(flat.size):
                 orig = flat[i]
                 flat[i] = orig + eps
-                plus = [o.data.astype(np.float64).reshape(-1) for o in _outputs(func, inputs)]
+                plus = [o._data.astype(np.float64).reshape(-1) for o in _outputs(func, inputs)]
                 flat[i] = orig - eps
-                minus = [o.data.astype(np.float64).reshape(-1) for o in _outputs(func, inputs)]
+                minus = [o._data.astype(np.float64).reshape(-1) for o in _outputs(func, inputs)]
                 flat[i] = orig
                 if cols is None:
                     cols = [np.zeros((flat.size, p.size)) for p in plus]
@@ -107,12 +102,12 @@ def gradcheck(
     the worst element, both values and the op under test (False if ``raise_exception=False``).
     ``nondet_tol``, ``check_undefined_grad`` and ``fast_mode`` are accepted and ignored."""
     inputs = _as_tuple(inputs)
-    tensor = _tensor_type()
+    tensor = Tensor
     diff = [t for t in inputs if isinstance(t, tensor) and t._requires_grad]
     if not diff:
         raise ValueError("gradcheck expects at least one input tensor with requires_grad=True")
     for i, t in enumerate(diff):
-        if t.data.dtype != np.float64:
+        if t._data.dtype != np.float64:
             warnings.warn(f"gradcheck: input {i} has dtype {t.dtype}, not float64; the check "
                           "may fail from rounding alone", UserWarning, stacklevel=2)
     with enable_grad():
@@ -128,8 +123,8 @@ def gradcheck(
             if excess.size == 0 or excess.max() <= 0:
                 continue
             i, j = np.unravel_index(int(np.argmax(excess)), excess.shape)
-            in_idx = np.unravel_index(i, t.data.shape) if t.data.ndim else ()
-            out_idx = np.unravel_index(j, out.data.shape) if out.data.ndim else ()
+            in_idx = np.unravel_index(i, t._data.shape) if t._data.ndim else ()
+            out_idx = np.unravel_index(j, out._data.shape) if out._data.ndim else ()
             message = (
                 f"Jacobian mismatch for output {o} with respect to input {index} of {what}: "
                 f"worst element at input index {tuple(int(x) for x in in_idx)}, output index "
@@ -161,16 +156,14 @@ def gradgradcheck(
     """Check second derivatives: ``gradcheck`` of the gradient of ``func`` (computed with
     ``create_graph=True``) with respect to the inputs and to ``grad_outputs`` (random float64
     tensors when not given)."""
-    from . import grad
-
-    tensor = _tensor_type()
+    tensor = Tensor
     inputs = _as_tuple(inputs)
     diff_idx = [i for i, t in enumerate(inputs) if isinstance(t, tensor) and t._requires_grad]
     with enable_grad():
         outputs = _outputs(func, inputs)
     if grad_outputs is None:
         rng = np.random.default_rng(0)
-        grad_outputs = [tensor._wrap(rng.standard_normal(o.data.shape).astype(o.data.dtype))
+        grad_outputs = [tensor._wrap(rng.standard_normal(o._data.shape).astype(o._data.dtype))
                         .requires_grad_() for o in outputs]
     grad_outputs = list(_as_tuple(grad_outputs))
     n = len(inputs)

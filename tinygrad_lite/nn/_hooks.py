@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..autograd.graph import Node
+from .._core.graph import Node
 from ..tensor import Tensor
 
 
@@ -35,7 +35,7 @@ def _like_incoming(new: tuple, incoming: tuple, what: str, module: Any) -> tuple
                 f"{tuple(g_new.shape)} for {what}, expected {tuple(g_old.shape)}"
             )
         plain = g_old is not None and not isinstance(g_old, Tensor)
-        out.append(g_new.data if plain and isinstance(g_new, Tensor) else g_new)
+        out.append(g_new._data if plain and isinstance(g_new, Tensor) else g_new)
     return tuple(out)
 
 
@@ -66,7 +66,7 @@ class BackwardHookState:
         node.state, node.kind = self, kind
         out = []
         for i, t in enumerate(tensors):
-            w = Tensor._wrap(t.data, node if t._requires_grad else None)
+            w = Tensor._wrap(t._data, node if t._requires_grad else None)
             w._version_counter = t._version_counter
             w._output_nr = i
             out.append(w)

@@ -10,13 +10,13 @@ from typing import Any
 
 import numpy as np
 
-from .. import creation as _creation
+from ..functions import creation as _creation
 from .. import functions as _fn
 from .. import ops as _ops_prims
-from ..autograd.grad_mode import no_grad
+from .._core.grad_mode import no_grad
 from ..functions import log_softmax, relu, sigmoid, softmax, tanh
 from ..tensor import Tensor
-from . import _ops
+from ..ops import nn as _ops
 from .functional_attention import multi_head_attention_forward, scaled_dot_product_attention
 from .functional_conv import (
     adaptive_avg_pool1d,
@@ -64,7 +64,7 @@ def _inplace_or(input: Tensor, name: str, fallback: Any, inplace: bool) -> Tenso
 
 def abs_(x: Tensor) -> Tensor:
     """``|x|`` with PyTorch's gradient ``sign(x)`` (0 at 0), composed as ``x * sign(x)``."""
-    return x * Tensor._wrap(np.sign(x.data))
+    return x * Tensor._wrap(np.sign(x._data))
 
 
 # -- linear ------------------------------------------------------------------------------------
@@ -137,7 +137,7 @@ def relu_(input: Tensor) -> Tensor:
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     """Integer class indices as an int64 one-hot tensor with a new last dimension."""
-    idx = tensor.data
+    idx = tensor._data
     if idx.dtype.kind not in "iu":
         raise RuntimeError("one_hot is only applicable to index tensor of integer dtype")
     n = int(idx.max()) + 1 if num_classes == -1 else num_classes
@@ -160,7 +160,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     if p == 1.0:
         return input * 0.0
     keep = _creation._rng.random(input.shape) >= p
-    scale = (keep / (1.0 - p)).astype(input.data.dtype)
+    scale = (keep / (1.0 - p)).astype(input._data.dtype)
     return input * Tensor._wrap(scale)
 
 
@@ -168,7 +168,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
               max_norm: float | None = None) -> Tensor:
     """Rows of ``weight`` selected by the integer ``input``; the row ``padding_idx`` gets no
     gradient."""
-    idx = input.data if isinstance(input, Tensor) else np.asarray(input)
+    idx = input._data if isinstance(input, Tensor) else np.asarray(input)
     if idx.dtype.kind not in "iu":
         raise RuntimeError(f"embedding: indices must be integers, got {idx.dtype}")
     n = weight.shape[0]
@@ -215,10 +215,10 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         if running_mean is not None and running_var is not None:
             m = 0.1 if momentum is None else momentum  # momentum None: set by caller (cumulative)
             with no_grad():
-                unbiased = var.data.reshape(c) * (count / (count - 1))
-                rm, rv = running_mean.data, running_var.data
+                unbiased = var._data.reshape(c) * (count / (count - 1))
+                rm, rv = running_mean._data, running_var._data
                 rm *= 1.0 - m
-                rm += m * mean.data.reshape(c)
+                rm += m * mean._data.reshape(c)
                 rv *= 1.0 - m
                 rv += m * unbiased
                 running_mean._version_counter[0] += 1
@@ -226,8 +226,8 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     else:
         if running_mean is None or running_var is None:
             raise RuntimeError("batch_norm: running_mean and running_var are needed in eval mode")
-        mean = Tensor._wrap(running_mean.data.reshape(shape))
-        var = Tensor._wrap(running_var.data.reshape(shape))
+        mean = Tensor._wrap(running_mean._data.reshape(shape))
+        var = Tensor._wrap(running_var._data.reshape(shape))
     out = (input - mean) / _fn.sqrt(var + eps)
     if weight is not None:
         out = out * weight.reshape(shape)
@@ -280,7 +280,7 @@ def rms_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     dims = tuple(range(input.ndim - len(shape), input.ndim))
     if eps is None:
-        eps = float(np.finfo(input.data.dtype).eps)
+        eps = float(np.finfo(input._data.dtype).eps)
     out = input / _fn.sqrt((input * input).mean(dims, keepdim=True) + eps)
     return out if weight is None else out * weight
 
@@ -288,5 +288,5 @@ def rms_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:
     """``x / max(||x||_p, eps)`` along ``dim``."""
     norm = (abs_(input) ** p).sum(dim, keepdim=True) ** (1.0 / p)
-    return input / _fn.maximum(norm, Tensor._wrap(np.asarray(eps, input.data.dtype)))
+    return input / _fn.maximum(norm, Tensor._wrap(np.asarray(eps, input._data.dtype)))
 

@@ -63,8 +63,8 @@ def _apply_mask(scores: Tensor, mask: Any, allowed: bool) -> Tensor:
     """Add a float mask, or set the disallowed positions of a bool mask to -inf. ``allowed``:
     True means a True entry may be attended (SDPA); False means it is masked out (MHA)."""
     m = mask if isinstance(mask, Tensor) else Tensor._wrap(np.asarray(mask))
-    if m.data.dtype == np.bool_:
-        keep = m.data if allowed else ~m.data
+    if m._data.dtype == np.bool_:
+        keep = m._data if allowed else ~m._data
         return _fn.where(Tensor._wrap(keep), scores, -np.inf)
     return scores + m
 
@@ -96,11 +96,11 @@ def multi_head_attention_forward(
     if attn_mask is not None:
         m = attn_mask if isinstance(attn_mask, Tensor) else Tensor._wrap(np.asarray(attn_mask))
         if m.ndim == 3:  # (N * H, L, S)
-            m = Tensor._wrap(m.data.reshape(n, h, n_q, s)) if not m.requires_grad else \
+            m = Tensor._wrap(m._data.reshape(n, h, n_q, s)) if not m.requires_grad else \
                 m.reshape(n, h, n_q, s)
         scores = _apply_mask(scores, m, allowed=False)
     if key_padding_mask is not None:
-        kpm = key_padding_mask.data if isinstance(key_padding_mask, Tensor) else \
+        kpm = key_padding_mask._data if isinstance(key_padding_mask, Tensor) else \
             np.asarray(key_padding_mask)
         kpm = kpm.reshape(n, 1, 1, s)
         scores = _apply_mask(scores, Tensor._wrap(kpm), allowed=False)

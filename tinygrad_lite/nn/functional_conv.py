@@ -9,9 +9,9 @@ from typing import Any
 import numpy as np
 
 from .. import functions as _fn
-from ..functions import pad  # nn.functional.pad is tl's pad: constant, reflect, replicate, circular
+from ..functions.shape import pad  # nn.functional.pad is tl's pad: constant, reflect, replicate, circular
 from ..tensor import Tensor
-from . import _ops
+from ..ops import nn as _ops
 
 __all__ = [
     "pad", "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "max_pool1d",
@@ -181,7 +181,7 @@ def _max_pool(input: Tensor, kernel_size: Any, stride: Any, padding: Any, dilati
         values = values.squeeze(0)
     if not return_indices:
         return values
-    offs = np.unravel_index(arg.data, kernel)  # window offsets of the maxima
+    offs = np.unravel_index(arg._data, kernel)  # window offsets of the maxima
     spatial = tuple(input.shape[-nd:])
     coords = []
     for i in range(nd):
@@ -219,7 +219,7 @@ def _avg_pool(input: Tensor, kernel_size: Any, stride: Any, padding: Any, ceil_m
     elif count_include_pad or not any(pads):
         out = total / math.prod(kernel)
     else:  # divide each window by the number of real (unpadded) elements in it
-        ones = np.pad(np.ones(input.shape[-nd:], input.data.dtype), [(pp, pp) for pp in pads])
+        ones = np.pad(np.ones(input.shape[-nd:], input._data.dtype), [(pp, pp) for pp in pads])
         counts = _ops._unfold_array(ones, kernel, stride, (1,) * nd).sum(
             axis=tuple(range(nd, 2 * nd)))
         out = total / Tensor._wrap(counts)
@@ -253,7 +253,7 @@ def _adaptive_matrix(n_in: int, n_out: int, dtype: np.dtype) -> np.ndarray:
 def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
     """Average over adaptive windows giving ``output_size`` positions."""
     (o,) = _tuple(output_size, 1, "output_size")
-    a = Tensor._wrap(_adaptive_matrix(input.shape[-1], o, input.data.dtype))
+    a = Tensor._wrap(_adaptive_matrix(input.shape[-1], o, input._data.dtype))
     return input @ a.mT
 
 
@@ -265,7 +265,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     h, w = input.shape[-2:]
     oh = h if output_size[0] is None else int(output_size[0])
     ow = w if output_size[1] is None else int(output_size[1])
-    dt = input.data.dtype
+    dt = input._data.dtype
     ah = Tensor._wrap(_adaptive_matrix(h, oh, dt))
     aw = Tensor._wrap(_adaptive_matrix(w, ow, dt))
     return ah @ input @ aw.mT

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import creation as _creation
+from ..functions import creation as _creation
 from ..tensor import Tensor
 
 __all__ = [
@@ -24,7 +24,7 @@ def _rng(generator: Any) -> np.random.Generator:
 
 def _fill(tensor: Tensor, values: Any) -> Tensor:
     """Write ``values`` into ``tensor`` in place (no graph), bumping its version."""
-    np.copyto(tensor.data, values, casting="unsafe")
+    np.copyto(tensor._data, values, casting="unsafe")
     tensor._version_counter[0] += 1
     return tensor
 

@@ -156,7 +156,7 @@ class Embedding(Module):
         """N(0, 1), with the padding row zeroed."""
         init.normal_(self.weight)
         if self.padding_idx is not None:
-            self.weight.data[self.padding_idx] = 0
+            self.weight._data[self.padding_idx] = 0
 
     @classmethod
     def from_pretrained(cls, embeddings: Tensor, freeze: bool = True,

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
-from ..autograd.grad_mode import no_grad
+from .._core.grad_mode import no_grad
 from ..tensor import Tensor
 from .module_hooks import (
     ModuleHooks,
@@ -91,7 +91,7 @@ class Module(ModuleHooks):
             d["_modules"][name] = None
         elif isinstance(value, Buffer):
             self._forget(name)
-            self.register_buffer(name, Tensor._wrap(value.data), value.persistent)
+            self.register_buffer(name, Tensor._wrap(value._data), value.persistent)
         elif d.get("_buffers") is not None and name in d["_buffers"]:
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(
@@ -289,7 +289,7 @@ class Module(ModuleHooks):
             if set_to_none:
                 p._grad = None
             else:
-                p._grad = Tensor._wrap(np.zeros_like(p.data))
+                p._grad = Tensor._wrap(np.zeros_like(p._data))
 
     def apply(self, fn: Callable[[Module], None]) -> Module:
         """Call ``fn`` on every descendant (children first), then on this module."""
@@ -303,12 +303,12 @@ class Module(ModuleHooks):
         for m in self.modules():
             for store in (m._parameters, m._buffers):
                 for t in store.values():
-                    if t is None or (floating_only and t.data.dtype.kind != "f"):
+                    if t is None or (floating_only and t._data.dtype.kind != "f"):
                         continue
-                    t.data = t.data.astype(dtype.np)
+                    t._data = t._data.astype(dtype.np)
                     t._version_counter[0] += 1
                     if t._grad is not None:
-                        t._grad = Tensor._wrap(t._grad.data.astype(dtype.np))
+                        t._grad = Tensor._wrap(t._grad._data.astype(dtype.np))
         return self
 
     def to(self, *args: Any, **kwargs: Any) -> Module:
@@ -381,11 +381,11 @@ class Module(ModuleHooks):
             if key not in state_dict:
                 continue
             value = state_dict[key]
-            arr = value.data if isinstance(value, Tensor) else np.asarray(value)
-            if arr.shape != target.data.shape:
+            arr = value._data if isinstance(value, Tensor) else np.asarray(value)
+            if arr.shape != target._data.shape:
                 errors.append(
                     f"\tsize mismatch for {key}: copying a param with shape {arr.shape} from "
-                    f"checkpoint, the shape in current model is {target.data.shape}."
+                    f"checkpoint, the shape in current model is {target._data.shape}."
                 )
         if strict and unexpected:
             errors.insert(0, "\tUnexpected key(s) in state_dict: "
@@ -402,11 +402,11 @@ class Module(ModuleHooks):
                 if key not in state_dict:
                     continue
                 value = state_dict[key]
-                arr = value.data if isinstance(value, Tensor) else np.asarray(value)
+                arr = value._data if isinstance(value, Tensor) else np.asarray(value)
                 if assign:
-                    target.data = np.array(arr, dtype=target.data.dtype)
+                    target._data = np.array(arr, dtype=target._data.dtype)
                 else:
-                    np.copyto(target.data, arr, casting="unsafe")
+                    np.copyto(target._data, arr, casting="unsafe")
                 target._version_counter[0] += 1
         return IncompatibleKeys(missing, unexpected)
 

@@ -7,8 +7,8 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
-from ..autograd.grad_mode import grad_state
-from ..autograd.graph import RemovableHandle
+from .._core.grad_mode import grad_state
+from .._core.graph import RemovableHandle
 from . import _hooks
 
 __all__ = ["ModuleHooks", "register_module_forward_pre_hook", "register_module_forward_hook",

@@ -48,9 +48,9 @@ class _BatchNorm(Module):
     def reset_running_stats(self) -> None:
         """Running mean 0, running variance 1, no batches seen."""
         if self.track_running_stats:
-            self.running_mean.data[...] = 0
-            self.running_var.data[...] = 1
-            self.num_batches_tracked.data[...] = 0
+            self.running_mean._data[...] = 0
+            self.running_var._data[...] = 1
+            self.num_batches_tracked._data[...] = 0
 
     def _check_input_dim(self, input: Tensor) -> None:
         if input.ndim not in self._dims:
@@ -64,10 +64,10 @@ class _BatchNorm(Module):
         self._check_input_dim(input)
         factor = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats:
-            self.num_batches_tracked.data += 1
+            self.num_batches_tracked._data += 1
             self.num_batches_tracked._version_counter[0] += 1
             if self.momentum is None:  # cumulative moving average
-                factor = 1.0 / float(self.num_batches_tracked.data)
+                factor = 1.0 / float(self.num_batches_tracked._data)
         use_batch = self.training or self.running_mean is None
         return F.batch_norm(
             input,

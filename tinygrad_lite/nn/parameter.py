@@ -21,12 +21,12 @@ class Parameter(Tensor):
         if data is None:
             arr = np.empty((0,), np.float32)
         elif isinstance(data, Tensor):
-            arr = data.data
+            arr = data._data
         else:
             arr = np.asarray(data)
             if arr.dtype == np.float64 and not isinstance(data, (np.ndarray, np.generic)):
                 arr = arr.astype(np.float32)  # Python floats: the default float dtype
-        self.data = arr
+        self._data = arr
         self._version_counter = data._version_counter if isinstance(data, Tensor) else [0]
         if requires_grad:
             self.requires_grad_(True)
@@ -42,6 +42,6 @@ class Buffer(Tensor):
     """Marks a tensor to be registered as a buffer when assigned to a ``Module`` attribute."""
 
     def __init__(self, data: Any, persistent: bool = True) -> None:
-        self.data = data.data if isinstance(data, Tensor) else np.asarray(data)
+        self._data = data._data if isinstance(data, Tensor) else np.asarray(data)
         self._version_counter = data._version_counter if isinstance(data, Tensor) else [0]
         self.persistent = persistent

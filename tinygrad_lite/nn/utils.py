@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from ..autograd.grad_mode import no_grad
+from .._core.grad_mode import no_grad
 from ..tensor import Tensor
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "vector_to_parameters"]
@@ -22,7 +22,7 @@ def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float,
                     foreach: bool | None = None) -> Tensor:
     """Scale all gradients in place so that their joint ``norm_type`` norm is at most
     ``max_norm``; returns the total norm (before clipping) as a tensor."""
-    grads = [p.grad.data for p in _as_list(parameters) if p._grad is not None]
+    grads = [p.grad._data for p in _as_list(parameters) if p._grad is not None]
     if not grads:
         return Tensor._wrap(np.asarray(0.0, np.float32))
     dtype = grads[0].dtype
@@ -42,7 +42,7 @@ def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float,
         with no_grad():
             for p in _as_list(parameters):
                 if p._grad is not None:
-                    p._grad.data *= np.asarray(coef, p._grad.data.dtype)
+                    p._grad._data *= np.asarray(coef, p._grad._data.dtype)
                     p._grad._version_counter[0] += 1
     return Tensor._wrap(np.asarray(total, dtype))
 
@@ -52,7 +52,7 @@ def clip_grad_value_(parameters: Tensor | Iterable[Tensor], clip_value: float,
     """Clamp every gradient element to ``[-clip_value, clip_value]`` in place."""
     for p in _as_list(parameters):
         if p._grad is not None:
-            np.clip(p._grad.data, -clip_value, clip_value, out=p._grad.data)
+            np.clip(p._grad._data, -clip_value, clip_value, out=p._grad._data)
             p._grad._version_counter[0] += 1
 
 
@@ -61,7 +61,7 @@ def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:
     params = list(parameters)
     if not params:
         return Tensor._wrap(np.zeros(0, np.float32))
-    return Tensor._wrap(np.concatenate([p.data.reshape(-1) for p in params]))
+    return Tensor._wrap(np.concatenate([p._data.reshape(-1) for p in params]))
 
 
 def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:
@@ -78,6 +78,6 @@ def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:
     with no_grad():
         for p in params:
             n = p.numel()
-            np.copyto(p.data, vec.data[offset:offset + n].reshape(p.shape), casting="unsafe")
+            np.copyto(p._data, vec._data[offset:offset + n].reshape(p.shape), casting="unsafe")
             p._version_counter[0] += 1
             offset += n

@@ -8,7 +8,7 @@ tinygrad_lite (mean, softmax, losses, layers) is composed from these and gets gr
 """
 
 from . import common, inplace, scan, unary
-from .common import normalize_dims, promote, sum_to
+from .common import normalize_dims, sum_to
 from .elementwise import (
     add,
     cast,
@@ -23,6 +23,7 @@ from .elementwise import (
     mul,
     neg,
     pow,
+    promote,
     relu,
     sigmoid,
     sin,

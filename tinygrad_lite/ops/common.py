@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 
 from .. import dtypes
-from ..autograd.grad_mode import grad_state
-from ..tensor import Tensor
+from .._core.grad_mode import grad_state
+from .._core.tensor_base import TensorBase, to_array, wrap
 
-wrap = Tensor._wrap
 
 # np.broadcast_to costs ~4 us whatever the size (measured at 8x8: 3.8 us against 0.9 us for
 # allocating and filling a copy), so small broadcasts are materialised and large ones are views.
@@ -31,16 +29,16 @@ def zero_of(dtype: np.dtype) -> np.ndarray:
     return zero
 
 
-def as_tensor(value: object, like: Tensor) -> Tensor:
+def as_tensor(value: object, like: TensorBase) -> TensorBase:
     """A non-tensor operand (Python scalar, array, list) as a tensor; scalars keep PyTorch's
     'weak' typing, so ``float32_tensor * 2.5`` stays float32."""
     if isinstance(value, (bool, int, float)):
-        return wrap(np.asarray(value, dtype=scalar_result_dtype(like.data.dtype, value)))
-    if isinstance(value, Tensor):
+        return wrap(np.asarray(value, dtype=scalar_result_dtype(like._data.dtype, value)))
+    if isinstance(value, TensorBase):
         return value
     if isinstance(value, (np.ndarray, np.generic)):
         return wrap(np.asarray(value))
-    return Tensor(value)
+    return wrap(to_array(value, None, float_default=True))  # like Tensor(value)
 
 
 def scalar_result_dtype(dtype: np.dtype, value: bool | int | float) -> np.dtype:
@@ -52,21 +50,9 @@ def scalar_result_dtype(dtype: np.dtype, value: bool | int | float) -> np.dtype:
     return dtypes.result_type(np.empty(1, dtype), value)
 
 
-def promote(a: object, b: object) -> tuple[Tensor, Tensor]:
-    """Both operands as tensors of one dtype, chosen by PyTorch's promotion rules."""
-    if not isinstance(a, Tensor):
-        a = as_tensor(a, b)  # type: ignore[arg-type]
-    elif not isinstance(b, Tensor):
-        b = as_tensor(b, a)
-    if a.data.dtype is b.data.dtype:
-        return a, b
-    dt = dtypes.result_type(a.data, b.data)
-    return _elementwise.cast(a, dt), _elementwise.cast(b, dt)  # a cast is a recorded op
-
-
-def broadcast_error(op: str, a: Tensor, b: Tensor) -> RuntimeError:
+def broadcast_error(op: str, a: TensorBase, b: TensorBase) -> RuntimeError:
     """The error for operands whose shapes do not broadcast, naming the first clashing dim."""
-    sa, sb = a.data.shape, b.data.shape
+    sa, sb = a._data.shape, b._data.shape
     rank = max(len(sa), len(sb))
     for i in range(1, rank + 1):
         da = sa[-i] if i <= len(sa) else 1
@@ -102,7 +88,7 @@ def sum_to(grad, shape: tuple):
     )
     if is_array(grad):
         return grad.sum(axis=dims).reshape(shape)
-    return _reduce.reduce_sum(grad, dims).reshape(shape)
+    return grad.sum(dims).reshape(shape)  # a Tensor under create_graph: recorded
 
 
 def normalize_dims(dim: int | tuple | list | None, ndim: int, op: str) -> tuple[int, ...]:
@@ -124,7 +110,7 @@ def normalize_dims(dim: int | tuple | list | None, ndim: int, op: str) -> tuple[
     return tuple(sorted(out)) if ndim else ()
 
 
-def unary_result(out, x: Tensor, node_cls: type, save: str | None = None) -> Tensor:
+def unary_result(out, x: TensorBase, node_cls: type, save: str | None = None) -> TensorBase:
     """Wrap ``out = f(x)``; when recording, attach a ``node_cls`` node that keeps ``x``
     (``save="input"``) or the result itself (``save="output"``) for its backward rule."""
     if not (grad_state.enabled and x._requires_grad):
@@ -147,77 +133,17 @@ def unary_result(out, x: Tensor, node_cls: type, save: str | None = None) -> Ten
 def is_array(x: object) -> bool:
     """True in a plain backward, where rules see NumPy arrays (or NumPy scalars, which NumPy
     returns for 0-d results) instead of Tensors."""
-    return not isinstance(x, Tensor)
+    return not isinstance(x, TensorBase)
 
 
 def array_of(x: object) -> np.ndarray:
     """The NumPy array behind ``x`` (a Tensor or already an array)."""
-    return x.data if isinstance(x, Tensor) else np.asarray(x)
-
-
-def broadcast_to(grad, shape: tuple):
-    """``grad`` broadcast to ``shape`` (the adjoint of a sum)."""
-    if not is_array(grad):
-        return _movement.expand(grad, shape)
-    if math.prod(shape) > SMALL:
-        return np.broadcast_to(grad, shape)
-    out = np.empty(shape, grad.dtype)  # see SMALL: a small copy beats np.broadcast_to
-    out[...] = grad
-    return out
-
-
-def where(mask, x, y):
-    """``x`` where ``mask`` else ``y``; ``mask`` is a constant (bool array or tensor), ``x`` and
-    ``y`` are gradients or Python scalars."""
-    if not (isinstance(x, Tensor) or isinstance(y, Tensor)):
-        return np.where(array_of(mask), x, y)
-    return _elementwise.where(mask, x, y)
+    return x._data if isinstance(x, TensorBase) else np.asarray(x)
 
 
 def swap_last_dims(x):
     """The batched matrix transpose ``x.mT``."""
     return x.swapaxes(-1, -2) if is_array(x) else x.mT
-
-
-def permute(x, dims: tuple):
-    """``x`` with its dimensions reordered."""
-    if is_array(x):
-        return x.transpose(dims)
-    return _movement.permute(x, dims)
-
-
-def cast(x, dtype: np.dtype):
-    """``x`` converted to ``dtype``."""
-    if is_array(x):
-        return x.astype(dtype, copy=False)
-    return _elementwise.cast(x, dtype)
-
-
-def scatter(values, index: tuple, shape: tuple):
-    """Zeros of ``shape`` with ``values`` added at ``index`` (the adjoint of indexing)."""
-    if not is_array(values):
-        return _movement.scatter_into_zeros(values, index, shape)
-    out = np.zeros(shape, dtype=values.dtype)
-    if _movement.is_basic_index(index):
-        out[index] = values
-    else:
-        np.add.at(out, index, values)
-    return out
-
-
-def unary(name: str, x):
-    """``np.<name>(x)`` for arrays, the Tensor op of that name otherwise (exp, log, sin, cos)."""
-    if is_array(x):
-        return getattr(np, name)(x)
-    return getattr(_elementwise, name)(x)
-
-
-def reverse_cumsum(x, dim: int):
-    """Sums from the end along ``dim`` (the adjoint of a cumulative sum)."""
-    flip = (slice(None),) * dim + (slice(None, None, -1),)
-    if is_array(x):
-        return np.cumsum(x[flip], axis=dim)[flip]
-    return _scan.cumsum(x[flip], dim)[flip]
 
 
 def constant(value: np.ndarray, like):
@@ -232,11 +158,3 @@ def open_grid(shape: tuple) -> list:
     ndim = len(shape)
     return [np.arange(n).reshape((1,) * i + (n,) + (1,) * (ndim - i - 1))
             for i, n in enumerate(shape)]
-
-
-# The ops modules import this one; importing them last breaks the cycle (their imports of the
-# names above succeed) and keeps the rule helpers free of per-call import statements.
-from . import elementwise as _elementwise  # noqa: E402
-from . import movement as _movement  # noqa: E402
-from . import reduce as _reduce  # noqa: E402
-from . import scan as _scan  # noqa: E402

@@ -9,11 +9,12 @@ import string
 import numpy as np
 
 from .. import dtypes
-from ..autograd.grad_mode import grad_state
-from ..autograd.graph import Node
-from ..tensor import Tensor
-from .common import broadcast_to, is_array, sum_to, wrap
+from .._core.grad_mode import grad_state
+from .._core.graph import Node
+from .._core.tensor_base import TensorBase
+from .common import is_array, sum_to, wrap
 from .elementwise import cast
+from .movement import broadcast_to
 
 
 def parse(equation: str, shapes: list[tuple]) -> tuple[list[str], str]:
@@ -57,7 +58,7 @@ def run(equation: str, *operands):
     """``einsum`` on arrays, or the recorded op when any operand is a Tensor."""
     if all(is_array(x) for x in operands):
         return np.einsum(equation, *operands)
-    return einsum(equation, *[x if isinstance(x, Tensor) else wrap(np.asarray(x))
+    return einsum(equation, *[x if isinstance(x, TensorBase) else wrap(np.asarray(x))
                               for x in operands])
 
 
@@ -99,7 +100,7 @@ def _undiagonal(g, unique: str, subs: str, sizes: dict):
             fresh = next(spare)
             target += fresh
             eyes.append((c + fresh, np.eye(sizes[c], dtype=g.dtype if is_array(g)
-                                           else g.data.dtype)))
+                                           else g._data.dtype)))
         else:
             seen.add(c)
             target += c
@@ -107,22 +108,22 @@ def _undiagonal(g, unique: str, subs: str, sizes: dict):
     return run(eq, g, *[e for _, e in eyes])
 
 
-def einsum(equation: str, *operands: Tensor) -> Tensor:
+def einsum(equation: str, *operands: TensorBase) -> TensorBase:
     """Einstein summation over ``operands`` as NumPy's ``einsum`` (``...`` and implicit output
     supported), with gradients for every operand."""
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
-    tensors = [t if isinstance(t, Tensor) else wrap(np.asarray(t)) for t in operands]
+    tensors = [t if isinstance(t, TensorBase) else wrap(np.asarray(t)) for t in operands]
     if not tensors:
         raise RuntimeError("einsum: at least one operand is required")
-    dt = dtypes.result_type(*[t.data for t in tensors])
+    dt = dtypes.result_type(*[t._data for t in tensors])
     tensors = [cast(t, dt) for t in tensors]
-    inputs, output = parse(equation, [t.data.shape for t in tensors])
+    inputs, output = parse(equation, [t._data.shape for t in tensors])
     eq = ",".join(inputs) + "->" + output
     try:
-        out = np.asarray(np.einsum(eq, *[t.data for t in tensors]))
+        out = np.asarray(np.einsum(eq, *[t._data for t in tensors]))
     except ValueError as err:
-        shapes = ", ".join(str(t.data.shape) for t in tensors)
+        shapes = ", ".join(str(t._data.shape) for t in tensors)
         raise RuntimeError(f"einsum: equation '{equation}' does not fit operands of shapes "
                            f"{shapes}: {err}") from None
     if not (grad_state.enabled and any(t._requires_grad for t in tensors)):

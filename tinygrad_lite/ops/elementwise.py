@@ -4,23 +4,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.grad_mode import grad_state
-from ..autograd.graph import Node
-from ..tensor import Tensor
+from .._core.grad_mode import grad_state
+from .._core.graph import Node
+from .._core.tensor_base import TensorBase
+from .. import dtypes
 from .common import (
     array_of,
+    as_tensor,
     broadcast_error,
     is_array,
-    promote,
     sum_to,
-    unary,
     unary_result,
     wrap,
     zero_of,
-)
-from .common import cast as cast_rule
-from .common import (
-    where as where_rule,
 )
 
 _FLOAT32 = np.dtype(np.float32)
@@ -36,17 +32,17 @@ class AddBackward0(Node):
         return (sum_to(grad, sa) if ea else None, sum_to(grad, sb) if eb else None)
 
 
-def add(a, b) -> Tensor:
+def add(a, b) -> TensorBase:
     """``a + b`` with broadcasting."""
     a, b = promote(a, b)
     try:
-        out = a.data + b.data
+        out = a._data + b._data
     except ValueError:
         raise broadcast_error("add", a, b) from None
     if not (grad_state.enabled and (a._requires_grad or b._requires_grad)):
         return wrap(out)
     node = AddBackward0(a, b)
-    node.shapes = (a.data.shape, b.data.shape)
+    node.shapes = (a._data.shape, b._data.shape)
     return wrap(out, node)
 
 
@@ -56,19 +52,19 @@ class SubBackward0(Node):
         return (sum_to(grad, sa) if ea else None, sum_to(-grad, sb) if eb else None)
 
 
-def sub(a, b) -> Tensor:
+def sub(a, b) -> TensorBase:
     """``a - b`` with broadcasting."""
     a, b = promote(a, b)
-    if a.data.dtype == np.bool_:
+    if a._data.dtype == np.bool_:
         raise TypeError("sub: subtracting bool tensors is not supported; use logical_xor instead")
     try:
-        out = a.data - b.data
+        out = a._data - b._data
     except ValueError:
         raise broadcast_error("sub", a, b) from None
     if not (grad_state.enabled and (a._requires_grad or b._requires_grad)):
         return wrap(out)
     node = SubBackward0(a, b)
-    node.shapes = (a.data.shape, b.data.shape)
+    node.shapes = (a._data.shape, b._data.shape)
     return wrap(out, node)
 
 
@@ -80,11 +76,11 @@ class MulBackward0(Node):
                 sum_to(grad * a, b.shape) if eb else None)
 
 
-def mul(a, b) -> Tensor:
+def mul(a, b) -> TensorBase:
     """``a * b`` with broadcasting."""
     a, b = promote(a, b)
     try:
-        out = a.data * b.data
+        out = a._data * b._data
     except ValueError:
         raise broadcast_error("mul", a, b) from None
     if not (grad_state.enabled and (a._requires_grad or b._requires_grad)):
@@ -103,14 +99,14 @@ class DivBackward0(Node):
                 sum_to(-(grad_a * a) / b, b.shape) if eb else None)
 
 
-def div(a, b) -> Tensor:
+def div(a, b) -> TensorBase:
     """True division ``a / b``; integer operands give the default float dtype, as in PyTorch."""
     a, b = promote(a, b)
-    if a.data.dtype.kind not in "f":
+    if a._data.dtype.kind not in "f":
         a, b = cast(a, _FLOAT32), cast(b, _FLOAT32)
     try:
         with np.errstate(divide="ignore", invalid="ignore"):
-            out = a.data / b.data
+            out = a._data / b._data
     except ValueError:
         raise broadcast_error("div", a, b) from None
     if not (grad_state.enabled and (a._requires_grad or b._requires_grad)):
@@ -129,19 +125,19 @@ class PowBackward0(Node):
             grad_a = sum_to(grad * b * a ** (b - 1), a.shape)
         if eb:
             # d(a^b)/db = a^b log(a); PyTorch defines it as 0 where a == 0
-            safe_log = unary("log", where_rule(array_of(a) == 0, 1.0, a))
+            safe_log = unary_rule("log", where_rule(array_of(a) == 0, 1.0, a))
             grad_b = sum_to(grad * self.saved_output() * safe_log, b.shape)
         return grad_a, grad_b
 
 
-def pow(a, b) -> Tensor:  # noqa: A001 - PyTorch's name
+def pow(a, b) -> TensorBase:  # noqa: A001 - PyTorch's name
     """``a ** b`` with broadcasting; either side may be a Python scalar."""
     a, b = promote(a, b)
-    if a.data.dtype.kind in "iu" and (b.data < 0).any():
+    if a._data.dtype.kind in "iu" and (b._data < 0).any():
         raise RuntimeError("pow: integers to negative integer powers are not allowed")
     try:
         with np.errstate(divide="ignore", invalid="ignore"):
-            out = a.data ** b.data
+            out = a._data ** b._data
     except ValueError:
         raise broadcast_error("pow", a, b) from None
     if not (grad_state.enabled and (a._requires_grad or b._requires_grad)):
@@ -173,10 +169,10 @@ class MinimumBackward0(MaximumBackward0):
     wins = staticmethod(np.less)
 
 
-def _extremum(ufunc: np.ufunc, node_cls: type, name: str, a, b) -> Tensor:
+def _extremum(ufunc: np.ufunc, node_cls: type, name: str, a, b) -> TensorBase:
     a, b = promote(a, b)
     try:
-        out = ufunc(a.data, b.data)
+        out = ufunc(a._data, b._data)
     except ValueError:
         raise broadcast_error(name, a, b) from None
     if not (grad_state.enabled and (a._requires_grad or b._requires_grad)):
@@ -186,12 +182,12 @@ def _extremum(ufunc: np.ufunc, node_cls: type, name: str, a, b) -> Tensor:
     return wrap(out, node)
 
 
-def maximum(a, b) -> Tensor:
+def maximum(a, b) -> TensorBase:
     """Elementwise maximum with broadcasting; ties share the gradient equally."""
     return _extremum(np.maximum, MaximumBackward0, "maximum", a, b)
 
 
-def minimum(a, b) -> Tensor:
+def minimum(a, b) -> TensorBase:
     """Elementwise minimum with broadcasting; ties share the gradient equally."""
     return _extremum(np.minimum, MinimumBackward0, "minimum", a, b)
 
@@ -205,33 +201,33 @@ class WhereBackward0(Node):
                 sum_to(where_rule(self.cond, 0.0, grad), sy) if ey else None)
 
 
-def where(condition, x, y) -> Tensor:
+def where(condition, x, y) -> TensorBase:
     """Elementwise ``x`` where ``condition`` is true, else ``y`` (all three broadcast)."""
-    cond = condition if isinstance(condition, Tensor) else Tensor._wrap(np.asarray(condition))
-    if cond.data.dtype != np.bool_:
+    cond = condition if isinstance(condition, TensorBase) else wrap(np.asarray(condition))
+    if cond._data.dtype != np.bool_:
         raise TypeError(f"where: condition must be a bool tensor, got {cond.dtype}")
     x, y = promote(x, y)
     try:
-        out = np.where(cond.data, x.data, y.data)
+        out = np.where(cond._data, x._data, y._data)
     except ValueError:
         raise RuntimeError(
-            f"where: shapes {cond.data.shape} (condition), {x.data.shape} and {y.data.shape} "
+            f"where: shapes {cond._data.shape} (condition), {x._data.shape} and {y._data.shape} "
             "cannot be broadcast together"
         ) from None
     if not (grad_state.enabled and (x._requires_grad or y._requires_grad)):
         return wrap(out)
     node = WhereBackward0(cond, x, y)
-    node.cond, node.shapes = cond, (x.data.shape, y.data.shape)
+    node.cond, node.shapes = cond, (x._data.shape, y._data.shape)
     return wrap(out, node)
 
 
-def compare(ufunc: np.ufunc, a, b, name: str) -> Tensor:
+def compare(ufunc: np.ufunc, a, b, name: str) -> TensorBase:
     """A comparison such as ``np.less``: a bool tensor that never requires grad."""
-    if isinstance(b, (int, float)) and isinstance(a, Tensor):  # NumPy compares scalars exactly
-        return wrap(ufunc(a.data, b))
+    if isinstance(b, (int, float)) and isinstance(a, TensorBase):  # NumPy compares scalars exactly
+        return wrap(ufunc(a._data, b))
     a, b = promote(a, b)
     try:
-        return wrap(ufunc(a.data, b.data))
+        return wrap(ufunc(a._data, b._data))
     except ValueError:
         raise broadcast_error(name, a, b) from None
 
@@ -239,9 +235,9 @@ def compare(ufunc: np.ufunc, a, b, name: str) -> Tensor:
 # -- unary ops -------------------------------------------------------------------------------
 
 
-def _float_input(x: Tensor) -> Tensor:
+def _float_input(x: TensorBase) -> TensorBase:
     """exp, log, sin... of an integer tensor compute in the default float dtype, as in PyTorch."""
-    return x if x.data.dtype.kind == "f" else cast(x, _FLOAT32)
+    return x if x._data.dtype.kind == "f" else cast(x, _FLOAT32)
 
 
 class NegBackward0(Node):
@@ -249,11 +245,11 @@ class NegBackward0(Node):
         return (-grad,)
 
 
-def neg(x: Tensor) -> Tensor:
+def neg(x: TensorBase) -> TensorBase:
     """``-x``."""
-    if x.data.dtype == np.bool_:
+    if x._data.dtype == np.bool_:
         raise TypeError("neg: negation of a bool tensor is not supported; use logical_not")
-    out = np.negative(x.data)
+    out = np.negative(x._data)
     return wrap(out, NegBackward0(x)) if grad_state.enabled and x._requires_grad else wrap(out)
 
 
@@ -262,10 +258,10 @@ class ExpBackward0(Node):
         return (grad * self.saved_output(),)
 
 
-def exp(x: Tensor) -> Tensor:
+def exp(x: TensorBase) -> TensorBase:
     """Elementwise ``e ** x``."""
     x = _float_input(x)
-    return unary_result(np.exp(x.data), x, ExpBackward0, save="output")
+    return unary_result(np.exp(x._data), x, ExpBackward0, save="output")
 
 
 class LogBackward0(Node):
@@ -274,35 +270,35 @@ class LogBackward0(Node):
         return (grad / x,)
 
 
-def log(x: Tensor) -> Tensor:
+def log(x: TensorBase) -> TensorBase:
     """Elementwise natural logarithm (``-inf`` at 0 and ``nan`` below 0, as in PyTorch)."""
     x = _float_input(x)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return unary_result(np.log(x.data), x, LogBackward0, save="input")
+        return unary_result(np.log(x._data), x, LogBackward0, save="input")
 
 
 class SinBackward0(Node):
     def backward(self, grad):
         (x,) = self.saved_tensors
-        return (grad * unary("cos", x),)
+        return (grad * unary_rule("cos", x),)
 
 
-def sin(x: Tensor) -> Tensor:
+def sin(x: TensorBase) -> TensorBase:
     """Elementwise sine."""
     x = _float_input(x)
-    return unary_result(np.sin(x.data), x, SinBackward0, save="input")
+    return unary_result(np.sin(x._data), x, SinBackward0, save="input")
 
 
 class CosBackward0(Node):
     def backward(self, grad):
         (x,) = self.saved_tensors
-        return (-(grad * unary("sin", x)),)
+        return (-(grad * unary_rule("sin", x)),)
 
 
-def cos(x: Tensor) -> Tensor:
+def cos(x: TensorBase) -> TensorBase:
     """Elementwise cosine."""
     x = _float_input(x)
-    return unary_result(np.cos(x.data), x, CosBackward0, save="input")
+    return unary_result(np.cos(x._data), x, CosBackward0, save="input")
 
 
 class ReluBackward0(Node):
@@ -320,11 +316,11 @@ class ReluBackward0(Node):
         return (np.where(positive, grad, zero_of(grad.dtype)),)
 
 
-def relu(x: Tensor) -> Tensor:
+def relu(x: TensorBase) -> TensorBase:
     """``max(x, 0)`` elementwise; the gradient at 0 is 0, as in PyTorch."""
-    if x.data.dtype == np.bool_:
+    if x._data.dtype == np.bool_:
         raise TypeError("relu: not implemented for bool tensors")
-    out = np.maximum(x.data, zero_of(x.data.dtype))
+    out = np.maximum(x._data, zero_of(x._data.dtype))
     return unary_result(out, x, ReluBackward0, save="output")
 
 
@@ -334,10 +330,10 @@ class TanhBackward0(Node):
         return (grad * (1 - out * out),)
 
 
-def tanh(x: Tensor) -> Tensor:
+def tanh(x: TensorBase) -> TensorBase:
     """Elementwise hyperbolic tangent (a primitive: one NumPy call, exact near 0)."""
     x = _float_input(x)
-    return unary_result(np.tanh(x.data), x, TanhBackward0, save="output")
+    return unary_result(np.tanh(x._data), x, TanhBackward0, save="output")
 
 
 class SigmoidBackward0(Node):
@@ -346,12 +342,12 @@ class SigmoidBackward0(Node):
         return (grad * out * (1 - out),)
 
 
-def sigmoid(x: Tensor) -> Tensor:
+def sigmoid(x: TensorBase) -> TensorBase:
     """Elementwise ``1 / (1 + exp(-x))``. For very negative x, exp(-x) overflows to inf and the
     result is exactly 0 (the overflow warning is silenced); both tails stay accurate."""
     x = _float_input(x)
     with np.errstate(over="ignore"):
-        out = 1 / (1 + np.exp(-x.data))
+        out = 1 / (1 + np.exp(-x._data))
     return unary_result(out, x, SigmoidBackward0, save="output")
 
 
@@ -360,16 +356,16 @@ class ToCopyBackward0(Node):
         return (cast_rule(grad, self.input_dtype),)
 
 
-def cast(x: Tensor, dtype: np.dtype) -> Tensor:
+def cast(x: TensorBase, dtype: np.dtype) -> TensorBase:
     """``x`` converted to the NumPy dtype ``dtype`` (``x`` itself when it already has it)."""
-    if x.data.dtype == dtype:
+    if x._data.dtype == dtype:
         return x
-    out = x.data.astype(dtype)
+    out = x._data.astype(dtype)
     # gradients flow only between float dtypes
     if not (grad_state.enabled and x._requires_grad and dtype.kind == "f"):
         return wrap(out)
     node = ToCopyBackward0(x)
-    node.input_dtype = x.data.dtype
+    node.input_dtype = x._data.dtype
     return wrap(out, node)
 
 
@@ -378,7 +374,47 @@ class CloneBackward0(Node):
         return (grad,)
 
 
-def clone(x: Tensor) -> Tensor:
+def clone(x: TensorBase) -> TensorBase:
     """A copy of ``x`` with its own memory; the gradient flows through unchanged."""
-    out = x.data.copy()
+    out = x._data.copy()
     return wrap(out, CloneBackward0(x)) if grad_state.enabled and x._requires_grad else wrap(out)
+
+
+# -- backward-rule helpers that build on the ops above (arrays in a plain backward, tensors
+# under create_graph; see common.py) --------------------------------------------------------
+
+def promote(a: object, b: object) -> tuple[TensorBase, TensorBase]:
+    """Both operands as tensors of one dtype, chosen by PyTorch's promotion rules."""
+    if not isinstance(a, TensorBase):
+        a = as_tensor(a, b)  # type: ignore[arg-type]
+    elif not isinstance(b, TensorBase):
+        b = as_tensor(b, a)
+    if a._data.dtype is b._data.dtype:
+        return a, b
+    dt = dtypes.result_type(a._data, b._data)
+    return cast(a, dt), cast(b, dt)  # a cast is a recorded op
+
+
+def where_rule(mask, x, y):
+    """``x`` where ``mask`` else ``y``; ``mask`` is a constant (bool array or tensor), ``x`` and
+    ``y`` are gradients or Python scalars."""
+    if not (isinstance(x, TensorBase) or isinstance(y, TensorBase)):
+        return np.where(array_of(mask), x, y)
+    return where(mask, x, y)
+
+
+def cast_rule(x, dtype: np.dtype):
+    """``x`` converted to ``dtype``."""
+    if is_array(x):
+        return x.astype(dtype, copy=False)
+    return cast(x, dtype)
+
+
+def unary_rule(name: str, x):
+    """``np.<name>(x)`` for arrays, the Tensor op of that name otherwise (exp, log, sin, cos)."""
+    if is_array(x):
+        return getattr(np, name)(x)
+    return _UNARY_OPS[name](x)
+
+
+_UNARY_OPS = {"exp": exp, "log": log, "sin": sin, "cos": cos}

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.grad_mode import grad_state
-from ..autograd.graph import Node
-from ..tensor import Tensor
-from .common import as_tensor, constant, sum_to, where, wrap
+from .._core.grad_mode import grad_state
+from .._core.graph import Node
+from .._core.tensor_base import TensorBase
+from .common import as_tensor, constant, sum_to, wrap
 from .elementwise import cast
+from .elementwise import where_rule as where
 from .movement import normalize_index
 
 
@@ -25,34 +26,34 @@ class IndexPutBackward0(Node):
         return grad_x, grad_v
 
 
-def index_put(x: Tensor, index, values, accumulate: bool = False, op: str = "index_put") -> Tensor:
+def index_put(x: TensorBase, index, values, accumulate: bool = False, op: str = "index_put") -> TensorBase:
     """A copy of ``x`` with ``values`` (broadcast) written at ``index``, or added there when
     ``accumulate`` (repeated indices then add up)."""
     index = normalize_index(index)
     values = as_tensor(values, x)
-    if values.data.dtype != x.data.dtype:
-        values = cast(values, x.data.dtype)
-    out = x.data.copy()
+    if values._data.dtype != x._data.dtype:
+        values = cast(values, x._data.dtype)
+    out = x._data.copy()
     try:
         target_shape = np.shape(out[index])
     except IndexError as err:
-        raise IndexError(f"{op}: {err} (indexing a tensor of shape {x.data.shape})") from None
+        raise IndexError(f"{op}: {err} (indexing a tensor of shape {x._data.shape})") from None
     try:
         if accumulate:
-            np.add.at(out, index, np.broadcast_to(values.data, target_shape))
+            np.add.at(out, index, np.broadcast_to(values._data, target_shape))
         else:
-            out[index] = values.data
+            out[index] = values._data
     except ValueError:
         raise RuntimeError(
-            f"{op}: shape mismatch: value tensor of shape {values.data.shape} cannot be broadcast "
+            f"{op}: shape mismatch: value tensor of shape {values._data.shape} cannot be broadcast "
             f"to indexing result of shape {target_shape}"
         ) from None
     if not (grad_state.enabled and (x._requires_grad or values._requires_grad)):
         return wrap(out)
     node = IndexPutBackward0(x, values)
-    node.index, node.accumulate, node.values_shape = index, accumulate, values.data.shape
+    node.index, node.accumulate, node.values_shape = index, accumulate, values._data.shape
     if x._requires_grad and not accumulate:
-        written = np.zeros(x.data.shape, dtype=bool)
+        written = np.zeros(x._data.shape, dtype=bool)
         written[index] = True
         node.written = written
     return wrap(out, node)

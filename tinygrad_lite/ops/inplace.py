@@ -13,73 +13,73 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..autograd.grad_mode import grad_state
-from ..tensor import Tensor
+from .._core.grad_mode import grad_state
+from .._core.tensor_base import TensorBase
 from .common import require_broadcastable_to, wrap
-from .elementwise import cast
+from .elementwise import cast, where
 from .indexing import index_put
-from .movement import normalize_index
+from .movement import expand, getitem, normalize_index, permute, reshape, scatter_into_zeros
 
 LEAF_ERROR = "a leaf Variable that requires grad is being used in an in-place operation."
 
 
-def check_writable(self: Tensor, op: str) -> None:
+def check_writable(self: TensorBase, op: str) -> None:
     """Raise for in-place writes PyTorch refuses: leaves that require grad (outside no_grad)
     and broadcast views whose elements share memory."""
     if grad_state.enabled and self._requires_grad and self.grad_fn is None:
-        raise RuntimeError(f"{op}: {LEAF_ERROR} (shape {self.data.shape}); wrap the update in "
+        raise RuntimeError(f"{op}: {LEAF_ERROR} (shape {self._data.shape}); wrap the update in "
                            "tinygrad_lite.no_grad() or use an out-of-place op")
     base = _root(self)
     if grad_state.enabled and base is not self and base._requires_grad and base.grad_fn is None:
         raise RuntimeError(f"{op}: a view of a leaf Variable that requires grad is being used in "
-                           f"an in-place operation (view of shape {self.data.shape}, base of "
-                           f"shape {base.data.shape})")
-    if not self.data.flags.writeable:
+                           f"an in-place operation (view of shape {self._data.shape}, base of "
+                           f"shape {base._data.shape})")
+    if not self._data.flags.writeable:
         raise RuntimeError(
-            f"{op}: unsupported operation: the tensor of shape {self.data.shape} is a broadcast "
+            f"{op}: unsupported operation: the tensor of shape {self._data.shape} is a broadcast "
             "view (from expand) where several elements share one memory location; clone() it "
             "before writing to it"
         )
 
 
-def _root(t: Tensor) -> Tensor:
+def _root(t: TensorBase) -> TensorBase:
     """The tensor that ``t`` is (a chain of) views of, or ``t`` itself."""
     while getattr(t, "_view_of", None) is not None:
         t = t._view_of[0]
     return t
 
 
-def apply(self: Tensor, op: str, compute: Callable[[Tensor], Tensor]) -> Tensor:
+def apply(self: TensorBase, op: str, compute: Callable[[TensorBase], TensorBase]) -> TensorBase:
     """Run ``compute`` on (a stand-in for) ``self`` and store the result in ``self``."""
     check_writable(self, op)
     if grad_state.enabled:
         # The result's node may save its input; give it a private copy of the old values,
         # carrying self's place in the graph, since self's memory is overwritten below.
-        source = wrap(self.data.copy())
+        source = wrap(self._data.copy())
         source.grad_fn, source._output_nr = self.grad_fn, self._output_nr
         source._requires_grad = self._requires_grad
     else:
-        source = wrap(self.data)
+        source = wrap(self._data)
     result = compute(source)
     store(self, result, op)
     return self
 
 
-def store(self: Tensor, result: Tensor, op: str) -> None:
+def store(self: TensorBase, result: TensorBase, op: str) -> None:
     """Copy ``result`` into ``self``'s memory, bump the version and adopt the result's node."""
-    if result.data.shape != self.data.shape:
+    if result._data.shape != self._data.shape:
         raise RuntimeError(
-            f"{op}: output with shape {self.data.shape} doesn't match the broadcast shape "
-            f"{result.data.shape}"
+            f"{op}: output with shape {self._data.shape} doesn't match the broadcast shape "
+            f"{result._data.shape}"
         )
-    if result.data.dtype != self.data.dtype:
-        if not np.can_cast(result.data.dtype, self.data.dtype, casting="same_kind"):
+    if result._data.dtype != self._data.dtype:
+        if not np.can_cast(result._data.dtype, self._data.dtype, casting="same_kind"):
             raise RuntimeError(
                 f"{op}: result type {result.dtype.name} can't be cast to the desired output type "
                 f"{self.dtype.name}"
             )
-        result = cast(result, self.data.dtype)
-    np.copyto(self.data, result.data)
+        result = cast(result, self._data.dtype)
+    np.copyto(self._data, result._data)
     self._version_counter[0] += 1
     if result.grad_fn is not None:
         if getattr(self, "_view_of", None) is not None:
@@ -88,21 +88,19 @@ def store(self: Tensor, result: Tensor, op: str) -> None:
         self._requires_grad = True
 
 
-def _rebase_base(view: Tensor, result: Tensor) -> Tensor:
+def _rebase_base(view: TensorBase, result: TensorBase) -> TensorBase:
     """After an in-place op on a view, give the tensor it views a new graph node too (PyTorch's
     CopySlices): the base's gradient is zero in the written region, which instead sends its
     gradient to ``result``. Returns the view's new graph position, read back from the base."""
     steps, base = [], view
     while getattr(base, "_view_of", None) is not None:
         source, kind, arg = base._view_of
-        steps.append((kind, arg, source.data.shape))
+        steps.append((kind, arg, source._data.shape))
         base = source
-    if base is view or not np.shares_memory(base.data, view.data):
+    if base is view or not np.shares_memory(base._data, view._data):
         return result  # the view owns its memory (NumPy copied): nothing else changed
-    from .elementwise import where
-    from .movement import getitem, permute, reshape, scatter_into_zeros
 
-    region = np.ones(view.data.shape, dtype=bool)
+    region = np.ones(view._data.shape, dtype=bool)
     spread = result
     for kind, arg, shape in steps:  # view -> base: the adjoint of each view step
         if kind == "reshape":
@@ -123,99 +121,96 @@ def _rebase_base(view: Tensor, result: Tensor) -> Tensor:
     return out
 
 
-def setitem(self: Tensor, index, value) -> None:
+def setitem(self: TensorBase, index, value) -> None:
     """``self[index] = value``: differentiable with respect to a non-leaf ``self`` and ``value``."""
     check_writable(self, "setitem")
-    value_grad = isinstance(value, Tensor) and value._requires_grad
+    value_grad = isinstance(value, TensorBase) and value._requires_grad
     if not (grad_state.enabled and (self._requires_grad or value_grad)):
         # the fast path (no graph): NumPy's own assignment, with PyTorch-style errors
         idx = normalize_index(index)
-        values = value.data if isinstance(value, Tensor) else np.asarray(value)
+        values = value._data if isinstance(value, TensorBase) else np.asarray(value)
         try:
-            self.data[idx] = values
+            self._data[idx] = values
         except IndexError as err:
             raise IndexError(f"setitem: {err} (indexing a tensor of shape "
-                             f"{self.data.shape})") from None
+                             f"{self._data.shape})") from None
         except ValueError:
             raise RuntimeError(
                 f"setitem: shape mismatch: value tensor of shape {values.shape} cannot be "
-                f"broadcast to indexing result of shape {np.shape(self.data[idx])}"
+                f"broadcast to indexing result of shape {np.shape(self._data[idx])}"
             ) from None
         self._version_counter[0] += 1
         return
     store(self, index_put(_graph_alias(self), index, value, op="setitem"), "setitem")
 
 
-def _graph_alias(self: Tensor) -> Tensor:
+def _graph_alias(self: TensorBase) -> TensorBase:
     """A tensor sharing ``self``'s array and place in the graph but not its version counter
     (index_put saves no input values, so no copy is needed)."""
-    alias = wrap(self.data)
+    alias = wrap(self._data)
     alias.grad_fn, alias._output_nr = self.grad_fn, self._output_nr
     alias._requires_grad = self._requires_grad
     return alias
 
 
-def _all_true(self: Tensor) -> Tensor:
-    return wrap(np.ones(self.data.shape, dtype=bool))
+def _all_true(self: TensorBase) -> TensorBase:
+    return wrap(np.ones(self._data.shape, dtype=bool))
 
 
-def fill(self: Tensor, value, op: str = "fill_") -> Tensor:
+def fill(self: TensorBase, value, op: str = "fill_") -> TensorBase:
     """``fill_``/``zero_``: every element set to ``value`` (a number or 0-dim tensor; the
     gradient flows to a tensor value, and none to the old contents)."""
-    if isinstance(value, Tensor) and value.data.ndim:
+    if isinstance(value, TensorBase) and value._data.ndim:
         raise RuntimeError(f"{op}: only supports 0-dimension value tensor but got tensor with "
-                           f"{value.data.ndim} dimensions (shape {value.data.shape})")
-    value_grad = isinstance(value, Tensor) and value._requires_grad
+                           f"{value._data.ndim} dimensions (shape {value._data.shape})")
+    value_grad = isinstance(value, TensorBase) and value._requires_grad
     if grad_state.enabled and (self._requires_grad or value_grad):
-        from .elementwise import where
 
         return apply(self, op, lambda s: where(_all_true(s), value, s))
     check_writable(self, op)
-    self.data.fill(value.data.item() if isinstance(value, Tensor) else value)
+    self._data.fill(value._data.item() if isinstance(value, TensorBase) else value)
     self._version_counter[0] += 1
     return self
 
 
-def copy(self: Tensor, src) -> Tensor:
+def copy(self: TensorBase, src) -> TensorBase:
     """``copy_``: the values of ``src`` broadcast to ``self``'s shape and converted to its dtype
     (any conversion, as in PyTorch); differentiable with respect to ``src``."""
-    src_t = src if isinstance(src, Tensor) else wrap(np.asarray(src))
-    require_broadcastable_to(src_t.data.shape, self.data.shape, "copy_", "source", "destination")
+    src_t = src if isinstance(src, TensorBase) else wrap(np.asarray(src))
+    require_broadcastable_to(src_t._data.shape, self._data.shape, "copy_", "source", "destination")
     recording = grad_state.enabled and (self._requires_grad or src_t._requires_grad)
-    if recording and self.data.dtype.kind == "f":
-        from .elementwise import where
-        from .movement import expand
+    if recording and self._data.dtype.kind == "f":
 
-        def compute(s: Tensor) -> Tensor:
-            value = cast(src_t, s.data.dtype) if src_t.data.dtype != s.data.dtype else src_t
-            return where(_all_true(s), expand(value, s.data.shape), s)
+        def compute(s: TensorBase) -> TensorBase:
+            value = cast(src_t, s._data.dtype) if src_t._data.dtype != s._data.dtype else src_t
+            return where(_all_true(s), expand(value, s._data.shape), s)
 
         return apply(self, "copy_", compute)
     check_writable(self, "copy_")
-    np.copyto(self.data, src_t.data, casting="unsafe")
+    np.copyto(self._data, src_t._data, casting="unsafe")
     self._version_counter[0] += 1
     return self
 
 
-def arith(self: Tensor, op: str, ufunc: np.ufunc, other, compute: Callable) -> Tensor:
+def arith(self: TensorBase, op: str, ufunc: np.ufunc, other, compute: Callable) -> TensorBase:
     """add_/sub_/mul_/div_/pow_: NumPy's ``ufunc(self, other, out=self)`` when nothing is
     recorded and no conversion is involved (how optimizers update parameters under no_grad);
     otherwise the general path (``apply``), which also produces the errors."""
-    other_data = other.data if isinstance(other, Tensor) else other
+    other_data = other._data if isinstance(other, TensorBase) else other
     if ((not grad_state.enabled or not (self._requires_grad or (
-            isinstance(other, Tensor) and other._requires_grad)))
-            and self.data.dtype.kind == "f" and self.data.flags.writeable
+            isinstance(other, TensorBase) and other._requires_grad)))
+            and self._data.dtype.kind == "f" and self._data.flags.writeable
             and (isinstance(other_data, (int, float)) and not isinstance(other_data, bool)
                  or (isinstance(other_data, np.ndarray)
-                     and other_data.dtype == self.data.dtype
-                     and other_data.ndim <= self.data.ndim))
+                     and other_data.dtype == self._data.dtype
+                     and other_data.ndim <= self._data.ndim))
             and not (grad_state.enabled and _root(self)._requires_grad)):
         try:
             if ufunc is np.divide or ufunc is np.power:  # errstate costs ~3 us: only here
                 with np.errstate(divide="ignore", invalid="ignore"):
-                    ufunc(self.data, other_data, out=self.data)
+                    ufunc(self._data, other_data, out=self._data)
             else:
-                ufunc(self.data, other_data, out=self.data)
+                ufunc(self._data, other_data, out=self._data)
         except ValueError:
             return apply(self, op, compute)  # not broadcastable to self: the general error
         self._version_counter[0] += 1

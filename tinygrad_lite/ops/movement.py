@@ -10,14 +10,13 @@ import math
 
 import numpy as np
 
-from ..autograd.grad_mode import grad_state
-from ..autograd.graph import Node
-from ..tensor import Tensor
-from .common import SMALL, scatter, sum_to, wrap
-from .common import permute as permute_rule
+from .._core.grad_mode import grad_state
+from .._core.graph import Node
+from .._core.tensor_base import TensorBase
+from .common import SMALL, is_array, sum_to, wrap
 
 
-def _view(out: np.ndarray, x: Tensor, node: Node | None, how: tuple | None = None) -> Tensor:
+def _view(out: np.ndarray, x: TensorBase, node: Node | None, how: tuple | None = None) -> TensorBase:
     result = wrap(out, node)
     result._version_counter = x._version_counter
     if how is not None:
@@ -32,20 +31,20 @@ class ViewBackward0(Node):
         return (grad.reshape(self.input_shape),)
 
 
-def reshape(x: Tensor, shape: tuple) -> Tensor:
+def reshape(x: TensorBase, shape: tuple) -> TensorBase:
     """``x`` with a new shape holding the same number of elements; one entry may be -1."""
     try:
-        out = x.data.reshape(shape)
+        out = x._data.reshape(shape)
     except (ValueError, TypeError):
         raise RuntimeError(
-            f"reshape: shape {list(shape)} is invalid for input of shape {x.data.shape} "
-            f"(size {x.data.size})"
+            f"reshape: shape {list(shape)} is invalid for input of shape {x._data.shape} "
+            f"(size {x._data.size})"
         ) from None
     how = ("reshape", out.shape)
     if not (grad_state.enabled and x._requires_grad):
         return _view(out, x, None, how)
     node = ViewBackward0(x)
-    node.input_shape = x.data.shape
+    node.input_shape = x._data.shape
     return _view(out, x, node, how)
 
 
@@ -54,17 +53,17 @@ class PermuteBackward0(Node):
         return (permute_rule(grad, tuple(int(i) for i in np.argsort(self.dims))),)
 
 
-def permute(x: Tensor, dims: tuple) -> Tensor:
+def permute(x: TensorBase, dims: tuple) -> TensorBase:
     """``x`` with its dimensions reordered by ``dims``."""
-    ndim = x.data.ndim
+    ndim = x._data.ndim
     if len(dims) != ndim or sorted(int(d) % max(ndim, 1) for d in dims
                                    if -ndim <= d < max(ndim, 1)) != list(range(ndim)):
         raise RuntimeError(
             f"permute: dims {tuple(dims)} are not a permutation of the {ndim} dims of a tensor "
-            f"of shape {x.data.shape}"
+            f"of shape {x._data.shape}"
         )
     dims = tuple(int(d) % ndim for d in dims) if ndim else ()
-    out = x.data.transpose(dims)
+    out = x._data.transpose(dims)
     if not (grad_state.enabled and x._requires_grad):
         return _view(out, x, None, ("permute", dims))
     node = PermuteBackward0(x)
@@ -77,31 +76,31 @@ class ExpandBackward0(Node):
         return (sum_to(grad, self.input_shape),)
 
 
-def expand(x: Tensor, shape: tuple) -> Tensor:
+def expand(x: TensorBase, shape: tuple) -> TensorBase:
     """A broadcast view of ``x`` with ``shape`` (-1 keeps a size); no memory is copied."""
-    lead = len(shape) - x.data.ndim
+    lead = len(shape) - x._data.ndim
     if lead < 0:
         raise RuntimeError(
             f"expand: the number of sizes provided ({len(shape)}) must be greater or equal to "
-            f"the number of dimensions in the tensor ({x.data.ndim})"
+            f"the number of dimensions in the tensor ({x._data.ndim})"
         )
-    target = tuple(x.data.shape[i - lead] if n == -1 and i >= lead else n
+    target = tuple(x._data.shape[i - lead] if n == -1 and i >= lead else n
                    for i, n in enumerate(shape))
     try:
         if math.prod(target) <= SMALL:
-            out = np.empty(target, x.data.dtype)  # see SMALL: a small copy beats a view
-            out[...] = x.data
+            out = np.empty(target, x._data.dtype)  # see SMALL: a small copy beats a view
+            out[...] = x._data
         else:
-            out = np.broadcast_to(x.data, target)
+            out = np.broadcast_to(x._data, target)
     except ValueError:
         raise RuntimeError(
-            f"expand: a tensor of shape {x.data.shape} cannot be expanded to {tuple(shape)}: "
+            f"expand: a tensor of shape {x._data.shape} cannot be expanded to {tuple(shape)}: "
             "only dimensions of size 1 can be expanded"
         ) from None
     if not (grad_state.enabled and x._requires_grad):
         return _view(out, x, None)
     node = ExpandBackward0(x)
-    node.input_shape = x.data.shape
+    node.input_shape = x._data.shape
     return _view(out, x, node)
 
 
@@ -120,8 +119,8 @@ def normalize_index(index) -> tuple:
         index = (index,)
     out = []
     for i in index:
-        if isinstance(i, Tensor):
-            i = i.data
+        if isinstance(i, TensorBase):
+            i = i._data
         elif isinstance(i, list):
             i = np.asarray(i)
         if isinstance(i, np.ndarray) and i.dtype.kind not in "biu":
@@ -137,21 +136,21 @@ class IndexBackward0(Node):
         return (scatter(grad, self.index, self.input_shape),)
 
 
-def getitem(x: Tensor, index) -> Tensor:
+def getitem(x: TensorBase, index) -> TensorBase:
     """``x[index]``: ints, slices with steps, None, ..., integer arrays and bool masks."""
     index = normalize_index(index)
     basic = is_basic_index(index)
     if basic and not any(i is Ellipsis for i in index):
         index += (Ellipsis,)  # makes NumPy return a 0-d view, not a copy, for a single element
     try:
-        out = x.data[index]
+        out = x._data[index]
     except IndexError as err:
-        raise IndexError(f"getitem: {err} (indexing a tensor of shape {x.data.shape})") from None
+        raise IndexError(f"getitem: {err} (indexing a tensor of shape {x._data.shape})") from None
     out = np.asarray(out)  # a single element comes back from NumPy as a scalar
     node = None
     if grad_state.enabled and x._requires_grad:
         node = IndexBackward0(x)
-        node.index, node.input_shape = index, x.data.shape
+        node.index, node.input_shape = index, x._data.shape
     if basic:
         return _view(out, x, node, ("getitem", index))
     return wrap(out, node)
@@ -162,15 +161,48 @@ class ScatterBackward0(Node):
         return (grad[self.index],)
 
 
-def scatter_into_zeros(values: Tensor, index: tuple, shape: tuple) -> Tensor:
+def scatter_into_zeros(values: TensorBase, index: tuple, shape: tuple) -> TensorBase:
     """Zeros of ``shape`` with ``values`` added at ``index``; repeated indices accumulate."""
-    out = np.zeros(shape, dtype=values.data.dtype)
+    out = np.zeros(shape, dtype=values._data.dtype)
     if is_basic_index(index):
-        out[index] = values.data
+        out[index] = values._data
     else:
-        np.add.at(out, index, values.data)
+        np.add.at(out, index, values._data)
     if not (grad_state.enabled and values._requires_grad):
         return wrap(out)
     node = ScatterBackward0(values)
     node.index = index
     return wrap(out, node)
+
+
+# -- backward-rule helpers that build on the ops above (arrays in a plain backward, tensors
+# under create_graph; see common.py) --------------------------------------------------------
+
+def broadcast_to(grad, shape: tuple):
+    """``grad`` broadcast to ``shape`` (the adjoint of a sum)."""
+    if not is_array(grad):
+        return expand(grad, shape)
+    if math.prod(shape) > SMALL:
+        return np.broadcast_to(grad, shape)
+    out = np.empty(shape, grad.dtype)  # see SMALL: a small copy beats np.broadcast_to
+    out[...] = grad
+    return out
+
+
+def permute_rule(x, dims: tuple):
+    """``x`` with its dimensions reordered."""
+    if is_array(x):
+        return x.transpose(dims)
+    return permute(x, dims)
+
+
+def scatter(values, index: tuple, shape: tuple):
+    """Zeros of ``shape`` with ``values`` added at ``index`` (the adjoint of indexing)."""
+    if not is_array(values):
+        return scatter_into_zeros(values, index, shape)
+    out = np.zeros(shape, dtype=values.dtype)
+    if is_basic_index(index):
+        out[index] = values
+    else:
+        np.add.at(out, index, values)
+    return out

@@ -5,20 +5,12 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes
-from ..autograd.grad_mode import grad_state
-from ..autograd.graph import Node
-from ..tensor import Tensor
-from .common import (
-    array_of,
-    broadcast_to,
-    is_array,
-    normalize_dims,
-    promote,
-    sum_to,
-    swap_last_dims,
-    wrap,
-)
-from .elementwise import cast
+from .._core.grad_mode import grad_state
+from .._core.graph import Node
+from .._core.tensor_base import TensorBase
+from .common import array_of, is_array, normalize_dims, sum_to, swap_last_dims, wrap
+from .elementwise import cast, promote
+from .movement import broadcast_to
 
 _INT64 = np.dtype(np.int64)
 
@@ -43,20 +35,20 @@ class SumBackward1(SumBackward0):
     """Sum over some dimensions (PyTorch's name for ``sum(dim=...)``)."""
 
 
-def reduce_sum(x: Tensor, dim=None, keepdim: bool = False, dtype=None) -> Tensor:
+def reduce_sum(x: TensorBase, dim=None, keepdim: bool = False, dtype=None) -> TensorBase:
     """Sum over ``dim`` (int, tuple or None: all); bool and int sums give int64, as in PyTorch."""
-    dims = None if dim is None else normalize_dims(dim, x.data.ndim, "sum")
+    dims = None if dim is None else normalize_dims(dim, x._data.ndim, "sum")
     if dtype is not None:
         x = cast(x, dtypes.to_dtype(dtype).np)
-    elif x.data.dtype.kind in "biu":
+    elif x._data.dtype.kind in "biu":
         x = cast(x, _INT64)
-    out = np.asarray(np.add.reduce(x.data, axis=dims, keepdims=keepdim))
+    out = np.asarray(np.add.reduce(x._data, axis=dims, keepdims=keepdim))
     if not (grad_state.enabled and x._requires_grad):
         return wrap(out)
     node = SumBackward0(x) if dim is None else SumBackward1(x)
-    node.input_shape = x.data.shape
+    node.input_shape = x._data.shape
     if dims and not keepdim:
-        node.kept_shape = _kept_shape(x.data.shape, dims)
+        node.kept_shape = _kept_shape(x._data.shape, dims)
     return wrap(out, node)
 
 
@@ -87,20 +79,20 @@ _EXTREMUM_NODES = {"max": MaxBackward1, "amax": AmaxBackward0, "min": MinBackwar
                    "amin": AminBackward0}
 
 
-def amax(x: Tensor, dim=None, keepdim: bool = False, name: str = "amax") -> Tensor:
+def amax(x: TensorBase, dim=None, keepdim: bool = False, name: str = "amax") -> TensorBase:
     """Maximum (``name`` amax/max) or minimum (amin/min) over ``dim`` (int, tuple or None for
     all); ties share the gradient equally."""
-    dims = normalize_dims(dim, x.data.ndim, name)
-    if x.data.size == 0:
-        raise RuntimeError(f"{name}: cannot reduce an empty tensor of shape {x.data.shape}")
-    reducer = x.data.min if name in ("min", "amin") else x.data.max
+    dims = normalize_dims(dim, x._data.ndim, name)
+    if x._data.size == 0:
+        raise RuntimeError(f"{name}: cannot reduce an empty tensor of shape {x._data.shape}")
+    reducer = x._data.min if name in ("min", "amin") else x._data.max
     out = np.asarray(reducer(axis=dims, keepdims=keepdim))
     if not (grad_state.enabled and x._requires_grad):
         return wrap(out)
     node = _EXTREMUM_NODES[name](x)
     node.save_for_backward(x)
     node.dims = dims
-    node.kept_shape = _kept_shape(x.data.shape, dims)
+    node.kept_shape = _kept_shape(x._data.shape, dims)
     result = wrap(out, node)
     node.save_output(result)
     return result
@@ -114,19 +106,19 @@ class MmBackward0(Node):
                 sum_to(swap_last_dims(a) @ grad, b.shape) if eb else None)
 
 
-def matmul2d(a: Tensor, b: Tensor) -> Tensor:
+def matmul2d(a: TensorBase, b: TensorBase) -> TensorBase:
     """Matrix product of operands with at least 2 dims each (batch dims broadcast)."""
     a, b = promote(a, b)
-    if a.data.shape[-1] != b.data.shape[-2]:
+    if a._data.shape[-1] != b._data.shape[-2]:
         raise RuntimeError(
-            f"matmul: shapes {a.data.shape} and {b.data.shape} cannot be multiplied: a.shape[-1] "
-            f"({a.data.shape[-1]}) must equal b.shape[-2] ({b.data.shape[-2]})"
+            f"matmul: shapes {a._data.shape} and {b._data.shape} cannot be multiplied: a.shape[-1] "
+            f"({a._data.shape[-1]}) must equal b.shape[-2] ({b._data.shape[-2]})"
         )
     try:
-        out = np.matmul(a.data, b.data)
+        out = np.matmul(a._data, b._data)
     except ValueError:
         raise RuntimeError(
-            f"matmul: the batch dimensions of {a.data.shape} and {b.data.shape} cannot be "
+            f"matmul: the batch dimensions of {a._data.shape} and {b._data.shape} cannot be "
             "broadcast together"
         ) from None
     if not (grad_state.enabled and (a._requires_grad or b._requires_grad)):
@@ -153,28 +145,28 @@ class AddmmBackward0(Node):
         return grad_x, grad_w, grad_b
 
 
-def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+def linear(x: TensorBase, weight: TensorBase, bias: TensorBase | None = None) -> TensorBase:
     """``x @ weight.T + bias`` as one op (``nn.Linear``). A primitive for speed: one node and one
     backward rule instead of a transpose, a matmul and a broadcast add (three nodes)."""
     if bias is None:
         x, weight = promote(x, weight)
-    elif not (x.data.dtype == weight.data.dtype == bias.data.dtype):
-        dt = dtypes.result_type(x.data, weight.data, bias.data)
+    elif not (x._data.dtype == weight._data.dtype == bias._data.dtype):
+        dt = dtypes.result_type(x._data, weight._data, bias._data)
         x, weight, bias = cast(x, dt), cast(weight, dt), cast(bias, dt)
-    if weight.data.ndim != 2 or x.data.ndim == 0 or x.data.shape[-1] != weight.data.shape[1]:
+    if weight._data.ndim != 2 or x._data.ndim == 0 or x._data.shape[-1] != weight._data.shape[1]:
         raise RuntimeError(
-            f"linear: input of shape {x.data.shape} and weight of shape {weight.data.shape} do "
+            f"linear: input of shape {x._data.shape} and weight of shape {weight._data.shape} do "
             f"not match: weight must be 2-D (out_features, in_features) and input.shape[-1] must "
             f"equal in_features"
         )
-    if bias is not None and bias.data.shape not in ((weight.data.shape[0],), ()):
+    if bias is not None and bias._data.shape not in ((weight._data.shape[0],), ()):
         raise RuntimeError(
-            f"linear: bias of shape {bias.data.shape} does not match out_features "
-            f"({weight.data.shape[0]})"
+            f"linear: bias of shape {bias._data.shape} does not match out_features "
+            f"({weight._data.shape[0]})"
         )
-    out = x.data @ weight.data.T
+    out = x._data @ weight._data.T
     if bias is not None:
-        out += bias.data  # ``out`` is a fresh array: add in place
+        out += bias._data  # ``out`` is a fresh array: add in place
     inputs = (x, weight) if bias is None else (x, weight, bias)
     if not (grad_state.enabled and (x._requires_grad or weight._requires_grad
                                     or (bias is not None and bias._requires_grad))):
@@ -182,5 +174,5 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     node = AddmmBackward0(*inputs)
     node.save_for_backward(x, weight)
     if bias is not None:
-        node.bias_shape = bias.data.shape
+        node.bias_shape = bias._data.shape
     return wrap(out, node)

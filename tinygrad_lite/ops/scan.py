@@ -10,10 +10,10 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes
-from ..autograd.grad_mode import grad_state
-from ..autograd.graph import Node
-from ..tensor import Tensor
-from .common import array_of, constant, is_array, normalize_dims, reverse_cumsum, wrap
+from .._core.grad_mode import grad_state
+from .._core.graph import Node
+from .._core.tensor_base import TensorBase
+from .common import array_of, constant, is_array, normalize_dims, wrap
 from .elementwise import cast
 
 _INT64 = np.dtype(np.int64)
@@ -46,33 +46,33 @@ class ProdBackward1(ProdBackward0):
     """``prod(dim)`` (PyTorch's name)."""
 
 
-def prod(x: Tensor, dim=None, keepdim: bool = False, dtype=None) -> Tensor:
+def prod(x: TensorBase, dim=None, keepdim: bool = False, dtype=None) -> TensorBase:
     """Product over ``dim`` (an int, or None for all elements); bool and int give int64."""
     if dtype is not None:
         x = cast(x, dtypes.to_dtype(dtype).np)
-    elif x.data.dtype.kind in "biu":
+    elif x._data.dtype.kind in "biu":
         x = cast(x, _INT64)
     if dim is not None and not isinstance(dim, (int, np.integer)):
         raise TypeError(f"prod: dim must be an int or None, got {dim!r}")
-    dims = normalize_dims(dim, x.data.ndim, "prod")
-    out = np.asarray(x.data.prod(axis=dims, keepdims=keepdim))
+    dims = normalize_dims(dim, x._data.ndim, "prod")
+    out = np.asarray(x._data.prod(axis=dims, keepdims=keepdim))
     if not (grad_state.enabled and x._requires_grad):
         return wrap(out)
     node = ProdBackward0(x) if dim is None else ProdBackward1(x)
     node.save_for_backward(x)
     node.dims = dims
-    node.kept_shape = tuple(1 if i in dims else n for i, n in enumerate(x.data.shape))
+    node.kept_shape = tuple(1 if i in dims else n for i, n in enumerate(x._data.shape))
     result = wrap(out, node)
     node.save_output(result)
     return result
 
 
-def _scan_input(x: Tensor, dim: int, dtype, op: str) -> tuple[Tensor, int]:
+def _scan_input(x: TensorBase, dim: int, dtype, op: str) -> tuple[TensorBase, int]:
     if dtype is not None:
         x = cast(x, dtypes.to_dtype(dtype).np)
-    elif x.data.dtype.kind in "biu":
+    elif x._data.dtype.kind in "biu":
         x = cast(x, _INT64)
-    (d,) = normalize_dims(dim, x.data.ndim, op)
+    (d,) = normalize_dims(dim, x._data.ndim, op)
     return x, d
 
 
@@ -81,10 +81,10 @@ class CumsumBackward0(Node):
         return (reverse_cumsum(grad, self.dim) if grad.ndim else grad,)
 
 
-def cumsum(x: Tensor, dim: int, dtype=None) -> Tensor:
+def cumsum(x: TensorBase, dim: int, dtype=None) -> TensorBase:
     """Cumulative sum along ``dim``."""
     x, d = _scan_input(x, dim, dtype, "cumsum")
-    out = np.cumsum(x.data, axis=d) if x.data.ndim else x.data.copy()
+    out = np.cumsum(x._data, axis=d) if x._data.ndim else x._data.copy()
     if not (grad_state.enabled and x._requires_grad):
         return wrap(out)
     node = CumsumBackward0(x)
@@ -123,10 +123,10 @@ class CumprodBackward0(Node):
         return (reverse_cumsum(grad * self.saved_output(), self.dim) / x,)
 
 
-def cumprod(x: Tensor, dim: int, dtype=None) -> Tensor:
+def cumprod(x: TensorBase, dim: int, dtype=None) -> TensorBase:
     """Cumulative product along ``dim``."""
     x, d = _scan_input(x, dim, dtype, "cumprod")
-    out = np.cumprod(x.data, axis=d) if x.data.ndim else x.data.copy()
+    out = np.cumprod(x._data, axis=d) if x._data.ndim else x._data.copy()
     if not (grad_state.enabled and x._requires_grad):
         return wrap(out)
     node = CumprodBackward0(x)
@@ -135,3 +135,14 @@ def cumprod(x: Tensor, dim: int, dtype=None) -> Tensor:
     result = wrap(out, node)
     node.save_output(result)
     return result
+
+
+# -- backward-rule helpers that build on the ops above (arrays in a plain backward, tensors
+# under create_graph; see common.py) --------------------------------------------------------
+
+def reverse_cumsum(x, dim: int):
+    """Sums from the end along ``dim`` (the adjoint of a cumulative sum)."""
+    flip = (slice(None),) * dim + (slice(None, None, -1),)
+    if is_array(x):
+        return np.cumsum(x[flip], axis=dim)[flip]
+    return cumsum(x[flip], dim)[flip]

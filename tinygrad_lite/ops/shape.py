@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes
-from ..autograd.grad_mode import grad_state
-from ..autograd.graph import Node
-from ..tensor import Tensor
+from .._core.grad_mode import grad_state
+from .._core.graph import Node
+from .._core.tensor_base import TensorBase
 from .common import normalize_dims, wrap
 from .elementwise import cast
 
@@ -22,21 +22,21 @@ class CatBackward0(Node):
         return tuple(out)
 
 
-def cat(tensors, dim: int = 0) -> Tensor:
+def cat(tensors, dim: int = 0) -> TensorBase:
     """Join tensors along an existing dim ``dim``; all other sizes must match. Dtypes promote."""
     tensors = list(tensors)
     if not tensors:
         raise RuntimeError("cat: expected a non-empty list of tensors")
     for i, t in enumerate(tensors):
-        if not isinstance(t, Tensor):
+        if not isinstance(t, TensorBase):
             raise TypeError(f"cat: expected a sequence of Tensors, but element {i} is "
                             f"{type(t).__name__}")
-    first = tensors[0].data
+    first = tensors[0]._data
     if first.ndim == 0:
         raise RuntimeError("cat: zero-dimensional tensor (at position 0) cannot be concatenated")
     (d,) = normalize_dims(dim, first.ndim, "cat")
     for i, t in enumerate(tensors[1:], 1):
-        shape = t.data.shape
+        shape = t._data.shape
         if len(shape) != first.ndim or any(a != b for k, (a, b) in
                                            enumerate(zip(shape, first.shape)) if k != d):
             raise RuntimeError(
@@ -44,12 +44,12 @@ def cat(tensors, dim: int = 0) -> Tensor:
                 f"{first.shape} but tensor {i} has shape {shape}"
             )
     dt = first.dtype
-    if any(t.data.dtype != dt for t in tensors):
-        dt = dtypes.result_type(*[t.data for t in tensors])
+    if any(t._data.dtype != dt for t in tensors):
+        dt = dtypes.result_type(*[t._data for t in tensors])
         tensors = [cast(t, dt) for t in tensors]
-    out = np.concatenate([t.data for t in tensors], axis=d)
+    out = np.concatenate([t._data for t in tensors], axis=d)
     if not (grad_state.enabled and any(t._requires_grad for t in tensors)):
         return wrap(out)
     node = CatBackward0(*tensors)
-    node.dim, node.sizes = d, [t.data.shape[d] for t in tensors]
+    node.dim, node.sizes = d, [t._data.shape[d] for t in tensors]
     return wrap(out, node)

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.grad_mode import grad_state
-from ..autograd.graph import Node
-from ..tensor import Tensor
+from .._core.grad_mode import grad_state
+from .._core.graph import Node
+from .._core.tensor_base import TensorBase
 from .common import array_of, is_array, unary_result, wrap
-from .common import where as where_rule
-from .elementwise import _float_input
+from .elementwise import _float_input, where_rule
 
 
 def _constant(value: np.ndarray, like):
@@ -22,8 +21,8 @@ def _constant(value: np.ndarray, like):
     return value if is_array(like) else wrap(value)
 
 
-def _no_bool(x: Tensor, op: str) -> None:
-    if x.data.dtype == np.bool_:
+def _no_bool(x: TensorBase, op: str) -> None:
+    if x._data.dtype == np.bool_:
         raise TypeError(f"{op}: not implemented for bool tensors (got dtype {x.dtype})")
 
 
@@ -34,10 +33,10 @@ class AbsBackward0(Node):
         return (grad * _constant(sign, grad),)
 
 
-def abs(x: Tensor) -> Tensor:  # noqa: A001 - PyTorch's name
+def abs(x: TensorBase) -> TensorBase:  # noqa: A001 - PyTorch's name
     """Elementwise absolute value."""
     _no_bool(x, "abs")
-    return unary_result(np.abs(x.data), x, AbsBackward0, save="input")
+    return unary_result(np.abs(x._data), x, AbsBackward0, save="input")
 
 
 class _ZeroGradient(Node):
@@ -76,14 +75,14 @@ _STEP_FUNCTIONS = {
 }
 
 
-def step(name: str, x: Tensor) -> Tensor:
+def step(name: str, x: TensorBase) -> TensorBase:
     """sign, floor, ceil, round (half to even, as in PyTorch) or trunc; zero gradient."""
     ufunc, node_class = _STEP_FUNCTIONS[name]
-    if x.data.dtype == np.bool_:
+    if x._data.dtype == np.bool_:
         if name == "sign":
-            return wrap(x.data.copy())
+            return wrap(x._data.copy())
         raise TypeError(f"{name}: not implemented for bool tensors")
-    out = np.asarray(ufunc(x.data))
+    out = np.asarray(ufunc(x._data))
     if not (grad_state.enabled and x._requires_grad):
         return wrap(out)
     return wrap(out, node_class(x))
@@ -94,10 +93,10 @@ class Expm1Backward0(Node):
         return (grad * (self.saved_output() + 1),)
 
 
-def expm1(x: Tensor) -> Tensor:
+def expm1(x: TensorBase) -> TensorBase:
     """``exp(x) - 1``, accurate for small ``x``."""
     x = _float_input(x)
-    return unary_result(np.expm1(x.data), x, Expm1Backward0, save="output")
+    return unary_result(np.expm1(x._data), x, Expm1Backward0, save="output")
 
 
 class Log1PBackward0(Node):
@@ -106,11 +105,11 @@ class Log1PBackward0(Node):
         return (grad / (x + 1),)
 
 
-def log1p(x: Tensor) -> Tensor:
+def log1p(x: TensorBase) -> TensorBase:
     """``log(1 + x)``, accurate for small ``x``."""
     x = _float_input(x)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return unary_result(np.log1p(x.data), x, Log1PBackward0, save="input")
+        return unary_result(np.log1p(x._data), x, Log1PBackward0, save="input")
 
 
 class TanBackward0(Node):
@@ -119,10 +118,10 @@ class TanBackward0(Node):
         return (grad * (1 + out * out),)
 
 
-def tan(x: Tensor) -> Tensor:
+def tan(x: TensorBase) -> TensorBase:
     """Elementwise tangent (a primitive: one NumPy call instead of sin / cos)."""
     x = _float_input(x)
-    return unary_result(np.tan(x.data), x, TanBackward0, save="output")
+    return unary_result(np.tan(x._data), x, TanBackward0, save="output")
 
 
 class ClampBackward1(Node):
@@ -130,14 +129,14 @@ class ClampBackward1(Node):
         return (where_rule(self.mask, grad, 0.0),)
 
 
-def clamp(x: Tensor, min: float | None = None, max: float | None = None) -> Tensor:  # noqa: A002
+def clamp(x: TensorBase, min: float | None = None, max: float | None = None) -> TensorBase:  # noqa: A002
     """``x`` limited to ``[min, max]`` (Python-number bounds; either may be None). The gradient
     passes where ``min <= x <= max``, as in PyTorch."""
     if min is None and max is None:
         raise RuntimeError("clamp: at least one of 'min' or 'max' must not be None")
     _no_bool(x, "clamp")
-    data = x.data
-    if x.data.dtype.kind in "iu" and any(isinstance(b, float) for b in (min, max)):
+    data = x._data
+    if x._data.dtype.kind in "iu" and any(isinstance(b, float) for b in (min, max)):
         data = data.astype(np.float32)  # int tensor, float bound: PyTorch computes in float
     out = np.clip(data, min, max)
     if out.dtype != data.dtype:

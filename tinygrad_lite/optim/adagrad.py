@@ -34,7 +34,7 @@ class Adagrad(Optimizer):
         for group in self.param_groups:  # PyTorch creates the state eagerly
             for p in group["params"]:
                 self.state[p]["step"] = 0
-                self.state[p]["sum"] = np.full_like(p.data, group["initial_accumulator_value"])
+                self.state[p]["sum"] = np.full_like(p._data, group["initial_accumulator_value"])
 
     def _update(self, p: Tensor, grad: np.ndarray, group: dict, state: dict) -> None:
         g, tmp = self.scratch(p, 0), self.scratch(p, 1)
@@ -44,10 +44,10 @@ class Adagrad(Optimizer):
             np.copyto(g, grad)
         if "sum" not in state:
             state["step"] = 0
-            state["sum"] = np.full_like(p.data, group["initial_accumulator_value"])
+            state["sum"] = np.full_like(p._data, group["initial_accumulator_value"])
         state["step"] += 1
         if group["weight_decay"] != 0:
-            axpy(g, p.data, group["weight_decay"], tmp)
+            axpy(g, p._data, group["weight_decay"], tmp)
         clr = group["lr"] / (1 + (state["step"] - 1) * group["lr_decay"])
         s = state["sum"]
         np.multiply(g, g, out=tmp)
@@ -56,4 +56,4 @@ class Adagrad(Optimizer):
         tmp += group["eps"]
         np.divide(g, tmp, out=tmp)
         tmp *= -clr
-        p.data += tmp
+        p._data += tmp

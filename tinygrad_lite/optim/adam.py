@@ -47,17 +47,17 @@ class Adam(Optimizer):
         lr, (b1, b2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
         if not state:
             state["step"] = 0
-            state["exp_avg"] = np.zeros_like(p.data)
-            state["exp_avg_sq"] = np.zeros_like(p.data)
+            state["exp_avg"] = np.zeros_like(p._data)
+            state["exp_avg_sq"] = np.zeros_like(p._data)
             if group["amsgrad"]:
-                state["max_exp_avg_sq"] = np.zeros_like(p.data)
+                state["max_exp_avg_sq"] = np.zeros_like(p._data)
         state["step"] += 1
         step = state["step"]
         if wd != 0:
             if self._decoupled:
-                p.data *= 1 - lr * wd
+                p._data *= 1 - lr * wd
             else:
-                axpy(g, p.data, wd, tmp)
+                axpy(g, p._data, wd, tmp)
         m, v = state["exp_avg"], state["exp_avg_sq"]
         # m.lerp_(g, 1 - b1) == m + (1 - b1) * (g - m)
         np.subtract(g, m, out=tmp)
@@ -80,7 +80,7 @@ class Adam(Optimizer):
         tmp += eps
         np.divide(m, tmp, out=tmp)
         tmp *= -step_size
-        p.data += tmp
+        p._data += tmp
 
 
 class AdamW(Adam):

@@ -1,6 +1,6 @@
 """``Optimizer``: param groups, per-parameter state, zero_grad and state dicts, as in PyTorch.
 
-Updates run in place on ``p.data`` under no_grad with NumPy ``out=`` arguments; each step bumps
+Updates run in place on ``p._data`` under no_grad with NumPy ``out=`` arguments; each step bumps
 the parameter's version counter. Temporaries go into one scratch buffer per parameter shape and
 dtype, reused on every step, so a step allocates no parameter-sized arrays once warm.
 """
@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..autograd.grad_mode import no_grad
+from .._core.grad_mode import no_grad
 from ..tensor import Tensor
 
 __all__ = ["Optimizer", "required", "axpy"]
@@ -86,23 +86,23 @@ class Optimizer:
                 if set_to_none:
                     p._grad = None
                 else:
-                    p._grad.data[...] = 0
+                    p._grad._data[...] = 0
                     p._grad._version_counter[0] += 1
 
     def scratch(self, p: Tensor, slot: int = 0) -> np.ndarray:
         """Reusable temporary array number ``slot`` shaped like ``p`` (shared by parameters of
         one shape): the only parameter-sized allocation a step makes, once."""
-        key = (p.data.shape, p.data.dtype, slot)
+        key = (p._data.shape, p._data.dtype, slot)
         buf = self._scratch.get(key)
         if buf is None:
-            buf = self._scratch[key] = np.empty_like(p.data)
+            buf = self._scratch[key] = np.empty_like(p._data)
         return buf
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """One update of every parameter with a gradient; ``closure`` re-evaluates the loss."""
         loss = None
         if closure is not None:
-            from ..autograd.grad_mode import enable_grad
+            from .._core.grad_mode import enable_grad
 
             with enable_grad():
                 loss = closure()
@@ -111,7 +111,7 @@ class Optimizer:
                 for p in group["params"]:
                     if p._grad is None:
                         continue
-                    self._update(p, p._grad.data, group, self.state[p])
+                    self._update(p, p._grad._data, group, self.state[p])
                     p._version_counter[0] += 1
         return loss
 
@@ -160,8 +160,8 @@ class Optimizer:
             restored = {}
             for k, v in s.items():
                 if isinstance(v, Tensor) and v.ndim > 0 or isinstance(v, np.ndarray):
-                    arr = v.data if isinstance(v, Tensor) else v
-                    restored[k] = np.array(arr, dtype=p.data.dtype)
+                    arr = v._data if isinstance(v, Tensor) else v
+                    restored[k] = np.array(arr, dtype=p._data.dtype)
                 elif isinstance(v, Tensor):
                     restored[k] = v.item()
                 else:

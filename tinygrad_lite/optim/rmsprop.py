@@ -41,14 +41,14 @@ class RMSprop(Optimizer):
         alpha, eps, momentum = group["alpha"], group["eps"], group["momentum"]
         if not state:
             state["step"] = 0
-            state["square_avg"] = np.zeros_like(p.data)
+            state["square_avg"] = np.zeros_like(p._data)
             if momentum > 0:
-                state["momentum_buffer"] = np.zeros_like(p.data)
+                state["momentum_buffer"] = np.zeros_like(p._data)
             if group["centered"]:
-                state["grad_avg"] = np.zeros_like(p.data)
+                state["grad_avg"] = np.zeros_like(p._data)
         state["step"] += 1
         if group["weight_decay"] != 0:
-            axpy(g, p.data, group["weight_decay"], tmp)
+            axpy(g, p._data, group["weight_decay"], tmp)
         sq = state["square_avg"]
         sq *= alpha
         np.multiply(g, g, out=tmp)
@@ -70,8 +70,8 @@ class RMSprop(Optimizer):
             buf *= momentum
             np.divide(g, avg, out=tmp)
             buf += tmp
-            axpy(p.data, buf, -group["lr"], tmp)
+            axpy(p._data, buf, -group["lr"], tmp)
         else:
             np.divide(g, avg, out=tmp)
             tmp *= -group["lr"]
-            p.data += tmp
+            p._data += tmp

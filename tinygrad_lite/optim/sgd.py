@@ -42,7 +42,7 @@ class SGD(Optimizer):
         wd, momentum = group["weight_decay"], group["momentum"]
         if wd != 0:
             d_p = self._writable(p, d_p, grad)
-            axpy(d_p, p.data, wd, self.scratch(p, 1))
+            axpy(d_p, p._data, wd, self.scratch(p, 1))
         if momentum != 0:
             buf = state.get("momentum_buffer")
             if buf is None:
@@ -55,7 +55,7 @@ class SGD(Optimizer):
                 axpy(d_p, buf, momentum, self.scratch(p, 1))
             else:
                 d_p = buf
-        axpy(p.data, d_p, -group["lr"], self.scratch(p, 1))
+        axpy(p._data, d_p, -group["lr"], self.scratch(p, 1))
 
     def _writable(self, p: Tensor, d_p: np.ndarray, grad: np.ndarray) -> np.ndarray:
         """``d_p`` as an array this step may modify: a scratch copy while it is the gradient."""

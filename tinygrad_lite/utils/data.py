@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import creation as _creation
+from ..functions import creation as _creation
 from ..tensor import Tensor
 
 __all__ = ["Dataset", "TensorDataset", "Subset", "random_split", "DataLoader", "default_collate"]
@@ -108,7 +108,7 @@ def default_collate(batch: list) -> Any:
     tuples/lists and dicts are collated per position/key; strings stay lists."""
     elem = batch[0]
     if isinstance(elem, Tensor):
-        return Tensor._wrap(np.stack([b.data for b in batch]))
+        return Tensor._wrap(np.stack([b._data for b in batch]))
     if isinstance(elem, np.ndarray):
         return Tensor._wrap(np.stack(batch))
     if isinstance(elem, (bool, np.bool_)):
@@ -190,7 +190,7 @@ class DataLoader:
             # fast path: one fancy-indexing gather per tensor instead of per-sample stacking
             for chunk in self._batches():
                 index = np.asarray(chunk, np.int64)
-                yield tuple(Tensor._wrap(t.data[index]) for t in ds.tensors)
+                yield tuple(Tensor._wrap(t._data[index]) for t in ds.tensors)
             return
         for chunk in self._batches():
             samples = getitems(chunk) if getitems is not None else [ds[i] for i in chunk]

@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from ..autograd.grad_mode import no_grad
-from ..autograd.graph import Node, RetainGradHook
+from .._core.grad_mode import no_grad
+from .._core.graph import Node, RetainGradHook
 from ..tensor import Tensor
 from .recording import GradStats, Recording, grad_stats
 
@@ -129,7 +129,7 @@ def _saved_lines(node: Node, recording: Recording | None) -> list[str]:
             return ["saved: freed by backward"]
         arrays = recording.saved[node]
     else:
-        arrays = [(t.data.shape, t.data.nbytes) for t in (node._saved or ())
+        arrays = [(t._data.shape, t._data.nbytes) for t in (node._saved or ())
                   if isinstance(t, Tensor)]
         if node._saved_out is not None:
             arrays.append((node._saved_out[0].shape, node._saved_out[0].nbytes))
@@ -242,7 +242,7 @@ def build_dot(outputs: Any, params: Any = None, show_saved: bool = True, show_gr
     for name, t in named + [("", t) for t in outputs]:
         if t.grad_fn is not None:
             key = (t.grad_fn, t._output_nr)
-            meta[key] = (t.data.shape, t.data.dtype)
+            meta[key] = (t._data.shape, t._data.dtype)
             if name:
                 names.setdefault(key, name)
             if t._grad is not None:
@@ -261,7 +261,7 @@ def build_dot(outputs: Any, params: Any = None, show_saved: bool = True, show_gr
         name = param_names.get(id(leaf))
         hooks = len(leaf._backward_hooks or ()) + len(leaf._post_accumulate_hooks or ())
         b.add(k, "param" if name else "input",
-              [name or "input", _shape((leaf.shape, leaf.data.dtype))],
+              [name or "input", _shape((leaf.shape, leaf._data.dtype))],
               grad_stats(leaf._grad) if leaf._grad is not None else None,
               f"hooks: {hooks}" if hooks else "")
     raw_edges: list[tuple[Any, str]] = []
@@ -288,7 +288,7 @@ def build_dot(outputs: Any, params: Any = None, show_saved: bool = True, show_gr
         k = f"out{i}"
         src = key_of.get(t.grad_fn if t.grad_fn is not None else id(t))
         b.add(k, "output", [names.get((t.grad_fn, t._output_nr), "output") if t.grad_fn else
-                            "output", _shape((t.shape, t.data.dtype))],
+                            "output", _shape((t.shape, t._data.dtype))],
               grad_stats(t._grad) if t._grad is not None and t.grad_fn is not None else None)
         if src is not None:
             edges[(src, k)] = None

@@ -117,7 +117,7 @@ def group_modules(collapse: Any, fold: bool, recording: Recording | None, key_of
             groups.fold_map[k] = new
         lines = [label]
         lines += [f"{tuple(s)} {d}" for s, d in call.outputs.values()]
-        n_params = sum(int(p.data.size) for p in call.module.parameters())
+        n_params = sum(int(p._data.size) for p in call.module.parameters())
         if n_params:
             lines.append(f"{n_params:,} parameters")
         lines.append(f"{len(ops)} op" + ("s" if len(ops) > 1 else ""))

@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from ..autograd import engine as _engine
-from ..autograd.graph import Node
+from .._core.observers import EngineObserver, add_observer, remove_observer
+from .._core.graph import Node
 from ..nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
 from ..tensor import Tensor
 
@@ -42,7 +42,7 @@ class GradStats:
 
 def grad_stats(grad: Any) -> GradStats:
     """The ``GradStats`` of a gradient given as an array or a tensor."""
-    a = np.asarray(grad.data if isinstance(grad, Tensor) else grad)
+    a = np.asarray(grad._data if isinstance(grad, Tensor) else grad)
     finite = np.isfinite(a)
     ok = a[finite].astype(np.float64) if not finite.all() else a.astype(np.float64)
     norm = float(np.linalg.norm(ok)) if ok.size else 0.0
@@ -73,7 +73,7 @@ def _tensors_in(obj: Any) -> list:
     return []
 
 
-class Recording:
+class Recording(EngineObserver):
     """What ``record()`` collected: ``calls`` (ModuleCall, in the order calls finished),
     ``grads`` (``(node, output_nr) -> GradStats``) and ``meta`` (``(node, nr) -> (shape, dtype)``).
     Holds the recorded nodes (not their saved arrays after backward) until it is dropped."""
@@ -102,7 +102,7 @@ class Recording:
         for t in _tensors_in(output):
             if t.grad_fn is not None:
                 key = (t.grad_fn, t._output_nr)
-                call.outputs[key] = self.meta[key] = (tuple(t.shape), t.data.dtype.name)
+                call.outputs[key] = self.meta[key] = (tuple(t.shape), t._data.dtype.name)
                 todo.append(t.grad_fn)
         while todo:  # the nodes reachable from the outputs without crossing an input
             node = todo.pop()
@@ -114,13 +114,11 @@ class Recording:
         self.calls.append(call)
 
     # -- engine observer -------------------------------------------------------------------------
-    def start(self, roots: Any, root_grads: Any, deps: Any) -> None:
-        """Engine observer: a backward starts."""
 
     def before_node(self, node: Node, grads: list) -> None:
         """Engine observer: ``grads`` (one per output) are about to flow into ``node``."""
         if not node._released:  # note the saved tensors before backward frees them
-            arrays = [t.data for t in (node._saved or ()) if isinstance(t, Tensor)]
+            arrays = [t._data for t in (node._saved or ()) if isinstance(t, Tensor)]
             if node._saved_out is not None:
                 arrays.append(node._saved_out[0])
             self.saved[node] = [(a.shape, a.nbytes) for a in arrays]
@@ -129,23 +127,15 @@ class Recording:
                 self.grads[(node, nr)] = stats = grad_stats(g)
                 self.meta.setdefault((node, nr), (stats.shape, stats.dtype))
 
-    def after_node(self, node: Node, input_grads: Any) -> None:
-        """Engine observer: a node ran."""
 
-    def hook_ran(self, owner: Any, hook: Any, grad: Any, result: Any) -> None:
-        """Engine observer: a hook ran."""
 
-    def accumulated(self, leaf: Any, grad: Any, before: Any) -> None:
-        """Engine observer: a leaf's ``.grad`` was updated."""
 
-    def finish(self) -> None:
-        """Engine observer: the backward is over."""
 
     # -- context manager -------------------------------------------------------------------------
     def __enter__(self) -> Recording:
         self._handles = [register_module_forward_pre_hook(self._pre),
                          register_module_forward_hook(self._post)]
-        _engine._observers = _engine._observers + (self,)
+        add_observer(self)
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -155,7 +145,7 @@ class Recording:
             h.remove()
         self._handles = []
         self._stack = []
-        _engine._observers = tuple(o for o in _engine._observers if o is not self)
+        remove_observer(self)
 
 
 def record() -> Recording:

@@ -7,23 +7,24 @@ from typing import Any
 
 import numpy as np
 
-from . import ops
-from .ops import unary
-from .tensor import Tensor
+from .. import ops
+from ..ops import unary
+from .._core.tensor_base import TensorBase, wrap
 
 __all__ = [
     "abs", "absolute", "sign", "clamp", "clip", "rsqrt", "square", "exp2", "expm1", "log2",
     "log10", "log1p", "tan", "reciprocal", "floor", "ceil", "round", "trunc", "minimum", "lerp",
     "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_not",
-    "logical_xor", "isnan", "isinf", "isfinite",
+    "logical_xor", "isnan", "isinf", "isfinite", "bitwise_not", "bitwise_and", "bitwise_or",
+    "bitwise_xor",
 ]
 
 
-def _tensor(x: Any) -> Tensor:
-    return x if isinstance(x, Tensor) else Tensor._wrap(np.asarray(x))
+def _tensor(x: Any) -> TensorBase:
+    return x if isinstance(x, TensorBase) else wrap(np.asarray(x))
 
 
-def abs(input: Tensor) -> Tensor:  # noqa: A001 - PyTorch's name
+def abs(input: TensorBase) -> TensorBase:  # noqa: A001 - PyTorch's name
     """Elementwise absolute value (gradient ``sign(x)``, 0 at 0)."""
     return unary.abs(input)
 
@@ -31,27 +32,27 @@ def abs(input: Tensor) -> Tensor:  # noqa: A001 - PyTorch's name
 absolute = abs
 
 
-def sign(input: Tensor) -> Tensor:
+def sign(input: TensorBase) -> TensorBase:
     """Elementwise -1, 0 or 1; zero gradient."""
     return unary.step("sign", input)
 
 
-def floor(input: Tensor) -> Tensor:
+def floor(input: TensorBase) -> TensorBase:
     """Round down elementwise; zero gradient."""
     return unary.step("floor", input)
 
 
-def ceil(input: Tensor) -> Tensor:
+def ceil(input: TensorBase) -> TensorBase:
     """Round up elementwise; zero gradient."""
     return unary.step("ceil", input)
 
 
-def trunc(input: Tensor) -> Tensor:
+def trunc(input: TensorBase) -> TensorBase:
     """Round towards zero elementwise; zero gradient."""
     return unary.step("trunc", input)
 
 
-def round(input: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001
+def round(input: TensorBase, *, decimals: int = 0) -> TensorBase:  # noqa: A001
     """Round half to even elementwise (to ``decimals`` places); zero gradient."""
     if decimals == 0:
         return unary.step("round", input)
@@ -59,10 +60,10 @@ def round(input: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001
     return unary.step("round", input * scale) / scale
 
 
-def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+def clamp(input: TensorBase, min: Any = None, max: Any = None) -> TensorBase:  # noqa: A002
     """``input`` limited to ``[min, max]``; bounds may be numbers or tensors (either may be None).
     The gradient passes where ``min <= x <= max``."""
-    if not isinstance(min, Tensor) and not isinstance(max, Tensor):
+    if not isinstance(min, TensorBase) and not isinstance(max, TensorBase):
         return unary.clamp(input, min, max)
     if min is None and max is None:
         raise RuntimeError("clamp: at least one of 'min' or 'max' must not be None")
@@ -77,137 +78,170 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A
 clip = clamp
 
 
-def _floating(input: Tensor, op: str) -> Tensor:
-    return input if input.data.dtype.kind == "f" else input.float()
+def _floating(input: TensorBase, op: str) -> TensorBase:
+    return input if input._data.dtype.kind == "f" else input.float()
 
 
-def rsqrt(input: Tensor) -> Tensor:
+def rsqrt(input: TensorBase) -> TensorBase:
     """``1 / sqrt(x)`` elementwise."""
     return ops.pow(_floating(input, "rsqrt"), -0.5)
 
 
-def square(input: Tensor) -> Tensor:
+def square(input: TensorBase) -> TensorBase:
     """``x * x`` elementwise."""
     return ops.mul(input, input)
 
 
-def exp2(input: Tensor) -> Tensor:
+def exp2(input: TensorBase) -> TensorBase:
     """``2 ** x`` elementwise."""
     return ops.pow(2.0, _floating(input, "exp2"))
 
 
-def expm1(input: Tensor) -> Tensor:
+def expm1(input: TensorBase) -> TensorBase:
     """``exp(x) - 1``, accurate near 0."""
     return unary.expm1(input)
 
 
-def log1p(input: Tensor) -> Tensor:
+def log1p(input: TensorBase) -> TensorBase:
     """``log(1 + x)``, accurate near 0."""
     return unary.log1p(input)
 
 
-def log2(input: Tensor) -> Tensor:
+def log2(input: TensorBase) -> TensorBase:
     """Base-2 logarithm elementwise."""
     return ops.log(input) * (1 / math.log(2))
 
 
-def log10(input: Tensor) -> Tensor:
+def log10(input: TensorBase) -> TensorBase:
     """Base-10 logarithm elementwise."""
     return ops.log(input) * (1 / math.log(10))
 
 
-def tan(input: Tensor) -> Tensor:
+def tan(input: TensorBase) -> TensorBase:
     """Elementwise tangent."""
     return unary.tan(input)
 
 
-def reciprocal(input: Tensor) -> Tensor:
+def reciprocal(input: TensorBase) -> TensorBase:
     """``1 / x`` elementwise."""
     return ops.div(1.0, _floating(input, "reciprocal"))
 
 
-def minimum(input: Tensor, other: Tensor) -> Tensor:
+def minimum(input: TensorBase, other: TensorBase) -> TensorBase:
     """Elementwise minimum with broadcasting; ties share the gradient equally."""
     return ops.minimum(input, other)
 
 
-def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
+def lerp(input: TensorBase, end: TensorBase, weight: Any) -> TensorBase:
     """``input + weight * (end - input)``: linear interpolation (floating point only)."""
     for name, t in (("input", input), ("end", end), ("weight", weight)):
-        if isinstance(t, Tensor) and t.data.dtype.kind != "f":
+        if isinstance(t, TensorBase) and t._data.dtype.kind != "f":
             raise RuntimeError(f"lerp: expected floating point tensors, but {name} has dtype "
                                f"{t.dtype}")
     return input + weight * (end - input)
 
 
-def eq(input: Tensor, other: Any) -> Tensor:
+def eq(input: TensorBase, other: Any) -> TensorBase:
     """``input == other`` elementwise (bool)."""
     return ops.compare(np.equal, input, other, "eq")
 
 
-def ne(input: Tensor, other: Any) -> Tensor:
+def ne(input: TensorBase, other: Any) -> TensorBase:
     """``input != other`` elementwise (bool)."""
     return ops.compare(np.not_equal, input, other, "ne")
 
 
-def lt(input: Tensor, other: Any) -> Tensor:
+def lt(input: TensorBase, other: Any) -> TensorBase:
     """``input < other`` elementwise (bool)."""
     return ops.compare(np.less, input, other, "lt")
 
 
-def le(input: Tensor, other: Any) -> Tensor:
+def le(input: TensorBase, other: Any) -> TensorBase:
     """``input <= other`` elementwise (bool)."""
     return ops.compare(np.less_equal, input, other, "le")
 
 
-def gt(input: Tensor, other: Any) -> Tensor:
+def gt(input: TensorBase, other: Any) -> TensorBase:
     """``input > other`` elementwise (bool)."""
     return ops.compare(np.greater, input, other, "gt")
 
 
-def ge(input: Tensor, other: Any) -> Tensor:
+def ge(input: TensorBase, other: Any) -> TensorBase:
     """``input >= other`` elementwise (bool)."""
     return ops.compare(np.greater_equal, input, other, "ge")
 
 
-def _logical(ufunc: np.ufunc, name: str, a: Any, b: Any) -> Tensor:
-    x, y = _tensor(a).data, _tensor(b).data
+def _logical(ufunc: np.ufunc, name: str, a: Any, b: Any) -> TensorBase:
+    x, y = _tensor(a)._data, _tensor(b)._data
     try:
-        return Tensor._wrap(np.asarray(ufunc(x, y)))
+        return wrap(np.asarray(ufunc(x, y)))
     except ValueError:
         raise ops.common.broadcast_error(name, _tensor(a), _tensor(b)) from None
 
 
-def logical_and(input: Tensor, other: Any) -> Tensor:
+def logical_and(input: TensorBase, other: Any) -> TensorBase:
     """Elementwise logical AND of the truth values (bool)."""
     return _logical(np.logical_and, "logical_and", input, other)
 
 
-def logical_or(input: Tensor, other: Any) -> Tensor:
+def logical_or(input: TensorBase, other: Any) -> TensorBase:
     """Elementwise logical OR of the truth values (bool)."""
     return _logical(np.logical_or, "logical_or", input, other)
 
 
-def logical_xor(input: Tensor, other: Any) -> Tensor:
+def logical_xor(input: TensorBase, other: Any) -> TensorBase:
     """Elementwise logical XOR of the truth values (bool)."""
     return _logical(np.logical_xor, "logical_xor", input, other)
 
 
-def logical_not(input: Tensor) -> Tensor:
+def logical_not(input: TensorBase) -> TensorBase:
     """Elementwise logical NOT of the truth values (bool)."""
-    return Tensor._wrap(np.logical_not(input.data))
+    return wrap(np.logical_not(input._data))
 
 
-def isnan(input: Tensor) -> Tensor:
+def isnan(input: TensorBase) -> TensorBase:
     """Elementwise: is the value NaN (bool)."""
-    return Tensor._wrap(np.isnan(input.data))
+    return wrap(np.isnan(input._data))
 
 
-def isinf(input: Tensor) -> Tensor:
+def isinf(input: TensorBase) -> TensorBase:
     """Elementwise: is the value +/- infinity (bool)."""
-    return Tensor._wrap(np.isinf(input.data))
+    return wrap(np.isinf(input._data))
 
 
-def isfinite(input: Tensor) -> Tensor:
+def isfinite(input: TensorBase) -> TensorBase:
     """Elementwise: is the value finite (bool)."""
-    return Tensor._wrap(np.isfinite(input.data))
+    return wrap(np.isfinite(input._data))
+
+
+def _bitwise(name: str, ufunc: np.ufunc, input: TensorBase, other: Any) -> TensorBase:
+    """``~ & | ^``: logical on bool tensors, bitwise on integers (no gradient)."""
+    x = input._data
+    if x.dtype.kind == "f":
+        raise TypeError(f"{name}: only integer and bool tensors are supported, got {input.dtype}")
+    if other is None:
+        return wrap(ufunc(x))
+    y = other._data if isinstance(other, TensorBase) else np.asarray(other)
+    if y.dtype.kind == "f":
+        raise TypeError(f"{name}: only integer and bool tensors are supported, got {y.dtype}")
+    return wrap(np.asarray(ufunc(x, y)))
+
+
+def bitwise_not(input: TensorBase) -> TensorBase:
+    """``~input``: logical not for bool tensors, bitwise not for integers."""
+    return _bitwise("bitwise_not", np.invert, input, None)
+
+
+def bitwise_and(input: TensorBase, other: Any) -> TensorBase:
+    """``input & other`` (bool or integer tensors)."""
+    return _bitwise("bitwise_and", np.bitwise_and, input, other)
+
+
+def bitwise_or(input: TensorBase, other: Any) -> TensorBase:
+    """``input | other`` (bool or integer tensors)."""
+    return _bitwise("bitwise_or", np.bitwise_or, input, other)
+
+
+def bitwise_xor(input: TensorBase, other: Any) -> TensorBase:
+    """``input ^ other`` (bool or integer tensors)."""
+    return _bitwise("bitwise_xor", np.bitwise_xor, input, other)

@@ -6,8 +6,8 @@ from typing import Any
 
 import numpy as np
 
-from . import dtypes
-from .tensor import Tensor, _to_array
+from .. import dtypes
+from .._core.tensor_base import TensorBase, to_array, wrap
 
 __all__ = [
     "tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "arange", "linspace",
@@ -24,12 +24,12 @@ def manual_seed(seed: int) -> None:
     _rng = np.random.default_rng(int(seed))
 
 
-def _finish(data: np.ndarray, requires_grad: bool, device: Any = None) -> Tensor:
+def _finish(data: np.ndarray, requires_grad: bool, device: Any = None) -> TensorBase:
     if device is not None and not str(device).startswith("cpu"):
         raise RuntimeError(
             f"tinygrad_lite tensors live on the CPU; device {device!r} is not available"
         )
-    t = Tensor._wrap(data)
+    t = wrap(data)
     if requires_grad:
         t.requires_grad_(True)
     return t
@@ -48,54 +48,54 @@ def _np_dtype(dtype: Any, default: dtypes.DType = dtypes.float32) -> np.dtype:
     return (dtypes.to_dtype(dtype) if dtype is not None else default).np
 
 
-def tensor(data: Any, dtype: Any = None, requires_grad: bool = False, device: Any = None) -> Tensor:
+def tensor(data: Any, dtype: Any = None, requires_grad: bool = False, device: Any = None) -> TensorBase:
     """A new tensor holding a copy of ``data``; the dtype is inferred as in PyTorch (Python
     floats give float32, ints int64, bools bool; NumPy arrays keep theirs)."""
-    return _finish(_to_array(data, dtype, float_default=False), requires_grad, device)
+    return _finish(to_array(data, dtype, float_default=False), requires_grad, device)
 
 
-def as_tensor(data: Any, dtype: Any = None) -> Tensor:
+def as_tensor(data: Any, dtype: Any = None) -> TensorBase:
     """``data`` as a tensor, without a copy when it already is one of the right dtype."""
-    if isinstance(data, Tensor) and (dtype is None or data.dtype is dtypes.to_dtype(dtype)):
+    if isinstance(data, TensorBase) and (dtype is None or data.dtype is dtypes.to_dtype(dtype)):
         return data
     if isinstance(data, np.ndarray) and (dtype is None or data.dtype == _np_dtype(dtype)):
         return from_numpy(data)
     return tensor(data, dtype)
 
 
-def from_numpy(array: np.ndarray) -> Tensor:
+def from_numpy(array: np.ndarray) -> TensorBase:
     """A tensor sharing memory with a NumPy array."""
     if not isinstance(array, np.ndarray):
         raise TypeError(f"from_numpy expects a numpy.ndarray, got {type(array).__name__}")
     dtypes.from_numpy_dtype(array.dtype)  # raises for unsupported dtypes
-    return Tensor._wrap(array)
+    return wrap(array)
 
 
-def zeros(*size: Any, dtype: Any = None, requires_grad: bool = False, device: Any = None) -> Tensor:
+def zeros(*size: Any, dtype: Any = None, requires_grad: bool = False, device: Any = None) -> TensorBase:
     """A tensor of zeros."""
     return _finish(np.zeros(_size(size), _np_dtype(dtype)), requires_grad, device)
 
 
-def ones(*size: Any, dtype: Any = None, requires_grad: bool = False, device: Any = None) -> Tensor:
+def ones(*size: Any, dtype: Any = None, requires_grad: bool = False, device: Any = None) -> TensorBase:
     """A tensor of ones."""
     return _finish(np.ones(_size(size), _np_dtype(dtype)), requires_grad, device)
 
 
-def empty(*size: Any, dtype: Any = None, requires_grad: bool = False, device: Any = None) -> Tensor:
+def empty(*size: Any, dtype: Any = None, requires_grad: bool = False, device: Any = None) -> TensorBase:
     """An uninitialised tensor (its values are arbitrary)."""
     return _finish(np.empty(_size(size), _np_dtype(dtype)), requires_grad, device)
 
 
 def full(size: Any, fill_value: Any, *, dtype: Any = None, requires_grad: bool = False,
-         device: Any = None) -> Tensor:
+         device: Any = None) -> TensorBase:
     """A tensor filled with ``fill_value``; its dtype follows the value (float32, int64, bool)."""
     if dtype is None:
-        dtype = _to_array(fill_value, None, float_default=False).dtype
+        dtype = to_array(fill_value, None, float_default=False).dtype
     return _finish(np.full(_size((size,)), fill_value, _np_dtype(dtype)), requires_grad, device)
 
 
 def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None,
-           requires_grad: bool = False, device: Any = None) -> Tensor:
+           requires_grad: bool = False, device: Any = None) -> TensorBase:
     """Values ``start, start+step, ...`` below ``end``; int64 for int arguments, else float32."""
     if end is None:
         start, end = 0, start
@@ -108,7 +108,7 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None,
 
 
 def linspace(start: float, end: float, steps: int, *, dtype: Any = None,
-             requires_grad: bool = False, device: Any = None) -> Tensor:
+             requires_grad: bool = False, device: Any = None) -> TensorBase:
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
     if steps < 0:
         raise RuntimeError(f"linspace: number of steps must be non-negative, got {steps}")
@@ -116,19 +116,19 @@ def linspace(start: float, end: float, steps: int, *, dtype: Any = None,
 
 
 def eye(n: int, m: int | None = None, *, dtype: Any = None, requires_grad: bool = False,
-        device: Any = None) -> Tensor:
+        device: Any = None) -> TensorBase:
     """An ``n x m`` matrix with ones on the diagonal."""
     return _finish(np.eye(n, m, dtype=_np_dtype(dtype)), requires_grad, device)
 
 
-def rand(*size: Any, dtype: Any = None, requires_grad: bool = False, device: Any = None) -> Tensor:
+def rand(*size: Any, dtype: Any = None, requires_grad: bool = False, device: Any = None) -> TensorBase:
     """Uniform random values in [0, 1)."""
     dt = _np_dtype(dtype)
     data = _rng.random(_size(size), dtype=np.float64 if dt == np.float64 else np.float32)
     return _finish(data.astype(dt, copy=False), requires_grad, device)
 
 
-def randn(*size: Any, dtype: Any = None, requires_grad: bool = False, device: Any = None) -> Tensor:
+def randn(*size: Any, dtype: Any = None, requires_grad: bool = False, device: Any = None) -> TensorBase:
     """Standard normal random values."""
     dt = _np_dtype(dtype)
     data = _rng.standard_normal(_size(size), dtype=np.float64 if dt == np.float64 else np.float32)
@@ -136,7 +136,7 @@ def randn(*size: Any, dtype: Any = None, requires_grad: bool = False, device: An
 
 
 def randint(*args: Any, dtype: Any = None, requires_grad: bool = False, device: Any = None,
-            **kwargs: Any) -> Tensor:
+            **kwargs: Any) -> TensorBase:
     """Random integers in ``[low, high)``: ``randint(high, size)``, ``randint(low, high, size)``."""
     if "size" in kwargs:
         args = (*args, kwargs.pop("size"))
@@ -154,36 +154,36 @@ def randint(*args: Any, dtype: Any = None, requires_grad: bool = False, device: 
     return _finish(data.astype(_np_dtype(dtype, dtypes.int64), copy=False), requires_grad, device)
 
 
-def _like(t: Tensor, dtype: Any) -> tuple[tuple, Any]:
-    return t.data.shape, (dtype if dtype is not None else t.dtype)
+def _like(t: TensorBase, dtype: Any) -> tuple[tuple, Any]:
+    return t._data.shape, (dtype if dtype is not None else t.dtype)
 
 
-def zeros_like(input: Tensor, *, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+def zeros_like(input: TensorBase, *, dtype: Any = None, requires_grad: bool = False) -> TensorBase:
     """Zeros with the shape (and by default dtype) of ``input``."""
     shape, dt = _like(input, dtype)
     return zeros(shape, dtype=dt, requires_grad=requires_grad)
 
 
-def ones_like(input: Tensor, *, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+def ones_like(input: TensorBase, *, dtype: Any = None, requires_grad: bool = False) -> TensorBase:
     """Ones with the shape (and by default dtype) of ``input``."""
     shape, dt = _like(input, dtype)
     return ones(shape, dtype=dt, requires_grad=requires_grad)
 
 
-def full_like(input: Tensor, fill_value: Any, *, dtype: Any = None,
-              requires_grad: bool = False) -> Tensor:
+def full_like(input: TensorBase, fill_value: Any, *, dtype: Any = None,
+              requires_grad: bool = False) -> TensorBase:
     """``fill_value`` with the shape (and by default dtype) of ``input``."""
     shape, dt = _like(input, dtype)
     return full(shape, fill_value, dtype=dt, requires_grad=requires_grad)
 
 
-def rand_like(input: Tensor, *, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+def rand_like(input: TensorBase, *, dtype: Any = None, requires_grad: bool = False) -> TensorBase:
     """Uniform [0, 1) values with the shape (and by default dtype) of ``input``."""
     shape, dt = _like(input, dtype)
     return rand(shape, dtype=dt, requires_grad=requires_grad)
 
 
-def randn_like(input: Tensor, *, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+def randn_like(input: TensorBase, *, dtype: Any = None, requires_grad: bool = False) -> TensorBase:
     """Standard normal values with the shape (and by default dtype) of ``input``."""
     shape, dt = _like(input, dtype)
     return randn(shape, dtype=dt, requires_grad=requires_grad)

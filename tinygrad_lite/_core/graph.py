@@ -7,25 +7,22 @@ import operator
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .grad_mode import grad_state
+from .tensor_base import TensorBase
+from .tensor_base import wrap
 
-if TYPE_CHECKING:
-    from ..tensor import Tensor
-
-_Tensor: Any = None  # tinygrad_lite.tensor.Tensor, set by tensor.py (it imports this module)
-
-__all__ = ["Node", "AccumulateGrad", "RemovableHandle", "RetainGradHook"]
+__all__ = ["Node", "AccumulateGrad", "RemovableHandle", "RetainGradHook", "trace_node_creation"]
 
 # An edge says where a gradient goes: (node, output index) for a tensor made by an op, or
 # (leaf tensor, 0) for a leaf that requires grad, where the engine accumulates into ``.grad``.
 Edge = tuple[Any, int]
 
-_data_of = operator.attrgetter("data")
+_data_of = operator.attrgetter("_data")
 
 
-def edge_of(t: Tensor) -> Edge | None:
+def edge_of(t: TensorBase) -> Edge | None:
     """The edge that carries the gradient of ``t`` back into the graph, or None if it needs none."""
     if t.grad_fn is not None:
         return (t.grad_fn, t._output_nr)
@@ -56,7 +53,7 @@ class Node:
     _tensor_hooks: dict[int, OrderedDict] | None = None
     _creation_trace: list | None = None  # set only in anomaly mode (see anomaly.py)
 
-    def __init__(self, *inputs: Tensor) -> None:
+    def __init__(self, *inputs: TensorBase) -> None:
         edges = []
         for t in inputs:  # edge_of, inlined: this runs once per recorded op
             fn = t.grad_fn
@@ -65,7 +62,7 @@ class Node:
         self.next_edges = tuple(edges)
 
     # -- saved tensors -------------------------------------------------------------------------
-    def save_for_backward(self, *tensors: Tensor) -> None:
+    def save_for_backward(self, *tensors: TensorBase) -> None:
         """Keep tensors for backward, with their versions so later in-place changes are caught."""
         self._saved = tensors
         versions = []
@@ -102,13 +99,13 @@ class Node:
             return tuple(map(_data_of, saved))
         return saved
 
-    def save_output(self, out: Tensor) -> None:
+    def save_output(self, out: TensorBase) -> None:
         """Keep this op's own output for backward (exp, relu, ...) without a reference cycle.
 
         Holding the output tensor would make ``out -> grad_fn -> out`` a cycle that only the
         cyclic GC frees; the node keeps the array and the version counter instead.
         """
-        self._saved_out = (out.data, out._version_counter, out._version_counter[0])
+        self._saved_out = (out._data, out._version_counter, out._version_counter[0])
 
     def saved_output(self) -> Any:
         """The saved output: its array during a plain backward, else a tensor that (under
@@ -124,7 +121,10 @@ class Node:
             )
         if self.takes_arrays and not grad_state.enabled:
             return data
-        return _Tensor.from_output(data, self, counter)
+        # attached to this node while a graph is recorded, so higher-order gradients flow
+        t = wrap(data, self if grad_state.enabled else None)
+        t._version_counter = counter
+        return t
 
     @property
     def _released(self) -> bool:
@@ -173,7 +173,7 @@ class Node:
         hooks[handle.id] = hook
         return handle
 
-    def backward(self, *grad_outputs: Tensor) -> tuple:
+    def backward(self, *grad_outputs: TensorBase) -> tuple:
         """Gradients with respect to the inputs, given gradients with respect to the outputs."""
         raise NotImplementedError(f"{self.name()} has no backward rule")
 
@@ -186,7 +186,7 @@ class AccumulateGrad:
 
     __slots__ = ("variable",)
 
-    def __init__(self, variable: Tensor) -> None:
+    def __init__(self, variable: TensorBase) -> None:
         self.variable = variable
 
     def name(self) -> str:
@@ -240,15 +240,33 @@ class RetainGradHook:
 
     __slots__ = ("ref",)
 
-    def __init__(self, t: Tensor) -> None:
+    def __init__(self, t: TensorBase) -> None:
         self.ref = weakref.ref(t)
 
-    def __call__(self, grad: Tensor) -> None:
+    def __call__(self, grad: TensorBase) -> None:
         t = self.ref()
         if t is None:
             return
         if t._grad is None:
             # Under create_graph keep the graph-connected gradient; otherwise a private copy.
-            t._grad = grad if grad_state.enabled else type(grad)._wrap(grad.data.copy())
+            t._grad = grad if grad_state.enabled else type(grad)._wrap(grad._data.copy())
         else:
             t._grad = t._grad + grad
+
+
+_plain_node_init = Node.__init__
+
+
+def trace_node_creation(record: Callable[[Node], None] | None) -> None:
+    """Call ``record(node)`` on every node created from now on (anomaly mode uses it to note
+    where the user's code made each op); ``None`` turns it off. Swapping ``Node.__init__`` in and
+    out keeps node creation untouched while no one is tracing."""
+    if record is None:
+        Node.__init__ = _plain_node_init  # type: ignore[method-assign]
+        return
+
+    def traced_init(self: Node, *inputs: TensorBase) -> None:
+        _plain_node_init(self, *inputs)
+        record(self)
+
+    Node.__init__ = traced_init  # type: ignore[method-assign]

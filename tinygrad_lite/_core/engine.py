@@ -16,37 +16,33 @@ rules record a new graph, which gives higher-order derivatives.
 
 Most nodes need nothing but their rule run (``Node._direct``); the rest (several outputs, tensor
 hooks, custom Functions) and watched backwards (``autograd.grad``'s captures, the observers of
-anomaly mode, explain mode and viz.record) go through ``_run_node``. ``_observers`` is read once
-per backward; when it is empty (the normal case) the loop pays one check per node.
+anomaly mode, explain mode and viz.record; see ``observers.py``) go through ``_run_node``. The
+observers are read once per backward; when there are none (the normal case) the loop pays one
+check per node.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-from . import graph as _graph
 from .grad_mode import grad_state
 from .graph import Node, RetainGradHook, edge_of
-
-if TYPE_CHECKING:
-    from ..tensor import Tensor
-
-# Objects told about each step of every backward: added by detect_anomaly() and explain().
-_observers: tuple = ()
+from .observers import active_observers
+from .tensor_base import TensorBase, wrap
 
 _getrefcount = sys.getrefcount
 
 
 def run_backward(
-    roots: Sequence[Tensor],
-    root_grads: Sequence[Tensor],
+    roots: Sequence[TensorBase],
+    root_grads: Sequence[TensorBase],
     retain_graph: bool,
     create_graph: bool,
-    inputs: Sequence[Tensor] | None = None,
+    inputs: Sequence[TensorBase] | None = None,
     accumulate: bool = True,
 ) -> list[Any]:
     """Propagate ``root_grads`` from ``roots`` back through the graph.
@@ -64,10 +60,10 @@ def run_backward(
             raise RuntimeError(
                 f"element {i} of tensors does not require grad and does not have a grad_fn"
             )
-        _send(pending, leaf_grads, edge, grad if create_graph else grad.data, None)
+        _send(pending, leaf_grads, edge, grad if create_graph else grad._data, None)
     deps = _count_dependencies(pending)  # pending holds the roots' nodes so far
     ready = [node for node in pending if deps[node] == 0]
-    watch = _Watch(roots, root_grads, inputs, deps) if inputs is not None or _observers else None
+    watch = _Watch(roots, root_grads, inputs, deps) if inputs is not None or active_observers() else None
 
     prev_mode = grad_state.enabled
     grad_state.enabled = create_graph
@@ -96,7 +92,7 @@ def run_backward(
                     deps[target] -= 1
                     if deps[target] == 0:
                         ready.append(target)
-                elif grad.shape == target.data.shape:  # a leaf, inline
+                elif grad.shape == target._data.shape:  # a leaf, inline
                     held = leaf_grads.get(target)
                     leaf_grads[target] = grad if held is None else held + grad
                 else:
@@ -111,7 +107,7 @@ def run_backward(
             if (plain and leaf._grad is None and _getrefcount(grad) == 2
                     and not (leaf._backward_hooks or leaf._post_accumulate_hooks)
                     and _adoptable(grad, leaf)):
-                leaf._grad = _graph._Tensor._wrap(grad)
+                leaf._grad = wrap(grad)
             else:
                 _finish_leaf(leaf, grad, watch, create_graph, accumulate)
         if watch is None:
@@ -134,19 +130,19 @@ class _Watch:
     where the edges of ``inputs`` end (autograd.grad, backward(inputs=...)), skip the nodes no
     input lies behind, and tell the observers (anomaly, explain, viz.record) each step."""
 
-    def __init__(self, roots: Sequence[Tensor], root_grads: Sequence[Tensor],
-                 inputs: Sequence[Tensor] | None, deps: dict) -> None:
+    def __init__(self, roots: Sequence[TensorBase], root_grads: Sequence[TensorBase],
+                 inputs: Sequence[TensorBase] | None, deps: dict) -> None:
         self.captures: dict[tuple, int] = {}  # edge -> index in ``inputs``
         self.needed: set = set()
         if inputs is not None:
             for i, t in enumerate(inputs):
                 edge = edge_of(t)
                 if edge is None:
-                    raise RuntimeError(f"input {i} (shape {t.data.shape}) does not require grad")
+                    raise RuntimeError(f"input {i} (shape {t._data.shape}) does not require grad")
                 self.captures[edge] = i
             self.needed = _nodes_leading_to(deps, {edge[0] for edge in self.captures})
         self.captured: list[Any] = [None] * len(self.captures)
-        self.observers = _observers
+        self.observers = active_observers()
         for obs in self.observers:
             obs.start(roots, root_grads, deps)
 
@@ -191,11 +187,11 @@ def _send(pending: dict, leaf_grads: dict, edge: tuple, grad: Any, producer) -> 
             pending[target] = held = [None] * target.n_outputs
         held[nr] = grad if held[nr] is None else held[nr] + grad
         return
-    if grad.shape != target.data.shape:
+    if grad.shape != target._data.shape:
         source = producer.name() if producer is not None else "the gradient argument"
         raise RuntimeError(
             f"{source} returned a gradient of shape {tuple(grad.shape)} for a leaf tensor of "
-            f"shape {target.data.shape}{producer._where() if producer is not None else ''}"
+            f"shape {target._data.shape}{producer._where() if producer is not None else ''}"
         )
     previous = leaf_grads.get(target)
     leaf_grads[target] = grad if previous is None else previous + grad
@@ -257,14 +253,14 @@ def _observed_call(observers: tuple, node: Node, grads: list, create_graph: bool
     return input_grads
 
 
-def _as_tensor(grad: Any) -> Tensor:
-    return grad if isinstance(grad, _graph._Tensor) else _graph._Tensor._wrap(grad)
+def _as_tensor(grad: Any) -> TensorBase:
+    return grad if isinstance(grad, TensorBase) else wrap(grad)
 
 
 def _call_with_tensors(node: Node, grads: list) -> tuple:
     """Run a node that wants Tensors (a custom Function) during a plain, array-based backward."""
     result = node.backward(*[None if g is None else _as_tensor(g) for g in grads])
-    return tuple(None if g is None else g.data for g in result)
+    return tuple(None if g is None else g._data for g in result)
 
 
 def _run_tensor_hooks(node: Node, grads: list) -> list:
@@ -281,11 +277,11 @@ def _apply_hooks(hooks, grad: Any, owner: Any) -> Any:
     returned by a hook replaces the gradient. Hooks always see Tensors. ``owner``: the node
     whose output gradient this is, or the leaf tensor."""
     hooks = sorted(hooks, key=lambda h: isinstance(h, RetainGradHook))
-    was_array = not isinstance(grad, _graph._Tensor)
+    was_array = not isinstance(grad, TensorBase)
     grad = _as_tensor(grad)
     for hook in hooks:
         result = hook(grad)
-        for obs in _observers:
+        for obs in active_observers():
             obs.hook_ran(owner, hook, grad, result)
         if result is not None:
             if tuple(result.shape) != tuple(grad.shape):
@@ -295,10 +291,10 @@ def _apply_hooks(hooks, grad: Any, owner: Any) -> Any:
                     f"returned shape {tuple(result.shape)}, expected {tuple(grad.shape)}"
                 )
             grad = _as_tensor(result)
-    return grad.data if was_array else grad
+    return grad._data if was_array else grad
 
 
-def _finish_leaf(leaf: Tensor, grad: Any, watch: _Watch | None, create_graph: bool,
+def _finish_leaf(leaf: TensorBase, grad: Any, watch: _Watch | None, create_graph: bool,
                  accumulate: bool) -> None:
     """A leaf's gradient is complete: run its hooks, capture it and/or add it into ``.grad``."""
     if leaf._backward_hooks:
@@ -308,24 +304,24 @@ def _finish_leaf(leaf: Tensor, grad: Any, watch: _Watch | None, create_graph: bo
         accumulate = watch.capture((leaf, 0), grad) and accumulate
     if not accumulate:
         return
-    if _observers:
-        before = None if leaf._grad is None else leaf._grad.data.copy()
+    if active_observers():
+        before = None if leaf._grad is None else leaf._grad._data.copy()
         _accumulate_grad(leaf, grad, create_graph)
-        for obs in _observers:
+        for obs in active_observers():
             obs.accumulated(leaf, grad, before)
     else:
         _accumulate_grad(leaf, grad, create_graph)
 
 
-def _accumulate_grad(t: Tensor, grad: Any, create_graph: bool) -> None:
+def _accumulate_grad(t: TensorBase, grad: Any, create_graph: bool) -> None:
     """``t.grad += grad``: a fresh array the first time, in place afterwards (unless create_graph,
     where ``.grad`` itself is a graph-connected tensor and is replaced by ``old + grad``)."""
     if create_graph:
-        grad = grad if grad.data.dtype == t.data.dtype else grad.to(t.dtype)
+        grad = grad if grad._data.dtype == t._data.dtype else grad.to(t.dtype)
         t._grad = grad if t._grad is None else t._grad + grad
     else:
-        if grad.dtype != t.data.dtype:
-            grad = grad.astype(t.data.dtype)
+        if grad.dtype != t._data.dtype:
+            grad = grad.astype(t._data.dtype)
         old = t._grad
         if old is None:
             # Adopt the array when nothing but the engine refers to it; otherwise copy it.
@@ -333,21 +329,21 @@ def _accumulate_grad(t: Tensor, grad: Any, create_graph: bool) -> None:
             # and getrefcount's own.
             if not (_getrefcount(grad) <= 4 and _adoptable(grad, t)):
                 grad = np.array(grad, copy=True)
-            t._grad = _graph._Tensor._wrap(grad)
-        elif old.grad_fn is not None or not old.data.flags.writeable:
-            t._grad = _graph._Tensor._wrap(old.data + grad)
+            t._grad = wrap(grad)
+        elif old.grad_fn is not None or not old._data.flags.writeable:
+            t._grad = wrap(old._data + grad)
         else:
-            np.add(old.data, grad, out=old.data)
+            np.add(old._data, grad, out=old._data)
             old._version_counter[0] += 1
     if t._post_accumulate_hooks:
         for hook in list(t._post_accumulate_hooks.values()):
             hook(t)
-            for obs in _observers:
+            for obs in active_observers():
                 obs.hook_ran(t, hook, None, None)
 
 
-def _adoptable(grad: Any, leaf: Tensor) -> bool:
+def _adoptable(grad: Any, leaf: TensorBase) -> bool:
     """Whether ``grad`` (known to be referenced only by the engine) can become ``leaf.grad``
     as it is: a writeable array of the leaf's dtype that owns its memory."""
-    return (type(grad) is np.ndarray and grad.base is None and grad.dtype == leaf.data.dtype
+    return (type(grad) is np.ndarray and grad.base is None and grad.dtype == leaf._data.dtype
             and grad.flags.writeable)

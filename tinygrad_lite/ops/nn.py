@@ -15,10 +15,11 @@ import math
 
 import numpy as np
 
-from ..autograd.grad_mode import grad_state
-from ..autograd.graph import Node
-from ..ops.common import is_array, unary, wrap
-from ..tensor import Tensor
+from .._core.grad_mode import grad_state
+from .._core.graph import Node
+from .common import is_array, wrap
+from .elementwise import unary_rule
+from .._core.tensor_base import TensorBase
 
 __all__ = ["pad_constant", "unfold", "fold", "erf"]
 
@@ -31,16 +32,16 @@ class ConstantPadNdBackward0(Node):
         return (grad[self.crop],)
 
 
-def pad_constant(x: Tensor, widths: tuple, value: float = 0.0) -> Tensor:
+def pad_constant(x: TensorBase, widths: tuple, value: float = 0.0) -> TensorBase:
     """``x`` padded with ``value``; ``widths`` holds (before, after) pairs, one per dim of x,
     all non-negative."""
     if any(b < 0 or a < 0 for b, a in widths):
         raise ValueError(f"pad: negative widths {widths} are not supported (input {x.shape})")
-    out = np.pad(x.data, widths, mode="constant", constant_values=value)
+    out = np.pad(x._data, widths, mode="constant", constant_values=value)
     if not (grad_state.enabled and x._requires_grad):
         return wrap(out)
     node = ConstantPadNdBackward0(x)
-    node.crop = tuple(slice(b, b + n) for (b, _), n in zip(widths, x.data.shape))
+    node.crop = tuple(slice(b, b + n) for (b, _), n in zip(widths, x._data.shape))
     return wrap(out, node)
 
 
@@ -90,20 +91,20 @@ class Col2ImBackward0(Node):
         return (_unfold_rule(grad, self.kernel, self.stride, self.dilation),)
 
 
-def unfold(x: Tensor, kernel: tuple, stride: tuple, dilation: tuple) -> Tensor:
+def unfold(x: TensorBase, kernel: tuple, stride: tuple, dilation: tuple) -> TensorBase:
     """Sliding windows over the last ``len(kernel)`` dims: shape ``lead + out + kernel``.
 
     The result is a read-only strided view of ``x`` (no copy); the window dims come last.
     """
     k = len(kernel)
-    spatial = x.data.shape[x.data.ndim - k:]
+    spatial = x._data.shape[x._data.ndim - k:]
     for n, kk, d in zip(spatial, kernel, dilation):
         if (kk - 1) * d + 1 > n:
             raise RuntimeError(
                 f"unfold: kernel {tuple(kernel)} with dilation {tuple(dilation)} is larger than "
                 f"the (padded) input of spatial size {tuple(spatial)}"
             )
-    out = _unfold_array(x.data, tuple(kernel), tuple(stride), tuple(dilation))
+    out = _unfold_array(x._data, tuple(kernel), tuple(stride), tuple(dilation))
     if not (grad_state.enabled and x._requires_grad):
         return wrap(out)
     node = Im2ColBackward0(x)
@@ -111,10 +112,10 @@ def unfold(x: Tensor, kernel: tuple, stride: tuple, dilation: tuple) -> Tensor:
     return wrap(out, node)
 
 
-def fold(cols: Tensor, spatial: tuple, kernel: tuple, stride: tuple, dilation: tuple) -> Tensor:
+def fold(cols: TensorBase, spatial: tuple, kernel: tuple, stride: tuple, dilation: tuple) -> TensorBase:
     """The adjoint of ``unfold``: sums windows ``lead + out + kernel`` back into ``lead +
     spatial`` (overlapping windows add up)."""
-    out = _fold_array(cols.data, tuple(spatial), tuple(kernel), tuple(stride), tuple(dilation))
+    out = _fold_array(cols._data, tuple(spatial), tuple(kernel), tuple(stride), tuple(dilation))
     if not (grad_state.enabled and cols._requires_grad):
         return wrap(out)
     node = Col2ImBackward0(cols)
@@ -130,12 +131,12 @@ _erf_ufunc = np.frompyfunc(math.erf, 1, 1)  # NumPy has no erf; math.erf is exac
 class ErfBackward0(Node):
     def backward(self, grad):
         (x,) = self.saved_tensors
-        return (grad * (2.0 / math.sqrt(math.pi)) * unary("exp", -(x * x)),)
+        return (grad * (2.0 / math.sqrt(math.pi)) * unary_rule("exp", -(x * x)),)
 
 
-def erf(x: Tensor) -> Tensor:
+def erf(x: TensorBase) -> TensorBase:
     """The error function, elementwise (floating point input)."""
-    out = np.asarray(_erf_ufunc(x.data), dtype=x.data.dtype)
+    out = np.asarray(_erf_ufunc(x._data), dtype=x._data.dtype)
     if not (grad_state.enabled and x._requires_grad):
         return wrap(out)
     node = ErfBackward0(x)

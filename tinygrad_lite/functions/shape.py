@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from . import ops
-from .ops.shape import cat
-from .tensor import Tensor
+from .. import ops
+from ..ops.shape import cat
+from .._core.tensor_base import TensorBase, wrap
 
 __all__ = [
     "unflatten", "broadcast_to", "repeat", "tile", "flip", "roll", "cat", "concatenate",
@@ -33,28 +33,28 @@ def _along(dim: int, index: Any) -> tuple:
     return (slice(None),) * dim + (index,)
 
 
-def unflatten(input: Tensor, dim: int, sizes: Any) -> Tensor:
+def unflatten(input: TensorBase, dim: int, sizes: Any) -> TensorBase:
     """Split dimension ``dim`` into ``sizes`` (one entry may be -1)."""
-    shape = input.data.shape
+    shape = input._data.shape
     d = _dim(dim, len(shape), "unflatten")
     return ops.reshape(input, shape[:d] + tuple(sizes) + shape[d + 1:])
 
 
-def broadcast_to(input: Tensor, size: Any) -> Tensor:
+def broadcast_to(input: TensorBase, size: Any) -> TensorBase:
     """``input`` broadcast to ``size`` (a view; see expand)."""
     return ops.expand(input, tuple(size))
 
 
-def repeat(input: Tensor, *sizes: Any) -> Tensor:
+def repeat(input: TensorBase, *sizes: Any) -> TensorBase:
     """Tile ``input`` ``sizes[i]`` times along each dim (PyTorch's ``Tensor.repeat``)."""
     if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
         sizes = tuple(sizes[0])
-    if len(sizes) < input.data.ndim:
+    if len(sizes) < input._data.ndim:
         raise RuntimeError(
             f"repeat: number of repeat dims ({len(sizes)}) can not be smaller than number of "
-            f"dimensions of tensor ({input.data.ndim}, shape {input.data.shape})"
+            f"dimensions of tensor ({input._data.ndim}, shape {input._data.shape})"
         )
-    shape = (1,) * (len(sizes) - input.data.ndim) + input.data.shape
+    shape = (1,) * (len(sizes) - input._data.ndim) + input._data.shape
     # interleave a size-1 dim before every dim, expand it to the repeat count, then merge
     pairs = [n for s in shape for n in (1, s)]
     wide = [n for r, s in zip(sizes, shape) for n in (r, s)]
@@ -62,42 +62,42 @@ def repeat(input: Tensor, *sizes: Any) -> Tensor:
     return ops.reshape(out, tuple(r * s for r, s in zip(sizes, shape)))
 
 
-def tile(input: Tensor, dims: Any) -> Tensor:
+def tile(input: TensorBase, dims: Any) -> TensorBase:
     """Like repeat, but fewer ``dims`` than tensor dims are padded with 1s in front."""
     dims = tuple(dims)
-    return repeat(input, (1,) * (input.data.ndim - len(dims)) + dims)
+    return repeat(input, (1,) * (input._data.ndim - len(dims)) + dims)
 
 
-def flip(input: Tensor, dims: Any) -> Tensor:
+def flip(input: TensorBase, dims: Any) -> TensorBase:
     """Reverse the order of elements along ``dims``."""
-    axes = ops.normalize_dims(dims, input.data.ndim, "flip")
+    axes = ops.normalize_dims(dims, input._data.ndim, "flip")
     index = tuple(slice(None, None, -1) if i in axes else slice(None)
-                  for i in range(input.data.ndim))
+                  for i in range(input._data.ndim))
     return ops.getitem(input, index)
 
 
-def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
+def narrow(input: TensorBase, dim: int, start: int, length: int) -> TensorBase:
     """The slice ``start:start + length`` of dimension ``dim`` (a view)."""
-    d = _dim(dim, input.data.ndim, "narrow")
-    n = input.data.shape[d]
+    d = _dim(dim, input._data.ndim, "narrow")
+    n = input._data.shape[d]
     if start < 0:
         start += n
     if not (0 <= start <= n and length >= 0 and start + length <= n):
         raise IndexError(f"narrow: start ({start}) + length ({length}) exceeds dimension size "
-                         f"({n}) of dimension {d} of a tensor of shape {input.data.shape}")
+                         f"({n}) of dimension {d} of a tensor of shape {input._data.shape}")
     return ops.getitem(input, _along(d, slice(start, start + length)))
 
 
-def select(input: Tensor, dim: int, index: int) -> Tensor:
+def select(input: TensorBase, dim: int, index: int) -> TensorBase:
     """The slice at ``index`` of dimension ``dim``, which is removed."""
-    d = _dim(dim, input.data.ndim, "select")
+    d = _dim(dim, input._data.ndim, "select")
     return ops.getitem(input, _along(d, index))
 
 
-def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
+def roll(input: TensorBase, shifts: Any, dims: Any = None) -> TensorBase:
     """Rotate elements along ``dims`` by ``shifts`` (the flattened tensor when dims is None)."""
     if dims is None:
-        return ops.reshape(roll(ops.reshape(input, (-1,)), shifts, 0), input.data.shape)
+        return ops.reshape(roll(ops.reshape(input, (-1,)), shifts, 0), input._data.shape)
     shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
     if len(shifts) != len(dims):
@@ -105,8 +105,8 @@ def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
                            f"dims={dims}")
     out = input
     for shift, dim in zip(shifts, dims):
-        d = _dim(dim, input.data.ndim, "roll")
-        n = input.data.shape[d]
+        d = _dim(dim, input._data.ndim, "roll")
+        n = input._data.shape[d]
         s = shift % n if n else 0
         if s:
             out = cat([ops.getitem(out, _along(d, slice(n - s, None))),
@@ -114,25 +114,25 @@ def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
     return out
 
 
-def stack(tensors: Any, dim: int = 0) -> Tensor:
+def stack(tensors: Any, dim: int = 0) -> TensorBase:
     """Join same-shaped tensors along a new dim ``dim``."""
     tensors = list(tensors)
     if not tensors:
         raise RuntimeError("stack: expected a non-empty list of tensors")
-    shape = tensors[0].data.shape
+    shape = tensors[0]._data.shape
     for i, t in enumerate(tensors[1:], 1):
-        if t.data.shape != shape:
+        if t._data.shape != shape:
             raise RuntimeError(f"stack: expects each tensor to be equal size, but got {shape} "
-                               f"at entry 0 and {t.data.shape} at entry {i}")
+                               f"at entry 0 and {t._data.shape} at entry {i}")
     d = _dim(dim, len(shape) + 1, "stack")
     new_shape = shape[:d] + (1,) + shape[d:]
     return cat([ops.reshape(t, new_shape) for t in tensors], d)
 
 
-def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
+def split(tensor: TensorBase, split_size_or_sections: Any, dim: int = 0) -> tuple:
     """Split into chunks of one size (the last may be smaller) or of the listed sizes."""
-    d = _dim(dim, tensor.data.ndim, "split")
-    n = tensor.data.shape[d]
+    d = _dim(dim, tensor._data.ndim, "split")
+    n = tensor._data.shape[d]
     if isinstance(split_size_or_sections, int):
         size = split_size_or_sections
         if size <= 0 and n:
@@ -142,7 +142,7 @@ def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
         sizes = list(split_size_or_sections)
         if sum(sizes) != n:
             raise RuntimeError(f"split: split_with_sizes expects split_sizes to sum exactly to "
-                               f"{n} (size of dimension {d} of shape {tensor.data.shape}), but "
+                               f"{n} (size of dimension {d} of shape {tensor._data.shape}), but "
                                f"got split_sizes={sizes}")
     out, start = [], 0
     for size in sizes:
@@ -151,95 +151,95 @@ def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
     return tuple(out)
 
 
-def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+def chunk(input: TensorBase, chunks: int, dim: int = 0) -> tuple:
     """Split into ``chunks`` pieces of equal size (the last may be smaller; maybe fewer)."""
     if chunks <= 0:
         raise RuntimeError(f"chunk: chunks must be greater than 0, got {chunks}")
-    d = _dim(dim, input.data.ndim, "chunk")
-    return split(input, max(math.ceil(input.data.shape[d] / chunks), 1), d)
+    d = _dim(dim, input._data.ndim, "chunk")
+    return split(input, max(math.ceil(input._data.shape[d] / chunks), 1), d)
 
 
-def unbind(input: Tensor, dim: int = 0) -> tuple:
+def unbind(input: TensorBase, dim: int = 0) -> tuple:
     """The slices along ``dim``, with that dim removed."""
-    d = _dim(dim, input.data.ndim, "unbind")
-    return tuple(ops.getitem(input, _along(d, i)) for i in range(input.data.shape[d]))
+    d = _dim(dim, input._data.ndim, "unbind")
+    return tuple(ops.getitem(input, _along(d, i)) for i in range(input._data.shape[d]))
 
 
-def movedim(input: Tensor, source: int, destination: int) -> Tensor:
+def movedim(input: TensorBase, source: int, destination: int) -> TensorBase:
     """Move dimension ``source`` to position ``destination``."""
-    ndim = input.data.ndim
+    ndim = input._data.ndim
     s, t = _dim(source, ndim, "movedim"), _dim(destination, ndim, "movedim")
     order = [i for i in range(ndim) if i != s]
     order.insert(t, s)
     return ops.permute(input, tuple(order))
 
 
-def _triangle(input: Tensor, diagonal: int, lower: bool, op: str) -> Tensor:
-    if input.data.ndim < 2:
+def _triangle(input: TensorBase, diagonal: int, lower: bool, op: str) -> TensorBase:
+    if input._data.ndim < 2:
         raise RuntimeError(f"{op}: input tensor must have at least 2 dimensions, got shape "
-                           f"{input.data.shape}")
-    rows, cols = input.data.shape[-2:]
+                           f"{input._data.shape}")
+    rows, cols = input._data.shape[-2:]
     make = np.tril if lower else np.triu
     mask = make(np.ones((rows, cols), dtype=bool), diagonal)
-    zero = False if input.data.dtype == np.bool_ else 0
-    return ops.where(Tensor._wrap(mask), input, zero)
+    zero = False if input._data.dtype == np.bool_ else 0
+    return ops.where(wrap(mask), input, zero)
 
 
-def tril(input: Tensor, diagonal: int = 0) -> Tensor:
+def tril(input: TensorBase, diagonal: int = 0) -> TensorBase:
     """The lower triangle of the last two dims (on and below ``diagonal``); zeros elsewhere."""
     return _triangle(input, diagonal, True, "tril")
 
 
-def triu(input: Tensor, diagonal: int = 0) -> Tensor:
+def triu(input: TensorBase, diagonal: int = 0) -> TensorBase:
     """The upper triangle of the last two dims (on and above ``diagonal``); zeros elsewhere."""
     return _triangle(input, diagonal, False, "triu")
 
 
-def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+def diagonal(input: TensorBase, offset: int = 0, dim1: int = 0, dim2: int = 1) -> TensorBase:
     """The diagonal of dims ``dim1``/``dim2`` (shifted by ``offset``), as a new last dim."""
-    ndim = input.data.ndim
+    ndim = input._data.ndim
     if ndim < 2:
         raise RuntimeError(f"diagonal: expected a tensor with at least 2 dimensions, got shape "
-                           f"{input.data.shape}")
+                           f"{input._data.shape}")
     d1, d2 = _dim(dim1, ndim, "diagonal"), _dim(dim2, ndim, "diagonal")
     if d1 == d2:
         raise RuntimeError(f"diagonal: dimensions cannot be identical {dim1}, {dim2}")
     order = [i for i in range(ndim) if i not in (d1, d2)] + [d1, d2]
     moved = ops.permute(input, tuple(order))
-    rows, cols = input.data.shape[d1], input.data.shape[d2]
+    rows, cols = input._data.shape[d1], input._data.shape[d2]
     length = max(min(rows, cols - offset) if offset >= 0 else min(rows + offset, cols), 0)
     i = np.arange(length) + max(-offset, 0)
     return ops.getitem(moved, (Ellipsis, i, i + offset))
 
 
-def contiguous(input: Tensor) -> Tensor:
+def contiguous(input: TensorBase) -> TensorBase:
     """``input`` itself when its memory is C-contiguous, else a contiguous copy."""
-    return input if input.data.flags.c_contiguous else ops.clone(input)
+    return input if input._data.flags.c_contiguous else ops.clone(input)
 
 
-def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = None) -> Tensor:
+def pad(input: TensorBase, pad: Any, mode: str = "constant", value: float | None = None) -> TensorBase:
     """Pad the last ``len(pad) // 2`` dims: ``pad = (left_last, right_last, left_prev, ...)``.
     Modes: constant (``value``, default 0; negative pads crop), reflect, replicate, circular."""
     pad = tuple(int(p) for p in pad)
-    if len(pad) % 2 or len(pad) // 2 > input.data.ndim:
+    if len(pad) % 2 or len(pad) // 2 > input._data.ndim:
         raise RuntimeError(f"pad: padding length must be even and at most twice the number of "
-                           f"dims ({input.data.ndim}), got {len(pad)} for shape "
-                           f"{input.data.shape}")
+                           f"dims ({input._data.ndim}), got {len(pad)} for shape "
+                           f"{input._data.shape}")
     if mode not in ("constant", "reflect", "replicate", "circular"):
         raise NotImplementedError(f"pad: mode '{mode}' is not supported (constant, reflect, "
                                   "replicate, circular)")
     out = input
     for k in range(len(pad) // 2):
-        d = input.data.ndim - 1 - k
+        d = input._data.ndim - 1 - k
         left, right = pad[2 * k], pad[2 * k + 1]
-        n = out.data.shape[d]
+        n = out._data.shape[d]
         if mode == "constant":
             out = _pad_constant(out, d, left, right, 0 if value is None else value)
             continue
         if mode == "reflect" and (left >= n or right >= n):
             raise RuntimeError(f"pad: padding size should be less than the corresponding input "
                                f"dimension, but got padding ({left}, {right}) at dimension {d} "
-                               f"of input of shape {input.data.shape}")
+                               f"of input of shape {input._data.shape}")
         positions = np.arange(-left, n + right)
         if mode == "reflect":
             period = 2 * (n - 1)
@@ -253,13 +253,13 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
     return out
 
 
-def _pad_constant(x: Tensor, d: int, left: int, right: int, value: float) -> Tensor:
-    n = x.data.shape[d]
+def _pad_constant(x: TensorBase, d: int, left: int, right: int, value: float) -> TensorBase:
+    n = x._data.shape[d]
     if left < 0 or right < 0:  # negative padding crops
         x = ops.getitem(x, _along(d, slice(max(-left, 0), n - max(-right, 0))))
         left, right = max(left, 0), max(right, 0)
     pieces = []
     for size in (left, right):
-        shape = x.data.shape[:d] + (size,) + x.data.shape[d + 1:]
-        pieces.append(Tensor._wrap(np.full(shape, value, dtype=x.data.dtype)))
+        shape = x._data.shape[:d] + (size,) + x._data.shape[d + 1:]
+        pieces.append(wrap(np.full(shape, value, dtype=x._data.dtype)))
     return cat([pieces[0], x, pieces[1]], d) if left or right else x

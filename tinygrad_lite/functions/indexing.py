@@ -10,9 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from . import ops
-from .ops.indexing import index_put
-from .tensor import Tensor
+from .. import ops
+from ..ops.indexing import index_put
+from .._core.tensor_base import TensorBase, wrap
 
 __all__ = [
     "gather", "scatter", "scatter_add", "index_select", "masked_fill", "masked_select",
@@ -21,29 +21,29 @@ __all__ = [
 
 
 def _index_array(index: Any, op: str) -> np.ndarray:
-    arr = index.data if isinstance(index, Tensor) else np.asarray(index)
+    arr = index._data if isinstance(index, TensorBase) else np.asarray(index)
     if arr.dtype.kind not in "iu":
         raise RuntimeError(f"{op}: expected an integer (int64) index tensor, got dtype "
                            f"{arr.dtype}")
     return arr
 
 
-def _grid(input: Tensor, dim: int, index: Any, op: str) -> tuple[int, np.ndarray, tuple]:
+def _grid(input: TensorBase, dim: int, index: Any, op: str) -> tuple[int, np.ndarray, tuple]:
     """Check a gather/scatter index and build the advanced index that selects
     ``input[i][j][index[i][j][k]]`` (for dim 2) at every position of ``index``."""
     idx = _index_array(index, op)
-    ndim = input.data.ndim
+    ndim = input._data.ndim
     d = ops.normalize_dims(dim, ndim, op)[0]
     if idx.ndim != max(ndim, 1) and not (ndim == 0 and idx.ndim <= 1):
         raise RuntimeError(f"{op}: index tensor must have the same number of dimensions as input "
                            f"tensor: index has shape {idx.shape}, input has shape "
-                           f"{input.data.shape}")
-    for k, (a, b) in enumerate(zip(idx.shape, input.data.shape)):
+                           f"{input._data.shape}")
+    for k, (a, b) in enumerate(zip(idx.shape, input._data.shape)):
         if k != d and a > b:
             raise RuntimeError(f"{op}: size does not match at dimension {k}: expected index "
-                               f"{idx.shape} to be smaller than self {input.data.shape} apart "
+                               f"{idx.shape} to be smaller than self {input._data.shape} apart "
                                f"from dimension {d}")
-    n = input.data.shape[d] if ndim else 1
+    n = input._data.shape[d] if ndim else 1
     if idx.size and (idx.min() < -n or idx.max() >= n):
         bad = idx.max() if idx.max() >= n else idx.min()
         raise IndexError(f"{op}: index {bad} is out of bounds for dimension {d} with size {n}")
@@ -52,46 +52,46 @@ def _grid(input: Tensor, dim: int, index: Any, op: str) -> tuple[int, np.ndarray
     return d, idx, tuple(grid)
 
 
-def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
+def gather(input: TensorBase, dim: int, index: TensorBase) -> TensorBase:
     """``out[i][j] = input[i][index[i][j]]`` (for dim 1): values picked along ``dim``."""
     _, _, grid = _grid(input, dim, index, "gather")
     return ops.getitem(input, grid)
 
 
-def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
+def take_along_dim(input: TensorBase, indices: TensorBase, dim: int | None = None) -> TensorBase:
     """Like gather, but ``input`` and ``indices`` broadcast in the other dims (and dim=None
     works on the flattened tensor)."""
     idx = _index_array(indices, "take_along_dim")
     if dim is None:
-        return gather(ops.reshape(input, (-1,)), 0, Tensor._wrap(idx.reshape(-1)))
-    d = ops.normalize_dims(dim, input.data.ndim, "take_along_dim")[0]
-    if idx.ndim != input.data.ndim:
+        return gather(ops.reshape(input, (-1,)), 0, wrap(idx.reshape(-1)))
+    d = ops.normalize_dims(dim, input._data.ndim, "take_along_dim")[0]
+    if idx.ndim != input._data.ndim:
         raise RuntimeError(f"take_along_dim: input and indices should have the same number of "
-                           f"dimensions, but got {input.data.ndim} and {idx.ndim}")
+                           f"dimensions, but got {input._data.ndim} and {idx.ndim}")
     try:
-        shape = np.broadcast_shapes(input.data.shape[:d] + (1,) + input.data.shape[d + 1:],
+        shape = np.broadcast_shapes(input._data.shape[:d] + (1,) + input._data.shape[d + 1:],
                                     idx.shape[:d] + (1,) + idx.shape[d + 1:])
     except ValueError:
-        raise RuntimeError(f"take_along_dim: shapes {input.data.shape} and {idx.shape} cannot "
+        raise RuntimeError(f"take_along_dim: shapes {input._data.shape} and {idx.shape} cannot "
                            f"be broadcast together outside dimension {d}") from None
-    in_shape = shape[:d] + (input.data.shape[d],) + shape[d + 1:]
+    in_shape = shape[:d] + (input._data.shape[d],) + shape[d + 1:]
     idx = np.broadcast_to(idx, shape[:d] + (idx.shape[d],) + shape[d + 1:])
-    return gather(ops.expand(input, in_shape), d, Tensor._wrap(idx))
+    return gather(ops.expand(input, in_shape), d, wrap(idx))
 
 
-def _scatter_source(src: Any, index_shape: tuple, input: Tensor) -> Any:
+def _scatter_source(src: Any, index_shape: tuple, input: TensorBase) -> Any:
     """The part of ``src`` that scatter uses: its leading ``index_shape`` block."""
-    if isinstance(src, Tensor):
-        if src.data.ndim != len(index_shape) or any(
-                a > b for a, b in zip(index_shape, src.data.shape)):
+    if isinstance(src, TensorBase):
+        if src._data.ndim != len(index_shape) or any(
+                a > b for a, b in zip(index_shape, src._data.shape)):
             raise RuntimeError(f"scatter: expected index {index_shape} to be no larger than "
-                               f"src {src.data.shape} in every dimension")
+                               f"src {src._data.shape} in every dimension")
         return ops.getitem(src, tuple(slice(k) for k in index_shape))
     return src
 
 
-def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None,
-            reduce: str | None = None) -> Tensor:
+def scatter(input: TensorBase, dim: int, index: TensorBase, src: Any = None, *, value: Any = None,
+            reduce: str | None = None) -> TensorBase:
     """A copy of ``input`` with ``src`` (a tensor or number) written at ``index`` along
     ``dim``; ``reduce='add'`` adds instead."""
     if src is None:
@@ -105,63 +105,63 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
     return index_put(input, grid, values, accumulate=reduce == "add", op="scatter")
 
 
-def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+def scatter_add(input: TensorBase, dim: int, index: TensorBase, src: TensorBase) -> TensorBase:
     """A copy of ``input`` with ``src`` added at ``index`` along ``dim`` (repeats add up)."""
     _, idx, grid = _grid(input, dim, index, "scatter_add")
     values = _scatter_source(src, idx.shape, input)
     return index_put(input, grid, values, accumulate=True, op="scatter_add")
 
 
-def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
+def index_select(input: TensorBase, dim: int, index: TensorBase) -> TensorBase:
     """The entries ``index`` (a 1-D integer tensor) of dimension ``dim``."""
     idx = _index_array(index, "index_select")
     if idx.ndim > 1:
         raise RuntimeError(f"index_select: index must be 0- or 1-D, got shape {idx.shape}")
-    d = ops.normalize_dims(dim, input.data.ndim, "index_select")[0]
-    n = input.data.shape[d] if input.data.ndim else 1
+    d = ops.normalize_dims(dim, input._data.ndim, "index_select")[0]
+    n = input._data.shape[d] if input._data.ndim else 1
     if idx.size and (idx.min() < -n or idx.max() >= n):
         raise IndexError(f"index_select: index out of range in self: index values must be in "
-                         f"[{-n}, {n - 1}] for dimension {d} of shape {input.data.shape}")
+                         f"[{-n}, {n - 1}] for dimension {d} of shape {input._data.shape}")
     return ops.getitem(input, (slice(None),) * d + (idx.reshape(-1),))
 
 
-def _bool_mask(mask: Any, op: str) -> Tensor:
-    mask = mask if isinstance(mask, Tensor) else Tensor._wrap(np.asarray(mask))
-    if mask.data.dtype != np.bool_:
+def _bool_mask(mask: Any, op: str) -> TensorBase:
+    mask = mask if isinstance(mask, TensorBase) else wrap(np.asarray(mask))
+    if mask._data.dtype != np.bool_:
         raise RuntimeError(f"{op}: only supports boolean masks, but got mask with dtype "
                            f"{mask.dtype}")
     return mask
 
 
-def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
+def masked_fill(input: TensorBase, mask: TensorBase, value: Any) -> TensorBase:
     """``input`` with ``value`` (a number or 0-dim tensor) where ``mask`` (broadcast) is true."""
     mask = _bool_mask(mask, "masked_fill")
-    if isinstance(value, Tensor) and value.data.ndim:
+    if isinstance(value, TensorBase) and value._data.ndim:
         raise RuntimeError(f"masked_fill: only supports a 0-dimensional value tensor, but got "
-                           f"tensor with {value.data.ndim} dimension(s)")
-    ops.common.require_broadcastable_to(mask.data.shape, input.data.shape, "masked_fill", "mask",
+                           f"tensor with {value._data.ndim} dimension(s)")
+    ops.common.require_broadcastable_to(mask._data.shape, input._data.shape, "masked_fill", "mask",
                                         "input")
     out = ops.where(mask, value, input)
-    return out if out.data.dtype == input.data.dtype else ops.cast(out, input.data.dtype)
+    return out if out._data.dtype == input._data.dtype else ops.cast(out, input._data.dtype)
 
 
-def masked_select(input: Tensor, mask: Tensor) -> Tensor:
+def masked_select(input: TensorBase, mask: TensorBase) -> TensorBase:
     """A 1-D tensor of the elements of ``input`` where ``mask`` is true (both broadcast)."""
     mask = _bool_mask(mask, "masked_select")
     try:
-        shape = np.broadcast_shapes(mask.data.shape, input.data.shape)
+        shape = np.broadcast_shapes(mask._data.shape, input._data.shape)
     except ValueError:
-        raise RuntimeError(f"masked_select: the mask of shape {mask.data.shape} and the input "
-                           f"of shape {input.data.shape} cannot be broadcast together") from None
-    if input.data.shape != shape:
+        raise RuntimeError(f"masked_select: the mask of shape {mask._data.shape} and the input "
+                           f"of shape {input._data.shape} cannot be broadcast together") from None
+    if input._data.shape != shape:
         input = ops.expand(input, shape)
-    return ops.getitem(input, np.broadcast_to(mask.data, shape))
+    return ops.getitem(input, np.broadcast_to(mask._data, shape))
 
 
-def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
+def nonzero(input: TensorBase, *, as_tuple: bool = False) -> Any:
     """Indices of the nonzero elements: an int64 ``(count, ndim)`` tensor, or one 1-D tensor
     per dim with ``as_tuple=True``."""
     if as_tuple:
-        data = input.data if input.data.ndim else input.data.reshape(1)
-        return tuple(Tensor._wrap(i.astype(np.int64)) for i in np.nonzero(data))
-    return Tensor._wrap(np.argwhere(input.data).astype(np.int64))
+        data = input._data if input._data.ndim else input._data.reshape(1)
+        return tuple(wrap(i.astype(np.int64)) for i in np.nonzero(data))
+    return wrap(np.argwhere(input._data).astype(np.int64))

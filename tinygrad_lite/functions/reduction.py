@@ -8,10 +8,11 @@ from typing import Any
 
 import numpy as np
 
-from . import ops
-from .ops import scan, unary
-from .ops.einsum import einsum as _einsum_op
-from .tensor import Tensor
+from .. import ops
+from ..ops import scan, unary
+from ..ops.einsum import einsum as _einsum_op
+from .basic import extremum_with_dim, matmul
+from .._core.tensor_base import TensorBase, wrap
 
 __all__ = [
     "min", "amin", "argmax", "argmin", "prod", "cumsum", "cumprod", "var", "std", "logsumexp",
@@ -21,103 +22,83 @@ __all__ = [
 MinResult = namedtuple("min", ["values", "indices"])
 
 
-def extremum_with_dim(input: Tensor, dim: Any, keepdim: bool, name: str, result: type) -> Any:
-    """``max``/``min`` over one dim: ``(values, indices)``; the gradient goes to the selected
-    index only (the first of ties, as NumPy's argmax picks), as in PyTorch."""
-    if not isinstance(dim, (int, np.integer)):
-        raise TypeError(f"{name}: dim must be an int, got {dim!r}; use a{name} to reduce "
-                        "several dims")
-    (d,) = ops.normalize_dims(dim, input.data.ndim, name)
-    if input.data.ndim == 0:
-        return result(input, Tensor._wrap(np.asarray(0)))
-    if input.data.shape[d] == 0:
-        raise IndexError(f"{name}: cannot reduce over dimension {d} of size 0 "
-                         f"({input.data.shape})")
-    pick = np.argmin if name == "min" else np.argmax
-    index = pick(input.data, axis=d, keepdims=True)
-    grid = ops.common.open_grid(index.shape)
-    grid[d] = index
-    values = ops.getitem(input, tuple(grid))
-    if not keepdim:
-        values, index = values.squeeze(d), index.squeeze(d)
-    return result(values, Tensor._wrap(index))
 
 
-def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001
+def min(input: TensorBase, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001
     """``min(x)``: the smallest element (ties share the gradient). ``min(x, dim)``: a
     ``(values, indices)`` named tuple. ``min(a, b)``: see minimum."""
-    if isinstance(dim, Tensor):
+    if isinstance(dim, TensorBase):
         return unary.minimum(input, dim)
     if dim is None:
         return ops.amax(input, None, False, name="min")
     return extremum_with_dim(input, dim, keepdim, "min", MinResult)
 
 
-def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+def amin(input: TensorBase, dim: Any = (), keepdim: bool = False) -> TensorBase:
     """Minimum over ``dim`` (int or tuple; all dims by default); ties share the gradient."""
     return ops.amax(input, None if dim == () else dim, keepdim, name="amin")
 
 
-def _arg(pick, name: str, input: Tensor, dim: Any, keepdim: bool) -> Tensor:
-    if input.data.size == 0:
-        raise RuntimeError(f"{name}: cannot reduce an empty tensor of shape {input.data.shape}")
+def _arg(pick, name: str, input: TensorBase, dim: Any, keepdim: bool) -> TensorBase:
+    if input._data.size == 0:
+        raise RuntimeError(f"{name}: cannot reduce an empty tensor of shape {input._data.shape}")
     if dim is None:
-        out = np.asarray(pick(input.data))
-        return Tensor._wrap(out.reshape((1,) * input.data.ndim) if keepdim else out)
-    (d,) = ops.normalize_dims(dim, input.data.ndim, name)
-    if input.data.ndim == 0:
-        return Tensor._wrap(np.asarray(0))
-    return Tensor._wrap(np.asarray(pick(input.data, axis=d, keepdims=keepdim)))
+        out = np.asarray(pick(input._data))
+        return wrap(out.reshape((1,) * input._data.ndim) if keepdim else out)
+    (d,) = ops.normalize_dims(dim, input._data.ndim, name)
+    if input._data.ndim == 0:
+        return wrap(np.asarray(0))
+    return wrap(np.asarray(pick(input._data, axis=d, keepdims=keepdim)))
 
 
-def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+def argmax(input: TensorBase, dim: int | None = None, keepdim: bool = False) -> TensorBase:
     """Index of the largest element (of the flattened tensor when ``dim`` is None); int64."""
     return _arg(np.argmax, "argmax", input, dim, keepdim)
 
 
-def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+def argmin(input: TensorBase, dim: int | None = None, keepdim: bool = False) -> TensorBase:
     """Index of the smallest element (of the flattened tensor when ``dim`` is None); int64."""
     return _arg(np.argmin, "argmin", input, dim, keepdim)
 
 
-def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *,
-         dtype: Any = None) -> Tensor:
+def prod(input: TensorBase, dim: int | None = None, keepdim: bool = False, *,
+         dtype: Any = None) -> TensorBase:
     """Product of all elements, or over ``dim``."""
     return scan.prod(input, dim, keepdim, dtype)
 
 
-def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+def cumsum(input: TensorBase, dim: int, *, dtype: Any = None) -> TensorBase:
     """Cumulative sum along ``dim``."""
     return scan.cumsum(input, dim, dtype)
 
 
-def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+def cumprod(input: TensorBase, dim: int, *, dtype: Any = None) -> TensorBase:
     """Cumulative product along ``dim``."""
     return scan.cumprod(input, dim, dtype)
 
 
-def _require_float(input: Tensor, op: str) -> None:
-    if input.data.dtype.kind != "f":
+def _require_float(input: TensorBase, op: str) -> None:
+    if input._data.dtype.kind != "f":
         raise RuntimeError(f"{op}: input dtype must be floating point, got {input.dtype}")
 
 
-def var(input: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *,
-        correction: float | None = None) -> Tensor:
+def var(input: TensorBase, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *,
+        correction: float | None = None) -> TensorBase:
     """Variance over ``dim`` with ``correction`` (default 1: Bessel's; ``unbiased=False`` is 0)."""
     if isinstance(dim, bool):  # the legacy var(input, unbiased)
         dim, unbiased = None, dim
     _require_float(input, "var")
     if correction is None:
         correction = 0 if unbiased is False else 1
-    dims = ops.normalize_dims(dim, input.data.ndim, "var")
-    count = int(np.prod([input.data.shape[d] for d in dims], dtype=np.int64))
+    dims = ops.normalize_dims(dim, input._data.ndim, "var")
+    count = int(np.prod([input._data.shape[d] for d in dims], dtype=np.int64))
     centred = input - ops.reduce_sum(input, dims, True) / builtins.max(count, 1)
     total = ops.reduce_sum(centred * centred, dims, keepdim)
     return total / builtins.max(count - correction, 0)
 
 
-def std(input: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *,
-        correction: float | None = None) -> Tensor:
+def std(input: TensorBase, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *,
+        correction: float | None = None) -> TensorBase:
     """Standard deviation over ``dim`` (``sqrt(var)``, same arguments)."""
     if isinstance(dim, bool):
         dim, unbiased = None, dim
@@ -125,26 +106,26 @@ def std(input: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: b
     return ops.pow(var(input, dim, unbiased, keepdim, correction=correction), 0.5)
 
 
-def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
+def logsumexp(input: TensorBase, dim: Any, keepdim: bool = False) -> TensorBase:
     """``log(sum(exp(x), dim))``, shifted by the max so it neither overflows nor underflows."""
-    if input.data.dtype.kind != "f":
+    if input._data.dtype.kind != "f":
         input = input.float()
-    dims = ops.normalize_dims(dim, input.data.ndim, "logsumexp")
+    dims = ops.normalize_dims(dim, input._data.ndim, "logsumexp")
     peak = ops.amax(input, dims, keepdim=True).detach()
-    peak = ops.where(Tensor._wrap(np.isfinite(peak.data)), peak, 0.0)
+    peak = ops.where(wrap(np.isfinite(peak._data)), peak, 0.0)
     total = ops.log(ops.reduce_sum(ops.exp(input - peak), dims, keepdim=True)) + peak
     if keepdim:
         return total
-    return ops.reshape(total, tuple(n for i, n in enumerate(total.data.shape) if i not in dims))
+    return ops.reshape(total, tuple(n for i, n in enumerate(total._data.shape) if i not in dims))
 
 
-def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
-         dtype: Any = None) -> Tensor:
+def norm(input: TensorBase, p: Any = "fro", dim: Any = None, keepdim: bool = False,
+         dtype: Any = None) -> TensorBase:
     """Vector norm over ``dim`` (all elements by default): p = 2 or 'fro', 1, inf, -inf, 0 or any
     other number."""
     if dtype is not None:
         input = input.to(dtype)
-    if input.data.dtype.kind != "f":
+    if input._data.dtype.kind != "f":
         raise RuntimeError(f"norm: input dtype should be floating point, got {input.dtype}")
     if p == "fro" or p is None:
         p = 2
@@ -153,7 +134,7 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
     if p == 2:
         return ops.pow(ops.reduce_sum(input * input, dim, keepdim), 0.5)
     if p == 0:
-        return ops.reduce_sum(ops.cast(input != 0, input.data.dtype), dim, keepdim)
+        return ops.reduce_sum(ops.cast(input != 0, input._data.dtype), dim, keepdim)
     magnitude = unary.abs(input)
     if p == float("inf"):
         return ops.amax(magnitude, dim, keepdim)
@@ -164,16 +145,16 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
     return ops.pow(ops.reduce_sum(ops.pow(magnitude, p), dim, keepdim), 1.0 / p)
 
 
-def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001
+def all(input: TensorBase, dim: Any = None, keepdim: bool = False) -> TensorBase:  # noqa: A001
     """Whether all elements (over ``dim``) are true; a bool tensor."""
-    dims = None if dim is None else ops.normalize_dims(dim, input.data.ndim, "all")
-    return Tensor._wrap(np.asarray(np.all(input.data, axis=dims, keepdims=keepdim)))
+    dims = None if dim is None else ops.normalize_dims(dim, input._data.ndim, "all")
+    return wrap(np.asarray(np.all(input._data, axis=dims, keepdims=keepdim)))
 
 
-def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001
+def any(input: TensorBase, dim: Any = None, keepdim: bool = False) -> TensorBase:  # noqa: A001
     """Whether any element (over ``dim``) is true; a bool tensor."""
-    dims = None if dim is None else ops.normalize_dims(dim, input.data.ndim, "any")
-    return Tensor._wrap(np.asarray(np.any(input.data, axis=dims, keepdims=keepdim)))
+    dims = None if dim is None else ops.normalize_dims(dim, input._data.ndim, "any")
+    return wrap(np.asarray(np.any(input._data, axis=dims, keepdims=keepdim)))
 
 
 # -- linear algebra -----------------------------------------------------------------------------
@@ -181,49 +162,47 @@ def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noq
 
 def _expect_dims(op: str, **tensors: tuple) -> None:
     for name, (t, n) in tensors.items():
-        if t.data.ndim != n:
-            raise RuntimeError(f"{op}: {name} must be a {n}-D tensor, got shape {t.data.shape} "
-                               f"({t.data.ndim}-D)")
+        if t._data.ndim != n:
+            raise RuntimeError(f"{op}: {name} must be a {n}-D tensor, got shape {t._data.shape} "
+                               f"({t._data.ndim}-D)")
 
 
-def mm(input: Tensor, mat2: Tensor) -> Tensor:
+def mm(input: TensorBase, mat2: TensorBase) -> TensorBase:
     """Matrix product of two 2-D tensors."""
     _expect_dims("mm", input=(input, 2), mat2=(mat2, 2))
     return ops.matmul2d(input, mat2)
 
 
-def bmm(input: Tensor, mat2: Tensor) -> Tensor:
+def bmm(input: TensorBase, mat2: TensorBase) -> TensorBase:
     """Batched matrix product of two 3-D tensors with equal batch sizes."""
     _expect_dims("bmm", input=(input, 3), mat2=(mat2, 3))
-    if input.data.shape[0] != mat2.data.shape[0]:
-        raise RuntimeError(f"bmm: batch sizes differ: input has shape {input.data.shape} and "
-                           f"mat2 has shape {mat2.data.shape}")
+    if input._data.shape[0] != mat2._data.shape[0]:
+        raise RuntimeError(f"bmm: batch sizes differ: input has shape {input._data.shape} and "
+                           f"mat2 has shape {mat2._data.shape}")
     return ops.matmul2d(input, mat2)
 
 
-def mv(input: Tensor, vec: Tensor) -> Tensor:
+def mv(input: TensorBase, vec: TensorBase) -> TensorBase:
     """Product of a 2-D matrix and a 1-D vector."""
     _expect_dims("mv", input=(input, 2), vec=(vec, 1))
-    from .functions import matmul
-
     return matmul(input, vec)
 
 
-def dot(input: Tensor, other: Tensor) -> Tensor:
+def dot(input: TensorBase, other: TensorBase) -> TensorBase:
     """Inner product of two 1-D tensors of the same size."""
     _expect_dims("dot", input=(input, 1), other=(other, 1))
-    if input.data.shape != other.data.shape:
+    if input._data.shape != other._data.shape:
         raise RuntimeError(f"dot: inconsistent tensor size: expected tensors of the same number "
-                           f"of elements, got {input.data.shape} and {other.data.shape}")
+                           f"of elements, got {input._data.shape} and {other._data.shape}")
     return ops.reduce_sum(input * other)
 
 
-def outer(input: Tensor, vec2: Tensor) -> Tensor:
+def outer(input: TensorBase, vec2: TensorBase) -> TensorBase:
     """Outer product of two 1-D tensors."""
     _expect_dims("outer", input=(input, 1), vec2=(vec2, 1))
     return ops.reshape(input, (-1, 1)) * vec2
 
 
-def einsum(equation: str, *operands: Tensor) -> Tensor:
+def einsum(equation: str, *operands: TensorBase) -> TensorBase:
     """Einstein summation (any equation NumPy's einsum accepts), differentiable."""
     return _einsum_op(equation, *operands)

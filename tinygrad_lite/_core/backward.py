@@ -1,0 +1,109 @@
+"""The entry points of backward: ``backward`` and ``grad`` check their arguments, seed the roots
+and hand over to the engine. ``Tensor.backward`` and ``tinygrad_lite.autograd`` both call them."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from typing import Union
+
+import numpy as np
+
+from .engine import run_backward
+from .tensor_base import TensorBase, wrap
+
+__all__ = ["backward", "grad", "ones_seed"]
+
+Tensors = Union[TensorBase, Sequence[TensorBase]]
+
+
+def _as_tuple(x: Tensors | None) -> tuple:
+    if x is None:
+        return ()
+    return (x,) if isinstance(x, TensorBase) else tuple(x)
+
+
+@functools.lru_cache(maxsize=64)
+def ones_seed(shape: tuple, dtype: np.dtype) -> TensorBase:
+    """A read-only tensor of ones: the implicit gradient of a one-element output. Shared between
+    calls; read-only, so the engine copies it rather than adopting it as a ``.grad``."""
+    data = np.ones(shape, dtype)
+    data.flags.writeable = False
+    return wrap(data)
+
+
+def _root_grads(outputs: tuple, grad_outputs: tuple) -> list:
+    """Seed gradients: ones for one-element outputs, otherwise the given tensors (checked)."""
+    if grad_outputs and len(grad_outputs) != len(outputs):
+        raise RuntimeError(
+            f"got {len(grad_outputs)} gradients for {len(outputs)} outputs; pass one per output"
+        )
+    seeds = []
+    for i, out in enumerate(outputs):
+        g = grad_outputs[i] if grad_outputs else None
+        if g is None:
+            if out._data.size != 1:
+                raise RuntimeError(
+                    f"grad can be implicitly created only for scalar outputs, but output {i} has "
+                    f"shape {out._data.shape}; pass a gradient of that shape (e.g. "
+                    "backward(torch.ones_like(out)) or call .sum() first)"
+                )
+            seeds.append(ones_seed(out._data.shape, out._data.dtype))
+            continue
+        if not isinstance(g, TensorBase):
+            g = wrap(np.asarray(g, dtype=out._data.dtype))
+        if g._data.shape != out._data.shape:
+            raise RuntimeError(
+                f"Mismatch in shape: grad_output[{i}] has a shape of {g._data.shape} and "
+                f"output[{i}] has a shape of {out._data.shape}"
+            )
+        seeds.append(g.to(out.dtype) if g._data.dtype != out._data.dtype else g)
+    return seeds
+
+
+def backward(
+    tensors: Tensors,
+    grad_tensors: Tensors | None = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    inputs: Tensors | None = None,
+) -> None:
+    """Accumulate the gradients of ``tensors`` into ``.grad`` of the graph's leaves (or of
+    ``inputs`` only). Saved values are freed afterwards unless ``retain_graph=True``."""
+    outputs = _as_tuple(tensors)
+    seeds = _root_grads(outputs, _as_tuple(grad_tensors))
+    if retain_graph is None:
+        retain_graph = create_graph
+    chosen = _as_tuple(inputs) or None
+    run_backward(outputs, seeds, retain_graph, create_graph, inputs=chosen, accumulate=True)
+
+
+def grad(
+    outputs: Tensors,
+    inputs: Tensors,
+    grad_outputs: Tensors | None = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    allow_unused: bool = False,
+) -> tuple:
+    """The gradients of ``outputs`` with respect to ``inputs``, returned as a tuple; no ``.grad``
+    is touched. With ``create_graph=True`` the results are differentiable themselves."""
+    outs, ins = _as_tuple(outputs), _as_tuple(inputs)
+    if not ins:
+        raise RuntimeError("grad requires at least one input tensor")
+    seeds = _root_grads(outs, _as_tuple(grad_outputs))
+    if retain_graph is None:
+        retain_graph = create_graph
+    grads = run_backward(outs, seeds, retain_graph, create_graph, inputs=ins, accumulate=False)
+    result = []
+    for i, g in enumerate(grads):
+        if g is None and not allow_unused:
+            raise RuntimeError(
+                f"input {i} of grad (shape {ins[i]._data.shape}) was not used to compute the "
+                "outputs. Set allow_unused=True if this is expected."
+            )
+        if g is not None and not create_graph:
+            # a plain backward works on arrays; give the caller a tensor that owns its memory
+            g = wrap(g if g.base is None and g.flags.writeable else g.copy())
+        result.append(g)
+    return tuple(result)
