@@ -403,5 +403,6 @@ def _sizes(dims: tuple) -> Any:
 
 
 for _name in functions.TENSOR_METHODS:
-    setattr(Tensor, _name, getattr(functions, _name))
+    if _name not in Tensor.__dict__:  # a method written out above takes precedence
+        setattr(Tensor, _name, getattr(functions, _name))
 register_result_type(Tensor)  # every op's result is a Tensor from now on (see TensorBase)

@@ -23,3 +23,10 @@ if [ ! -x .venv/bin/python ] && ! python3 -m venv .venv >/dev/null 2>&1; then
     python3 -m venv .venv
 fi
 .venv/bin/python -m pip install -q --disable-pip-version-check -e ".${extras:+[$extras]}"
+if [[ ",$extras," == *",test,"* ]] && ! .venv/bin/python -c "import torch" >/dev/null 2>&1; then
+    # PyTorch is the optional oracle of the tests: try it, and say why when it can't be had
+    if ! log=$(.venv/bin/python -m pip install -q --disable-pip-version-check -e ".[oracle]" 2>&1); then
+        echo "note: PyTorch (the optional test oracle) could not be installed; its tests will be skipped. pip said:"
+        echo "$log" | grep -v "^WARNING: Location" | tail -n 15
+    fi
+fi

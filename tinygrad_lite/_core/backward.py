@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from typing import Union
 
 import numpy as np
 
@@ -14,7 +13,7 @@ from .tensor_base import TensorBase, wrap
 
 __all__ = ["backward", "grad", "ones_seed"]
 
-Tensors = Union[TensorBase, Sequence[TensorBase]]
+Tensors = TensorBase | Sequence[TensorBase]
 
 
 def _as_tuple(x: Tensors | None) -> tuple:

@@ -63,7 +63,8 @@ def run_backward(
         _send(pending, leaf_grads, edge, grad if create_graph else grad._data, None)
     deps = _count_dependencies(pending)  # pending holds the roots' nodes so far
     ready = [node for node in pending if deps[node] == 0]
-    watch = _Watch(roots, root_grads, inputs, deps) if inputs is not None or active_observers() else None
+    watched = inputs is not None or active_observers()
+    watch = _Watch(roots, root_grads, inputs, deps) if watched else None
 
     prev_mode = grad_state.enabled
     grad_state.enabled = create_graph

@@ -10,8 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .grad_mode import grad_state
-from .tensor_base import TensorBase
-from .tensor_base import wrap
+from .tensor_base import TensorBase, wrap
 
 __all__ = ["Node", "AccumulateGrad", "RemovableHandle", "RetainGradHook", "trace_node_creation"]
 

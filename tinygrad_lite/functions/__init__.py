@@ -13,13 +13,13 @@ are built from them here and get their gradients for free. The themed modules:
 | ``indexing.py`` | gather/scatter, index_select, masked ops, nonzero |
 | ``inplace.py`` | ``add_``, ``relu_``, ``copy_``, ``fill_``, ... (store through ``ops.inplace``) |
 
-Adding an op: write it in one of these modules (or as a primitive in ``ops/``), list its name in
-that module's ``__all__``, and, when ``x.name(...)`` means ``tl.name(x, ...)``, in
-``TENSOR_METHODS`` below; tensor.py binds every name listed there, so there is no wrapper to
-write. Then add a row to ``tests/op_catalog.py``.
+Adding an op takes three places: its code (a composite in one of these modules, or a primitive
+with its backward rule in ``ops/``, imported by one of them), its name in that module's
+``__all__`` (which makes it ``tl.name`` and, when it takes a tensor first, ``Tensor.name``: see
+``TENSOR_METHODS``), and a row in ``tests/op_catalog.py``.
 """
 
-from . import basic, creation, indexing, pointwise, reduction, shape
+from . import basic, creation, indexing, inplace, pointwise, reduction, shape
 from .basic import *  # noqa: F403
 from .creation import *  # noqa: F403
 from .indexing import *  # noqa: F403
@@ -36,30 +36,8 @@ __all__ = [
     *reduction.__all__, *shape.__all__, "relu_", "clamp_", "clip_", "neg_", "exp_",
 ]
 
-# Names bound as Tensor methods: ``x.name(*args)`` is ``name(x, *args)``. Methods whose
-# arguments differ from the function (``x.reshape(2, 3)``, ``x.where(cond, y)``, ...) are written
-# out in tensor.py instead.
-TENSOR_METHODS = [
-    # basic
-    "add", "sub", "mul", "div", "pow", "neg", "exp", "log", "sin", "cos", "sqrt", "relu", "tanh",
-    "sigmoid", "maximum", "softmax", "log_softmax", "sum", "mean", "max", "amax", "matmul",
-    "reshape", "permute", "expand", "t", "transpose", "squeeze", "unsqueeze", "flatten",
-    # pointwise
-    "abs", "absolute", "sign", "clamp", "clip", "rsqrt", "square", "exp2", "expm1", "log2",
-    "log10", "log1p", "tan", "reciprocal", "floor", "ceil", "round", "trunc", "minimum", "lerp",
-    "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor",
-    "logical_not", "isnan", "isinf", "isfinite", "bitwise_not", "bitwise_and", "bitwise_or",
-    "bitwise_xor",
-    # reduction
-    "min", "amin", "argmax", "argmin", "prod", "cumsum", "cumprod", "var", "std", "logsumexp",
-    "norm", "all", "any", "mm", "bmm", "mv", "dot", "outer",
-    # shape
-    "unflatten", "broadcast_to", "repeat", "roll", "split", "chunk", "unbind", "narrow", "select",
-    "movedim", "tril", "triu", "diagonal", "contiguous",
-    # indexing
-    "gather", "scatter", "scatter_add", "index_select", "masked_fill", "masked_select",
-    "take_along_dim", "nonzero",
-    # in place
-    "add_", "sub_", "mul_", "div_", "pow_", "clamp_", "clip_", "relu_", "neg_", "exp_",
-    "masked_fill_", "fill_", "zero_", "copy_",
-]
+# Names bound as Tensor methods, ``x.name(*args)`` being ``name(x, *args)``: every tl.* function
+# that takes a tensor first, and the in-place functions. tensor.py binds each one it does not
+# write out itself (``x.reshape(2, 3)``, ``x.where(cond, y)``, ... whose arguments differ).
+_NOT_METHODS = {"cat", "concat", "concatenate", "stack", "einsum", "setitem", *creation.__all__}
+TENSOR_METHODS = [name for name in (*__all__, *inplace.__all__) if name not in _NOT_METHODS]

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from .. import ops
+from .._core.tensor_base import TensorBase, wrap
 from ..ops import (
     cos,
     div,
@@ -25,7 +26,6 @@ from ..ops import (
     tanh,
     where,
 )
-from .._core.tensor_base import TensorBase, wrap
 
 __all__ = [
     "add", "sub", "mul", "div", "pow", "neg", "exp", "log", "sin", "cos", "relu", "maximum",
@@ -61,7 +61,8 @@ def _shape_args(shape: tuple) -> tuple:
 # -- reductions ---------------------------------------------------------------------------------
 
 
-def sum(input: TensorBase, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> TensorBase:  # noqa: A001
+def sum(input: TensorBase, dim: Any = None, keepdim: bool = False, *,
+        dtype: Any = None) -> TensorBase:  # noqa: A001
     """Sum of all elements, or over ``dim`` (int or tuple)."""
     return ops.reduce_sum(input, dim, keepdim, dtype)
 

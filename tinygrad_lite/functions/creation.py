@@ -48,7 +48,8 @@ def _np_dtype(dtype: Any, default: dtypes.DType = dtypes.float32) -> np.dtype:
     return (dtypes.to_dtype(dtype) if dtype is not None else default).np
 
 
-def tensor(data: Any, dtype: Any = None, requires_grad: bool = False, device: Any = None) -> TensorBase:
+def tensor(data: Any, dtype: Any = None, requires_grad: bool = False,
+           device: Any = None) -> TensorBase:
     """A new tensor holding a copy of ``data``; the dtype is inferred as in PyTorch (Python
     floats give float32, ints int64, bools bool; NumPy arrays keep theirs)."""
     return _finish(to_array(data, dtype, float_default=False), requires_grad, device)
@@ -71,17 +72,20 @@ def from_numpy(array: np.ndarray) -> TensorBase:
     return wrap(array)
 
 
-def zeros(*size: Any, dtype: Any = None, requires_grad: bool = False, device: Any = None) -> TensorBase:
+def zeros(*size: Any, dtype: Any = None, requires_grad: bool = False,
+          device: Any = None) -> TensorBase:
     """A tensor of zeros."""
     return _finish(np.zeros(_size(size), _np_dtype(dtype)), requires_grad, device)
 
 
-def ones(*size: Any, dtype: Any = None, requires_grad: bool = False, device: Any = None) -> TensorBase:
+def ones(*size: Any, dtype: Any = None, requires_grad: bool = False,
+         device: Any = None) -> TensorBase:
     """A tensor of ones."""
     return _finish(np.ones(_size(size), _np_dtype(dtype)), requires_grad, device)
 
 
-def empty(*size: Any, dtype: Any = None, requires_grad: bool = False, device: Any = None) -> TensorBase:
+def empty(*size: Any, dtype: Any = None, requires_grad: bool = False,
+          device: Any = None) -> TensorBase:
     """An uninitialised tensor (its values are arbitrary)."""
     return _finish(np.empty(_size(size), _np_dtype(dtype)), requires_grad, device)
 
@@ -121,14 +125,16 @@ def eye(n: int, m: int | None = None, *, dtype: Any = None, requires_grad: bool 
     return _finish(np.eye(n, m, dtype=_np_dtype(dtype)), requires_grad, device)
 
 
-def rand(*size: Any, dtype: Any = None, requires_grad: bool = False, device: Any = None) -> TensorBase:
+def rand(*size: Any, dtype: Any = None, requires_grad: bool = False,
+         device: Any = None) -> TensorBase:
     """Uniform random values in [0, 1)."""
     dt = _np_dtype(dtype)
     data = _rng.random(_size(size), dtype=np.float64 if dt == np.float64 else np.float32)
     return _finish(data.astype(dt, copy=False), requires_grad, device)
 
 
-def randn(*size: Any, dtype: Any = None, requires_grad: bool = False, device: Any = None) -> TensorBase:
+def randn(*size: Any, dtype: Any = None, requires_grad: bool = False,
+          device: Any = None) -> TensorBase:
     """Standard normal random values."""
     dt = _np_dtype(dtype)
     data = _rng.standard_normal(_size(size), dtype=np.float64 if dt == np.float64 else np.float32)

@@ -11,8 +11,8 @@ from typing import Any
 import numpy as np
 
 from .. import ops
-from ..ops.indexing import index_put
 from .._core.tensor_base import TensorBase, wrap
+from ..ops.indexing import index_put
 
 __all__ = [
     "gather", "scatter", "scatter_add", "index_select", "masked_fill", "masked_select",

@@ -9,10 +9,10 @@ from typing import Any
 import numpy as np
 
 from .. import ops
+from .._core.tensor_base import TensorBase, wrap
 from ..ops import scan, unary
 from ..ops.einsum import einsum as _einsum_op
 from .basic import extremum_with_dim, matmul
-from .._core.tensor_base import TensorBase, wrap
 
 __all__ = [
     "min", "amin", "argmax", "argmin", "prod", "cumsum", "cumprod", "var", "std", "logsumexp",

@@ -12,8 +12,8 @@ from typing import Any
 import numpy as np
 
 from .. import ops
-from ..ops.shape import cat
 from .._core.tensor_base import TensorBase, wrap
+from ..ops.shape import cat
 
 __all__ = [
     "unflatten", "broadcast_to", "repeat", "tile", "flip", "roll", "cat", "concatenate",
@@ -217,7 +217,8 @@ def contiguous(input: TensorBase) -> TensorBase:
     return input if input._data.flags.c_contiguous else ops.clone(input)
 
 
-def pad(input: TensorBase, pad: Any, mode: str = "constant", value: float | None = None) -> TensorBase:
+def pad(input: TensorBase, pad: Any, mode: str = "constant",
+        value: float | None = None) -> TensorBase:
     """Pad the last ``len(pad) // 2`` dims: ``pad = (left_last, right_last, left_prev, ...)``.
     Modes: constant (``value``, default 0; negative pads crop), reflect, replicate, circular."""
     pad = tuple(int(p) for p in pad)

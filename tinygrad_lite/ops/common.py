@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from .. import dtypes
 from .._core.grad_mode import grad_state
 from .._core.tensor_base import TensorBase, to_array, wrap
-
 
 # np.broadcast_to costs ~4 us whatever the size (measured at 8x8: 3.8 us against 0.9 us for
 # allocating and filling a copy), so small broadcasts are materialised and large ones are views.

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import dtypes
 from .._core.grad_mode import grad_state
 from .._core.graph import Node
 from .._core.tensor_base import TensorBase
-from .. import dtypes
 from .common import (
     array_of,
     as_tensor,

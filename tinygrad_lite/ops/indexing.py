@@ -26,7 +26,8 @@ class IndexPutBackward0(Node):
         return grad_x, grad_v
 
 
-def index_put(x: TensorBase, index, values, accumulate: bool = False, op: str = "index_put") -> TensorBase:
+def index_put(x: TensorBase, index, values, accumulate: bool = False,
+              op: str = "index_put") -> TensorBase:
     """A copy of ``x`` with ``values`` (broadcast) written at ``index``, or added there when
     ``accumulate`` (repeated indices then add up)."""
     index = normalize_index(index)

@@ -16,7 +16,8 @@ from .._core.tensor_base import TensorBase
 from .common import SMALL, is_array, sum_to, wrap
 
 
-def _view(out: np.ndarray, x: TensorBase, node: Node | None, how: tuple | None = None) -> TensorBase:
+def _view(out: np.ndarray, x: TensorBase, node: Node | None,
+          how: tuple | None = None) -> TensorBase:
     result = wrap(out, node)
     result._version_counter = x._version_counter
     if how is not None:

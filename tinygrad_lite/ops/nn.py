@@ -17,9 +17,9 @@ import numpy as np
 
 from .._core.grad_mode import grad_state
 from .._core.graph import Node
+from .._core.tensor_base import TensorBase
 from .common import is_array, wrap
 from .elementwise import unary_rule
-from .._core.tensor_base import TensorBase
 
 __all__ = ["pad_constant", "unfold", "fold", "erf"]
 
@@ -112,7 +112,8 @@ def unfold(x: TensorBase, kernel: tuple, stride: tuple, dilation: tuple) -> Tens
     return wrap(out, node)
 
 
-def fold(cols: TensorBase, spatial: tuple, kernel: tuple, stride: tuple, dilation: tuple) -> TensorBase:
+def fold(cols: TensorBase, spatial: tuple, kernel: tuple, stride: tuple,
+         dilation: tuple) -> TensorBase:
     """The adjoint of ``unfold``: sums windows ``lead + out + kernel`` back into ``lead +
     spatial`` (overlapping windows add up)."""
     out = _fold_array(cols._data, tuple(spatial), tuple(kernel), tuple(stride), tuple(dilation))
