@@ -36,6 +36,7 @@ EXPRESSIONS = [
     ("(a.mT @ b).diagonal()", [(3, 4), (3, 4)]),
     ("T.lerp(a, b, 0.25) + a.masked_fill(b > 0, 2.0)", [(3, 4), (3, 4)]),
     ("T.nn.functional.pad(a, (1, 2), mode='reflect') + 1", [(3, 4)]),
+    ("T.atan2(a, b) + a.hypot(b) * T.atan2(b, a[0]) + a.atan2(a.flip(0))", [(3, 4), (4,)]),
 ]
 
 

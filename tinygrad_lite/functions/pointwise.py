@@ -8,15 +8,16 @@ from typing import Any
 import numpy as np
 
 from .. import ops
-from ..ops import unary
 from .._core.tensor_base import TensorBase, wrap
+from ..ops import unary
+from ..ops.binary_math import atan2, hypot
 
 __all__ = [
     "abs", "absolute", "sign", "clamp", "clip", "rsqrt", "square", "exp2", "expm1", "log2",
     "log10", "log1p", "tan", "reciprocal", "floor", "ceil", "round", "trunc", "minimum", "lerp",
     "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_not",
     "logical_xor", "isnan", "isinf", "isfinite", "bitwise_not", "bitwise_and", "bitwise_or",
-    "bitwise_xor",
+    "bitwise_xor", "atan2", "hypot",
 ]
 
 
