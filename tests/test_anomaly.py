@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import tinygrad_lite as tl
-from tinygrad_lite._core.observers import active_observers
 from tinygrad_lite._core import graph
+from tinygrad_lite._core.observers import active_observers
 from tinygrad_lite.autograd.anomaly import AnomalyError, is_anomaly_enabled
 
 

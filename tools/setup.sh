@@ -1,14 +1,32 @@
 #!/usr/bin/env bash
 # Set up a development environment: bash tools/setup.sh [EXTRAS]   (e.g. examples, test, viz)
 # Installs Graphviz's `dot` (Debian package `graphviz`) when it is missing and we can (root with
-# apt-get), creates .venv if needed, and installs the package editable with the given extras.
+# apt-get), creates .venv if needed, and installs the package editable with the given extras;
+# with `test`, it also tries PyTorch, the tests' optional oracle. Optional parts that fail say
+# why (the package manager's own words) and the set-up goes on without them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 extras="${1:-}"
+
+# apt-get, waiting up to 5 minutes for another apt/dpkg to release its lock; on failure, print
+# why (the last lines of apt's output) and return non-zero.
+apt_install() {
+    local log
+    if ! log=$( { apt-get -o DPkg::Lock::Timeout=300 update -qq &&
+                  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 \
+                      install -y -qq "$@"; } 2>&1 ); then
+        echo "apt-get could not install $*; it said:"
+        echo "$log" | tail -n 15
+        return 1
+    fi
+}
+
+can_apt() { [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; }
+
 if ! command -v dot >/dev/null 2>&1; then
-    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-        { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq graphviz; } \
-            >/dev/null 2>&1 || echo "note: could not install graphviz; drawings can't be rendered (tl.viz.to_dot still works)"
+    if can_apt; then
+        apt_install graphviz ||
+            echo "note: drawings can't be rendered without graphviz (tl.viz.to_dot still works)"
     else
         echo "note: Graphviz's dot is missing (Debian: apt-get install graphviz); drawings can't be rendered (tl.viz.to_dot still works)"
     fi
@@ -16,9 +34,8 @@ fi
 if [ ! -x .venv/bin/python ] && ! python3 -m venv .venv >/dev/null 2>&1; then
     # Debian ships venv's pip bootstrap separately (python3-venv)
     rm -rf .venv
-    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-        apt-get update -qq >/dev/null 2>&1 || true
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null 2>&1 || true
+    if can_apt; then
+        apt_install python3-venv || true
     fi
     python3 -m venv .venv
 fi

@@ -1,46 +1,56 @@
 """``tinygrad_lite.nn``: Module, Parameter, layers, losses, init and utils, PyTorch style."""
 
 from . import functional, init, modules, utils
-from .activation import (
+from .modules import (
     ELU,
     GELU,
-    LeakyReLU,
-    LogSoftmax,
-    ReLU,
-    Sigmoid,
-    SiLU,
-    Softmax,
-    Softplus,
-    Tanh,
-)
-from .attention import MultiheadAttention
-from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
-from .conv import (
     AdaptiveAvgPool1d,
     AdaptiveAvgPool2d,
     AvgPool1d,
     AvgPool2d,
+    BatchNorm1d,
+    BatchNorm2d,
+    BCELoss,
+    BCEWithLogitsLoss,
+    Bilinear,
     Conv1d,
     Conv2d,
     ConvTranspose1d,
     ConvTranspose2d,
-    MaxPool1d,
-    MaxPool2d,
-)
-from .linear import Bilinear, Dropout, Embedding, Flatten, Identity, Linear, Unflatten
-from .losses import (
-    BCELoss,
-    BCEWithLogitsLoss,
     CrossEntropyLoss,
+    Dropout,
+    Embedding,
+    Flatten,
+    GroupNorm,
     HuberLoss,
+    Identity,
     KLDivLoss,
     L1Loss,
+    LayerNorm,
+    LeakyReLU,
+    Linear,
+    LogSoftmax,
+    MaxPool1d,
+    MaxPool2d,
+    Module,
+    ModuleDict,
+    ModuleList,
     MSELoss,
+    MultiheadAttention,
     NLLLoss,
+    ParameterDict,
+    ParameterList,
+    ReLU,
+    RMSNorm,
+    Sequential,
+    Sigmoid,
+    SiLU,
     SmoothL1Loss,
+    Softmax,
+    Softplus,
+    Tanh,
+    Unflatten,
 )
-from .module import Module
-from .norm import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm, RMSNorm
 from .parameter import Buffer, Parameter
 
 __all__ = [

@@ -1,12 +1,436 @@
-"""PyTorch's ``torch.nn.modules.module`` path: Module and the global module hooks."""
+"""PyTorch's ``torch.nn.modules.module``: ``Module``, the base class of layers (parameters,
+buffers, submodules, hooks, state dicts), and the global module hooks."""
 
-from ..module import (
-    Module,
-    register_module_forward_hook,
-    register_module_forward_pre_hook,
-    register_module_full_backward_hook,
-    register_module_full_backward_pre_hook,
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+from ... import dtypes
+from ..._core.graph import RemovableHandle
+from ...tensor import Tensor
+from ..parameter import Buffer, Parameter
+from ._hooks import (
+    add_hook,
+    call_with_hooks,
+    global_backward_hooks,
+    global_backward_pre_hooks,
+    global_forward_hooks,
+    global_forward_pre_hooks,
+)
+from ._module_state import (
+    IncompatibleKeys,
+    cast_floating,
+    collect_state,
+    load_state,
+    to_target_dtype,
 )
 
 __all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook",
            "register_module_full_backward_pre_hook", "register_module_full_backward_hook"]
+
+
+def register_module_forward_pre_hook(hook: Callable) -> RemovableHandle:
+    """Run ``hook(module, args)`` before every module's forward."""
+    return add_hook(global_forward_pre_hooks, hook)
+
+
+def register_module_forward_hook(hook: Callable) -> RemovableHandle:
+    """Run ``hook(module, args, output)`` after every module's forward."""
+    return add_hook(global_forward_hooks, hook)
+
+
+def register_module_full_backward_pre_hook(hook: Callable) -> RemovableHandle:
+    """Run ``hook(module, grad_output)`` for every module when its output gradients are known."""
+    return add_hook(global_backward_pre_hooks, hook)
+
+
+def register_module_full_backward_hook(hook: Callable) -> RemovableHandle:
+    """Run ``hook(module, grad_input, grad_output)`` for every module in backward."""
+    return add_hook(global_backward_hooks, hook)
+
+
+def _forward_unimplemented(self: Any, *args: Any, **kwargs: Any) -> Any:
+    """The computation; subclasses override it. Call the module, not ``forward``."""
+    raise NotImplementedError(f'Module [{type(self).__name__}] is missing "forward"')
+
+
+def _addindent(text: str, spaces: int) -> str:
+    lines = text.split("\n")
+    return lines[0] if len(lines) == 1 else "\n".join(
+        [lines[0]] + [" " * spaces + line for line in lines[1:]])
+
+
+class Module:
+    """Base class for all layers: assigning a ``Parameter``, ``Module`` or registered buffer to an
+    attribute registers it, so ``parameters()``, ``state_dict()`` and friends find it."""
+
+    training: bool
+    # name -> Parameter / Module (None: a registered but empty slot, such as a bias=False bias)
+    _parameters: OrderedDict[str, Any]
+    _buffers: OrderedDict[str, Tensor | None]
+    _non_persistent_buffers_set: set[str]
+    _modules: OrderedDict[str, Any]
+    _forward_pre_hooks: OrderedDict[int, Callable]
+    _forward_pre_hooks_with_kwargs: dict[int, bool]
+    _forward_hooks: OrderedDict[int, Callable]
+    _forward_hooks_with_kwargs: dict[int, bool]
+    _backward_pre_hooks: OrderedDict[int, Callable]
+    _backward_hooks: OrderedDict[int, Callable]
+    _version = 1  # state-dict format version, as in PyTorch
+
+    def __init__(self) -> None:
+        d = self.__dict__
+        d["training"] = True
+        d["_parameters"] = OrderedDict()
+        d["_buffers"] = OrderedDict()
+        d["_non_persistent_buffers_set"] = set()
+        d["_modules"] = OrderedDict()
+        d["_forward_pre_hooks"] = OrderedDict()
+        d["_forward_pre_hooks_with_kwargs"] = {}
+        d["_forward_hooks"] = OrderedDict()
+        d["_forward_hooks_with_kwargs"] = {}
+        d["_backward_pre_hooks"] = OrderedDict()
+        d["_backward_hooks"] = OrderedDict()
+
+    # Declared as a Callable attribute (as in PyTorch) so that subclasses may define forward
+    # with any signature.
+    forward: Callable[..., Any] = _forward_unimplemented
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Run ``forward`` with the hooks around it (a fast path when there are none)."""
+        if not (self._forward_pre_hooks or self._forward_hooks or self._backward_pre_hooks
+                or self._backward_hooks or global_forward_pre_hooks or global_forward_hooks
+                or global_backward_pre_hooks or global_backward_hooks):
+            return self.forward(*args, **kwargs)  # fast path: no hooks anywhere
+        return call_with_hooks(self, args, kwargs)
+
+    # -- hooks ---------------------------------------------------------------------------------
+    def register_forward_pre_hook(self, hook: Callable, *, prepend: bool = False,
+                                  with_kwargs: bool = False) -> RemovableHandle:
+        """Run ``hook(module, args)`` (or ``hook(module, args, kwargs)`` with ``with_kwargs``)
+        before forward; a non-None result replaces the arguments."""
+        handle = add_hook(self._forward_pre_hooks, hook, prepend)
+        if with_kwargs:
+            self._forward_pre_hooks_with_kwargs[handle.id] = True
+        return handle
+
+    def register_forward_hook(self, hook: Callable, *, prepend: bool = False,
+                              with_kwargs: bool = False) -> RemovableHandle:
+        """Run ``hook(module, args, output)`` (or ``hook(module, args, kwargs, output)``) after
+        forward; a non-None result replaces the output."""
+        handle = add_hook(self._forward_hooks, hook, prepend)
+        if with_kwargs:
+            self._forward_hooks_with_kwargs[handle.id] = True
+        return handle
+
+    def register_full_backward_pre_hook(self, hook: Callable, prepend: bool = False
+                                        ) -> RemovableHandle:
+        """Run ``hook(module, grad_output)`` when the gradients of the outputs are known; a
+        non-None result replaces them."""
+        return add_hook(self._backward_pre_hooks, hook, prepend)
+
+    def register_full_backward_hook(self, hook: Callable, prepend: bool = False
+                                    ) -> RemovableHandle:
+        """Run ``hook(module, grad_input, grad_output)`` when the gradients of the inputs are
+        known; a non-None result replaces ``grad_input``."""
+        return add_hook(self._backward_hooks, hook, prepend)
+
+    # -- attribute registration ----------------------------------------------------------------
+    def __setattr__(self, name: str, value: Any) -> None:
+        d = self.__dict__
+        params = d.get("_parameters")
+        if isinstance(value, Parameter):
+            if params is None:
+                raise AttributeError("cannot assign parameters before Module.__init__() call")
+            self._forget(name)
+            self.register_parameter(name, value)
+        elif params is not None and name in params:
+            if value is not None:
+                raise TypeError(
+                    f"cannot assign '{type(value).__name__}' as parameter '{name}' "
+                    "(nn.Parameter or None expected)"
+                )
+            params[name] = None
+        elif isinstance(value, Module):
+            if "_modules" not in d:
+                raise AttributeError("cannot assign module before Module.__init__() call")
+            self._forget(name)
+            d["_modules"][name] = value
+        elif d.get("_modules") is not None and name in d["_modules"]:
+            if value is not None:
+                raise TypeError(
+                    f"cannot assign '{type(value).__name__}' as child module '{name}' "
+                    "(nn.Module or None expected)"
+                )
+            d["_modules"][name] = None
+        elif isinstance(value, Buffer):
+            self._forget(name)
+            self.register_buffer(name, Tensor._wrap(value._data), value.persistent)
+        elif d.get("_buffers") is not None and name in d["_buffers"]:
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(
+                    f"cannot assign '{type(value).__name__}' as buffer '{name}' "
+                    "(Tensor or None expected)"
+                )
+            d["_buffers"][name] = value
+        else:
+            object.__setattr__(self, name, value)
+
+    def _forget(self, name: str) -> None:
+        d = self.__dict__
+        d.pop(name, None)
+        for key in ("_parameters", "_buffers", "_modules"):
+            d[key].pop(name, None)
+        d["_non_persistent_buffers_set"].discard(name)
+
+    def __getattr__(self, name: str) -> Any:
+        d = self.__dict__
+        for key in ("_parameters", "_buffers", "_modules"):
+            store = d.get(key)
+            if store is not None and name in store:
+                return store[name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __delattr__(self, name: str) -> None:
+        d = self.__dict__
+        for key in ("_parameters", "_buffers", "_modules"):
+            if name in d[key]:
+                del d[key][name]
+                d["_non_persistent_buffers_set"].discard(name)
+                return
+        object.__delattr__(self, name)
+
+    def __dir__(self) -> list:
+        return sorted(set(super().__dir__()) | set(self._parameters) | set(self._buffers)
+                      | set(self._modules))
+
+    def _check_name(self, name: str, kind: str) -> None:
+        if not isinstance(name, str):
+            raise TypeError(f"{kind} name should be a string, got {type(name).__name__}")
+        if not name or "." in name:
+            raise KeyError(f'{kind} name can\'t be empty or contain ".", got "{name}"')
+        if hasattr(type(self), name) or (name in self.__dict__):
+            raise KeyError(f"attribute '{name}' already exists")
+
+    def register_parameter(self, name: str, param: Parameter | None) -> None:
+        """Register ``param`` (a ``Parameter`` or None) under ``name``."""
+        if "_parameters" not in self.__dict__:
+            raise AttributeError("cannot assign parameter before Module.__init__() call")
+        if name not in self._parameters:
+            self._check_name(name, "parameter")
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(
+                f"cannot assign '{type(param).__name__}' object to parameter '{name}' "
+                "(nn.Parameter or None required)"
+            )
+        self._parameters[name] = param
+
+    def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
+        """Register a non-learnable tensor (running statistics...) saved in ``state_dict`` unless
+        ``persistent=False``."""
+        if "_buffers" not in self.__dict__:
+            raise AttributeError("cannot assign buffer before Module.__init__() call")
+        if name not in self._buffers:
+            self._check_name(name, "buffer")
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(
+                f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' "
+                "(Tensor or None required)"
+            )
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers_set.discard(name)
+        else:
+            self._non_persistent_buffers_set.add(name)
+
+    def add_module(self, name: str, module: Module | None) -> None:
+        """Register ``module`` as a child called ``name``."""
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"{type(module).__name__} is not a Module subclass")
+        if name not in self._modules:
+            self._check_name(name, "module")
+        self._modules[name] = module
+
+    register_module = add_module
+
+    def get_submodule(self, target: str) -> Module:
+        """The submodule at a dotted path such as ``"encoder.0"``."""
+        mod = self
+        for part in target.split(".") if target else []:
+            if part not in mod._modules or mod._modules[part] is None:
+                raise AttributeError(f"{type(mod).__name__} has no submodule `{part}`")
+            mod = mod._modules[part]
+        return mod
+
+    def get_parameter(self, target: str) -> Parameter:
+        """The parameter at a dotted path such as ``"0.weight"``."""
+        mod_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(mod_path)
+        if name not in mod._parameters:
+            raise AttributeError(f"{type(mod).__name__} has no parameter `{name}`")
+        return mod._parameters[name]
+
+    # -- traversal -----------------------------------------------------------------------------
+    def named_modules(self, memo: set | None = None, prefix: str = "",
+                      remove_duplicate: bool = True) -> Iterator[tuple[str, Module]]:
+        """``(dotted_name, module)`` for this module and every descendant (each once)."""
+        if memo is None:
+            memo = set()
+        if remove_duplicate:
+            if self in memo:
+                return
+            memo.add(self)
+        yield prefix, self
+        for name, module in self._modules.items():
+            if module is not None:
+                sub = prefix + ("." if prefix else "") + name
+                yield from module.named_modules(memo, sub, remove_duplicate)
+
+    def modules(self) -> Iterator[Module]:
+        """This module and every descendant."""
+        for _, m in self.named_modules():
+            yield m
+
+    def named_children(self) -> Iterator[tuple[str, Module]]:
+        """``(name, module)`` for the direct children."""
+        seen = set()
+        for name, m in self._modules.items():
+            if m is not None and m not in seen:
+                seen.add(m)
+                yield name, m
+
+    def children(self) -> Iterator[Module]:
+        """The direct children."""
+        for _, m in self.named_children():
+            yield m
+
+    def _named_members(self, store: str, prefix: str, recurse: bool,
+                       remove_duplicate: bool = True) -> Iterator[tuple[str, Any]]:
+        seen: set = set()
+        mods = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) if recurse \
+            else [(prefix, self)]
+        for mod_prefix, mod in mods:
+            for name, value in getattr(mod, store).items():
+                if value is None or (remove_duplicate and id(value) in seen):
+                    continue
+                seen.add(id(value))
+                yield mod_prefix + ("." if mod_prefix else "") + name, value
+
+    def named_parameters(self, prefix: str = "", recurse: bool = True,
+                         remove_duplicate: bool = True) -> Iterator[tuple[str, Parameter]]:
+        """``(dotted_name, parameter)`` pairs, e.g. ``("0.weight", ...)`` in a Sequential."""
+        return self._named_members("_parameters", prefix, recurse, remove_duplicate)
+
+    def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
+        """Every parameter (shared ones once)."""
+        for _, p in self.named_parameters(recurse=recurse):
+            yield p
+
+    def named_buffers(self, prefix: str = "", recurse: bool = True,
+                      remove_duplicate: bool = True) -> Iterator[tuple[str, Tensor]]:
+        """``(dotted_name, buffer)`` pairs."""
+        return self._named_members("_buffers", prefix, recurse, remove_duplicate)
+
+    def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
+        """Every buffer."""
+        for _, b in self.named_buffers(recurse=recurse):
+            yield b
+
+    # -- modes and bulk changes ----------------------------------------------------------------
+    def train(self, mode: bool = True) -> Module:
+        """Set training mode (affects Dropout, BatchNorm) here and in every descendant."""
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")
+        for m in self.modules():
+            m.__dict__["training"] = mode
+        return self
+
+    def eval(self) -> Module:
+        """Set evaluation mode: ``train(False)``."""
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Module:
+        """Set ``requires_grad`` on every parameter."""
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Reset the gradients of every parameter (to None by default, else to zeros)."""
+        for p in self.parameters():
+            if p._grad is None:
+                continue
+            if set_to_none:
+                p._grad = None
+            else:
+                p._grad = Tensor._wrap(np.zeros_like(p._data))
+
+    def apply(self, fn: Callable[[Module], None]) -> Module:
+        """Call ``fn`` on every descendant (children first), then on this module."""
+        for m in self.children():
+            m.apply(fn)
+        fn(self)
+        return self
+
+    def _cast(self, dtype: dtypes.DType) -> Module:
+        cast_floating(self, dtype)
+        return self
+
+    def to(self, *args: Any, **kwargs: Any) -> Module:
+        """Convert floating parameters and buffers to a dtype; ``"cpu"`` is accepted."""
+        dt = to_target_dtype(args, kwargs)
+        return self if dt is None else self._cast(dt)
+
+    def float(self) -> Module:
+        """Convert floating parameters and buffers to float32."""
+        return self._cast(dtypes.float32)
+
+    def double(self) -> Module:
+        """Convert floating parameters and buffers to float64."""
+        return self._cast(dtypes.float64)
+
+    def half(self) -> Module:
+        """Convert floating parameters and buffers to float16."""
+        return self._cast(dtypes.float16)
+
+    def cpu(self) -> Module:
+        """This module (everything lives on the CPU)."""
+        return self
+
+    # -- state dict ----------------------------------------------------------------------------
+    def state_dict(self, *args: Any, destination: OrderedDict | None = None, prefix: str = "",
+                   keep_vars: bool = False) -> OrderedDict:
+        """Parameters and persistent buffers by dotted name (detached unless ``keep_vars``)."""
+        if args:  # PyTorch's legacy positional form state_dict(destination, prefix, keep_vars)
+            destination = args[0]
+            prefix = args[1] if len(args) > 1 else prefix
+            keep_vars = args[2] if len(args) > 2 else keep_vars
+        return collect_state(self, destination, prefix, keep_vars)
+
+    def load_state_dict(self, state_dict: dict, strict: bool = True,
+                        assign: bool = False) -> IncompatibleKeys:
+        """Copy values from ``state_dict`` into parameters and buffers. All problems (missing and
+        unexpected keys with ``strict``, shape mismatches always) are reported in one error, and
+        nothing is loaded then."""
+        return load_state(self, state_dict, strict, assign)
+
+    # -- printing ------------------------------------------------------------------------------
+    def extra_repr(self) -> str:
+        """The text inside this module's parentheses in ``repr`` (layers override it)."""
+        return ""
+
+    def _get_name(self) -> str:
+        return type(self).__name__
+
+    def __repr__(self) -> str:
+        extra = self.extra_repr()
+        lines = extra.split("\n") if extra else []
+        for name, module in self._modules.items():
+            lines.append(f"({name}): " + _addindent(repr(module), 2))
+        if not self._modules:
+            return f"{self._get_name()}({extra})"
+        return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"

@@ -1,4 +1,5 @@
-"""The machinery behind module backward hooks: identity nodes around a module's tensors.
+"""The machinery behind module hooks: the global hook tables, hooked calls, and the identity
+nodes that give full backward hooks their gradients.
 
 ``Module.__call__`` passes the module's tensor inputs, and later its tensor outputs, through an
 identity node each (PyTorch calls it ``BackwardHookFunctionBackward``). The output node sees the
@@ -10,29 +11,85 @@ inside the module (in-place ones included) cannot change what the hooks see.
 
 from __future__ import annotations
 
+from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
-from .._core.graph import Node
-from ..tensor import Tensor
+from ..._core.grad_mode import grad_state
+from ..._core.graph import Node, RemovableHandle
+from ...tensor import Tensor
+
+__all__ = ["global_forward_pre_hooks", "global_forward_hooks", "global_backward_pre_hooks",
+           "global_backward_hooks", "add_hook", "call_with_hooks"]
+
+# Global hooks (``register_module_*_hook`` in module.py), run for every module before the
+# module's own hooks, as in PyTorch. Only ever mutated in place.
+global_forward_pre_hooks: OrderedDict[int, Callable] = OrderedDict()
+global_forward_hooks: OrderedDict[int, Callable] = OrderedDict()
+global_backward_pre_hooks: OrderedDict[int, Callable] = OrderedDict()
+global_backward_hooks: OrderedDict[int, Callable] = OrderedDict()
+
+
+def add_hook(hooks: OrderedDict, hook: Callable, prepend: bool = False) -> RemovableHandle:
+    """Store ``hook`` in ``hooks`` (first with ``prepend``); the handle removes it."""
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = hook
+    if prepend:
+        hooks.move_to_end(handle.id, last=False)
+    return handle
+
+
+def call_with_hooks(module: Any, args: tuple, kwargs: dict) -> Any:
+    """``module.forward(*args, **kwargs)`` with the forward (pre-)hooks around it and, when
+    backward hooks are registered, its tensors routed through the identity nodes."""
+    for hook_id, hook in [*global_forward_pre_hooks.items(),
+                          *module._forward_pre_hooks.items()]:
+        if module._forward_pre_hooks_with_kwargs.get(hook_id):
+            result = hook(module, args, kwargs)
+            if result is not None:
+                if not (isinstance(result, tuple) and len(result) == 2):
+                    raise RuntimeError("forward pre-hook must return None or a tuple of "
+                                       f"(new_args, new_kwargs), but got {result!r}.")
+                args, kwargs = result
+        else:
+            result = hook(module, args)
+            if result is not None:
+                args = result if isinstance(result, tuple) else (result,)
+    state = None
+    if grad_state.enabled and (module._backward_hooks or module._backward_pre_hooks
+                               or global_backward_hooks or global_backward_pre_hooks):
+        state = BackwardHookState(module)
+        args = state.wrap_inputs(args)
+    output = module.forward(*args, **kwargs)
+    for hook_id, hook in [*global_forward_hooks.items(), *module._forward_hooks.items()]:
+        if module._forward_hooks_with_kwargs.get(hook_id):
+            result = hook(module, args, kwargs, output)
+        else:
+            result = hook(module, args, output)
+        if result is not None:
+            output = result
+    if state is not None:
+        output = state.wrap_outputs(output)
+    return output
 
 
 def _as_tensors(grads: tuple) -> tuple:
     return tuple(g if g is None or isinstance(g, Tensor) else Tensor._wrap(g) for g in grads)
 
 
-def _like_incoming(new: tuple, incoming: tuple, what: str, module: Any) -> tuple:
+def _like_incoming(new: Any, incoming: tuple, what: str, module: Any) -> tuple:
     """Hook results back in the engine's currency (arrays in a plain backward), checked."""
+    name = type(module).__name__
     if not isinstance(new, (tuple, list)) or len(new) != len(incoming):
-        raise RuntimeError(
-            f"backward hook of {type(module).__name__} returned {len(new) if isinstance(new, (tuple, list)) else type(new).__name__} "  # noqa: E501
-            f"values for {what}, expected a tuple of {len(incoming)}"
-        )
+        got = len(new) if isinstance(new, (tuple, list)) else type(new).__name__
+        raise RuntimeError(f"backward hook of {name} returned {got} values for {what}, "
+                           f"expected a tuple of {len(incoming)}")
     out = []
     for g_new, g_old in zip(new, incoming):
         if g_new is not None and g_old is not None and tuple(g_new.shape) != tuple(g_old.shape):
             raise RuntimeError(
-                f"backward hook of {type(module).__name__} returned a gradient of shape "
-                f"{tuple(g_new.shape)} for {what}, expected {tuple(g_old.shape)}"
+                f"backward hook of {name} returned a gradient of shape {tuple(g_new.shape)} "
+                f"for {what}, expected {tuple(g_old.shape)}"
             )
         plain = g_old is not None and not isinstance(g_old, Tensor)
         out.append(g_new._data if plain and isinstance(g_new, Tensor) else g_new)
@@ -42,7 +99,11 @@ def _like_incoming(new: tuple, incoming: tuple, what: str, module: Any) -> tuple
 class BackwardHookFunctionBackward(Node):
     """Identity on several tensors; reports their gradients to the hook state."""
 
-    def backward(self, *grads):
+    state: BackwardHookState
+    kind: str
+
+    def backward(self, *grads: Any) -> tuple:
+        """The gradients, possibly replaced by the module's hooks."""
         return self.state.on_grads(self.kind, grads)
 
 
@@ -57,8 +118,7 @@ class BackwardHookState:
 
     def _wrap(self, tensors: list, kind: str) -> list:
         """Route the tensors that require grad through one identity node."""
-        needing = [t for t in tensors if t._requires_grad]
-        if not needing:
+        if not any(t._requires_grad for t in tensors):
             return tensors
         node = BackwardHookFunctionBackward(*tensors)
         node.n_outputs = len(tensors)
@@ -98,8 +158,9 @@ class BackwardHookState:
 
     def on_grads(self, kind: str, grads: tuple) -> tuple:
         """Called by the identity nodes in backward (outputs first, then inputs)."""
-        pre_hooks, hooks = self.module._backward_hook_lists()
         module = self.module
+        pre_hooks = [*global_backward_pre_hooks.values(), *module._backward_pre_hooks.values()]
+        hooks = [*global_backward_hooks.values(), *module._backward_hooks.values()]
         if kind == "output":
             for hook in pre_hooks:
                 result = hook(module, _as_tensors(grads))

@@ -1,9 +1,10 @@
-"""Loss layers, thin Modules over ``nn.functional``'s losses."""
+"""PyTorch's ``torch.nn.modules.loss``: the loss layers, thin Modules over ``nn.functional``."""
 
 from __future__ import annotations
 
-from ..tensor import Tensor
-from . import loss as L  # noqa: N812
+from ..._core.tensor_base import TensorBase
+from ...tensor import Tensor
+from .. import functional as F  # noqa: N812 - PyTorch's conventional alias
 from .module import Module
 
 __all__ = ["MSELoss", "L1Loss", "HuberLoss", "SmoothL1Loss", "CrossEntropyLoss", "NLLLoss",
@@ -11,12 +12,16 @@ __all__ = ["MSELoss", "L1Loss", "HuberLoss", "SmoothL1Loss", "CrossEntropyLoss",
 
 
 class _Loss(Module):
+    """A loss with a ``reduction``."""
+
     def __init__(self, reduction: str = "mean") -> None:
         super().__init__()
         self.reduction = reduction
 
 
 class _WeightedLoss(_Loss):
+    """A loss with per-class ``weight`` (a buffer) and a ``reduction``."""
+
     def __init__(self, weight: Tensor | None = None, reduction: str = "mean") -> None:
         super().__init__(reduction)
         self.register_buffer("weight", weight)
@@ -25,17 +30,17 @@ class _WeightedLoss(_Loss):
 class MSELoss(_Loss):
     """Mean squared error."""
 
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+    def forward(self, input: TensorBase, target: TensorBase) -> TensorBase:
         """The loss."""
-        return L.mse_loss(input, target, self.reduction)
+        return F.mse_loss(input, target, self.reduction)
 
 
 class L1Loss(_Loss):
     """Mean absolute error."""
 
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+    def forward(self, input: TensorBase, target: TensorBase) -> TensorBase:
         """The loss."""
-        return L.l1_loss(input, target, self.reduction)
+        return F.l1_loss(input, target, self.reduction)
 
 
 class HuberLoss(_Loss):
@@ -45,9 +50,9 @@ class HuberLoss(_Loss):
         super().__init__(reduction)
         self.delta = delta
 
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+    def forward(self, input: TensorBase, target: TensorBase) -> TensorBase:
         """The loss."""
-        return L.huber_loss(input, target, self.reduction, self.delta)
+        return F.huber_loss(input, target, self.reduction, self.delta)
 
 
 class SmoothL1Loss(_Loss):
@@ -57,9 +62,9 @@ class SmoothL1Loss(_Loss):
         super().__init__(reduction)
         self.beta = beta
 
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+    def forward(self, input: TensorBase, target: TensorBase) -> TensorBase:
         """The loss."""
-        return L.smooth_l1_loss(input, target, self.reduction, self.beta)
+        return F.smooth_l1_loss(input, target, self.reduction, self.beta)
 
 
 class CrossEntropyLoss(_WeightedLoss):
@@ -70,9 +75,9 @@ class CrossEntropyLoss(_WeightedLoss):
         super().__init__(weight, reduction)
         self.ignore_index, self.label_smoothing = ignore_index, label_smoothing
 
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+    def forward(self, input: TensorBase, target: TensorBase) -> TensorBase:
         """The loss."""
-        return L.cross_entropy(input, target, self.weight, self.ignore_index, self.reduction,
+        return F.cross_entropy(input, target, self.weight, self.ignore_index, self.reduction,
                                self.label_smoothing)
 
 
@@ -84,17 +89,17 @@ class NLLLoss(_WeightedLoss):
         super().__init__(weight, reduction)
         self.ignore_index = ignore_index
 
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+    def forward(self, input: TensorBase, target: TensorBase) -> TensorBase:
         """The loss."""
-        return L.nll_loss(input, target, self.weight, self.ignore_index, self.reduction)
+        return F.nll_loss(input, target, self.weight, self.ignore_index, self.reduction)
 
 
 class BCELoss(_WeightedLoss):
     """Binary cross entropy of probabilities."""
 
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+    def forward(self, input: TensorBase, target: TensorBase) -> TensorBase:
         """The loss."""
-        return L.binary_cross_entropy(input, target, self.weight, self.reduction)
+        return F.binary_cross_entropy(input, target, self.weight, self.reduction)
 
 
 class BCEWithLogitsLoss(_WeightedLoss):
@@ -105,9 +110,9 @@ class BCEWithLogitsLoss(_WeightedLoss):
         super().__init__(weight, reduction)
         self.register_buffer("pos_weight", pos_weight)
 
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+    def forward(self, input: TensorBase, target: TensorBase) -> TensorBase:
         """The loss."""
-        return L.binary_cross_entropy_with_logits(input, target, self.weight, self.reduction,
+        return F.binary_cross_entropy_with_logits(input, target, self.weight, self.reduction,
                                                   self.pos_weight)
 
 
@@ -118,6 +123,6 @@ class KLDivLoss(_Loss):
         super().__init__(reduction)
         self.log_target = log_target
 
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+    def forward(self, input: TensorBase, target: TensorBase) -> TensorBase:
         """The loss."""
-        return L.kl_div(input, target, self.reduction, self.log_target)
+        return F.kl_div(input, target, self.reduction, self.log_target)

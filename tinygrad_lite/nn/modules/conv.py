@@ -1,4 +1,4 @@
-"""Convolution and pooling layers, thin Modules over ``nn.functional``."""
+"""PyTorch's ``torch.nn.modules.conv``: Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d."""
 
 from __future__ import annotations
 
@@ -7,15 +7,14 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes
-from ..tensor import Tensor
-from . import functional as F  # noqa: N812 - PyTorch's conventional alias
-from . import init
+from ... import dtypes
+from ..._core.tensor_base import TensorBase
+from .. import functional as F  # noqa: N812 - PyTorch's conventional alias
+from .. import init
+from ..parameter import Parameter
 from .module import Module
-from .parameter import Parameter
 
-__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d", "MaxPool1d", "MaxPool2d",
-           "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d"]
+__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
 
 
 def _ntuple(v: Any, n: int) -> tuple:
@@ -23,6 +22,8 @@ def _ntuple(v: Any, n: int) -> tuple:
 
 
 class _ConvNd(Module):
+    """What the convolutions share: arguments, weight and bias, initialisation, repr."""
+
     _nd = 2
     transposed = False
 
@@ -63,6 +64,7 @@ class _ConvNd(Module):
                 init.uniform_(self.bias, -bound, bound)
 
     def extra_repr(self) -> str:
+        """The channels, kernel size and the arguments that differ from the defaults."""
         s = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
              f"stride={self.stride}")
         if self.padding != (0,) * self._nd:
@@ -90,7 +92,7 @@ class Conv1d(_ConvNd):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
                          groups, bias, padding_mode, 0, device, dtype)
 
-    def forward(self, input: Tensor) -> Tensor:
+    def forward(self, input: TensorBase) -> TensorBase:
         """The convolution of the input."""
         return F.conv1d(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
                         self.groups)
@@ -105,7 +107,7 @@ class Conv2d(_ConvNd):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
                          groups, bias, padding_mode, 0, device, dtype)
 
-    def forward(self, input: Tensor) -> Tensor:
+    def forward(self, input: TensorBase) -> TensorBase:
         """The convolution of the input."""
         return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
                         self.groups)
@@ -124,7 +126,7 @@ class ConvTranspose1d(_ConvNd):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
                          groups, bias, padding_mode, output_padding, device, dtype)
 
-    def forward(self, input: Tensor) -> Tensor:
+    def forward(self, input: TensorBase) -> TensorBase:
         """The transposed convolution of the input."""
         return F.conv_transpose1d(input, self.weight, self.bias, self.stride, self.padding,
                                   self.output_padding, self.groups, self.dilation)
@@ -135,94 +137,7 @@ class ConvTranspose2d(ConvTranspose1d):
 
     _nd = 2
 
-    def forward(self, input: Tensor) -> Tensor:
+    def forward(self, input: TensorBase) -> TensorBase:
         """The transposed convolution of the input."""
         return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,
                                   self.output_padding, self.groups, self.dilation)
-
-
-class _MaxPoolNd(Module):
-    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
-                 return_indices: bool = False, ceil_mode: bool = False) -> None:
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if stride is not None else kernel_size
-        self.padding, self.dilation = padding, dilation
-        self.return_indices, self.ceil_mode = return_indices, ceil_mode
-
-    def extra_repr(self) -> str:
-        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
-                f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
-
-
-class MaxPool1d(_MaxPoolNd):
-    """1-D max pooling."""
-
-    def forward(self, input: Tensor) -> Any:
-        """Max over each window."""
-        return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
-                            self.ceil_mode, self.return_indices)
-
-
-class MaxPool2d(_MaxPoolNd):
-    """2-D max pooling."""
-
-    def forward(self, input: Tensor) -> Any:
-        """Max over each window."""
-        return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
-                            self.ceil_mode, self.return_indices)
-
-
-class _AvgPoolNd(Module):
-    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
-                 ceil_mode: bool = False, count_include_pad: bool = True,
-                 divisor_override: int | None = None) -> None:
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if stride is not None else kernel_size
-        self.padding, self.ceil_mode = padding, ceil_mode
-        self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
-
-    def extra_repr(self) -> str:
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
-
-
-class AvgPool1d(_AvgPoolNd):
-    """1-D average pooling."""
-
-    def forward(self, input: Tensor) -> Tensor:
-        """Mean over each window."""
-        return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                            self.count_include_pad)
-
-
-class AvgPool2d(_AvgPoolNd):
-    """2-D average pooling."""
-
-    def forward(self, input: Tensor) -> Tensor:
-        """Mean over each window."""
-        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                            self.count_include_pad, self.divisor_override)
-
-
-class AdaptiveAvgPool1d(Module):
-    """Average pooling to a fixed output length."""
-
-    def __init__(self, output_size: Any) -> None:
-        super().__init__()
-        self.output_size = output_size
-
-    def forward(self, input: Tensor) -> Tensor:
-        """Mean over adaptive windows."""
-        return F.adaptive_avg_pool1d(input, self.output_size)
-
-    def extra_repr(self) -> str:
-        return f"output_size={self.output_size}"
-
-
-class AdaptiveAvgPool2d(AdaptiveAvgPool1d):
-    """Average pooling to a fixed output size (oh, ow)."""
-
-    def forward(self, input: Tensor) -> Tensor:
-        """Mean over adaptive windows."""
-        return F.adaptive_avg_pool2d(input, self.output_size)

@@ -1,4 +1,5 @@
-"""Containers: Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict."""
+"""PyTorch's ``torch.nn.modules.container``: Sequential, ModuleList, ModuleDict, ParameterList,
+ParameterDict."""
 
 from __future__ import annotations
 
@@ -6,8 +7,8 @@ from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from ..parameter import Parameter
 from .module import Module
-from .parameter import Parameter
 
 __all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
 
@@ -201,6 +202,7 @@ class ParameterList(Module):
         return self
 
     def extra_repr(self) -> str:
+        """One line per parameter: its dtype and size."""
         return "\n".join(f"({i}): Parameter containing: [{p.dtype} of size {tuple(p.shape)}]"
                          for i, p in enumerate(self))
 

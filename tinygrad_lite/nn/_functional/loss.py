@@ -1,13 +1,13 @@
 """Loss functions of ``nn.functional``: composites (their gradients come for free), plus one
-fused node for the common case of ``cross_entropy``."""
+fused node (``ops.loss``) for the common case of ``cross_entropy``."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from .. import functions as _fn
-from ..ops.loss import fused_cross_entropy
-from ..tensor import Tensor
+from ... import functions as _fn
+from ..._core.tensor_base import TensorBase, wrap
+from ...ops.loss import fused_cross_entropy
 
 __all__ = [
     "mse_loss", "l1_loss", "huber_loss", "smooth_l1_loss", "cross_entropy", "nll_loss",
@@ -15,7 +15,7 @@ __all__ = [
 ]
 
 
-def _reduce(loss: Tensor, reduction: str, op: str) -> Tensor:
+def _reduce(loss: TensorBase, reduction: str, op: str) -> TensorBase:
     if reduction == "mean":
         return loss.mean()
     if reduction == "sum":
@@ -26,11 +26,11 @@ def _reduce(loss: Tensor, reduction: str, op: str) -> Tensor:
                      "(expected 'none', 'mean' or 'sum')")
 
 
-def _as_tensor(x: object, like: Tensor) -> Tensor:
-    return x if isinstance(x, Tensor) else Tensor._wrap(np.asarray(x, like._data.dtype))
+def _as_tensor(x: object, like: TensorBase) -> TensorBase:
+    return x if isinstance(x, TensorBase) else wrap(np.asarray(x, like._data.dtype))
 
 
-def _check_same_shape(input: Tensor, target: Tensor, op: str) -> None:
+def _check_same_shape(input: TensorBase, target: TensorBase, op: str) -> None:
     if tuple(input.shape) != tuple(target.shape):
         raise ValueError(
             f"{op}: target size {tuple(target.shape)} must be the same as input size "
@@ -38,19 +38,19 @@ def _check_same_shape(input: Tensor, target: Tensor, op: str) -> None:
         )
 
 
-def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
+def mse_loss(input: TensorBase, target: TensorBase, reduction: str = "mean") -> TensorBase:
     """Squared error ``(input - target) ** 2``, reduced."""
     diff = input - target
     return _reduce(diff * diff, reduction, "mse_loss")
 
 
-def l1_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
+def l1_loss(input: TensorBase, target: TensorBase, reduction: str = "mean") -> TensorBase:
     """Absolute error ``|input - target|``, reduced."""
     return _reduce(_fn.abs(input - target), reduction, "l1_loss")
 
 
-def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0
-               ) -> Tensor:
+def huber_loss(input: TensorBase, target: TensorBase, reduction: str = "mean", delta: float = 1.0
+               ) -> TensorBase:
     """Quadratic for ``|d| < delta``, linear (slope delta) beyond."""
     d = input - target
     a = _fn.abs(d)
@@ -58,8 +58,8 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     return _reduce(loss, reduction, "huber_loss")
 
 
-def smooth_l1_loss(input: Tensor, target: Tensor, reduction: str = "mean", beta: float = 1.0
-                   ) -> Tensor:
+def smooth_l1_loss(input: TensorBase, target: TensorBase, reduction: str = "mean", beta: float = 1.0
+                   ) -> TensorBase:
     """``0.5 d^2 / beta`` for ``|d| < beta``, ``|d| - 0.5 beta`` beyond (L1 when beta=0)."""
     d = input - target
     a = _fn.abs(d)
@@ -69,7 +69,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, reduction: str = "mean", beta:
     return _reduce(loss, reduction, "smooth_l1_loss")
 
 
-def _class_last(x: Tensor) -> Tensor:
+def _class_last(x: TensorBase) -> TensorBase:
     """(N, C, d1, ...) -> (N * d1 * ..., C); (C,) -> (1, C)."""
     if x.ndim == 1:
         return x.reshape(1, -1)
@@ -78,10 +78,10 @@ def _class_last(x: Tensor) -> Tensor:
     return x.reshape(-1, x.shape[-1])
 
 
-def _nll(logp: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int,
-         reduction: str, label_smoothing: float, op: str) -> Tensor:
+def _nll(logp: TensorBase, target: TensorBase, weight: TensorBase | None, ignore_index: int,
+         reduction: str, label_smoothing: float, op: str) -> TensorBase:
     """NLL of log-probabilities ``logp`` (class dim 1, or 0 unbatched) at class indices."""
-    t = target._data if isinstance(target, Tensor) else np.asarray(target)
+    t = target._data if isinstance(target, TensorBase) else np.asarray(target)
     if t.dtype.kind not in "iu":
         raise RuntimeError(f"{op}: expected target of integer dtype (class indices), got "
                            f"{t.dtype}; probabilities need a floating target of the input's shape")
@@ -101,11 +101,11 @@ def _nll(logp: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int,
     w_all = np.ones(c, dtype) if weight is None else weight._data.astype(dtype)
     w_row = (w_all[safe] * valid).astype(dtype)  # per-sample weight, 0 where ignored
     picked = flat[np.arange(m), safe]  # advanced indexing selects the target log-prob
-    loss = -picked * Tensor._wrap(w_row)
+    loss = -picked * wrap(w_row)
     smooth = None
     if label_smoothing > 0.0:
         wl = flat if weight is None else flat * weight.reshape(1, c)
-        smooth = -wl.sum(1) * Tensor._wrap(valid.astype(dtype))
+        smooth = -wl.sum(1) * wrap(valid.astype(dtype))
     if reduction == "none":
         out = loss if smooth is None else (1 - label_smoothing) * loss + \
             (label_smoothing / c) * smooth
@@ -124,16 +124,16 @@ def _nll(logp: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int,
     return (1 - label_smoothing) * out + (label_smoothing / c) * (smooth.sum() / smooth_denom)
 
 
-def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
-             ignore_index: int = -100, reduction: str = "mean") -> Tensor:
+def nll_loss(input: TensorBase, target: TensorBase, weight: TensorBase | None = None,
+             ignore_index: int = -100, reduction: str = "mean") -> TensorBase:
     """Negative log-likelihood of log-probabilities ``input`` (N, C, ...) at class indices;
     ``mean`` divides by the summed weights of the non-ignored targets."""
     return _nll(input, target, weight, ignore_index, reduction, 0.0, "nll_loss")
 
 
-def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
+def cross_entropy(input: TensorBase, target: TensorBase, weight: TensorBase | None = None,
                   ignore_index: int = -100, reduction: str = "mean",
-                  label_smoothing: float = 0.0) -> Tensor:
+                  label_smoothing: float = 0.0) -> TensorBase:
     """``nll_loss(log_softmax(input, 1), target)`` for class indices, or ``-sum(target *
     log_softmax(input))`` per sample for class probabilities (a float target of input's shape);
     with ``label_smoothing`` the target is mixed with the uniform distribution."""
@@ -145,7 +145,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
         return fused
     class_dim = 0 if input.ndim == 1 else 1
     logp = _fn.log_softmax(input, class_dim)
-    t = target._data if isinstance(target, Tensor) else np.asarray(target)
+    t = target._data if isinstance(target, TensorBase) else np.asarray(target)
     if t.dtype.kind != "f":
         return _nll(logp, target, weight, ignore_index, reduction, label_smoothing,
                     "cross_entropy")
@@ -164,15 +164,15 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
     return _reduce(loss, reduction, "cross_entropy")
 
 
-def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
-                         reduction: str = "mean") -> Tensor:
+def binary_cross_entropy(input: TensorBase, target: TensorBase, weight: TensorBase | None = None,
+                         reduction: str = "mean") -> TensorBase:
     """``-(t log x + (1 - t) log(1 - x))``, the logs clamped at -100 as in PyTorch."""
     target = _as_tensor(target, input)
     _check_same_shape(input, target, "binary_cross_entropy")
     if input._data.size and (input._data.min() < 0 or input._data.max() > 1):
         raise RuntimeError("binary_cross_entropy: all elements of input should be between 0 "
                            "and 1")
-    floor = Tensor._wrap(np.asarray(-100.0, input._data.dtype))
+    floor = wrap(np.asarray(-100.0, input._data.dtype))
     with np.errstate(divide="ignore"):
         log_x = _fn.maximum(_fn.log(input), floor)
         log_1mx = _fn.maximum(_fn.log(1.0 - input), floor)
@@ -182,9 +182,9 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     return _reduce(loss, reduction, "binary_cross_entropy")
 
 
-def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
-                                     reduction: str = "mean", pos_weight: Tensor | None = None
-                                     ) -> Tensor:
+def binary_cross_entropy_with_logits(input: TensorBase, target: TensorBase,
+                                     weight: TensorBase | None = None, reduction: str = "mean",
+                                     pos_weight: TensorBase | None = None) -> TensorBase:
     """``binary_cross_entropy(sigmoid(input), target)`` computed stably; ``pos_weight`` scales
     the positive term."""
     target = _as_tensor(target, input)
@@ -201,8 +201,8 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     return _reduce(loss, reduction, "binary_cross_entropy_with_logits")
 
 
-def kl_div(input: Tensor, target: Tensor, reduction: str = "mean", log_target: bool = False
-           ) -> Tensor:
+def kl_div(input: TensorBase, target: TensorBase, reduction: str = "mean", log_target: bool = False
+           ) -> TensorBase:
     """``target * (log(target) - input)`` with log-probabilities ``input``; ``batchmean``
     divides the sum by the batch size (the mathematically correct KL)."""
     target = _as_tensor(target, input)
@@ -210,8 +210,8 @@ def kl_div(input: Tensor, target: Tensor, reduction: str = "mean", log_target: b
         loss = _fn.exp(target) * (target - input)
     else:
         pos = target._data > 0
-        safe = _fn.where(Tensor._wrap(pos), target, 1.0)
-        loss = _fn.where(Tensor._wrap(pos), target * _fn.log(safe), 0.0) - target * input
+        safe = _fn.where(wrap(pos), target, 1.0)
+        loss = _fn.where(wrap(pos), target * _fn.log(safe), 0.0) - target * input
     if reduction == "batchmean":
         return loss.sum() / (input.shape[0] if input.ndim else 1)
     return _reduce(loss, reduction, "kl_div")

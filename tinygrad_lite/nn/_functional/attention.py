@@ -8,22 +8,18 @@ from typing import Any
 
 import numpy as np
 
-from .. import functions as _fn
-from ..tensor import Tensor
+from ... import functions as _fn
+from ..._core.tensor_base import TensorBase, wrap
+from .dropout import dropout
+from .linear import linear
 
 __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
 
 
-def _dropout(x: Tensor, p: float) -> Tensor:
-    from .functional import dropout
-
-    return dropout(x, p, True)
-
-
-def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
-                                 attn_mask: Tensor | None = None, dropout_p: float = 0.0,
+def scaled_dot_product_attention(query: TensorBase, key: TensorBase, value: TensorBase,
+                                 attn_mask: TensorBase | None = None, dropout_p: float = 0.0,
                                  is_causal: bool = False, scale: float | None = None,
-                                 enable_gqa: bool = False) -> Tensor:
+                                 enable_gqa: bool = False) -> TensorBase:
     """``softmax(q k^T * scale + mask) v`` over the last two dims. A bool ``attn_mask`` says
     which positions take part (True = attend); a float mask is added to the scores."""
     if query.shape[-1] != key.shape[-1] or key.shape[-2] != value.shape[-2]:
@@ -43,45 +39,43 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
         if attn_mask is not None:
             raise RuntimeError("scaled_dot_product_attention: pass either attn_mask or "
                                "is_causal=True, not both")
-        attn_mask = Tensor._wrap(np.tril(np.ones((n_q, n_k), np.bool_)))
+        attn_mask = wrap(np.tril(np.ones((n_q, n_k), np.bool_)))
     if attn_mask is not None:
         scores = _apply_mask(scores, attn_mask, allowed=True)
     weights = _fn.softmax(scores, -1)
     if dropout_p > 0.0:
-        weights = _dropout(weights, dropout_p)
+        weights = dropout(weights, dropout_p, True)
     return weights @ value
 
 
-def _repeat_heads(x: Tensor, rep: int) -> Tensor:
+def _repeat_heads(x: TensorBase, rep: int) -> TensorBase:
     """(..., H, S, E) -> (..., H * rep, S, E), each head repeated ``rep`` times in a row."""
     shape = tuple(x.shape)
     x = x.unsqueeze(-3).expand(*shape[:-2], rep, *shape[-2:])
     return x.reshape(*shape[:-3], shape[-3] * rep, *shape[-2:])
 
 
-def _apply_mask(scores: Tensor, mask: Any, allowed: bool) -> Tensor:
+def _apply_mask(scores: TensorBase, mask: Any, allowed: bool) -> TensorBase:
     """Add a float mask, or set the disallowed positions of a bool mask to -inf. ``allowed``:
     True means a True entry may be attended (SDPA); False means it is masked out (MHA)."""
-    m = mask if isinstance(mask, Tensor) else Tensor._wrap(np.asarray(mask))
+    m = mask if isinstance(mask, TensorBase) else wrap(np.asarray(mask))
     if m._data.dtype == np.bool_:
         keep = m._data if allowed else ~m._data
-        return _fn.where(Tensor._wrap(keep), scores, -np.inf)
+        return _fn.where(wrap(keep), scores, -np.inf)
     return scores + m
 
 
 def multi_head_attention_forward(
-    query: Tensor, key: Tensor, value: Tensor, num_heads: int,
-    q_weight: Tensor, k_weight: Tensor, v_weight: Tensor,
-    q_bias: Tensor | None, k_bias: Tensor | None, v_bias: Tensor | None,
-    out_proj_weight: Tensor, out_proj_bias: Tensor | None, dropout_p: float = 0.0,
-    training: bool = True, key_padding_mask: Tensor | None = None, need_weights: bool = True,
-    attn_mask: Tensor | None = None, average_attn_weights: bool = True,
+    query: TensorBase, key: TensorBase, value: TensorBase, num_heads: int,
+    q_weight: TensorBase, k_weight: TensorBase, v_weight: TensorBase,
+    q_bias: TensorBase | None, k_bias: TensorBase | None, v_bias: TensorBase | None,
+    out_proj_weight: TensorBase, out_proj_bias: TensorBase | None, dropout_p: float = 0.0,
+    training: bool = True, key_padding_mask: TensorBase | None = None, need_weights: bool = True,
+    attn_mask: TensorBase | None = None, average_attn_weights: bool = True,
     is_causal: bool = False,
-) -> tuple[Tensor, Tensor | None]:
+) -> tuple[TensorBase, TensorBase | None]:
     """Multi-head attention on batch-first (N, L, E) inputs (``MultiheadAttention`` transposes
     sequence-first ones). Bool masks: True marks a position that may NOT be attended."""
-    from .functional import linear
-
     n, n_q, e = query.shape
     s = key.shape[1]
     h = num_heads
@@ -92,20 +86,20 @@ def multi_head_attention_forward(
     v = v.permute(0, 2, 1, 3)
     scores = (q @ k.mT) * (1.0 / math.sqrt(hd))  # (N, H, L, S)
     if is_causal and attn_mask is None:
-        attn_mask = Tensor._wrap(~np.tril(np.ones((n_q, s), np.bool_)))
+        attn_mask = wrap(~np.tril(np.ones((n_q, s), np.bool_)))
     if attn_mask is not None:
-        m = attn_mask if isinstance(attn_mask, Tensor) else Tensor._wrap(np.asarray(attn_mask))
+        m = attn_mask if isinstance(attn_mask, TensorBase) else wrap(np.asarray(attn_mask))
         if m.ndim == 3:  # (N * H, L, S)
-            m = Tensor._wrap(m._data.reshape(n, h, n_q, s)) if not m.requires_grad else \
+            m = wrap(m._data.reshape(n, h, n_q, s)) if not m.requires_grad else \
                 m.reshape(n, h, n_q, s)
         scores = _apply_mask(scores, m, allowed=False)
     if key_padding_mask is not None:
-        kpm = key_padding_mask._data if isinstance(key_padding_mask, Tensor) else \
+        kpm = key_padding_mask._data if isinstance(key_padding_mask, TensorBase) else \
             np.asarray(key_padding_mask)
         kpm = kpm.reshape(n, 1, 1, s)
-        scores = _apply_mask(scores, Tensor._wrap(kpm), allowed=False)
+        scores = _apply_mask(scores, wrap(kpm), allowed=False)
     weights = _fn.softmax(scores, -1)
-    attn = _dropout(weights, dropout_p) if training and dropout_p > 0.0 else weights
+    attn = dropout(weights, dropout_p, True) if training and dropout_p > 0.0 else weights
     out = (attn @ v).permute(0, 2, 1, 3).reshape(n, n_q, -1)
     out = linear(out, out_proj_weight, out_proj_bias)
     if not need_weights:

@@ -1,0 +1,90 @@
+"""Activation functions of ``nn.functional``; the ``inplace`` variants overwrite their input
+through the package's in-place machinery (version bump, graph rebased), as in PyTorch."""
+
+from __future__ import annotations
+
+import math
+
+from ... import functions as _fn
+from ..._core.tensor_base import TensorBase
+from ...functions import log_softmax, sigmoid, softmax, tanh
+from ...ops import inplace as ops_inplace
+from ...ops.nn import erf
+
+__all__ = ["relu", "relu_", "leaky_relu", "leaky_relu_", "gelu", "silu", "elu", "elu_",
+           "softplus", "sigmoid", "tanh", "softmax", "log_softmax", "erf"]
+
+
+def relu(input: TensorBase, inplace: bool = False) -> TensorBase:
+    """``max(x, 0)``; with ``inplace=True`` the input itself is overwritten and returned."""
+    return input.relu_() if inplace else _fn.relu(input)
+
+
+def relu_(input: TensorBase) -> TensorBase:
+    """In place: ``max(x, 0)`` written into ``input``."""
+    return input.relu_()
+
+
+def _leaky_relu(input: TensorBase, negative_slope: float) -> TensorBase:
+    return _fn.where(input > 0, input, input * negative_slope)
+
+
+def leaky_relu(input: TensorBase, negative_slope: float = 0.01, inplace: bool = False
+               ) -> TensorBase:
+    """``x`` where positive, ``negative_slope * x`` elsewhere (in place with ``inplace``)."""
+    if inplace:
+        return leaky_relu_(input, negative_slope)
+    return _leaky_relu(input, negative_slope)
+
+
+def leaky_relu_(input: TensorBase, negative_slope: float = 0.01) -> TensorBase:
+    """In place: ``leaky_relu`` written into ``input``."""
+    return ops_inplace.apply(input, "leaky_relu_", lambda s: _leaky_relu(s, negative_slope))
+
+
+def gelu(input: TensorBase, approximate: str = "none") -> TensorBase:
+    """``x * Phi(x)`` (exact, with erf) or its tanh approximation (``approximate='tanh'``)."""
+    if approximate == "tanh":
+        inner = math.sqrt(2.0 / math.pi) * (input + 0.044715 * input ** 3)
+        return 0.5 * input * (1.0 + tanh(inner))
+    if approximate != "none":
+        raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
+    return 0.5 * input * (1.0 + erf(input * (1.0 / math.sqrt(2.0))))
+
+
+def _silu(input: TensorBase) -> TensorBase:
+    return input * sigmoid(input)
+
+
+def silu(input: TensorBase, inplace: bool = False) -> TensorBase:
+    """``x * sigmoid(x)`` (in place with ``inplace``)."""
+    if inplace:
+        return ops_inplace.apply(input, "silu_", _silu)
+    return _silu(input)
+
+
+def _elu(input: TensorBase, alpha: float) -> TensorBase:
+    positive = input > 0
+    # exp only of the non-positive part: exp(large x) would overflow, and 0 * inf is nan
+    neg = _fn.exp(_fn.where(positive, 0.0, input)) - 1.0
+    return _fn.where(positive, input, alpha * neg)
+
+
+def elu(input: TensorBase, alpha: float = 1.0, inplace: bool = False) -> TensorBase:
+    """``x`` where positive, ``alpha * (exp(x) - 1)`` elsewhere (in place with ``inplace``)."""
+    if inplace:
+        return elu_(input, alpha)
+    return _elu(input, alpha)
+
+
+def elu_(input: TensorBase, alpha: float = 1.0) -> TensorBase:
+    """In place: ``elu`` written into ``input``."""
+    return ops_inplace.apply(input, "elu_", lambda s: _elu(s, alpha))
+
+
+def softplus(input: TensorBase, beta: float = 1.0, threshold: float = 20.0) -> TensorBase:
+    """``log(1 + exp(beta * x)) / beta``, linear where ``beta * x > threshold``."""
+    scaled = input * beta
+    linear_part = scaled > threshold
+    safe = _fn.where(linear_part, 0.0, scaled)
+    return _fn.where(linear_part, input, _fn.log(1.0 + _fn.exp(safe)) / beta)

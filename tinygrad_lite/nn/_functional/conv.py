@@ -1,0 +1,119 @@
+"""Convolutions of ``nn.functional``: im2col through NumPy stride tricks (the ``unfold``
+primitive of ``ops.nn``) followed by one matmul; transposed convolutions through its adjoint
+``fold``. No loops over pixels."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ..._core.tensor_base import TensorBase
+from ...ops.nn import fold, unfold
+from ._utils import batched, ntuple, pad_spatial
+
+__all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d"]
+
+
+def _convnd(input: TensorBase, weight: TensorBase, bias: TensorBase | None, stride: Any,
+            padding: Any, dilation: Any, groups: int, nd: int, op: str) -> TensorBase:
+    x, added = batched(input, nd, op)
+    stride, dilation = ntuple(stride, nd, "stride"), ntuple(dilation, nd, "dilation")
+    n, c = x.shape[:2]
+    o, cg = weight.shape[:2]
+    kernel = tuple(weight.shape[2:])
+    if weight.ndim != nd + 2 or c != cg * groups or o % groups:
+        raise RuntimeError(
+            f"{op}: input of shape {tuple(input.shape)} and weight of shape {tuple(weight.shape)}"
+            f" with groups={groups} do not match: expected weight (out_channels, in_channels / "
+            f"groups = {c // groups if groups else '?'}, *kernel) with out_channels divisible by "
+            "groups"
+        )
+    if isinstance(padding, str):
+        if padding == "valid":
+            pads = ((0, 0),) * nd
+        elif padding == "same":
+            if any(s != 1 for s in stride):
+                raise ValueError(f"{op}: padding='same' is not supported for strided convolutions")
+            totals = [d * (k - 1) for d, k in zip(dilation, kernel)]
+            pads = tuple((t // 2, t - t // 2) for t in totals)  # the extra one goes right
+        else:
+            raise ValueError(f"{op}: invalid padding string {padding!r} (use 'same' or 'valid')")
+    else:
+        pads = tuple((p, p) for p in ntuple(padding, nd, "padding"))
+    cols = unfold(pad_spatial(x, pads), kernel, stride, dilation)  # (N, C, *out, *k)
+    out_sizes = tuple(cols.shape[2:2 + nd])
+    p, k = math.prod(out_sizes), math.prod(kernel)
+    g, og = groups, o // groups
+    cols = cols.reshape(n, g, cg, p, k).permute(0, 1, 3, 2, 4).reshape(n, g, p, cg * k)
+    w = weight.reshape(g, og, cg * k).permute(0, 2, 1)  # (G, Cg*K, O/G)
+    out = (cols @ w).permute(0, 1, 3, 2).reshape(n, o, *out_sizes)
+    if bias is not None:
+        out = out + bias.reshape((1, o) + (1,) * nd)
+    return out.squeeze(0) if added else out
+
+
+def conv1d(input: TensorBase, weight: TensorBase, bias: TensorBase | None = None, stride: Any = 1,
+           padding: Any = 0, dilation: Any = 1, groups: int = 1) -> TensorBase:
+    """1-D convolution (cross-correlation) of (N, C, L) input with (O, C/groups, k) weight."""
+    return _convnd(input, weight, bias, stride, padding, dilation, groups, 1, "conv1d")
+
+
+def conv2d(input: TensorBase, weight: TensorBase, bias: TensorBase | None = None, stride: Any = 1,
+           padding: Any = 0, dilation: Any = 1, groups: int = 1) -> TensorBase:
+    """2-D convolution (cross-correlation) of (N, C, H, W) input with (O, C/groups, kh, kw)
+    weight; ``padding`` may be an int, a pair, 'valid' or 'same'."""
+    return _convnd(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
+
+
+def _conv_transposend(input: TensorBase, weight: TensorBase, bias: TensorBase | None, stride: Any,
+                      padding: Any, output_padding: Any, groups: int, dilation: Any, nd: int,
+                      op: str) -> TensorBase:
+    x, added = batched(input, nd, op)
+    stride, dilation = ntuple(stride, nd, "stride"), ntuple(dilation, nd, "dilation")
+    padding = ntuple(padding, nd, "padding")
+    output_padding = ntuple(output_padding, nd, "output_padding")
+    n, c = x.shape[:2]
+    in_sizes = tuple(x.shape[2:])
+    kernel = tuple(weight.shape[2:])
+    if weight.ndim != nd + 2 or weight.shape[0] != c or c % groups:
+        raise RuntimeError(
+            f"{op}: input of shape {tuple(input.shape)} and weight of shape {tuple(weight.shape)}"
+            f" with groups={groups} do not match: expected weight (in_channels={c}, out_channels"
+            " / groups, *kernel)"
+        )
+    for op_, s, d in zip(output_padding, stride, dilation):
+        if op_ >= max(s, d):
+            raise ValueError(f"{op}: output_padding must be smaller than either stride or "
+                             f"dilation, got {output_padding}")
+    g, cg, og = groups, c // groups, weight.shape[1]
+    p, k = math.prod(in_sizes), math.prod(kernel)
+    xr = x.reshape(n, g, cg, p).permute(0, 1, 3, 2)  # (N, G, P, Cg)
+    cols = xr @ weight.reshape(g, cg, og * k)  # (N, G, P, Og*K)
+    cols = cols.reshape(n, g, *in_sizes, og, *kernel)
+    order = (0, 1, 2 + nd) + tuple(range(2, 2 + nd)) + tuple(range(3 + nd, 3 + 2 * nd))
+    cols = cols.permute(*order).reshape(n, g * og, *in_sizes, *kernel)
+    full = tuple((i - 1) * s + d * (kk - 1) + 1 + extra
+                 for i, s, d, kk, extra in zip(in_sizes, stride, dilation, kernel, output_padding))
+    out = fold(cols, full, kernel, stride, dilation)
+    if any(padding):
+        crop = (Ellipsis, *(slice(pp, f - pp) for pp, f in zip(padding, full)))
+        out = out[crop]
+    if bias is not None:
+        out = out + bias.reshape((1, g * og) + (1,) * nd)
+    return out.squeeze(0) if added else out
+
+
+def conv_transpose1d(input: TensorBase, weight: TensorBase, bias: TensorBase | None = None,
+                     stride: Any = 1, padding: Any = 0, output_padding: Any = 0, groups: int = 1,
+                     dilation: Any = 1) -> TensorBase:
+    """1-D transposed convolution (the gradient of conv1d with respect to its input)."""
+    return _conv_transposend(input, weight, bias, stride, padding, output_padding, groups,
+                             dilation, 1, "conv_transpose1d")
+
+
+def conv_transpose2d(input: TensorBase, weight: TensorBase, bias: TensorBase | None = None,
+                     stride: Any = 1, padding: Any = 0, output_padding: Any = 0, groups: int = 1,
+                     dilation: Any = 1) -> TensorBase:
+    """2-D transposed convolution with weight (C_in, C_out / groups, kh, kw)."""
+    return _conv_transposend(input, weight, bias, stride, padding, output_padding, groups,
+                             dilation, 2, "conv_transpose2d")

@@ -1,0 +1,118 @@
+"""Normalisation of ``nn.functional``: batch_norm, layer_norm, group_norm, rms_norm, normalize."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ... import functions as _fn
+from ..._core.grad_mode import no_grad
+from ..._core.tensor_base import TensorBase, wrap
+
+__all__ = ["batch_norm", "layer_norm", "group_norm", "rms_norm", "normalize"]
+
+
+def _var(x: TensorBase, dims: tuple, keepdim: bool = True) -> TensorBase:
+    """Biased variance over ``dims``, as the normalisation layers use it."""
+    return _fn.var(x, dims, correction=0, keepdim=keepdim)
+
+
+def batch_norm(input: TensorBase, running_mean: TensorBase | None,
+               running_var: TensorBase | None, weight: TensorBase | None = None,
+               bias: TensorBase | None = None, training: bool = False,
+               momentum: float | None = 0.1, eps: float = 1e-5) -> TensorBase:
+    """Normalise over the batch (and spatial) dims per channel (dim 1); in training mode the
+    running statistics are updated in place (unbiased variance, as in PyTorch)."""
+    if input.ndim < 2:
+        raise ValueError(f"batch_norm: expected at least 2D input, got {input.ndim}D")
+    c = input.shape[1]
+    dims = (0,) + tuple(range(2, input.ndim))
+    shape = (1, c) + (1,) * (input.ndim - 2)
+    if training:
+        count = input.numel() // c
+        if count <= 1:
+            raise ValueError(
+                f"Expected more than 1 value per channel when training, got input size "
+                f"{input.shape}"
+            )
+        mean = input.mean(dims, keepdim=True)
+        var = _var(input, dims)
+        if running_mean is not None and running_var is not None:
+            m = 0.1 if momentum is None else momentum  # momentum None: set by caller (cumulative)
+            with no_grad():
+                unbiased = var._data.reshape(c) * (count / (count - 1))
+                rm, rv = running_mean._data, running_var._data
+                rm *= 1.0 - m
+                rm += m * mean._data.reshape(c)
+                rv *= 1.0 - m
+                rv += m * unbiased
+                running_mean._version_counter[0] += 1
+                running_var._version_counter[0] += 1
+    else:
+        if running_mean is None or running_var is None:
+            raise RuntimeError("batch_norm: running_mean and running_var are needed in eval mode")
+        mean = wrap(running_mean._data.reshape(shape))
+        var = wrap(running_var._data.reshape(shape))
+    out = (input - mean) / _fn.sqrt(var + eps)
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out
+
+
+def layer_norm(input: TensorBase, normalized_shape: Any, weight: TensorBase | None = None,
+               bias: TensorBase | None = None, eps: float = 1e-5) -> TensorBase:
+    """Normalise over the last ``len(normalized_shape)`` dims."""
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    if tuple(input.shape[input.ndim - len(shape):]) != shape:
+        raise RuntimeError(
+            f"layer_norm: expected input with shape [*, {', '.join(map(str, shape))}], but got "
+            f"input of size {input.shape}"
+        )
+    dims = tuple(range(input.ndim - len(shape), input.ndim))
+    mean = input.mean(dims, keepdim=True)
+    out = (input - mean) / _fn.sqrt(_var(input, dims) + eps)
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out
+
+
+def group_norm(input: TensorBase, num_groups: int, weight: TensorBase | None = None,
+               bias: TensorBase | None = None, eps: float = 1e-5) -> TensorBase:
+    """Normalise over groups of channels (and all spatial dims)."""
+    n, c = input.shape[:2]
+    if c % num_groups:
+        raise RuntimeError(
+            f"group_norm: num_channels ({c}) must be divisible by num_groups ({num_groups})"
+        )
+    x = input.reshape(n, num_groups, -1)
+    out = ((x - x.mean(2, keepdim=True)) / _fn.sqrt(_var(x, (2,)) + eps)).reshape(input.shape)
+    shape = (1, c) + (1,) * (input.ndim - 2)
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out
+
+
+def rms_norm(input: TensorBase, normalized_shape: Any, weight: TensorBase | None = None,
+             eps: float | None = None) -> TensorBase:
+    """``x / sqrt(mean(x^2) + eps)`` over the last dims (eps: the dtype's machine epsilon by
+    default, as in PyTorch)."""
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    dims = tuple(range(input.ndim - len(shape), input.ndim))
+    if eps is None:
+        eps = float(np.finfo(input._data.dtype).eps)
+    out = input / _fn.sqrt((input * input).mean(dims, keepdim=True) + eps)
+    return out if weight is None else out * weight
+
+
+def normalize(input: TensorBase, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> TensorBase:
+    """``x / max(||x||_p, eps)`` along ``dim``."""
+    norm = _fn.norm(input, p, dim, keepdim=True)
+    return input / _fn.maximum(norm, wrap(np.asarray(eps, input._data.dtype)))
+

@@ -1,0 +1,244 @@
+"""PyTorch's ``torch.nn.modules.activation``: the activation layers and MultiheadAttention."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ... import dtypes
+from ..._core.tensor_base import TensorBase
+from .. import functional as F  # noqa: N812 - PyTorch's conventional alias
+from .. import init
+from ..parameter import Parameter
+from .linear import NonDynamicallyQuantizableLinear
+from .module import Module
+
+__all__ = ["ReLU", "LeakyReLU", "GELU", "SiLU", "ELU", "Sigmoid", "Tanh", "Softplus", "Softmax",
+           "LogSoftmax", "MultiheadAttention"]
+
+
+class ReLU(Module):
+    """``max(x, 0)``; with ``inplace=True`` the input itself is overwritten."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input: TensorBase) -> TensorBase:
+        """ReLU of the input."""
+        return F.relu(input, self.inplace)
+
+    def extra_repr(self) -> str:
+        """``inplace=True`` when set."""
+        return "inplace=True" if self.inplace else ""
+
+
+class LeakyReLU(Module):
+    """``x`` for positive x, ``negative_slope * x`` otherwise."""
+
+    def __init__(self, negative_slope: float = 0.01, inplace: bool = False) -> None:
+        super().__init__()
+        self.negative_slope, self.inplace = negative_slope, inplace
+
+    def forward(self, input: TensorBase) -> TensorBase:
+        """Leaky ReLU of the input."""
+        return F.leaky_relu(input, self.negative_slope, self.inplace)
+
+    def extra_repr(self) -> str:
+        """``negative_slope`` and ``inplace``."""
+        return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
+
+
+class GELU(Module):
+    """Gaussian error linear unit; ``approximate='tanh'`` for the tanh approximation."""
+
+    def __init__(self, approximate: str = "none") -> None:
+        super().__init__()
+        self.approximate = approximate
+
+    def forward(self, input: TensorBase) -> TensorBase:
+        """GELU of the input."""
+        return F.gelu(input, self.approximate)
+
+    def extra_repr(self) -> str:
+        """``approximate``."""
+        return f"approximate='{self.approximate}'"
+
+
+class SiLU(Module):
+    """``x * sigmoid(x)``."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input: TensorBase) -> TensorBase:
+        """SiLU of the input."""
+        return F.silu(input, self.inplace)
+
+    def extra_repr(self) -> str:
+        """``inplace=True`` when set."""
+        return "inplace=True" if self.inplace else ""
+
+
+class ELU(Module):
+    """``x`` for positive x, ``alpha * (exp(x) - 1)`` otherwise."""
+
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
+        super().__init__()
+        self.alpha, self.inplace = alpha, inplace
+
+    def forward(self, input: TensorBase) -> TensorBase:
+        """ELU of the input."""
+        return F.elu(input, self.alpha, self.inplace)
+
+    def extra_repr(self) -> str:
+        """``alpha`` and ``inplace``."""
+        return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
+
+
+class Sigmoid(Module):
+    """``1 / (1 + exp(-x))``."""
+
+    def forward(self, input: TensorBase) -> TensorBase:
+        """Sigmoid of the input."""
+        return F.sigmoid(input)
+
+
+class Tanh(Module):
+    """Hyperbolic tangent."""
+
+    def forward(self, input: TensorBase) -> TensorBase:
+        """Tanh of the input."""
+        return F.tanh(input)
+
+
+class Softplus(Module):
+    """``log(1 + exp(beta x)) / beta``, linear above ``threshold``."""
+
+    def __init__(self, beta: float = 1.0, threshold: float = 20.0) -> None:
+        super().__init__()
+        self.beta, self.threshold = beta, threshold
+
+    def forward(self, input: TensorBase) -> TensorBase:
+        """Softplus of the input."""
+        return F.softplus(input, self.beta, self.threshold)
+
+    def extra_repr(self) -> str:
+        """``beta`` and ``threshold``."""
+        return f"beta={self.beta}, threshold={self.threshold}"
+
+
+class Softmax(Module):
+    """Softmax over ``dim``."""
+
+    def __init__(self, dim: int | None = None) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input: TensorBase) -> TensorBase:
+        """Softmax of the input (dim None: 0 for 0/1/3-D input, else 1, as in PyTorch)."""
+        dim = self.dim if self.dim is not None else (0 if input.ndim in (0, 1, 3) else 1)
+        return F.softmax(input, dim)
+
+    def extra_repr(self) -> str:
+        """``dim``."""
+        return f"dim={self.dim}"
+
+
+class LogSoftmax(Softmax):
+    """Log-softmax over ``dim``."""
+
+    def forward(self, input: TensorBase) -> TensorBase:
+        """Log-softmax of the input."""
+        dim = self.dim if self.dim is not None else (0 if input.ndim in (0, 1, 3) else 1)
+        return F.log_softmax(input, dim)
+
+
+class MultiheadAttention(Module):
+    """Attention over ``num_heads`` heads of size ``embed_dim // num_heads``. Inputs are
+    (L, N, E), or (N, L, E) with ``batch_first``; bool masks mark positions NOT attended."""
+
+    def __init__(self, embed_dim: int, num_heads: int, dropout: float = 0.0, bias: bool = True,
+                 add_bias_kv: bool = False, add_zero_attn: bool = False,
+                 kdim: int | None = None, vdim: int | None = None, batch_first: bool = False,
+                 device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        if embed_dim % num_heads:
+            raise AssertionError("embed_dim must be divisible by num_heads")
+        if add_bias_kv or add_zero_attn:
+            raise NotImplementedError("MultiheadAttention: add_bias_kv and add_zero_attn are not "
+                                      "supported")
+        dt = dtypes.float32.np if dtype is None else dtypes.to_dtype(dtype).np
+        self.embed_dim, self.num_heads, self.dropout = embed_dim, num_heads, dropout
+        self.kdim = kdim if kdim is not None else embed_dim
+        self.vdim = vdim if vdim is not None else embed_dim
+        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
+        self.batch_first, self.head_dim = batch_first, embed_dim // num_heads
+        if self._qkv_same_embed_dim:
+            self.in_proj_weight = Parameter(np.empty((3 * embed_dim, embed_dim), dt))
+            self.register_parameter("q_proj_weight", None)
+            self.register_parameter("k_proj_weight", None)
+            self.register_parameter("v_proj_weight", None)
+        else:
+            self.q_proj_weight = Parameter(np.empty((embed_dim, embed_dim), dt))
+            self.k_proj_weight = Parameter(np.empty((embed_dim, self.kdim), dt))
+            self.v_proj_weight = Parameter(np.empty((embed_dim, self.vdim), dt))
+            self.register_parameter("in_proj_weight", None)
+        if bias:
+            self.in_proj_bias = Parameter(np.empty(3 * embed_dim, dt))
+        else:
+            self.register_parameter("in_proj_bias", None)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias,
+                                                        dtype=dtype)
+        self._reset_parameters()
+
+    def _reset_parameters(self) -> None:
+        if self._qkv_same_embed_dim:
+            init.xavier_uniform_(self.in_proj_weight)
+        else:
+            init.xavier_uniform_(self.q_proj_weight)
+            init.xavier_uniform_(self.k_proj_weight)
+            init.xavier_uniform_(self.v_proj_weight)
+        if self.in_proj_bias is not None:
+            init.constant_(self.in_proj_bias, 0.0)
+            init.constant_(self.out_proj.bias, 0.0)
+
+    def forward(self, query: TensorBase, key: TensorBase, value: TensorBase,
+                key_padding_mask: TensorBase | None = None, need_weights: bool = True,
+                attn_mask: TensorBase | None = None, average_attn_weights: bool = True,
+                is_causal: bool = False) -> tuple[TensorBase, TensorBase | None]:
+        """``(attn_output, attn_weights)``; weights averaged over heads unless
+        ``average_attn_weights=False``, None unless ``need_weights``."""
+        unbatched = query.ndim == 2
+        if unbatched:
+            query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
+            if key_padding_mask is not None:
+                kpm = key_padding_mask
+                key_padding_mask = kpm.unsqueeze(0) if isinstance(kpm, TensorBase) else \
+                    np.asarray(kpm)[None]
+        if not self.batch_first or unbatched:
+            query, key, value = (t.transpose(0, 1) for t in (query, key, value))
+        e = self.embed_dim
+        if self._qkv_same_embed_dim:
+            w = self.in_proj_weight
+            qw, kw, vw = w[:e], w[e:2 * e], w[2 * e:]
+        else:
+            qw, kw, vw = self.q_proj_weight, self.k_proj_weight, self.v_proj_weight
+        b = self.in_proj_bias
+        qb, kb, vb = (None, None, None) if b is None else (b[:e], b[e:2 * e], b[2 * e:])
+        out, weights = F.multi_head_attention_forward(
+            query, key, value, self.num_heads, qw, kw, vw, qb, kb, vb, self.out_proj.weight,
+            self.out_proj.bias, self.dropout, self.training, key_padding_mask, need_weights,
+            attn_mask, average_attn_weights, is_causal)
+        if not self.batch_first or unbatched:
+            out = out.transpose(0, 1)
+        if unbatched:
+            out = out.squeeze(1)
+            weights = weights.squeeze(0) if weights is not None else None
+        return out, weights
+
+    def extra_repr(self) -> str:
+        """Nothing (the submodule ``out_proj`` is shown)."""
+        return ""

@@ -1,0 +1,97 @@
+"""PyTorch's ``torch.nn.modules.batchnorm``: BatchNorm1d, BatchNorm2d."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ... import dtypes
+from ..._core.tensor_base import TensorBase
+from ...tensor import Tensor
+from .. import functional as F  # noqa: N812 - PyTorch's conventional alias
+from ..parameter import Parameter
+from .module import Module
+
+__all__ = ["BatchNorm1d", "BatchNorm2d"]
+
+
+def _np_dtype(dtype: Any) -> np.dtype:
+    return dtypes.float32.np if dtype is None else dtypes.to_dtype(dtype).np
+
+
+class _BatchNorm(Module):
+    """Batch normalisation over the channel dim 1, with running statistics."""
+
+    _dims: tuple = (2, 3)
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
+                 affine: bool = True, track_running_stats: bool = True, device: Any = None,
+                 dtype: Any = None) -> None:
+        super().__init__()
+        dt = _np_dtype(dtype)
+        self.num_features, self.eps, self.momentum = num_features, eps, momentum
+        self.affine, self.track_running_stats = affine, track_running_stats
+        if affine:
+            self.weight = Parameter(np.ones(num_features, dt))
+            self.bias = Parameter(np.zeros(num_features, dt))
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        if track_running_stats:
+            self.register_buffer("running_mean", Tensor._wrap(np.zeros(num_features, dt)))
+            self.register_buffer("running_var", Tensor._wrap(np.ones(num_features, dt)))
+            self.register_buffer("num_batches_tracked",
+                                 Tensor._wrap(np.zeros((), np.int64)))
+        else:
+            self.register_buffer("running_mean", None)
+            self.register_buffer("running_var", None)
+            self.register_buffer("num_batches_tracked", None)
+
+    def reset_running_stats(self) -> None:
+        """Running mean 0, running variance 1, no batches seen."""
+        if self.track_running_stats:
+            self.running_mean._data[...] = 0
+            self.running_var._data[...] = 1
+            self.num_batches_tracked._data[...] = 0
+
+    def _check_input_dim(self, input: TensorBase) -> None:
+        if input.ndim not in self._dims:
+            raise ValueError(f"{type(self).__name__}: expected "
+                             f"{' or '.join(f'{d}D' for d in self._dims)} input (got "
+                             f"{input.ndim}D input)")
+
+    def forward(self, input: TensorBase) -> TensorBase:
+        """Normalise with batch statistics (training, updating the running ones) or with the
+        running statistics (eval mode, when tracked)."""
+        self._check_input_dim(input)
+        factor = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats:
+            self.num_batches_tracked._data += 1
+            self.num_batches_tracked._version_counter[0] += 1
+            if self.momentum is None:  # cumulative moving average
+                factor = 1.0 / float(self.num_batches_tracked._data)
+        use_batch = self.training or self.running_mean is None
+        return F.batch_norm(
+            input,
+            self.running_mean if not self.training or self.track_running_stats else None,
+            self.running_var if not self.training or self.track_running_stats else None,
+            self.weight, self.bias, use_batch, factor, self.eps,
+        )
+
+    def extra_repr(self) -> str:
+        """The number of features and the options."""
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+                f"affine={self.affine}, track_running_stats={self.track_running_stats}")
+
+
+class BatchNorm1d(_BatchNorm):
+    """Batch normalisation over (N, C) or (N, C, L) input."""
+
+    _dims = (2, 3)
+
+
+class BatchNorm2d(_BatchNorm):
+    """Batch normalisation over (N, C, H, W) input."""
+
+    _dims = (4,)

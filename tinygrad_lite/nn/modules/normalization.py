@@ -1,0 +1,103 @@
+"""PyTorch's ``torch.nn.modules.normalization``: LayerNorm, GroupNorm, RMSNorm."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ... import dtypes
+from ..._core.tensor_base import TensorBase
+from .. import functional as F  # noqa: N812 - PyTorch's conventional alias
+from ..parameter import Parameter
+from .module import Module
+
+__all__ = ["LayerNorm", "GroupNorm", "RMSNorm"]
+
+
+def _np_dtype(dtype: Any) -> np.dtype:
+    return dtypes.float32.np if dtype is None else dtypes.to_dtype(dtype).np
+
+
+class LayerNorm(Module):
+    """Normalisation over the last dims ``normalized_shape``, with elementwise affine."""
+
+    def __init__(self, normalized_shape: Any, eps: float = 1e-5,
+                 elementwise_affine: bool = True, bias: bool = True, device: Any = None,
+                 dtype: Any = None) -> None:
+        super().__init__()
+        shape = (normalized_shape,) if isinstance(normalized_shape, int) else \
+            tuple(normalized_shape)
+        self.normalized_shape, self.eps = shape, eps
+        self.elementwise_affine = elementwise_affine
+        dt = _np_dtype(dtype)
+        if elementwise_affine:
+            self.weight = Parameter(np.ones(shape, dt))
+            if bias:
+                self.bias = Parameter(np.zeros(shape, dt))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+
+    def forward(self, input: TensorBase) -> TensorBase:
+        """The normalised input."""
+        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        """The normalised shape and the options."""
+        return (f"{self.normalized_shape}, eps={self.eps}, "
+                f"elementwise_affine={self.elementwise_affine}")
+
+
+class GroupNorm(Module):
+    """Normalisation over groups of channels."""
+
+    def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5,
+                 affine: bool = True, device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        if num_channels % num_groups:
+            raise ValueError("num_channels must be divisible by num_groups")
+        self.num_groups, self.num_channels = num_groups, num_channels
+        self.eps, self.affine = eps, affine
+        dt = _np_dtype(dtype)
+        if affine:
+            self.weight = Parameter(np.ones(num_channels, dt))
+            self.bias = Parameter(np.zeros(num_channels, dt))
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+
+    def forward(self, input: TensorBase) -> TensorBase:
+        """The normalised input."""
+        return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        """The groups, channels and options."""
+        return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}"
+
+
+class RMSNorm(Module):
+    """Root-mean-square normalisation over the last dims (no centring)."""
+
+    def __init__(self, normalized_shape: Any, eps: float | None = None,
+                 elementwise_affine: bool = True, device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        shape = (normalized_shape,) if isinstance(normalized_shape, int) else \
+            tuple(normalized_shape)
+        self.normalized_shape, self.eps = shape, eps
+        self.elementwise_affine = elementwise_affine
+        if elementwise_affine:
+            self.weight = Parameter(np.ones(shape, _np_dtype(dtype)))
+        else:
+            self.register_parameter("weight", None)
+
+    def forward(self, input: TensorBase) -> TensorBase:
+        """The normalised input."""
+        return F.rms_norm(input, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self) -> str:
+        """The normalised shape and the options."""
+        return (f"{self.normalized_shape}, eps={self.eps}, "
+                f"elementwise_affine={self.elementwise_affine}")
