@@ -63,7 +63,9 @@ def saved_bytes(t: tl.Tensor) -> int:
         if node is None or node in seen:
             continue
         seen.add(node)
-        total += sum(s.detach().numpy().nbytes for s in (node._saved or ()) if isinstance(s, tl.Tensor))
+        total += sum(
+            s.detach().numpy().nbytes for s in (node._saved or ()) if isinstance(s, tl.Tensor)
+        )
         total += node._saved_out[0].nbytes if node._saved_out is not None else 0
         stack += [e[0] for e in node.next_edges if e is not None and hasattr(e[0], "next_edges")]
     return total
@@ -94,8 +96,10 @@ def main(argv: list[str] | None = None) -> float:
     assert tl.autograd.gradcheck(lambda z: SoftmaxCrossEntropy.apply(z, target), (small,))
     big = tl.tensor(rng.normal(size=(4, 5)) * 1e4, dtype=tl.float64)  # exp would overflow
     fused_big = SoftmaxCrossEntropy.apply(big, target).item()
-    print(f"gradcheck passed; loss of logits ~1e4: {fused_big:.1f} "
-          f"(composed: {composed(big, target).item():.1f})")
+    print(
+        f"gradcheck passed; loss of logits ~1e4: {fused_big:.1f} "
+        f"(composed: {composed(big, target).item():.1f})"
+    )
 
     logits = tl.randn(args.batch, args.classes, requires_grad=True)
     target = tl.tensor(rng.integers(0, args.classes, args.batch))
@@ -104,8 +108,10 @@ def main(argv: list[str] | None = None) -> float:
     mem_fused, mem_comp = saved_bytes(fused_loss), saved_bytes(comp_loss)
     t_fused = timed(SoftmaxCrossEntropy.apply, logits, target, args.repeat)
     t_comp = timed(composed, logits, target, args.repeat)
-    print(f"{args.batch}x{args.classes}: fused {t_fused:.2f} ms, saves {mem_fused / 1024:.0f} KB;"
-          f" composed {t_comp:.2f} ms, saves {mem_comp / 1024:.0f} KB")
+    print(
+        f"{args.batch}x{args.classes}: fused {t_fused:.2f} ms, saves {mem_fused / 1024:.0f} KB;"
+        f" composed {t_comp:.2f} ms, saves {mem_comp / 1024:.0f} KB"
+    )
     return t_comp / t_fused
 
 

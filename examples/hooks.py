@@ -48,7 +48,9 @@ def main(argv: list[str] | None = None) -> float:
                 (float(output.detach().mean()), float(output.detach().std())))
 
         def bwd(module, grad_input, grad_output, name=name):
-            stats.setdefault(f"{name} grad", []).append(float(np.linalg.norm(grad_output[0].numpy())))
+            stats.setdefault(f"{name} grad", []).append(
+                float(np.linalg.norm(grad_output[0].numpy()))
+            )
 
         handles += [layer.register_forward_hook(fwd), layer.register_full_backward_hook(bwd)]
     clipped = [0, 0]
@@ -63,7 +65,7 @@ def main(argv: list[str] | None = None) -> float:
     x, y = tl.tensor(x_train), tl.tensor(y_train)
     for epoch in range(args.epochs):
         for i in range(0, len(x_train), 64):
-            loss = nn.functional.cross_entropy(model(x[i:i + 64]), y[i:i + 64])
+            loss = nn.functional.cross_entropy(model(x[i : i + 64]), y[i : i + 64])
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
@@ -72,14 +74,20 @@ def main(argv: list[str] | None = None) -> float:
         h.remove()
     for key, values in stats.items():
         last = values[-1]
-        desc = f"mean {last[0]:+.3f}, std {last[1]:.3f}" if isinstance(last, tuple) else \
-            f"grad_output norm {last:.4f}"
+        desc = (
+            f"mean {last[0]:+.3f}, std {last[1]:.3f}"
+            if isinstance(last, tuple)
+            else f"grad_output norm {last:.4f}"
+        )
         print(f"layer {key:8s} {desc}")
     print(f"gradient hook clipped {clipped[0] / clipped[1]:.1%} of gradient entries")
 
     # Guided Backpropagation: ReLUs let only positive gradients through in backward.
-    guided = [m.register_full_backward_hook(lambda mod, gin, gout: (gin[0].clamp(min=0),))
-              for m in model.modules() if isinstance(m, nn.ReLU)]
+    guided = [
+        m.register_full_backward_hook(lambda mod, gin, gout: (gin[0].clamp(min=0),))
+        for m in model.modules()
+        if isinstance(m, nn.ReLU)
+    ]
     images = tl.tensor(x_test[:8], requires_grad=True)
     scores = model(images)
     scores.gather(1, scores.argmax(dim=1, keepdim=True)).sum().backward()

@@ -61,7 +61,9 @@ def test_first_accumulation_does_not_alias_a_gradient_a_hook_kept():
     kept = []
     x.register_hook(kept.append)  # the slow path: hooks see the gradient before .grad does
     (x * 3).sum().backward()
-    assert x.grad.tolist() == [3.0, 3.0] and not np.shares_memory(x.grad.detach().numpy(), kept[0].detach().numpy())
+    assert x.grad.tolist() == [3.0, 3.0] and not np.shares_memory(
+        x.grad.detach().numpy(), kept[0].detach().numpy()
+    )
     x.grad.data += 1
     assert kept[0].tolist() == [3.0, 3.0]
 
@@ -70,7 +72,9 @@ def test_leaf_as_root_copies_the_given_gradient():
     x = tl.tensor([1.0, 2.0], requires_grad=True)
     g = tl.tensor([5.0, 6.0])
     x.backward(g)
-    assert x.grad.tolist() == [5.0, 6.0] and not np.shares_memory(x.grad.detach().numpy(), g.detach().numpy())
+    assert x.grad.tolist() == [5.0, 6.0] and not np.shares_memory(
+        x.grad.detach().numpy(), g.detach().numpy()
+    )
 
 
 def test_non_leaf_grad_only_with_retain_grad():
@@ -243,17 +247,21 @@ def test_autograd_grad_wrt_non_leaf_and_pruning():
 
 def test_second_derivatives_match_analytic_values():
     x = tl.tensor([0.5, -1.0, 2.0], dtype=tl.float64, requires_grad=True)
-    (g,) = tl.autograd.grad((x ** 3).sum(), x, create_graph=True)
+    (g,) = tl.autograd.grad((x**3).sum(), x, create_graph=True)
     np.testing.assert_allclose(g.detach().numpy(), 3 * x.detach().numpy() ** 2)
     (h,) = tl.autograd.grad(g.sum(), x)
     np.testing.assert_allclose(h.numpy(), 6 * x.detach().numpy())
 
     x = tl.tensor([0.3, 1.2], dtype=tl.float64, requires_grad=True)
     (g,) = tl.autograd.grad((x.sin() * x.exp()).sum(), x, create_graph=True)
-    expected = np.exp(x.detach().numpy()) * (np.sin(x.detach().numpy()) + np.cos(x.detach().numpy()))
+    expected = np.exp(x.detach().numpy()) * (
+        np.sin(x.detach().numpy()) + np.cos(x.detach().numpy())
+    )
     np.testing.assert_allclose(g.detach().numpy(), expected)
     (h,) = tl.autograd.grad(g.sum(), x)
-    np.testing.assert_allclose(h.numpy(), 2 * np.exp(x.detach().numpy()) * np.cos(x.detach().numpy()))
+    np.testing.assert_allclose(
+        h.numpy(), 2 * np.exp(x.detach().numpy()) * np.cos(x.detach().numpy())
+    )
 
 
 def test_hessian_vector_product_matches_analytic():
@@ -262,17 +270,17 @@ def test_hessian_vector_product_matches_analytic():
     x0, v0 = rng.standard_normal(4), rng.standard_normal(4)
     x = tl.tensor(x0, requires_grad=True)
     A = tl.tensor(a)
-    f = 0.5 * (x @ A @ x) + (x ** 3).sum() + x.tanh().sum()
+    f = 0.5 * (x @ A @ x) + (x**3).sum() + x.tanh().sum()
     (g,) = tl.autograd.grad(f, x, create_graph=True)
     (hv,) = tl.autograd.grad(g, x, grad_outputs=tl.tensor(v0))
     t = np.tanh(x0)
-    hessian = 0.5 * (a + a.T) + np.diag(6 * x0) + np.diag(-2 * t * (1 - t ** 2))
+    hessian = 0.5 * (a + a.T) + np.diag(6 * x0) + np.diag(-2 * t * (1 - t**2))
     np.testing.assert_allclose(hv.numpy(), hessian @ v0, rtol=1e-10)
 
 
 def test_backward_with_create_graph_gives_differentiable_grad():
     x = tl.tensor([2.0], dtype=tl.float64, requires_grad=True)
-    (x ** 4).backward(create_graph=True)
+    (x**4).backward(create_graph=True)
     assert x.grad.requires_grad and x.grad.item() == 32.0
     g = x.grad
     x.grad = None
@@ -319,7 +327,11 @@ def test_requires_grad_rules():
     assert z.is_leaf and not z.requires_grad
     assert z.requires_grad_() is z and z.requires_grad
     d = y.detach()
-    assert d.is_leaf and not d.requires_grad and np.shares_memory(d.detach().numpy(), y.detach().numpy())
+    assert (
+        d.is_leaf
+        and not d.requires_grad
+        and np.shares_memory(d.detach().numpy(), y.detach().numpy())
+    )
 
 
 def test_grad_fn_name_and_next_functions():
@@ -327,7 +339,7 @@ def test_grad_fn_name_and_next_functions():
     b = tl.ones(2)
     y = (a * 2 + b).sum()
     assert y.grad_fn.name() == "SumBackward0"
-    (add_node, idx), = y.grad_fn.next_functions
+    ((add_node, idx),) = y.grad_fn.next_functions
     assert add_node.name() == "AddBackward0" and idx == 0
     (mul_node, _), (none, _) = add_node.next_functions
     assert mul_node.name() == "MulBackward0" and none is None

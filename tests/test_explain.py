@@ -40,14 +40,18 @@ def test_explain_narrates_a_small_mlp_in_execution_order():
     assert (f"    hook <lambda> on the gradient of ReluBackward0: fired, replaced the gradient: "
             f"norm {norm:.4g} -> {norm / 2:.4g}") in text
     # where gradients go, with leaves named after the caller's variables
-    assert f"    -> input 1: shape (3, 1), norm {np.linalg.norm(w2.grad.detach().numpy()):.4g} -> leaf w2 " \
-           "(AccumulateGrad)" in lines
+    assert (
+        f"    -> input 1: shape (3, 1), norm {np.linalg.norm(w2.grad.numpy()):.4g} -> leaf w2 "
+        "(AccumulateGrad)" in lines
+    )
     assert "    input 0: needs no gradient" in lines  # x @ w1: x needs none
     acc = [line for line in lines if line.startswith("AccumulateGrad")]
     assert [line.split()[2].rstrip(":") for line in acc] == ["w2", "b1", "w1"]
-    assert (f"AccumulateGrad leaf w1: received shape (2, 3), norm "
-            f"{np.linalg.norm(w1.grad.detach().numpy()):.4g}; .grad was None, now norm "
-            f"{np.linalg.norm(w1.grad.detach().numpy()):.4g}") in lines
+    assert (
+        f"AccumulateGrad leaf w1: received shape (2, 3), norm "
+        f"{np.linalg.norm(w1.grad.detach().numpy()):.4g}; .grad was None, now norm "
+        f"{np.linalg.norm(w1.grad.detach().numpy()):.4g}"
+    ) in lines
     assert lines[-1] == "== done: 6 node(s) run, 3 leaf .grad(s) accumulated =="
 
 
@@ -61,14 +65,19 @@ def test_explain_shows_summed_gradients_accumulation_and_post_hooks(capsys):
         y.backward()
     lines = capsys.readouterr().out.splitlines()
     # u feeds two ops (three edges): its node runs once, on the sum of what arrived
-    assert any(line.startswith("    grad_output: shape (2,), norm")
-               and line.endswith("(sum of 3 incoming gradients)") for line in lines)
+    assert any(
+        line.startswith("    grad_output: shape (2,), norm")
+        and line.endswith("(sum of 3 incoming gradients)")
+        for line in lines
+    )
     before, after = np.linalg.norm([1.0, 1.0]), np.linalg.norm(w.grad.detach().numpy())
     i = next(i for i, line in enumerate(lines) if line.startswith("AccumulateGrad leaf weight"))
-    assert lines[i].endswith(f".grad norm {before:.4g} -> {after:.4g} (added to the existing "
-                             ".grad)")
-    assert lines[i + 1] == ("leaf weight: hook <lambda>: post-accumulate-grad hook ran (after "
-                            ".grad was updated)")
+    assert lines[i].endswith(
+        f".grad norm {before:.4g} -> {after:.4g} (added to the existing .grad)"
+    )
+    assert lines[i + 1] == (
+        "leaf weight: hook <lambda>: post-accumulate-grad hook ran (after .grad was updated)"
+    )
 
 
 def test_explain_is_off_outside_the_block():

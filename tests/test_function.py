@@ -107,7 +107,8 @@ def test_no_graph_when_nothing_requires_grad_or_under_no_grad():
 def test_double_backward_through_custom_op():
     x = f64([0.3, -1.2])
     (g,) = tl.autograd.grad(MyExp.apply(x * x).sum(), x, create_graph=True)
-    np.testing.assert_allclose(g.detach().numpy(), 2 * x.detach().numpy() * np.exp(x.detach().numpy() ** 2))
+    xs = x.detach().numpy()
+    np.testing.assert_allclose(g.detach().numpy(), 2 * xs * np.exp(xs**2))
     (h,) = tl.autograd.grad(g.sum(), x)
     expected = (2 + 4 * x.detach().numpy() ** 2) * np.exp(x.detach().numpy() ** 2)
     np.testing.assert_allclose(h.numpy(), expected)
@@ -133,8 +134,11 @@ def test_once_differentiable_raises_on_second_differentiation():
     np.testing.assert_allclose(x.grad.numpy(), np.exp(x.detach().numpy()))
     (g,) = tl.autograd.grad(y.sum(), x, create_graph=True)
     np.testing.assert_allclose(g.detach().numpy(), np.exp(x.detach().numpy()))
-    with pytest.raises(RuntimeError, match=r"differentiate twice.*once_differentiable.*"
-                                           r"NumpyExp\.backward"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"differentiate twice.*once_differentiable.*"
+        r"NumpyExp\.backward",
+    ):
         g.sum().backward()
 
 
@@ -149,8 +153,11 @@ def test_wrong_number_of_gradients_names_the_function():
             return grad
 
     y = TooFew.apply(f64([1.0]), f64([2.0]))
-    with pytest.raises(RuntimeError, match=r"TooFew\.backward returned an incorrect number of "
-                                           r"gradients \(expected 2, got 1\)"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"TooFew\.backward returned an incorrect number of "
+        r"gradients \(expected 2, got 1\)",
+    ):
         y.sum().backward()
 
 
@@ -165,8 +172,11 @@ def test_wrong_gradient_shape_names_function_and_input_index():
             return grad, grad.sum()
 
     y = BadShape.apply(f64([1.0, 2.0]), f64([3.0, 4.0]))
-    with pytest.raises(RuntimeError, match=r"BadShape\.backward returned an invalid gradient at "
-                                           r"index 1: got shape \(\) but expected shape \(2,\)"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"BadShape\.backward returned an invalid gradient at "
+        r"index 1: got shape \(\) but expected shape \(2,\)",
+    ):
         y.sum().backward()
 
 
@@ -200,8 +210,11 @@ def test_saved_tensor_modified_in_place_is_detected():
     h = x * 1.0
     y = Square.apply(h)
     h._version_counter[0] += 1  # what an in-place op does
-    with pytest.raises(RuntimeError, match=r"SquareBackward: one of the tensors it saved.*"
-                                           r"version 0 when saved and is now at version 1"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"SquareBackward: one of the tensors it saved.*"
+        r"version 0 when saved and is now at version 1",
+    ):
         y.sum().backward()
 
 
@@ -233,7 +246,7 @@ def test_setup_context_style():
     class Cube(tl.autograd.Function):
         @staticmethod
         def forward(x):
-            return x ** 3
+            return x**3
 
         @staticmethod
         def setup_context(ctx, inputs, output):
@@ -253,6 +266,9 @@ def test_custom_graph_released_after_backward():
     x = f64([1.0])
     y = MyExp.apply(x).sum()
     y.backward()
-    with pytest.raises(RuntimeError, match=r"MyExpBackward: trying to backward through the graph "
-                                           r"a second time.*detect_anomaly"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"MyExpBackward: trying to backward through the graph "
+        r"a second time.*detect_anomaly",
+    ):
         y.backward()

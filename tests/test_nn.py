@@ -84,7 +84,9 @@ def test_repr_tree():
 def test_load_state_dict_strict_and_atomic():
     a, b = Net(), Net()
     b.load_state_dict(a.state_dict())
-    np.testing.assert_array_equal(b.body[0].weight.detach().numpy(), a.body[0].weight.detach().numpy())
+    np.testing.assert_array_equal(
+        b.body[0].weight.detach().numpy(), a.body[0].weight.detach().numpy()
+    )
     bad = dict(a.state_dict())
     del bad["scale"]
     bad["extra"] = tl.zeros(1)
@@ -130,15 +132,16 @@ def test_forward_hooks_order_and_replacement():
     h1 = lin.register_forward_pre_hook(lambda m, args: (calls.append("pre"), (args[0] * 2,))[1])
     h2 = lin.register_forward_hook(lambda m, args, out: (calls.append("post"), out * 0)[1])
     hg = nn.modules.module.register_module_forward_pre_hook(lambda m, a: calls.append("global"))
-    h3 = lin.register_forward_pre_hook(lambda m, args, kwargs: calls.append("kw"),
-                                       with_kwargs=True)
+    h3 = lin.register_forward_pre_hook(lambda m, args, kwargs: calls.append("kw"), with_kwargs=True)
     x = tl.ones(1, 2)
     out = lin(x)
     assert calls == ["global", "pre", "kw", "post"]
     np.testing.assert_array_equal(out.detach().numpy(), 0)
     for h in (h1, h2, hg, h3):
         h.remove()
-    np.testing.assert_allclose(lin(x).detach().numpy(), F.linear(x, lin.weight, lin.bias).detach().numpy())
+    np.testing.assert_allclose(
+        lin(x).detach().numpy(), F.linear(x, lin.weight, lin.bias).detach().numpy()
+    )
 
 
 @pytest.mark.parametrize("inplace", [False, True])
@@ -148,7 +151,10 @@ def test_full_backward_hook_true_grads_with_inplace_relu(inplace):
     seen = {}
 
     def hook(m, grad_input, grad_output):
-        seen["gi"], seen["go"] = grad_input[0].detach().numpy().copy(), grad_output[0].detach().numpy().copy()
+        seen["gi"], seen["go"] = (
+            grad_input[0].detach().numpy().copy(),
+            grad_output[0].detach().numpy().copy(),
+        )
 
     def pre_hook(m, grad_output):
         seen["pre"] = grad_output[0].detach().numpy().copy()
@@ -171,14 +177,15 @@ def test_backward_hook_replaces_grad_input_and_order():
     lin = nn.Linear(2, 2)
     order = []
     lin.register_full_backward_pre_hook(lambda m, go: order.append("pre"))
-    lin.register_full_backward_hook(
-        lambda m, gi, go: (order.append("hook"), (gi[0] * 0 + 7,))[1])
+    lin.register_full_backward_hook(lambda m, gi, go: (order.append("hook"), (gi[0] * 0 + 7,))[1])
     x = tl.randn(3, 2, requires_grad=True)
     lin(x).sum().backward()
     assert order == ["pre", "hook"]
     np.testing.assert_array_equal(x.grad.detach().numpy(), 7)
     # parameters still get their own (unchanged) gradient
-    np.testing.assert_allclose(lin.weight.grad.detach().numpy(), np.ones((2, 3)) @ x.detach().numpy(), rtol=1e-6)
+    np.testing.assert_allclose(
+        lin.weight.grad.detach().numpy(), np.ones((2, 3)) @ x.detach().numpy(), rtol=1e-6
+    )
 
 
 def test_backward_hook_without_input_grad():
@@ -209,12 +216,17 @@ LAYER_CASES = [
     ("layer_norm", lambda x, w, b: F.layer_norm(x, (4,), w, b), [(3, 4), (4,), (4,)]),
     ("group_norm", lambda x, w, b: F.group_norm(x, 2, w, b), [(2, 4, 3), (4,), (4,)]),
     ("rms_norm", lambda x, w: F.rms_norm(x, (4,), w), [(3, 4), (4,)]),
-    ("batch_norm", lambda x, w, b: F.batch_norm(x, None, None, w, b, True), [(5, 3, 2), (3,),
-                                                                            (3,)]),
-    ("embedding", lambda w: F.embedding(tl.tensor([[0, 2], [2, 3]]), w),
-     [(4, 3)]),
-    ("sdpa", lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True),
-     [(2, 3, 4), (2, 3, 4), (2, 3, 5)]),
+    (
+        "batch_norm",
+        lambda x, w, b: F.batch_norm(x, None, None, w, b, True),
+        [(5, 3, 2), (3,), (3,)],
+    ),
+    ("embedding", lambda w: F.embedding(tl.tensor([[0, 2], [2, 3]]), w), [(4, 3)]),
+    (
+        "sdpa",
+        lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True),
+        [(2, 3, 4), (2, 3, 4), (2, 3, 5)],
+    ),
     ("normalize", lambda x: F.normalize(x, dim=1), [(3, 4)]),
 ]
 
@@ -231,7 +243,8 @@ def test_activation_values():
     np.testing.assert_allclose(nn.GELU()(t).detach().numpy(), 0.5 * x * (1 + erf(x / math.sqrt(2))))
     np.testing.assert_allclose(
         nn.GELU("tanh")(t).detach().numpy(),
-        0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3))))
+        0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3))),
+    )
     np.testing.assert_allclose(nn.ELU()(t).detach().numpy(), np.where(x > 0, x, np.exp(x) - 1))
     np.testing.assert_allclose(nn.Softplus()(t).detach().numpy(), np.log1p(np.exp(x)))
     np.testing.assert_allclose(nn.LeakyReLU(0.1)(t).detach().numpy(), np.where(x > 0, x, 0.1 * x))
@@ -247,7 +260,9 @@ def test_embedding_padding_idx_gets_no_grad():
     np.testing.assert_array_equal(emb.weight.detach().numpy()[0], 0)
     idx = tl.tensor([[0, 1], [1, 4]])
     out = emb(idx)
-    np.testing.assert_array_equal(out.detach().numpy(), emb.weight.detach().numpy()[idx.detach().numpy()])
+    np.testing.assert_array_equal(
+        out.detach().numpy(), emb.weight.detach().numpy()[idx.detach().numpy()]
+    )
     out.sum().backward()
     np.testing.assert_array_equal(emb.weight.grad.detach().numpy()[:, 0], [0, 2, 0, 0, 1])
 
@@ -268,25 +283,36 @@ def test_batchnorm_running_stats_and_eval():
     x = r(8, 3) * 2 + 1
     out = bn(tl.tensor(x, dtype=tl.float32))
     mean, var = x.mean(0), x.var(0)
-    np.testing.assert_allclose(out.detach().numpy(), (x - mean) / np.sqrt(var + 1e-5), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(
+        out.detach().numpy(), (x - mean) / np.sqrt(var + 1e-5), rtol=1e-4, atol=1e-5
+    )
     np.testing.assert_allclose(bn.running_mean.detach().numpy(), 0.1 * mean, rtol=1e-5)
-    np.testing.assert_allclose(bn.running_var.detach().numpy(), 0.9 + 0.1 * x.var(0, ddof=1), rtol=1e-5)
+    np.testing.assert_allclose(
+        bn.running_var.detach().numpy(), 0.9 + 0.1 * x.var(0, ddof=1), rtol=1e-5
+    )
     assert int(bn.num_batches_tracked.item()) == 1
     bn.eval()
     y = r(4, 3)
     np.testing.assert_allclose(
         bn(tl.tensor(y, dtype=tl.float32)).detach().numpy(),
-        (y - bn.running_mean.detach().numpy()) / np.sqrt(bn.running_var.detach().numpy() + 1e-5), rtol=1e-4, atol=1e-5)
+        (y - bn.running_mean.detach().numpy()) / np.sqrt(bn.running_var.detach().numpy() + 1e-5),
+        rtol=1e-4,
+        atol=1e-5,
+    )
     cumulative = nn.BatchNorm2d(2, momentum=None)
     a, b = r(2, 2, 3, 3), r(2, 2, 3, 3)
     cumulative(tl.tensor(a))
     cumulative(tl.tensor(b))
-    np.testing.assert_allclose(cumulative.running_mean.detach().numpy(),
-                               (a.mean((0, 2, 3)) + b.mean((0, 2, 3))) / 2, rtol=1e-5)
+    np.testing.assert_allclose(
+        cumulative.running_mean.detach().numpy(),
+        (a.mean((0, 2, 3)) + b.mean((0, 2, 3))) / 2,
+        rtol=1e-5,
+    )
     no_track = nn.BatchNorm1d(3, track_running_stats=False).eval()
     assert no_track.running_mean is None
-    np.testing.assert_allclose(no_track(tl.tensor(x)).detach().numpy(), (x - mean) / np.sqrt(var + 1e-5),
-                               rtol=1e-5)
+    np.testing.assert_allclose(
+        no_track(tl.tensor(x)).detach().numpy(), (x - mean) / np.sqrt(var + 1e-5), rtol=1e-5
+    )
 
 
 def test_multihead_attention_matches_numpy():
@@ -297,7 +323,7 @@ def test_multihead_attention_matches_numpy():
     mask = np.triu(np.ones((L, L), bool), 1)  # True = not allowed
     out, w = mha(tl.tensor(x), tl.tensor(x), tl.tensor(x), attn_mask=tl.tensor(mask))
     W, B = mha.in_proj_weight.detach().numpy(), mha.in_proj_bias.detach().numpy()
-    q, k, v = (x @ W[i * e:(i + 1) * e].T + B[i * e:(i + 1) * e] for i in range(3))
+    q, k, v = (x @ W[i * e : (i + 1) * e].T + B[i * e : (i + 1) * e] for i in range(3))
     split = lambda t: t.reshape(n, L, h, e // h).transpose(0, 2, 1, 3)  # noqa: E731
     s = split(q) @ split(k).transpose(0, 1, 3, 2) / math.sqrt(e // h)
     s = np.where(mask, -np.inf, s)
@@ -306,8 +332,12 @@ def test_multihead_attention_matches_numpy():
     ref = o @ mha.out_proj.weight.detach().numpy().T + mha.out_proj.bias.detach().numpy()
     np.testing.assert_allclose(out.detach().numpy(), ref, rtol=1e-10)
     np.testing.assert_allclose(w.detach().numpy(), p.mean(1), rtol=1e-10)
-    assert list(mha.state_dict()) == ["in_proj_weight", "in_proj_bias", "out_proj.weight",
-                                      "out_proj.bias"]
+    assert list(mha.state_dict()) == [
+        "in_proj_weight",
+        "in_proj_bias",
+        "out_proj.weight",
+        "out_proj.bias",
+    ]
     seq_first = nn.MultiheadAttention(e, h).double()
     seq_first.load_state_dict(mha.state_dict())
     out2, _ = seq_first(*(tl.tensor(x.transpose(1, 0, 2)),) * 3, attn_mask=tl.tensor(mask))
@@ -338,10 +368,12 @@ def test_cross_entropy_class_indices_full():
     smooth_nw = -logp.sum(1) * valid
     nll_nw = -logp[np.arange(6), ts] * valid
     ref = (1 - eps) * nll_nw.sum() / valid.sum() + eps / 4 * smooth_nw.sum() / valid.sum()
-    np.testing.assert_allclose(F.cross_entropy(tl.tensor(x), tl.tensor(t),
-                                               label_smoothing=eps).item(), ref)
-    check_grads(lambda a: F.cross_entropy(a, tl.tensor(t), weight=tl.tensor(w),
-                                          label_smoothing=0.1), x)
+    np.testing.assert_allclose(
+        F.cross_entropy(tl.tensor(x), tl.tensor(t), label_smoothing=eps).item(), ref
+    )
+    check_grads(
+        lambda a: F.cross_entropy(a, tl.tensor(t), weight=tl.tensor(w), label_smoothing=0.1), x
+    )
 
 
 def test_cross_entropy_probabilities_and_spatial():
@@ -361,11 +393,11 @@ def test_regression_and_binary_losses():
     a, b = r(4, 3), r(4, 3)
     d = a - b
     ta, tb = tl.tensor(a), tl.tensor(b)
-    np.testing.assert_allclose(nn.MSELoss()(ta, tb).item(), (d ** 2).mean())
+    np.testing.assert_allclose(nn.MSELoss()(ta, tb).item(), (d**2).mean())
     np.testing.assert_allclose(nn.L1Loss(reduction="sum")(ta, tb).item(), np.abs(d).sum())
-    hub = np.where(np.abs(d) < 0.5, 0.5 * d ** 2, 0.5 * (np.abs(d) - 0.25))
+    hub = np.where(np.abs(d) < 0.5, 0.5 * d**2, 0.5 * (np.abs(d) - 0.25))
     np.testing.assert_allclose(nn.HuberLoss(delta=0.5)(ta, tb).item(), hub.mean())
-    sl1 = np.where(np.abs(d) < 0.5, 0.5 * d ** 2 / 0.5, np.abs(d) - 0.25)
+    sl1 = np.where(np.abs(d) < 0.5, 0.5 * d**2 / 0.5, np.abs(d) - 0.25)
     np.testing.assert_allclose(nn.SmoothL1Loss(beta=0.5)(ta, tb).item(), sl1.mean())
     p, y = 1 / (1 + np.exp(-a)), (b > 0).astype(float)
     bce = -(y * np.log(p) + (1 - y) * np.log(1 - p))
@@ -373,17 +405,23 @@ def test_regression_and_binary_losses():
     pw = np.array([1.0, 2.0, 3.0])
     bcel = -(pw * y * np.log(p) + (1 - y) * np.log(1 - p))
     np.testing.assert_allclose(
-        nn.BCEWithLogitsLoss(pos_weight=tl.tensor(pw))(ta, tl.tensor(y)).item(), bcel.mean())
+        nn.BCEWithLogitsLoss(pos_weight=tl.tensor(pw))(ta, tl.tensor(y)).item(), bcel.mean()
+    )
     logq, pt = np.log(np_softmax(a, 1)), np_softmax(b, 1)
-    np.testing.assert_allclose(nn.KLDivLoss(reduction="batchmean")(tl.tensor(logq),
-                                                                   tl.tensor(pt)).item(),
-                               (pt * (np.log(pt) - logq)).sum() / 4)
-    for fn in (F.mse_loss, F.l1_loss, F.huber_loss, F.smooth_l1_loss,
-               lambda x, t: F.binary_cross_entropy(x.sigmoid(), t.sigmoid()),
-               lambda x, t: F.binary_cross_entropy_with_logits(x, t.sigmoid(),
-                                                               pos_weight=tl.tensor(pw)),
-               lambda x, t: F.kl_div(x.log_softmax(1), t.softmax(1), reduction="batchmean"),
-               lambda x, t: F.nll_loss(x.log_softmax(1), tl.tensor([0, 1, 2, 1]))):
+    np.testing.assert_allclose(
+        nn.KLDivLoss(reduction="batchmean")(tl.tensor(logq), tl.tensor(pt)).item(),
+        (pt * (np.log(pt) - logq)).sum() / 4,
+    )
+    for fn in (
+        F.mse_loss,
+        F.l1_loss,
+        F.huber_loss,
+        F.smooth_l1_loss,
+        lambda x, t: F.binary_cross_entropy(x.sigmoid(), t.sigmoid()),
+        lambda x, t: F.binary_cross_entropy_with_logits(x, t.sigmoid(), pos_weight=tl.tensor(pw)),
+        lambda x, t: F.kl_div(x.log_softmax(1), t.softmax(1), reduction="batchmean"),
+        lambda x, t: F.nll_loss(x.log_softmax(1), tl.tensor([0, 1, 2, 1])),
+    ):
         check_grads(fn, a, b)
     with pytest.raises(ValueError, match="not a valid value for reduction"):
         F.mse_loss(ta, tb, reduction="avg")
@@ -418,8 +456,11 @@ def test_clip_grad_and_vectors():
     a.grad, b.grad = tl.full((3,), 3.0), tl.full((4,), 4.0)
     total = nn.utils.clip_grad_norm_([a, b], 1.0)
     np.testing.assert_allclose(total.item(), math.sqrt(27 + 64), rtol=1e-6)
-    np.testing.assert_allclose(np.sqrt((a.grad.detach().numpy() ** 2).sum() + (b.grad.detach().numpy() ** 2).sum()), 1.0,
-                               rtol=1e-5)
+    np.testing.assert_allclose(
+        np.sqrt((a.grad.detach().numpy() ** 2).sum() + (b.grad.detach().numpy() ** 2).sum()),
+        1.0,
+        rtol=1e-5,
+    )
     b.grad = tl.tensor([float("inf"), 0, 0, 0])
     with pytest.raises(RuntimeError, match="non-finite"):
         nn.utils.clip_grad_norm_([a, b], 1.0, error_if_nonfinite=True)

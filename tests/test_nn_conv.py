@@ -99,8 +99,9 @@ def test_conv2d_second_order_and_same_padding_and_conv1d():
     assert out.shape == (1, 3, 5, 6)
     # 'same' pads total d*(k-1) with the extra element on the right/bottom, as PyTorch
     xp = np.pad(x, ((0, 0), (0, 0), (1, 2), (2, 2)))
-    np.testing.assert_allclose(out.detach().numpy(), ref_conv2d(xp, w, None, (1, 1), (0, 0), (1, 2), 1),
-                               rtol=1e-10)
+    np.testing.assert_allclose(
+        out.detach().numpy(), ref_conv2d(xp, w, None, (1, 1), (0, 0), (1, 2), 1), rtol=1e-10
+    )
     x1, w1 = r(2, 3, 9), r(4, 3, 3)
     got = F.conv1d(tl.tensor(x1), tl.tensor(w1), stride=2, padding=1)
     ref = ref_conv2d(x1[:, :, None], w1[:, :, None], None, (1, 2), (0, 1), (1, 1), 1)[:, :, 0]
@@ -108,22 +109,29 @@ def test_conv2d_second_order_and_same_padding_and_conv1d():
     check_grads(lambda a, c: F.conv1d(a, c, dilation=2, padding=2), r(1, 3, 7), w1)
 
 
-@pytest.mark.parametrize("stride,pad,out_pad,dil,groups", [(1, 0, 0, 1, 1), (2, 1, 1, 1, 1),
-                                                            (2, 0, 0, 2, 2)])
+@pytest.mark.parametrize(
+    "stride,pad,out_pad,dil,groups", [(1, 0, 0, 1, 1), (2, 1, 1, 1, 1), (2, 0, 0, 2, 2)]
+)
 def test_conv_transpose2d(stride, pad, out_pad, dil, groups):
     x, w, b = r(2, 4, 3, 4), r(4, 3, 3, 2), r(3 * groups)
-    got = F.conv_transpose2d(tl.tensor(x), tl.tensor(w), tl.tensor(b), stride, pad, out_pad,
-                             groups, dil)
+    got = F.conv_transpose2d(
+        tl.tensor(x), tl.tensor(w), tl.tensor(b), stride, pad, out_pad, groups, dil
+    )
     ref = ref_conv_transpose2d(x, w, b, stride, pad, out_pad, dil, groups)
     np.testing.assert_allclose(got.detach().numpy(), ref, rtol=1e-10, atol=1e-12)
-    check_grads(lambda a, c: F.conv_transpose2d(a, c, None, stride, pad, out_pad, groups, dil),
-                r(1, 4, 2, 3), w)
+    check_grads(
+        lambda a, c: F.conv_transpose2d(a, c, None, stride, pad, out_pad, groups, dil),
+        r(1, 4, 2, 3),
+        w,
+    )
 
 
 def test_conv_transpose_is_adjoint_of_conv():
     x, w, y = r(1, 2, 5, 5), r(3, 2, 3, 3), r(1, 3, 3, 3)
     lhs = (F.conv2d(tl.tensor(x), tl.tensor(w), stride=2, padding=1).detach().numpy() * y).sum()
-    rhs = (x * F.conv_transpose2d(tl.tensor(y), tl.tensor(w), stride=2, padding=1).detach().numpy()).sum()
+    rhs = (
+        x * F.conv_transpose2d(tl.tensor(y), tl.tensor(w), stride=2, padding=1).detach().numpy()
+    ).sum()
     np.testing.assert_allclose(lhs, rhs, rtol=1e-10)
 
 
@@ -131,21 +139,27 @@ def test_pooling_against_loops_and_gradcheck():
     x = r(2, 3, 7, 6)
     got = F.max_pool2d(tl.tensor(x), 3, 2, 1)
     np.testing.assert_allclose(got.detach().numpy(), ref_pool2d(x, 3, 2, 1, np.max, -np.inf))
-    np.testing.assert_allclose(F.avg_pool2d(tl.tensor(x), 2).detach().numpy(),
-                               ref_pool2d(x, 2, 2, 0, np.mean, 0.0))
-    np.testing.assert_allclose(F.avg_pool2d(tl.tensor(x), 3, 2, 1).detach().numpy(),
-                               ref_pool2d(x, 3, 2, 1, np.sum, 0.0) / 9)
+    np.testing.assert_allclose(
+        F.avg_pool2d(tl.tensor(x), 2).detach().numpy(), ref_pool2d(x, 2, 2, 0, np.mean, 0.0)
+    )
+    np.testing.assert_allclose(
+        F.avg_pool2d(tl.tensor(x), 3, 2, 1).detach().numpy(),
+        ref_pool2d(x, 3, 2, 1, np.sum, 0.0) / 9,
+    )
     ones = ref_pool2d(np.ones((1, 1, 7, 6)), 3, 2, 1, np.sum, 0.0)
-    np.testing.assert_allclose(F.avg_pool2d(tl.tensor(x), 3, 2, 1, count_include_pad=False).detach().numpy(),
-                               ref_pool2d(x, 3, 2, 1, np.sum, 0.0) / ones)
+    np.testing.assert_allclose(
+        F.avg_pool2d(tl.tensor(x), 3, 2, 1, count_include_pad=False).detach().numpy(),
+        ref_pool2d(x, 3, 2, 1, np.sum, 0.0) / ones,
+    )
     check_grads(lambda a: F.max_pool2d(a, 2, 1), r(1, 2, 4, 4))
     check_grads(lambda a: F.avg_pool2d(a, 3, 2, 1, count_include_pad=False), r(1, 2, 5, 5))
     check_grads(lambda a: F.max_pool1d(a, 3, 2, 1), r(2, 2, 7))
     check_grads(lambda a: F.avg_pool1d(a, 2), r(2, 2, 6))
     vals, idx = F.max_pool2d(tl.tensor(x), 2, return_indices=True)
-    np.testing.assert_array_equal(np.take_along_axis(x.reshape(2, 3, -1),
-                                                     idx.detach().numpy().reshape(2, 3, -1), 2),
-                                  vals.detach().numpy().reshape(2, 3, -1))
+    np.testing.assert_array_equal(
+        np.take_along_axis(x.reshape(2, 3, -1), idx.detach().numpy().reshape(2, 3, -1), 2),
+        vals.detach().numpy().reshape(2, 3, -1),
+    )
 
 
 def test_adaptive_avg_pool():
