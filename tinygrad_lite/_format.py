@@ -29,22 +29,23 @@ def _float_formatter(values: np.ndarray):
     return lambda v: fmt(v).rjust(width)
 
 
+def _bool_str(v: object) -> str:
+    return "True" if v else "False"
+
+
 def format_tensor(t: TensorBase) -> str:
     """The repr of ``t``: data, then dtype (if not a default), then grad information."""
     data = t._data
-    if data.dtype.kind == "f":
-        formatter = {"float_kind": _float_formatter(data) if data.size else str}
-    elif data.dtype.kind == "b":
-        formatter = {"bool": lambda v: "True" if v else "False"}
-    else:
-        formatter = {"int": str}
     if data.size == 0 and data.ndim == 1:
         body = "[]"
     elif data.size == 0:
         body = f"[], size={data.shape}"
     else:
-        body = np.array2string(data, separator=", ", formatter=formatter, prefix="tensor(",
-                               threshold=1000, edgeitems=3, max_line_width=80)
+        float_kind = _float_formatter(data) if data.dtype.kind == "f" else str
+        # NumPy uses the entry for the array's kind and ignores the others
+        body = np.array2string(data, separator=", ", prefix="tensor(", threshold=1000,
+                               edgeitems=3, max_line_width=80,
+                               formatter={"float_kind": float_kind, "bool": _bool_str, "int": str})
     parts = [body]
     if data.dtype not in _DEFAULT_DTYPES:
         parts.append(f"dtype={t.dtype!r}")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import builtins
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -113,7 +113,9 @@ def result_type(*operands: Any) -> np.dtype:
     and a Python scalar then contributes its category's default dtype, so ``float32 * 2.5`` stays
     float32 and ``int64 * 2.5`` becomes float32.
     """
-    dimensioned, zero_dim, scalar_cats = [], [], []
+    dimensioned: list[np.dtype] = []
+    zero_dim: list[np.dtype] = []
+    scalar_cats: list[int] = []
     for op in operands:
         if isinstance(op, np.ndarray):
             (dimensioned if op.ndim else zero_dim).append(op.dtype)
@@ -129,4 +131,4 @@ def result_type(*operands: Any) -> np.dtype:
         top = max(scalar_cats)
         if result is None or top > _FROM_NUMPY[result].category:
             result = _DEFAULT_FOR_CATEGORY[top].np
-    return result
+    return cast(np.dtype, result)  # None only when called without operands

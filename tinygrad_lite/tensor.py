@@ -4,6 +4,12 @@ Most methods are the ``tl.*`` functions themselves, bound by name from
 ``functions.TENSOR_METHODS`` at the end of this module (``x.exp()`` is ``tl.exp(x)``). Written
 out here: conversion, autograd (``backward``, hooks, ``.grad``, ``.data``), the operators, and
 the few methods whose arguments differ from their function's (``x.view(2, 3)``, ``x.T``, ...).
+
+Types: the ops and functions below this module cannot import ``Tensor``, so they declare their
+results as ``TensorBase``, and so do the methods here that return such a result; at runtime each
+is a ``Tensor`` (``register_result_type``, at the end of this module). Methods returning ``self``
+(``cpu()``, the in-place operators) or a tensor wrapped here (``detach()``, ``.data``) say
+``Tensor``.
 """
 
 from __future__ import annotations
@@ -101,7 +107,7 @@ class Tensor(TensorBase):
             raise TypeError("len() of a 0-d tensor")
         return self._data.shape[0]
 
-    def __iter__(self) -> Iterator[Tensor]:
+    def __iter__(self) -> Iterator[TensorBase]:
         if self._data.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
         return (self[i] for i in range(self._data.shape[0]))
@@ -167,7 +173,7 @@ class Tensor(TensorBase):
         """Whether a non-leaf tensor keeps ``.grad`` (see ``retain_grad``)."""
         return self._retains_grad
 
-    def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> RemovableHandle:
+    def register_hook(self, hook: Callable[[Tensor], TensorBase | None]) -> RemovableHandle:
         """Call ``hook(grad)`` when this tensor's gradient is computed; a returned tensor replaces
         the gradient. Leaves: before accumulation into ``.grad``. Returns a removable handle."""
         if not self._requires_grad:
@@ -199,10 +205,10 @@ class Tensor(TensorBase):
 
     def backward(
         self,
-        gradient: Tensor | None = None,
+        gradient: TensorBase | None = None,
         retain_graph: bool | None = None,
         create_graph: bool = False,
-        inputs: Sequence[Tensor] | Tensor | None = None,
+        inputs: Sequence[TensorBase] | TensorBase | None = None,
     ) -> None:
         """Compute the gradient of this tensor with respect to the graph's leaves, accumulating
         it into their ``.grad``. ``gradient`` is required unless the tensor has one element."""
@@ -220,12 +226,12 @@ class Tensor(TensorBase):
         out._version_counter = self._version_counter
         return out
 
-    def clone(self) -> Tensor:
+    def clone(self) -> TensorBase:
         """A copy with its own memory; gradients flow back to this tensor."""
         return ops.clone(self)
 
     # -- dtype conversion ----------------------------------------------------------------------
-    def to(self, *args: Any, **kwargs: Any) -> Tensor:
+    def to(self, *args: Any, **kwargs: Any) -> TensorBase:
         """Convert to a dtype (``to(tl.float64)``, ``to(other_tensor)``); ``"cpu"`` is accepted."""
         target = kwargs.pop("dtype", None)
         copy = kwargs.pop("copy", False)
@@ -242,27 +248,27 @@ class Tensor(TensorBase):
         result = ops.cast(self, dtypes.to_dtype(target).np)
         return result.clone() if copy and result is self else result
 
-    def float(self) -> Tensor:
+    def float(self) -> TensorBase:
         """Convert to float32."""
         return self.to(dtypes.float32)
 
-    def double(self) -> Tensor:
+    def double(self) -> TensorBase:
         """Convert to float64."""
         return self.to(dtypes.float64)
 
-    def half(self) -> Tensor:
+    def half(self) -> TensorBase:
         """Convert to float16."""
         return self.to(dtypes.float16)
 
-    def long(self) -> Tensor:
+    def long(self) -> TensorBase:
         """Convert to int64."""
         return self.to(dtypes.int64)
 
-    def int(self) -> Tensor:
+    def int(self) -> TensorBase:
         """Convert to int32."""
         return self.to(dtypes.int32)
 
-    def bool(self) -> Tensor:
+    def bool(self) -> TensorBase:
         """Convert to bool."""
         return self.to(dtypes.bool)
 
@@ -272,64 +278,64 @@ class Tensor(TensorBase):
 
     # -- arithmetic operators (see ops/ for the primitives; __add__, __mul__, ... are bound to
     # them at the end of this file) ----------------------------------------------------------
-    def __radd__(self, other: Any) -> Tensor:
+    def __radd__(self, other: Any) -> TensorBase:
         return ops.add(other, self)
 
-    def __rsub__(self, other: Any) -> Tensor:
+    def __rsub__(self, other: Any) -> TensorBase:
         return ops.sub(other, self)
 
-    def __rmul__(self, other: Any) -> Tensor:
+    def __rmul__(self, other: Any) -> TensorBase:
         return ops.mul(other, self)
 
-    def __rtruediv__(self, other: Any) -> Tensor:
+    def __rtruediv__(self, other: Any) -> TensorBase:
         return ops.div(other, self)
 
-    def __rpow__(self, other: Any) -> Tensor:
+    def __rpow__(self, other: Any) -> TensorBase:
         return ops.pow(other, self)
 
     def __pos__(self) -> Tensor:
         return self
 
-    def __matmul__(self, other: Any) -> Tensor:
+    def __matmul__(self, other: Any) -> TensorBase:
         return functions.matmul(self, other)
 
-    def __rmatmul__(self, other: Any) -> Tensor:
+    def __rmatmul__(self, other: Any) -> TensorBase:
         return functions.matmul(other, self)
 
-    def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
+    def __eq__(self, other: Any) -> TensorBase:  # type: ignore[override]
         return ops.compare(np.equal, self, other, "eq")
 
-    def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
+    def __ne__(self, other: Any) -> TensorBase:  # type: ignore[override]
         return ops.compare(np.not_equal, self, other, "ne")
 
-    def __lt__(self, other: Any) -> Tensor:
+    def __lt__(self, other: Any) -> TensorBase:
         return ops.compare(np.less, self, other, "lt")
 
-    def __le__(self, other: Any) -> Tensor:
+    def __le__(self, other: Any) -> TensorBase:
         return ops.compare(np.less_equal, self, other, "le")
 
-    def __gt__(self, other: Any) -> Tensor:
+    def __gt__(self, other: Any) -> TensorBase:
         return ops.compare(np.greater, self, other, "gt")
 
-    def __ge__(self, other: Any) -> Tensor:
+    def __ge__(self, other: Any) -> TensorBase:
         return ops.compare(np.greater_equal, self, other, "ge")
 
-    def __getitem__(self, index: Any) -> Tensor:
+    def __getitem__(self, index: Any) -> TensorBase:
         return ops.getitem(self, index)
 
-    def __abs__(self) -> Tensor:
+    def __abs__(self) -> TensorBase:
         return functions.abs(self)
 
-    def __invert__(self) -> Tensor:
+    def __invert__(self) -> TensorBase:
         return functions.bitwise_not(self)
 
-    def __and__(self, other: Any) -> Tensor:
+    def __and__(self, other: Any) -> TensorBase:
         return functions.bitwise_and(self, other)
 
-    def __or__(self, other: Any) -> Tensor:
+    def __or__(self, other: Any) -> TensorBase:
         return functions.bitwise_or(self, other)
 
-    def __xor__(self, other: Any) -> Tensor:
+    def __xor__(self, other: Any) -> TensorBase:
         return functions.bitwise_xor(self, other)
 
     def __iadd__(self, other: Any) -> Tensor:
@@ -348,45 +354,45 @@ class Tensor(TensorBase):
         functions.setitem(self, index, value)
 
     # -- methods whose arguments differ from their tl.* function -----------------------------
-    def where(self, condition: Any, other: Any) -> Tensor:
+    def where(self, condition: Any, other: Any) -> TensorBase:
         """``self`` where ``condition`` is true, else ``other``."""
         return functions.where(condition, self, other)
 
-    def view(self, *shape: Any) -> Tensor:
+    def view(self, *shape: Any) -> TensorBase:
         """Same as ``reshape`` (NumPy decides whether memory is shared)."""
         return functions.reshape(self, *shape)
 
-    def view_as(self, other: Tensor) -> Tensor:
+    def view_as(self, other: TensorBase) -> TensorBase:
         """Same as ``reshape(other.shape)``."""
         return functions.reshape(self, other.shape)
 
-    def reshape_as(self, other: Tensor) -> Tensor:
+    def reshape_as(self, other: TensorBase) -> TensorBase:
         """``reshape(other.shape)``."""
         return functions.reshape(self, other.shape)
 
-    def expand_as(self, other: Tensor) -> Tensor:
+    def expand_as(self, other: TensorBase) -> TensorBase:
         """``expand(other.shape)``."""
         return functions.expand(self, other.shape)
 
-    def tile(self, *dims: Any) -> Tensor:
+    def tile(self, *dims: Any) -> TensorBase:
         """Like repeat; missing leading dims count as 1."""
         return functions.tile(self, _sizes(dims))
 
-    def flip(self, *dims: Any) -> Tensor:
+    def flip(self, *dims: Any) -> TensorBase:
         """Reverse the order of elements along ``dims``."""
         return functions.flip(self, _sizes(dims))
 
-    def negative(self) -> Tensor:
+    def negative(self) -> TensorBase:
         """``-self``."""
         return ops.neg(self)
 
     @property
-    def T(self) -> Tensor:  # noqa: N802 - PyTorch's name
+    def T(self) -> TensorBase:  # noqa: N802 - PyTorch's name
         """All dimensions reversed (the transpose of a matrix)."""
         return ops.permute(self, tuple(range(self.ndim - 1, -1, -1)))
 
     @property
-    def mT(self) -> Tensor:  # noqa: N802 - PyTorch's name
+    def mT(self) -> TensorBase:  # noqa: N802 - PyTorch's name
         """The last two dimensions swapped (batched matrix transpose)."""
         return functions.transpose(self, -2, -1)
 

@@ -24,6 +24,7 @@ check per node.
 from __future__ import annotations
 
 import sys
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -54,6 +55,7 @@ def run_backward(
     """
     pending: dict = {}  # node -> the sum of its output gradient so far (a list if several)
     leaf_grads: dict = {}  # leaf tensor -> the sum of what reached it
+    grad: Any  # an array in a plain backward, a Tensor under create_graph
     for i, (root, grad) in enumerate(zip(roots, root_grads)):
         edge = edge_of(root)
         if edge is None:
@@ -160,8 +162,9 @@ def _run_node(node: Node, grad: Any, watch: _Watch | None, create_graph: bool) -
     """Run a node the fast path does not cover: several outputs, tensor hooks, a custom
     Function, or a watched backward. None: the node need not run (autograd.grad)."""
     grads = [grad] if node.n_outputs == 1 else grad
-    if node._tensor_hooks:
-        grads = _run_tensor_hooks(node, grads)
+    tensor_hooks = node._tensor_hooks
+    if tensor_hooks:
+        grads = _run_tensor_hooks(node, tensor_hooks, grads)
     if watch is not None:
         if watch.captures:
             for nr, grad in enumerate(grads):
@@ -264,10 +267,11 @@ def _call_with_tensors(node: Node, grads: list) -> tuple:
     return tuple(None if g is None else g._data for g in result)
 
 
-def _run_tensor_hooks(node: Node, grads: list) -> list:
-    """Run the hooks registered on the node's output tensors on their (complete) gradients."""
+def _run_tensor_hooks(node: Node, tensor_hooks: dict[int, OrderedDict], grads: list) -> list:
+    """Run the hooks registered on the node's output tensors (``node._tensor_hooks``) on their
+    (complete) gradients."""
     grads = list(grads)
-    for idx, hooks in node._tensor_hooks.items():
+    for idx, hooks in tensor_hooks.items():
         if grads[idx] is not None and hooks:
             grads[idx] = _apply_hooks(hooks.values(), grads[idx], node)
     return grads

@@ -6,8 +6,8 @@ import itertools
 import operator
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn, cast
 
 from .grad_mode import grad_state
 from .tensor_base import TensorBase, wrap
@@ -17,6 +17,8 @@ __all__ = ["Node", "AccumulateGrad", "RemovableHandle", "RetainGradHook", "trace
 # An edge says where a gradient goes: (node, output index) for a tensor made by an op, or
 # (leaf tensor, 0) for a leaf that requires grad, where the engine accumulates into ``.grad``.
 Edge = tuple[Any, int]
+# What ``save_output`` keeps: (array, version counter, version at save time).
+SavedOutput = tuple[Any, list[int], int]
 
 _data_of = operator.attrgetter("_data")
 
@@ -40,12 +42,14 @@ class Node:
     cycles and is freed by reference counting alone.
     """
 
+    next_edges: tuple[Edge | None, ...]  # one per input: where its gradient goes (see edge_of)
+
     # Class-level defaults: a node only stores what differs, which keeps recording an op cheap.
     n_outputs = 1
     takes_arrays = True
     _saved: tuple | None = ()
-    _saved_versions: tuple = ()
-    _saved_out: tuple | None = None
+    _saved_versions: Sequence[int] = ()
+    _saved_out: SavedOutput | None = None
     # True while the engine may call ``backward(grad)`` straight away: one output, built-in
     # (array) rule, no tensor hooks. Everything else goes through the engine's slower path.
     _direct = True
@@ -64,12 +68,12 @@ class Node:
     def save_for_backward(self, *tensors: TensorBase) -> None:
         """Keep tensors for backward, with their versions so later in-place changes are caught."""
         self._saved = tensors
-        versions = []
+        versions: list[int] = []
         for t in tensors:
             versions.append(t._version_counter[0])
         self._saved_versions = versions
 
-    def _raise_released(self) -> None:
+    def _raise_released(self) -> NoReturn:
         raise RuntimeError(
             f"{self.name()}: trying to backward through the graph a second time (or to access "
             "saved tensors after they were freed). Saved values are freed by .backward() and "
@@ -111,7 +115,8 @@ class Node:
         ``create_graph``) is differentiable through this node."""
         if self._saved is None:  # released by backward
             self._raise_released()
-        data, counter, version = self._saved_out
+        # set by save_output, which an op calls whenever its rule uses saved_output
+        data, counter, version = cast(SavedOutput, self._saved_out)
         if counter[0] != version:
             raise RuntimeError(
                 f"{self.name()}: its output, saved for backward (shape {data.shape}, dtype "
@@ -152,7 +157,7 @@ class Node:
     @property
     def next_functions(self) -> tuple:
         """``((node_or_AccumulateGrad_or_None, output_nr), ...)``, one pair per input."""
-        out = []
+        out: list[tuple[Any, int]] = []
         for edge in self.next_edges:
             if edge is None:
                 out.append((None, 0))
@@ -172,8 +177,10 @@ class Node:
         hooks[handle.id] = hook
         return handle
 
-    def backward(self, *grad_outputs: TensorBase) -> tuple:
-        """Gradients with respect to the inputs, given gradients with respect to the outputs."""
+    def backward(self, *grad_outputs: Any) -> tuple:
+        """Gradients with respect to the inputs, given gradients with respect to the outputs
+        (arrays in a plain backward, Tensors under create_graph; None for an output of a
+        several-output node that received no gradient)."""
         raise NotImplementedError(f"{self.name()} has no backward rule")
 
     def __repr__(self) -> str:

@@ -55,6 +55,8 @@ class TensorBase:
         def __matmul__(self, other: Any) -> Any: ...
         def __neg__(self) -> Any: ...
         def __getitem__(self, index: Any) -> Any: ...
+        def __eq__(self, other: Any) -> Any: ...
+        def __ne__(self, other: Any) -> Any: ...
         def __lt__(self, other: Any) -> Any: ...
         def __le__(self, other: Any) -> Any: ...
         def __gt__(self, other: Any) -> Any: ...
@@ -120,7 +122,7 @@ class TensorBase:
 
 
 # The class ``wrap`` instantiates: the public Tensor once tensor.py has registered it.
-_result_type: type = TensorBase
+_result_type: type[TensorBase] = TensorBase
 _new = object.__new__
 
 
@@ -136,7 +138,7 @@ def register_result_type(cls: type) -> None:
 def wrap(data: np.ndarray, grad_fn: Any = None) -> Any:
     """A tensor around ``data`` without copying (the fast path every op uses for its result);
     with ``grad_fn`` it is that node's output and requires grad."""
-    t = _new(_result_type)
+    t: TensorBase = _new(_result_type)
     t._data = data
     t._version_counter = [0]
     if grad_fn is not None:

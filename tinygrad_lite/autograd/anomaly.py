@@ -14,6 +14,7 @@ import os
 import sys
 import traceback
 from collections.abc import Callable
+from types import FrameType
 from typing import Any, TypeVar
 
 import numpy as np
@@ -40,7 +41,7 @@ class _AnomalyState:
 _state = _AnomalyState()
 def user_stack(limit: int = 8) -> list:
     """The innermost ``limit`` frames of the caller's stack that lie outside tinygrad_lite."""
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
         frame = frame.f_back
     return list(traceback.extract_stack(frame, limit=limit))

@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import sys
 from collections import Counter
+from types import FrameType
 from typing import IO, Any
 
 import numpy as np
@@ -79,7 +80,7 @@ class explain(EngineObserver):  # noqa: N801 - a context manager, named like no_
     def _find_names(self) -> dict:
         """id(tensor) -> (variable name, tensor), from ``names`` and the caller's locals."""
         found: dict[int, tuple] = {}
-        frame = sys._getframe(2)
+        frame: FrameType | None = sys._getframe(2)
         while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
             frame = frame.f_back
         for _ in range(2):  # the code that called backward, then its caller

@@ -18,7 +18,7 @@ import numpy as np
 
 from .._core import grad_mode as _grad_mode
 from .._core.grad_mode import no_grad
-from .._core.graph import Node
+from .._core.graph import Edge, Node
 from ..tensor import Tensor
 from . import anomaly as _anomaly
 
@@ -41,10 +41,14 @@ class BackwardCFunction(Node):
     _dirty: tuple = ()
     _non_differentiable: tuple = ()
     _saved_as_output: dict[int, int] | None = None  # saved index -> output index
+    # (shape, dtype) of each argument / output that is a tensor, None for the others
+    _input_meta: tuple[tuple[tuple[int, ...], np.dtype] | None, ...]
+    _output_meta: tuple[tuple[tuple[int, ...], np.dtype] | None, ...]  # set by _connect
 
     def __init__(self, args: tuple) -> None:
         tensor = Tensor
-        edges, needs = [], []
+        edges: list[Edge | None] = []
+        needs: list[bool] = []
         recording = _grad_mode.grad_state.enabled
         for a in args:
             if isinstance(a, tensor) and a._requires_grad and recording:
@@ -76,17 +80,17 @@ class BackwardCFunction(Node):
     def saved_tensors(self) -> tuple:
         """The tensors given to ``save_for_backward``; a saved output is, under create_graph,
         connected to this node so that double backward flows through it."""
-        saved = Node.saved_tensors.fget(self)  # the release and version checks
+        saved = super().saved_tensors  # the release and version checks
         if not self._saved_as_output or not _grad_mode.grad_state.enabled:
             return saved
-        saved = list(saved)
+        tensors = list(saved)
         wrap = Tensor._wrap
         for i, nr in self._saved_as_output.items():
-            t = wrap(saved[i]._data, self)
+            t = wrap(tensors[i]._data, self)
             t._output_nr = nr
-            t._version_counter = saved[i]._version_counter
-            saved[i] = t
-        return tuple(saved)
+            t._version_counter = tensors[i]._version_counter
+            tensors[i] = t
+        return tuple(tensors)
 
     @property
     def saved_variables(self) -> tuple:
@@ -127,7 +131,9 @@ class BackwardCFunction(Node):
         tensor = Tensor
         if not isinstance(grad, tensor):
             grad = tensor._wrap(np.asarray(grad))
-        shape, dtype = self._input_meta[i]
+        meta = self._input_meta[i]
+        assert meta is not None  # the input has an edge, so it is a tensor
+        shape, dtype = meta
         if grad._data.shape != shape:
             raise RuntimeError(
                 f"function {self._forward_cls.__name__}.backward returned an invalid gradient at "
@@ -259,6 +265,8 @@ def _connect(ctx: BackwardCFunction, outputs: Any) -> Any:
 
 class _DelayedErrorBackward(Node):
     """Stands in for the graph of a ``once_differentiable`` backward: differentiating it raises."""
+
+    fn_name: str  # e.g. "MyFunction.backward"
 
     def backward(self, *grads: Any) -> tuple:
         """Always raises: the backward it stands for recorded no graph."""

@@ -90,6 +90,7 @@ def _stack(rows: list, out_shape: tuple, in_shape: tuple) -> Any:
         onehot[j] = 1
         term = tensor._wrap(onehot) * r.reshape((1,) + in_shape)
         total = term if total is None else total + term
+    assert total is not None  # rows is not empty: without rows, the branch above returned
     return total.reshape(out_shape + in_shape)
 
 

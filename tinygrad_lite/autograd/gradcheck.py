@@ -122,15 +122,15 @@ def gradcheck(
             excess = np.abs(a - n) - (atol + rtol * np.abs(n))
             if excess.size == 0 or excess.max() <= 0:
                 continue
-            i, j = np.unravel_index(int(np.argmax(excess)), excess.shape)
-            in_idx = np.unravel_index(i, t._data.shape) if t._data.ndim else ()
-            out_idx = np.unravel_index(j, out._data.shape) if out._data.ndim else ()
+            row, col = np.unravel_index(int(np.argmax(excess)), excess.shape)  # (input, output)
+            in_idx = np.unravel_index(row, t._data.shape) if t._data.ndim else ()
+            out_idx = np.unravel_index(col, out._data.shape) if out._data.ndim else ()
             message = (
                 f"Jacobian mismatch for output {o} with respect to input {index} of {what}: "
                 f"worst element at input index {tuple(int(x) for x in in_idx)}, output index "
-                f"{tuple(int(x) for x in out_idx)}: analytic {float(a[i, j]):.10g}, numeric "
-                f"{float(n[i, j]):.10g} "
-                f"(|difference| {abs(a[i, j] - n[i, j]):.6g} > atol {atol} + rtol {rtol} * "
+                f"{tuple(int(x) for x in out_idx)}: analytic {float(a[row, col]):.10g}, numeric "
+                f"{float(n[row, col]):.10g} "
+                f"(|difference| {abs(a[row, col] - n[row, col]):.6g} > atol {atol} + rtol {rtol} * "
                 f"|numeric|).\nanalytical:\n{a}\nnumerical:\n{n}"
             )
             if raise_exception:

@@ -48,8 +48,9 @@ def _scaled(other: Any, alpha: Any) -> Any:
     return ops.mul(other, alpha) if isinstance(other, TensorBase) else other * alpha
 
 
-# ``max(x, dim)`` returns ``(values, indices)`` like ``torch.return_types.max``.
-MaxResult = namedtuple("max", ["values", "indices"])
+# ``max(x, dim)`` returns ``(values, indices)`` like ``torch.return_types.max``. The type is
+# named "max", as PyTorch's is (its repr shows the name); mypy wants it named as its variable.
+MaxResult = namedtuple("max", ["values", "indices"])  # type: ignore[name-match]
 
 def _shape_args(shape: tuple) -> tuple:
     """Accept both ``f(2, 3)`` and ``f((2, 3))`` for shape arguments."""
@@ -87,7 +88,7 @@ def amax(input: TensorBase, dim: Any = (), keepdim: bool = False) -> TensorBase:
     return ops.amax(input, None if dim == () else dim, keepdim)
 
 
-def max(input: TensorBase, dim: int | None = None, keepdim: bool = False) -> Any:  # noqa: A001
+def max(input: TensorBase, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001
     """``max(x)``: the largest element (ties share the gradient). ``max(x, dim)``: a
     ``(values, indices)`` named tuple, where the gradient goes to the selected index, as in
     PyTorch. ``max(a, b)``: see maximum."""

@@ -4,7 +4,7 @@ Bound as Tensor methods; ``tl.relu_`` and friends are PyTorch's in-place functio
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -17,6 +17,9 @@ from .pointwise import clamp
 __all__ = ["add_", "sub_", "mul_", "div_", "pow_", "clamp_", "clip_", "relu_", "neg_", "exp_",
            "masked_fill_", "fill_", "zero_", "copy_", "setitem"]
 
+# In-place functions return their input itself, so its type is kept.
+_TensorT = TypeVar("_TensorT", bound=TensorBase)
+
 
 def _scaled(other: Any, alpha: Any) -> Any:
     """``alpha * other`` for the in-place fast path (computed without recording)."""
@@ -25,34 +28,34 @@ def _scaled(other: Any, alpha: Any) -> Any:
     return wrap(other._data * alpha) if isinstance(other, TensorBase) else other * alpha
 
 
-def add_(input: TensorBase, other: Any, *, alpha: Any = 1) -> TensorBase:
+def add_(input: _TensorT, other: Any, *, alpha: Any = 1) -> _TensorT:
     """In place: ``input += alpha * other``."""
     return inplace.arith(input, "add_", np.add, _scaled(other, alpha),
                          lambda s: add(s, other, alpha=alpha))
 
 
-def sub_(input: TensorBase, other: Any, *, alpha: Any = 1) -> TensorBase:
+def sub_(input: _TensorT, other: Any, *, alpha: Any = 1) -> _TensorT:
     """In place: ``input -= alpha * other``."""
     return inplace.arith(input, "sub_", np.subtract, _scaled(other, alpha),
                          lambda s: sub(s, other, alpha=alpha))
 
 
-def mul_(input: TensorBase, other: Any) -> TensorBase:
+def mul_(input: _TensorT, other: Any) -> _TensorT:
     """In place: ``input *= other``."""
     return inplace.arith(input, "mul_", np.multiply, other, lambda s: mul(s, other))
 
 
-def div_(input: TensorBase, other: Any) -> TensorBase:
+def div_(input: _TensorT, other: Any) -> _TensorT:
     """In place: ``input /= other`` (float tensors only, as the result is float)."""
     return inplace.arith(input, "div_", np.divide, other, lambda s: div(s, other))
 
 
-def pow_(input: TensorBase, exponent: Any) -> TensorBase:
+def pow_(input: _TensorT, exponent: Any) -> _TensorT:
     """In place: ``input **= exponent``."""
     return inplace.arith(input, "pow_", np.power, exponent, lambda s: pow(s, exponent))
 
 
-def clamp_(input: TensorBase, min: Any = None, max: Any = None) -> TensorBase:  # noqa: A002
+def clamp_(input: _TensorT, min: Any = None, max: Any = None) -> _TensorT:  # noqa: A002
     """In place: limit to ``[min, max]``."""
     return inplace.apply(input, "clamp_", lambda s: clamp(s, min, max))
 
@@ -60,37 +63,37 @@ def clamp_(input: TensorBase, min: Any = None, max: Any = None) -> TensorBase:  
 clip_ = clamp_
 
 
-def relu_(input: TensorBase) -> TensorBase:
+def relu_(input: _TensorT) -> _TensorT:
     """In place: ``max(input, 0)``."""
     return inplace.apply(input, "relu_", relu)
 
 
-def neg_(input: TensorBase) -> TensorBase:
+def neg_(input: _TensorT) -> _TensorT:
     """In place: ``-input``."""
     return inplace.apply(input, "neg_", neg)
 
 
-def exp_(input: TensorBase) -> TensorBase:
+def exp_(input: _TensorT) -> _TensorT:
     """In place: ``exp(input)``."""
     return inplace.apply(input, "exp_", exp)
 
 
-def masked_fill_(input: TensorBase, mask: Any, value: Any) -> TensorBase:
+def masked_fill_(input: _TensorT, mask: Any, value: Any) -> _TensorT:
     """In place: ``value`` where ``mask`` is true."""
     return inplace.apply(input, "masked_fill_", lambda s: masked_fill(s, mask, value))
 
 
-def fill_(input: TensorBase, value: Any) -> TensorBase:
+def fill_(input: _TensorT, value: Any) -> _TensorT:
     """In place: every element set to ``value`` (a number or a 0-dim tensor)."""
     return inplace.fill(input, value, "fill_")
 
 
-def zero_(input: TensorBase) -> TensorBase:
+def zero_(input: _TensorT) -> _TensorT:
     """In place: every element set to 0."""
     return inplace.fill(input, 0, "zero_")
 
 
-def copy_(input: TensorBase, src: Any) -> TensorBase:
+def copy_(input: _TensorT, src: Any) -> _TensorT:
     """In place: the values of ``src`` (broadcast, converted to this dtype)."""
     return inplace.copy(input, src)
 

@@ -19,7 +19,8 @@ __all__ = [
     "norm", "all", "any", "mm", "bmm", "mv", "dot", "outer", "einsum",
 ]
 
-MinResult = namedtuple("min", ["values", "indices"])
+# Named "min" like ``torch.return_types.min`` (see MaxResult in basic.py).
+MinResult = namedtuple("min", ["values", "indices"])  # type: ignore[name-match]
 
 
 
@@ -28,7 +29,7 @@ def min(input: TensorBase, dim: Any = None, keepdim: bool = False) -> Any:  # no
     """``min(x)``: the smallest element (ties share the gradient). ``min(x, dim)``: a
     ``(values, indices)`` named tuple. ``min(a, b)``: see minimum."""
     if isinstance(dim, TensorBase):
-        return unary.minimum(input, dim)
+        return ops.minimum(input, dim)
     if dim is None:
         return ops.amax(input, None, False, name="min")
     return extremum_with_dim(input, dim, keepdim, "min", MinResult)

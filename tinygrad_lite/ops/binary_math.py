@@ -24,7 +24,8 @@ def _float_operands(input: object, other: object) -> tuple[TensorBase, TensorBas
     return a, b
 
 
-def _binary(op: str, ufunc: np.ufunc, node_cls: type, input: object, other: object) -> TensorBase:
+def _binary(op: str, ufunc: np.ufunc, node_cls: type[Atan2Backward0 | HypotBackward0],
+            input: object, other: object) -> TensorBase:
     """Compute ``ufunc(a, b)`` and, when recording, attach a ``node_cls`` that saves both."""
     a, b = _float_operands(input, other)
     try:

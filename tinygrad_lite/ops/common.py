@@ -6,6 +6,7 @@ import numpy as np
 
 from .. import dtypes
 from .._core.grad_mode import grad_state
+from .._core.graph import Node
 from .._core.tensor_base import TensorBase, to_array, wrap
 
 # np.broadcast_to costs ~4 us whatever the size (measured at 8x8: 3.8 us against 0.9 us for
@@ -89,7 +90,8 @@ def sum_to(grad, shape: tuple):
     return grad.sum(dims).reshape(shape)  # a Tensor under create_graph: recorded
 
 
-def normalize_dims(dim: int | tuple | list | None, ndim: int, op: str) -> tuple[int, ...]:
+def normalize_dims(dim: int | np.integer | tuple | list | None, ndim: int,
+                   op: str) -> tuple[int, ...]:
     """``dim`` (None, int or sequence; negatives allowed) as sorted, range-checked axes."""
     if dim is None:
         return tuple(range(ndim))
@@ -108,7 +110,8 @@ def normalize_dims(dim: int | tuple | list | None, ndim: int, op: str) -> tuple[
     return tuple(sorted(out)) if ndim else ()
 
 
-def unary_result(out, x: TensorBase, node_cls: type, save: str | None = None) -> TensorBase:
+def unary_result(out, x: TensorBase, node_cls: type[Node], save: str | None = None
+                 ) -> TensorBase:
     """Wrap ``out = f(x)``; when recording, attach a ``node_cls`` node that keeps ``x``
     (``save="input"``) or the result itself (``save="output"``) for its backward rule."""
     if not (grad_state.enabled and x._requires_grad):

@@ -63,6 +63,9 @@ def run(equation: str, *operands):
 
 
 class EinsumBackward0(Node):
+    inputs: list[str]  # each operand's subscripts, see parse
+    output: str
+
     def backward(self, grad):
         operands = self.saved_tensors
         inputs, output = self.inputs, self.output

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .. import dtypes
@@ -24,15 +26,19 @@ _WHERE_MAX_SIZE = 1024  # see ReluBackward0
 
 
 # -- binary ops (NumPy broadcasting; each gradient is summed back to its input's shape) ---------
+# add, sub, mul and div are Tensor's operators themselves (tensor.py binds them), hence
+# positional-only parameters, as an operator method's are.
 
 
 class AddBackward0(Node):
+    shapes: tuple[tuple[int, ...], tuple[int, ...]]  # of a and b
+
     def backward(self, grad):
         (ea, eb), (sa, sb) = self.next_edges, self.shapes
         return (sum_to(grad, sa) if ea else None, sum_to(grad, sb) if eb else None)
 
 
-def add(a, b) -> TensorBase:
+def add(a, b, /) -> TensorBase:
     """``a + b`` with broadcasting."""
     a, b = promote(a, b)
     try:
@@ -47,12 +53,14 @@ def add(a, b) -> TensorBase:
 
 
 class SubBackward0(Node):
+    shapes: tuple[tuple[int, ...], tuple[int, ...]]  # of a and b
+
     def backward(self, grad):
         (ea, eb), (sa, sb) = self.next_edges, self.shapes
         return (sum_to(grad, sa) if ea else None, sum_to(-grad, sb) if eb else None)
 
 
-def sub(a, b) -> TensorBase:
+def sub(a, b, /) -> TensorBase:
     """``a - b`` with broadcasting."""
     a, b = promote(a, b)
     if a._data.dtype == np.bool_:
@@ -76,7 +84,7 @@ class MulBackward0(Node):
                 sum_to(grad * a, b.shape) if eb else None)
 
 
-def mul(a, b) -> TensorBase:
+def mul(a, b, /) -> TensorBase:
     """``a * b`` with broadcasting."""
     a, b = promote(a, b)
     try:
@@ -99,7 +107,7 @@ class DivBackward0(Node):
                 sum_to(-(grad_a * a) / b, b.shape) if eb else None)
 
 
-def div(a, b) -> TensorBase:
+def div(a, b, /) -> TensorBase:
     """True division ``a / b``; integer operands give the default float dtype, as in PyTorch."""
     a, b = promote(a, b)
     if a._data.dtype.kind not in "f":
@@ -169,7 +177,7 @@ class MinimumBackward0(MaximumBackward0):
     wins = staticmethod(np.less)
 
 
-def _extremum(ufunc: np.ufunc, node_cls: type, name: str, a, b) -> TensorBase:
+def _extremum(ufunc: np.ufunc, node_cls: type[Node], name: str, a, b) -> TensorBase:
     a, b = promote(a, b)
     try:
         out = ufunc(a._data, b._data)
@@ -193,6 +201,9 @@ def minimum(a, b) -> TensorBase:
 
 
 class WhereBackward0(Node):
+    cond: TensorBase
+    shapes: tuple[tuple[int, ...], tuple[int, ...]]  # of x and y
+
     def backward(self, grad):
         _, ex, ey = self.next_edges
         sx, sy = self.shapes
@@ -352,6 +363,8 @@ def sigmoid(x: TensorBase) -> TensorBase:
 
 
 class ToCopyBackward0(Node):
+    input_dtype: np.dtype
+
     def backward(self, grad):
         return (cast_rule(grad, self.input_dtype),)
 
@@ -383,10 +396,11 @@ def clone(x: TensorBase) -> TensorBase:
 # -- backward-rule helpers that build on the ops above (arrays in a plain backward, tensors
 # under create_graph; see common.py) --------------------------------------------------------
 
-def promote(a: object, b: object) -> tuple[TensorBase, TensorBase]:
-    """Both operands as tensors of one dtype, chosen by PyTorch's promotion rules."""
+def promote(a: Any, b: Any) -> tuple[TensorBase, TensorBase]:
+    """Both operands as tensors of one dtype, chosen by PyTorch's promotion rules. Each is a
+    tensor or a Python scalar, array or list, and at least one of them is a tensor."""
     if not isinstance(a, TensorBase):
-        a = as_tensor(a, b)  # type: ignore[arg-type]
+        a = as_tensor(a, b)
     elif not isinstance(b, TensorBase):
         b = as_tensor(b, a)
     if a._data.dtype is b._data.dtype:

@@ -16,6 +16,11 @@ from .movement import normalize_index
 
 
 class IndexPutBackward0(Node):
+    index: tuple  # normalized, see normalize_index
+    accumulate: bool
+    values_shape: tuple[int, ...]
+    written: np.ndarray  # bool mask of the overwritten elements (not accumulate)
+
     def backward(self, grad):
         ex, ev = self.next_edges
         grad_x = grad_v = None

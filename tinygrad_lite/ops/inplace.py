@@ -10,6 +10,7 @@ their backward raises instead of silently using the new values.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TypeVar
 
 import numpy as np
 
@@ -19,6 +20,9 @@ from .common import require_broadcastable_to, wrap
 from .elementwise import cast, where
 from .indexing import index_put
 from .movement import expand, getitem, normalize_index, permute, reshape, scatter_into_zeros
+
+# In-place ops return the tensor they modified: its own type, whatever subclass it is.
+_TensorT = TypeVar("_TensorT", bound=TensorBase)
 
 LEAF_ERROR = "a leaf Variable that requires grad is being used in an in-place operation."
 
@@ -49,7 +53,7 @@ def _root(t: TensorBase) -> TensorBase:
     return t
 
 
-def apply(self: TensorBase, op: str, compute: Callable[[TensorBase], TensorBase]) -> TensorBase:
+def apply(self: _TensorT, op: str, compute: Callable[[TensorBase], TensorBase]) -> _TensorT:
     """Run ``compute`` on (a stand-in for) ``self`` and store the result in ``self``."""
     check_writable(self, op)
     if grad_state.enabled:
@@ -157,7 +161,7 @@ def _all_true(self: TensorBase) -> TensorBase:
     return wrap(np.ones(self._data.shape, dtype=bool))
 
 
-def fill(self: TensorBase, value, op: str = "fill_") -> TensorBase:
+def fill(self: _TensorT, value, op: str = "fill_") -> _TensorT:
     """``fill_``/``zero_``: every element set to ``value`` (a number or 0-dim tensor; the
     gradient flows to a tensor value, and none to the old contents)."""
     if isinstance(value, TensorBase) and value._data.ndim:
@@ -173,7 +177,7 @@ def fill(self: TensorBase, value, op: str = "fill_") -> TensorBase:
     return self
 
 
-def copy(self: TensorBase, src) -> TensorBase:
+def copy(self: _TensorT, src) -> _TensorT:
     """``copy_``: the values of ``src`` broadcast to ``self``'s shape and converted to its dtype
     (any conversion, as in PyTorch); differentiable with respect to ``src``."""
     src_t = src if isinstance(src, TensorBase) else wrap(np.asarray(src))
@@ -192,7 +196,7 @@ def copy(self: TensorBase, src) -> TensorBase:
     return self
 
 
-def arith(self: TensorBase, op: str, ufunc: np.ufunc, other, compute: Callable) -> TensorBase:
+def arith(self: _TensorT, op: str, ufunc: np.ufunc, other, compute: Callable) -> _TensorT:
     """add_/sub_/mul_/div_/pow_: NumPy's ``ufunc(self, other, out=self)`` when nothing is
     recorded and no conversion is involved (how optimizers update parameters under no_grad);
     otherwise the general path (``apply``), which also produces the errors."""

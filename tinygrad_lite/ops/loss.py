@@ -17,6 +17,11 @@ class NllLossBackward0(Node):
     for its last step): ``(softmax(logits) - onehot) * grad / N``. The probabilities are
     recomputed from the saved logits and log-sum-exp, so nothing of size N x C is kept."""
 
+    rows: np.ndarray  # arange(N)
+    target: np.ndarray  # the class index of each row
+    count: int  # N for reduction="mean", 1 for "sum"
+    lse: np.ndarray  # log-sum-exp of each row of the logits, shape (N, 1)
+
     def backward(self, grad):
         (logits,) = self.saved_tensors
         scale = grad / self.count

@@ -28,6 +28,8 @@ def _view(out: np.ndarray, x: TensorBase, node: Node | None,
 
 
 class ViewBackward0(Node):
+    input_shape: tuple[int, ...]
+
     def backward(self, grad):
         return (grad.reshape(self.input_shape),)
 
@@ -50,6 +52,8 @@ def reshape(x: TensorBase, shape: tuple) -> TensorBase:
 
 
 class PermuteBackward0(Node):
+    dims: tuple[int, ...]
+
     def backward(self, grad):
         return (permute_rule(grad, tuple(int(i) for i in np.argsort(self.dims))),)
 
@@ -73,6 +77,8 @@ def permute(x: TensorBase, dims: tuple) -> TensorBase:
 
 
 class ExpandBackward0(Node):
+    input_shape: tuple[int, ...]
+
     def backward(self, grad):
         return (sum_to(grad, self.input_shape),)
 
@@ -133,6 +139,9 @@ def normalize_index(index) -> tuple:
 
 
 class IndexBackward0(Node):
+    index: tuple  # normalized, see normalize_index
+    input_shape: tuple[int, ...]
+
     def backward(self, grad):
         return (scatter(grad, self.index, self.input_shape),)
 
@@ -158,6 +167,8 @@ def getitem(x: TensorBase, index) -> TensorBase:
 
 
 class ScatterBackward0(Node):
+    index: tuple
+
     def backward(self, grad):
         return (grad[self.index],)
 

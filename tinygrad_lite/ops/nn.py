@@ -28,6 +28,8 @@ __all__ = ["pad_constant", "unfold", "fold", "erf"]
 
 
 class ConstantPadNdBackward0(Node):
+    crop: tuple[slice, ...]  # the input's region of the output
+
     def backward(self, grad):
         return (grad[self.crop],)
 
@@ -67,7 +69,7 @@ def _fold_array(cols: np.ndarray, spatial: tuple, kernel: tuple, stride: tuple,
     for offs in itertools.product(*(range(kk) for kk in kernel)):
         target = tuple(slice(o * d, o * d + s * (n - 1) + 1, s)
                        for o, d, s, n in zip(offs, dilation, stride, out_sizes))
-        out[(Ellipsis, *target)] += cols[(Ellipsis, *offs)]
+        out[(Ellipsis,) + target] += cols[(Ellipsis,) + offs]
     return out
 
 
@@ -82,11 +84,20 @@ def _fold_rule(cols, spatial, kernel, stride, dilation):
 
 
 class Im2ColBackward0(Node):
+    spatial: tuple
+    kernel: tuple
+    stride: tuple
+    dilation: tuple
+
     def backward(self, grad):
         return (_fold_rule(grad, self.spatial, self.kernel, self.stride, self.dilation),)
 
 
 class Col2ImBackward0(Node):
+    kernel: tuple
+    stride: tuple
+    dilation: tuple
+
     def backward(self, grad):
         return (_unfold_rule(grad, self.kernel, self.stride, self.dilation),)
 

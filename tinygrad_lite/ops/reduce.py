@@ -23,7 +23,9 @@ def _kept_shape(shape: tuple, dims: tuple | None) -> tuple:
 
 
 class SumBackward0(Node):
-    kept_shape = None  # set when the reduced dims were dropped; else grad broadcasts as it is
+    input_shape: tuple[int, ...]
+    # set when the reduced dims were dropped; else grad broadcasts as it is
+    kept_shape: tuple[int, ...] | None = None
 
     def backward(self, grad):
         if self.kept_shape is not None:
@@ -42,7 +44,8 @@ def reduce_sum(x: TensorBase, dim=None, keepdim: bool = False, dtype=None) -> Te
         x = cast(x, dtypes.to_dtype(dtype).np)
     elif x._data.dtype.kind in "biu":
         x = cast(x, _INT64)
-    out = np.asarray(np.add.reduce(x._data, axis=dims, keepdims=keepdim))
+    # NumPy's stubs type ``keepdims`` only as a literal True or False, not as a bool variable
+    out = np.asarray(np.add.reduce(x._data, axis=dims, keepdims=keepdim))  # type: ignore[call-overload]
     if not (grad_state.enabled and x._requires_grad):
         return wrap(out)
     node = SumBackward0(x) if dim is None else SumBackward1(x)
@@ -53,6 +56,9 @@ def reduce_sum(x: TensorBase, dim=None, keepdim: bool = False, dtype=None) -> Te
 
 
 class AmaxBackward0(Node):
+    dims: tuple[int, ...]
+    kept_shape: tuple[int, ...]
+
     def backward(self, grad):
         x = array_of(self.saved_tensors[0])
         out = array_of(self.saved_output()).reshape(self.kept_shape)
@@ -130,6 +136,8 @@ def matmul2d(a: TensorBase, b: TensorBase) -> TensorBase:
 
 class AddmmBackward0(Node):
     """Backward of ``linear``: PyTorch's name for the node of ``nn.Linear`` on a batch."""
+
+    bias_shape: tuple[int, ...]  # set when there is a bias
 
     def name(self) -> str:
         """``AddmmBackward0`` with a bias, ``MmBackward0`` without, as PyTorch names them."""

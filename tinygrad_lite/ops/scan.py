@@ -33,6 +33,9 @@ def _prod_of_others(x: np.ndarray, dims: tuple) -> np.ndarray:
 
 
 class ProdBackward0(Node):
+    dims: tuple[int, ...]
+    kept_shape: tuple[int, ...]
+
     def backward(self, grad):
         (x,) = self.saved_tensors
         g = grad.reshape(self.kept_shape)
@@ -77,6 +80,8 @@ def _scan_input(x: TensorBase, dim: int, dtype, op: str) -> tuple[TensorBase, in
 
 
 class CumsumBackward0(Node):
+    dim: int
+
     def backward(self, grad):
         return (reverse_cumsum(grad, self.dim) if grad.ndim else grad,)
 
@@ -104,6 +109,8 @@ def _cumprod_grad_with_zeros(x: np.ndarray, grad: np.ndarray, dim: int) -> np.nd
 
 
 class CumprodBackward0(Node):
+    dim: int
+
     def backward(self, grad):
         (x,) = self.saved_tensors
         if not grad.ndim:

@@ -13,6 +13,9 @@ from .elementwise import cast
 
 
 class CatBackward0(Node):
+    dim: int
+    sizes: list[int]  # of each input along dim
+
     def backward(self, grad):
         lead = (slice(None),) * self.dim
         out, start = [], 0

@@ -7,6 +7,9 @@ overhead is what dominates small tensors).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 from .._core.grad_mode import grad_state
@@ -66,7 +69,7 @@ class TruncBackward0(_ZeroGradient):
     pass
 
 
-_STEP_FUNCTIONS = {
+_STEP_FUNCTIONS: dict[str, tuple[Callable[[np.ndarray], Any], type[Node]]] = {
     "sign": (np.sign, SignBackward0),
     "floor": (np.floor, FloorBackward0),
     "ceil": (np.ceil, CeilBackward0),
@@ -125,6 +128,8 @@ def tan(x: TensorBase) -> TensorBase:
 
 
 class ClampBackward1(Node):
+    mask: np.ndarray  # where the gradient passes
+
     def backward(self, grad):
         return (where_rule(self.mask, grad, 0.0),)
 
