@@ -47,6 +47,8 @@ BINARY = {
     "lerp-scalar-weight": (lambda a, b: tl.lerp(a, b, 0.3), "real", lambda a, b: a + 0.3 * (b - a)),
     "lerp-tensor-weight": (lambda a, w: tl.lerp(a, a * 2, w), "real", lambda a, w: a + w * a),
     "where": (lambda a, b: tl.where(a > 0, a, b), "nonzero", lambda a, b: np.where(a > 0, a, b)),
+    "max-binary": (tl.max, "distinct", np.maximum),
+    "min-binary": (lambda a, b: a.min(b), "distinct", np.minimum),
     "atan2": (tl.atan2, "nonzero", np.arctan2),
     "hypot": (tl.hypot, "nonzero", np.hypot),
     "clamp-tensor-bounds": (lambda a, b: a.clamp(b, b + 1.5), "distinct",
