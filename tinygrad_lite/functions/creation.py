@@ -18,6 +18,12 @@ __all__ = [
 _rng = np.random.default_rng()  # the global generator; manual_seed replaces it
 
 
+def default_rng() -> np.random.Generator:
+    """The global random generator behind every random function (``manual_seed`` replaces it);
+    for code elsewhere in the package that draws random numbers (dropout, init, samplers)."""
+    return _rng
+
+
 def manual_seed(seed: int) -> None:
     """Seed the global random generator, making every random function reproducible."""
     global _rng

@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import ops
 from .._core.tensor_base import TensorBase, wrap
-from ..ops.shape import cat
+from ..ops.shape import cat, pad_constant
 
 __all__ = [
     "unflatten", "broadcast_to", "repeat", "tile", "flip", "roll", "cat", "concatenate",
@@ -235,7 +235,7 @@ def pad(input: TensorBase, pad: Any, mode: str = "constant",
         left, right = pad[2 * k], pad[2 * k + 1]
         n = out._data.shape[d]
         if mode == "constant":
-            out = _pad_constant(out, d, left, right, 0 if value is None else value)
+            out = _pad_constant(out, d, left, right, 0.0 if value is None else value)
             continue
         if mode == "reflect" and (left >= n or right >= n):
             raise RuntimeError(f"pad: padding size should be less than the corresponding input "
@@ -255,12 +255,12 @@ def pad(input: TensorBase, pad: Any, mode: str = "constant",
 
 
 def _pad_constant(x: TensorBase, d: int, left: int, right: int, value: float) -> TensorBase:
+    """Pad dim ``d`` with ``value``; negative widths crop instead, as in PyTorch."""
     n = x._data.shape[d]
-    if left < 0 or right < 0:  # negative padding crops
+    if left < 0 or right < 0:
         x = ops.getitem(x, _along(d, slice(max(-left, 0), n - max(-right, 0))))
         left, right = max(left, 0), max(right, 0)
-    pieces = []
-    for size in (left, right):
-        shape = x._data.shape[:d] + (size,) + x._data.shape[d + 1:]
-        pieces.append(wrap(np.full(shape, value, dtype=x._data.dtype)))
-    return cat([pieces[0], x, pieces[1]], d) if left or right else x
+    if not (left or right):
+        return x
+    widths = tuple((left, right) if i == d else (0, 0) for i in range(x._data.ndim))
+    return pad_constant(x, widths, value)

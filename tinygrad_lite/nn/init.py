@@ -19,7 +19,7 @@ __all__ = [
 
 
 def _rng(generator: Any) -> np.random.Generator:
-    return _creation._rng if generator is None else generator
+    return _creation.default_rng() if generator is None else generator
 
 
 def _fill(tensor: Tensor, values: Any) -> Tensor:

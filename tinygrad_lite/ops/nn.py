@@ -1,11 +1,10 @@
-"""Primitives owned by ``nn``: constant padding, im2col (unfold) and its adjoint col2im (fold),
-and erf. They follow the ops/ design: NumPy forward, backward rules that run on arrays in a plain
-backward and on Tensors under ``create_graph`` (unfold and fold are each other's backward).
+"""Primitives owned by ``nn``: im2col (unfold) and its adjoint col2im (fold), and erf. They
+follow the ops/ design: NumPy forward, backward rules that run on arrays in a plain backward
+and on Tensors under ``create_graph`` (unfold and fold are each other's backward).
 
 Why primitives: unfold as a composite would be one getitem per kernel offset plus a concatenation
 (not available yet); as a primitive it is one zero-copy ``sliding_window_view`` forward and a
-loop over the kh*kw kernel offsets (never over pixels) backward. Pad is also wanted by issue 3
-(``F.pad``); switch to the public op once it exists.
+loop over the kh*kw kernel offsets (never over pixels) backward.
 """
 
 from __future__ import annotations
@@ -21,30 +20,7 @@ from .._core.tensor_base import TensorBase
 from .common import is_array, wrap
 from .elementwise import unary_rule
 
-__all__ = ["pad_constant", "unfold", "fold", "erf"]
-
-
-# -- constant padding -------------------------------------------------------------------------
-
-
-class ConstantPadNdBackward0(Node):
-    crop: tuple[slice, ...]  # the input's region of the output
-
-    def backward(self, grad):
-        return (grad[self.crop],)
-
-
-def pad_constant(x: TensorBase, widths: tuple, value: float = 0.0) -> TensorBase:
-    """``x`` padded with ``value``; ``widths`` holds (before, after) pairs, one per dim of x,
-    all non-negative."""
-    if any(b < 0 or a < 0 for b, a in widths):
-        raise ValueError(f"pad: negative widths {widths} are not supported (input {x.shape})")
-    out = np.pad(x._data, widths, mode="constant", constant_values=value)
-    if not (grad_state.enabled and x._requires_grad):
-        return wrap(out)
-    node = ConstantPadNdBackward0(x)
-    node.crop = tuple(slice(b, b + n) for (b, _), n in zip(widths, x._data.shape))
-    return wrap(out, node)
+__all__ = ["unfold", "fold", "erf"]
 
 
 # -- im2col / col2im --------------------------------------------------------------------------

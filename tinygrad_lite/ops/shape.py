@@ -1,4 +1,5 @@
-"""Joining primitive: cat (stack, pad and friends are composites of it)."""
+"""Joining and padding primitives: cat (stack, split and friends are composites of it) and
+constant padding (``F.pad``'s constant mode, convolution and pooling padding)."""
 
 from __future__ import annotations
 
@@ -55,4 +56,24 @@ def cat(tensors, dim: int = 0) -> TensorBase:
         return wrap(out)
     node = CatBackward0(*tensors)
     node.dim, node.sizes = d, [t._data.shape[d] for t in tensors]
+    return wrap(out, node)
+
+
+class ConstantPadNdBackward0(Node):
+    crop: tuple[slice, ...]  # the input's region of the output
+
+    def backward(self, grad):
+        return (grad[self.crop],)
+
+
+def pad_constant(x: TensorBase, widths: tuple, value: float = 0.0) -> TensorBase:
+    """``x`` padded with ``value``; ``widths`` holds (before, after) pairs, one per dim of x,
+    all non-negative."""
+    if any(b < 0 or a < 0 for b, a in widths):
+        raise ValueError(f"pad: negative widths {widths} are not supported (input {x.shape})")
+    out = np.pad(x._data, widths, mode="constant", constant_values=value)
+    if not (grad_state.enabled and x._requires_grad):
+        return wrap(out)
+    node = ConstantPadNdBackward0(x)
+    node.crop = tuple(slice(b, b + n) for (b, _), n in zip(widths, x._data.shape))
     return wrap(out, node)

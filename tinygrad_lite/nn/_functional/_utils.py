@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..._core.tensor_base import TensorBase
-from ...ops.nn import pad_constant
+from ...ops.shape import pad_constant
 
 __all__ = ["ntuple", "batched", "pad_spatial"]
 

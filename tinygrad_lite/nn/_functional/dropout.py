@@ -18,6 +18,6 @@ def dropout(input: TensorBase, p: float = 0.5, training: bool = True, inplace: b
         return input
     if p == 1.0:
         return input.mul_(0.0) if inplace else input * 0.0
-    keep = creation._rng.random(input.shape) >= p
+    keep = creation.default_rng().random(input.shape) >= p
     scale = wrap((keep / (1.0 - p)).astype(input._data.dtype))
     return input.mul_(scale) if inplace else input * scale

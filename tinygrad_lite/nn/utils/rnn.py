@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from ... import functions as _fn
 from ..._core.tensor_base import TensorBase
-from ...ops.nn import pad_constant
+from ...ops.shape import pad_constant
 
 __all__ = ["pad_sequence"]
 
