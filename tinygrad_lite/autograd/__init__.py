@@ -8,7 +8,7 @@ this package re-exports what PyTorch users import from ``torch.autograd``.
 from .._core.backward import backward, grad
 from .._core.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .._core.graph import Node, RemovableHandle
-from . import function, functional
+from . import function, functional, grad_mode, graph
 from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .explain import explain
 from .function import Function, once_differentiable
@@ -18,5 +18,5 @@ __all__ = [
     "backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "Node",
     "RemovableHandle", "Function", "once_differentiable", "function", "functional", "gradcheck",
     "gradgradcheck", "GradcheckError", "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
-    "explain",
+    "explain", "grad_mode", "graph",
 ]
