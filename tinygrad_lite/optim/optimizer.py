@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.grad_mode import no_grad
+from .._core.grad_mode import enable_grad, no_grad
 from ..tensor import Tensor
 
 __all__ = ["Optimizer", "required", "axpy"]
@@ -102,8 +102,6 @@ class Optimizer:
         """One update of every parameter with a gradient; ``closure`` re-evaluates the loss."""
         loss = None
         if closure is not None:
-            from .._core.grad_mode import enable_grad
-
             with enable_grad():
                 loss = closure()
         with no_grad():
@@ -163,7 +161,7 @@ class Optimizer:
                     arr = v._data if isinstance(v, Tensor) else v
                     restored[k] = np.array(arr, dtype=p._data.dtype)
                 elif isinstance(v, Tensor):
-                    restored[k] = v.item()
+                    restored[k] = v._data.item()
                 else:
                     restored[k] = copy.deepcopy(v)
             self.state[p] = restored

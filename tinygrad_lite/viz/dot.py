@@ -10,14 +10,17 @@ the gradient a node sends along an edge has the shape of the tensor that edge ca
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from .._core.grad_mode import no_grad
 from .._core.graph import Node, RetainGradHook
+from ..autograd.function import BackwardCFunction
 from ..tensor import Tensor
-from .recording import GradStats, Recording, grad_stats
+from .modules import group_modules
+from .recording import GradStats, Recording, grad_stats, latest_recording
 
 __all__ = ["build_dot"]
 
@@ -39,7 +42,7 @@ def _attrs(attrs: dict) -> str:
     return ", ".join(f"{k}={quote(str(v))}" for k, v in attrs.items())
 
 
-def _nbytes(n: int) -> str:
+def _nbytes(n: float) -> str:
     for unit in ("B", "KB", "MB", "GB"):
         if n < 1024 or unit == "GB":
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
@@ -104,7 +107,8 @@ def _infer_shapes(order: list[Node], meta: dict) -> None:
             out_meta = [meta.get((node, nr)) for nr in range(node.n_outputs)]
             if all(m is None for m in out_meta):
                 continue
-            if getattr(node, "_input_meta", None) is not None:  # a custom Function's ctx
+            ins: Sequence[Any]
+            if isinstance(node, BackwardCFunction):  # a custom Function's ctx
                 ins = [None if m is None else np.zeros(*m) for m in node._input_meta]
             elif type(node).__name__ == "BackwardHookFunctionBackward":  # identity
                 ins = [None if m is None else np.zeros(*m) for m in out_meta]
@@ -222,12 +226,10 @@ def build_dot(outputs: Any, params: Any = None, show_saved: bool = True, show_gr
               collapse: Any = None, rankdir: str = "TB", tensors: Any = None,
               recording: Recording | None = None, fold: bool = False) -> tuple[dict, list[str]]:
     """Graph attributes and the DOT body statements of a drawing (see ``viz.to_dot``)."""
-    from . import recording as _record
-
     outputs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
     order, leaves = _walk(outputs)
-    if recording is None and _record.last_recording is not None:
-        last = _record.last_recording
+    last = latest_recording() if recording is None else None
+    if last is not None:
         nodes = set(order)
         if any(n in nodes for n, _ in last.meta) or any(n in nodes for c in last.calls
                                                         for n in c.nodes):
@@ -259,11 +261,11 @@ def build_dot(outputs: Any, params: Any = None, show_saved: bool = True, show_gr
     for i, leaf in enumerate(leaves):
         key_of[id(leaf)] = k = f"leaf{i}"
         name = param_names.get(id(leaf))
-        hooks = len(leaf._backward_hooks or ()) + len(leaf._post_accumulate_hooks or ())
+        n_leaf_hooks = len(leaf._backward_hooks or ()) + len(leaf._post_accumulate_hooks or ())
         b.add(k, "param" if name else "input",
               [name or "input", _shape((leaf.shape, leaf._data.dtype))],
               grad_stats(leaf._grad) if leaf._grad is not None else None,
-              f"hooks: {hooks}" if hooks else "")
+              f"hooks: {n_leaf_hooks}" if n_leaf_hooks else "")
     raw_edges: list[tuple[Any, str]] = []
     for i, node in enumerate(order):
         key_of[node] = k = f"op{i}"
@@ -292,8 +294,6 @@ def build_dot(outputs: Any, params: Any = None, show_saved: bool = True, show_gr
               grad_stats(t._grad) if t._grad is not None and t.grad_fn is not None else None)
         if src is not None:
             edges[(src, k)] = None
-
-    from .modules import group_modules
 
     groups = group_modules(collapse, fold, recording, key_of, leaves, params,
                            _module_names(params), b, meta, grads, order)

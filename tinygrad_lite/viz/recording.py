@@ -18,12 +18,12 @@ from typing import Any
 
 import numpy as np
 
-from .._core.observers import EngineObserver, add_observer, remove_observer
 from .._core.graph import Node
+from .._core.observers import EngineObserver, add_observer, remove_observer
 from ..nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
 from ..tensor import Tensor
 
-__all__ = ["record", "Recording", "ModuleCall", "GradStats", "grad_stats"]
+__all__ = ["record", "Recording", "ModuleCall", "GradStats", "grad_stats", "latest_recording"]
 
 # The latest finished recording: draw() uses it when it holds nodes of the graph being drawn.
 last_recording: Recording | None = None
@@ -127,10 +127,6 @@ class Recording(EngineObserver):
                 self.grads[(node, nr)] = stats = grad_stats(g)
                 self.meta.setdefault((node, nr), (stats.shape, stats.dtype))
 
-
-
-
-
     # -- context manager -------------------------------------------------------------------------
     def __enter__(self) -> Recording:
         self._handles = [register_module_forward_pre_hook(self._pre),
@@ -146,6 +142,11 @@ class Recording(EngineObserver):
         self._handles = []
         self._stack = []
         remove_observer(self)
+
+
+def latest_recording() -> Recording | None:
+    """The latest recording whose ``with`` block has finished (None before the first)."""
+    return last_recording
 
 
 def record() -> Recording:

@@ -1,0 +1,123 @@
+"""Map-style datasets: ``Dataset``, ``TensorDataset``, ``ConcatDataset``, ``Subset``, and
+``random_split``, as in ``torch.utils.data.dataset``."""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import math
+import warnings
+from collections.abc import Iterable, Sequence
+from typing import Any, Generic, TypeVar
+
+from ..._core.tensor_base import TensorBase
+from ._utils.generator import as_generator, resolve
+
+__all__ = ["Dataset", "TensorDataset", "ConcatDataset", "Subset", "random_split"]
+
+T_co = TypeVar("T_co", covariant=True)
+
+
+class Dataset(Generic[T_co]):
+    """A map-style dataset: subclasses define ``__getitem__(index)`` and ``__len__``."""
+
+    def __getitem__(self, index: int) -> T_co:
+        raise NotImplementedError("Subclasses of Dataset should implement __getitem__.")
+
+    def __len__(self) -> int:
+        raise NotImplementedError("Subclasses of Dataset should implement __len__.")
+
+    def __add__(self, other: Dataset[T_co]) -> ConcatDataset[T_co]:
+        return ConcatDataset([self, other])
+
+
+class TensorDataset(Dataset[tuple[Any, ...]]):
+    """Samples are ``tuple(t[i] for t in tensors)``; all tensors share the first dimension."""
+
+    tensors: tuple[TensorBase, ...]
+
+    def __init__(self, *tensors: TensorBase) -> None:
+        if any(t.shape[0] != tensors[0].shape[0] for t in tensors):
+            raise ValueError("Size mismatch between tensors: "
+                             + ", ".join(str(tuple(t.shape)) for t in tensors))
+        self.tensors = tensors
+
+    def __getitem__(self, index: int) -> tuple[Any, ...]:
+        return tuple(t[index] for t in self.tensors)
+
+    def __len__(self) -> int:
+        return int(self.tensors[0].shape[0])
+
+
+class ConcatDataset(Dataset[T_co]):
+    """The samples of several datasets, one dataset after the other."""
+
+    datasets: list[Dataset[T_co]]
+    cumulative_sizes: list[int]
+
+    def __init__(self, datasets: Iterable[Dataset[T_co]]) -> None:
+        self.datasets = list(datasets)
+        if not self.datasets:
+            raise AssertionError("datasets should not be an empty iterable")
+        self.cumulative_sizes = list(itertools.accumulate(len(d) for d in self.datasets))
+
+    def __len__(self) -> int:
+        return self.cumulative_sizes[-1]
+
+    def __getitem__(self, index: int) -> T_co:
+        if index < 0:
+            if -index > len(self):
+                raise ValueError("absolute value of index should not exceed dataset length")
+            index += len(self)
+        i = bisect.bisect_right(self.cumulative_sizes, index)
+        start = 0 if i == 0 else self.cumulative_sizes[i - 1]
+        return self.datasets[i][index - start]
+
+
+class Subset(Dataset[T_co]):
+    """The samples of ``dataset`` at ``indices``."""
+
+    dataset: Dataset[T_co]
+    indices: Sequence[int]
+
+    def __init__(self, dataset: Dataset[T_co], indices: Sequence[int]) -> None:
+        self.dataset, self.indices = dataset, indices
+
+    def __getitem__(self, index: int | list[int]) -> Any:
+        if isinstance(index, list):  # a batch of indices, passed on as a list, as in PyTorch
+            dataset: Any = self.dataset
+            return dataset[[self.indices[i] for i in index]]
+        return self.dataset[self.indices[index]]
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+
+def random_split(dataset: Dataset[T_co], lengths: Sequence[int | float],
+                 generator: Any = None) -> list[Subset[T_co]]:
+    """Split ``dataset`` into non-overlapping random subsets of the given lengths, or of the
+    given fractions (summing to 1; the remainder is spread round-robin, as in PyTorch)."""
+    n = len(dataset)
+    if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
+        counts = []
+        for i, frac in enumerate(lengths):
+            if frac < 0 or frac > 1:
+                raise ValueError(f"Fraction at index {i} is not between 0 and 1")
+            counts.append(int(math.floor(n * frac)))
+        for i in range(n - sum(counts)):
+            counts[i % len(counts)] += 1
+        for i, length in enumerate(counts):
+            if length == 0:
+                warnings.warn(f"Length of split at index {i} is 0. This might result in an "
+                              "empty dataset.", stacklevel=2)
+        sizes = counts
+    else:
+        sizes = [int(length) for length in lengths]
+        if sizes != list(lengths):
+            raise ValueError("random_split: lengths must be integers or fractions summing to 1, "
+                             f"got {list(lengths)}")
+    if sum(sizes) != n:
+        raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
+    perm = resolve(as_generator(generator)).permutation(n).tolist()
+    return [Subset(dataset, perm[end - size:end])
+            for end, size in zip(itertools.accumulate(sizes), sizes)]

@@ -1,0 +1,183 @@
+"""Samplers: the order in which a DataLoader visits a dataset, as in ``torch.utils.data.sampler``.
+
+Random samplers take ``generator``: a ``numpy.random.Generator``, an int seed, or None for the
+global generator that ``tinygrad_lite.manual_seed`` reseeds (read at every epoch).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Iterator, Sequence, Sized
+from typing import Any, Generic, TypeVar
+
+import numpy as np
+
+from ._utils.generator import as_generator, resolve
+
+__all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
+           "WeightedRandomSampler", "BatchSampler"]
+
+T_co = TypeVar("T_co", covariant=True)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+class Sampler(Generic[T_co]):
+    """Base class: subclasses define ``__iter__`` (the indices, or batches of indices) and
+    usually ``__len__``."""
+
+    def __iter__(self) -> Iterator[T_co]:
+        raise NotImplementedError
+
+
+class SequentialSampler(Sampler[int]):
+    """``0, 1, ..., len(data_source) - 1``, always in that order."""
+
+    data_source: Sized
+
+    def __init__(self, data_source: Sized) -> None:
+        self.data_source = data_source
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(range(len(self.data_source)))
+
+    def __len__(self) -> int:
+        return len(self.data_source)
+
+
+class RandomSampler(Sampler[int]):
+    """A new random permutation of the indices every epoch; with ``replacement``,
+    ``num_samples`` independent draws (``num_samples`` defaults to ``len(data_source)``; past it
+    without replacement, whole permutations are chained)."""
+
+    data_source: Sized
+    replacement: bool
+
+    def __init__(self, data_source: Sized, replacement: bool = False,
+                 num_samples: int | None = None, generator: Any = None) -> None:
+        self.data_source = data_source
+        self.replacement = replacement
+        self._num_samples = num_samples
+        self.generator = as_generator(generator)
+        if not isinstance(self.replacement, bool):
+            raise TypeError(f"replacement should be a boolean value, but got "
+                            f"replacement={self.replacement}")
+        if not _is_int(self.num_samples) or self.num_samples <= 0:
+            raise ValueError(f"num_samples should be a positive integer value, but got "
+                             f"num_samples={self.num_samples}")
+
+    @property
+    def num_samples(self) -> int:
+        """How many indices one epoch yields (the dataset's length unless given)."""
+        return len(self.data_source) if self._num_samples is None else self._num_samples
+
+    def __iter__(self) -> Iterator[int]:
+        n = len(self.data_source)
+        rng = resolve(self.generator)
+        if self.replacement:
+            yield from rng.integers(0, n, self.num_samples, dtype=np.int64).tolist()
+            return
+        for _ in range(self.num_samples // n):
+            yield from rng.permutation(n).tolist()
+        if self.num_samples % n:
+            yield from rng.permutation(n)[:self.num_samples % n].tolist()
+
+    def __len__(self) -> int:
+        return self.num_samples
+
+
+class SubsetRandomSampler(Sampler[int]):
+    """The given indices, in a new random order every epoch."""
+
+    indices: Sequence[int]
+
+    def __init__(self, indices: Sequence[int], generator: Any = None) -> None:
+        self.indices = indices
+        self.generator = as_generator(generator)
+
+    def __iter__(self) -> Iterator[int]:
+        for i in resolve(self.generator).permutation(len(self.indices)).tolist():
+            yield self.indices[i]
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+
+class WeightedRandomSampler(Sampler[int]):
+    """``num_samples`` indices drawn from ``0 .. len(weights) - 1`` with probabilities
+    proportional to ``weights`` (with or without replacement)."""
+
+    weights: np.ndarray
+    num_samples: int
+    replacement: bool
+
+    def __init__(self, weights: Sequence[float], num_samples: int, replacement: bool = True,
+                 generator: Any = None) -> None:
+        if not _is_int(num_samples) or num_samples <= 0:
+            raise ValueError(f"num_samples should be a positive integer value, but got "
+                             f"num_samples={num_samples}")
+        if not isinstance(replacement, bool):
+            raise ValueError(f"replacement should be a boolean value, but got "
+                             f"replacement={replacement}")
+        w = np.asarray(getattr(weights, "_data", weights), dtype=np.float64)
+        if w.ndim != 1:
+            raise ValueError(f"weights should be a 1d sequence but given weights have shape "
+                             f"{tuple(w.shape)}")
+        self.weights, self.num_samples, self.replacement = w, int(num_samples), replacement
+        self.generator = as_generator(generator)
+
+    def __iter__(self) -> Iterator[int]:
+        w = self.weights
+        if not np.isfinite(w).all():
+            raise RuntimeError("invalid multinomial distribution (encountering probability entry "
+                               "= infinity or NaN)")
+        if (w < 0).any():
+            raise RuntimeError("invalid multinomial distribution (encountering probability entry "
+                               "< 0)")
+        if w.sum() <= 0:
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        rng = resolve(self.generator)
+        if self.replacement:
+            yield from rng.choice(len(w), size=self.num_samples, p=w / w.sum()).tolist()
+            return
+        if self.num_samples > len(w):
+            raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
+                               "replacement")
+        # without replacement: the smallest exponential keys scaled by 1/w (zero weights last)
+        with np.errstate(divide="ignore"):
+            keys = rng.exponential(size=len(w)) / w
+        yield from np.argsort(keys, kind="stable")[:self.num_samples].tolist()
+
+    def __len__(self) -> int:
+        return self.num_samples
+
+
+class BatchSampler(Sampler[list[int]]):
+    """Groups the indices of ``sampler`` (any iterable of indices) into lists of
+    ``batch_size``; ``drop_last`` drops a final shorter batch."""
+
+    def __init__(self, sampler: Sampler[int] | Iterable[int], batch_size: int,
+                 drop_last: bool) -> None:
+        if not _is_int(batch_size) or batch_size <= 0:
+            raise ValueError(f"batch_size should be a positive integer value, but got "
+                             f"batch_size={batch_size}")
+        if not isinstance(drop_last, bool):
+            raise ValueError(f"drop_last should be a boolean value, but got drop_last={drop_last}")
+        self.sampler = sampler
+        self.batch_size = int(batch_size)
+        self.drop_last = drop_last
+
+    def __iter__(self) -> Iterator[list[int]]:
+        it = iter(self.sampler)
+        batch = list(itertools.islice(it, self.batch_size))
+        while batch:
+            if len(batch) < self.batch_size and self.drop_last:
+                return
+            yield batch
+            batch = list(itertools.islice(it, self.batch_size))
+
+    def __len__(self) -> int:
+        n = len(self.sampler)  # type: ignore[arg-type]  # only samplers with a length have one
+        return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
