@@ -14,27 +14,20 @@ from .elementwise import (
     cast,
     clone,
     compare,
-    cos,
     div,
-    exp,
-    log,
     maximum,
     minimum,
     mul,
-    neg,
     pow,
     promote,
-    relu,
-    sigmoid,
-    sin,
     sub,
-    tanh,
     where,
 )
 from .indexing import index_put
 from .movement import expand, getitem, permute, reshape, scatter_into_zeros
 from .reduce import amax, linear, matmul2d, reduce_sum
 from .shape import cat
+from .unary import cos, exp, log, neg, relu, sigmoid, sin, tanh
 
 __all__ = [
     "add", "amax", "cast", "clone", "compare", "cos", "div", "exp", "expand", "getitem", "linear",

@@ -159,3 +159,11 @@ def open_grid(shape: tuple) -> list:
     ndim = len(shape)
     return [np.arange(n).reshape((1,) * i + (n,) + (1,) * (ndim - i - 1))
             for i, n in enumerate(shape)]
+
+
+def unary_rule(name: str, x):
+    """``np.<name>(x)`` for arrays; the Tensor method of that name otherwise (exp, log, sin,
+    cos), so the rule is recorded under create_graph."""
+    if is_array(x):
+        return getattr(np, name)(x)
+    return getattr(x, name)()

@@ -1,4 +1,5 @@
-"""Elementwise primitives: arithmetic with broadcasting, comparisons, unary math, casts."""
+"""Binary elementwise primitives: arithmetic with broadcasting, maximum/minimum, where,
+comparisons; casts and copies; the promotion rule and the backward-rule helpers built on them."""
 
 from __future__ import annotations
 
@@ -16,13 +17,11 @@ from .common import (
     broadcast_error,
     is_array,
     sum_to,
-    unary_result,
+    unary_rule,
     wrap,
-    zero_of,
 )
 
 _FLOAT32 = np.dtype(np.float32)
-_WHERE_MAX_SIZE = 1024  # see ReluBackward0
 
 
 # -- binary ops (NumPy broadcasting; each gradient is summed back to its input's shape) ---------
@@ -243,123 +242,7 @@ def compare(ufunc: np.ufunc, a, b, name: str) -> TensorBase:
         raise broadcast_error(name, a, b) from None
 
 
-# -- unary ops -------------------------------------------------------------------------------
-
-
-def _float_input(x: TensorBase) -> TensorBase:
-    """exp, log, sin... of an integer tensor compute in the default float dtype, as in PyTorch."""
-    return x if x._data.dtype.kind == "f" else cast(x, _FLOAT32)
-
-
-class NegBackward0(Node):
-    def backward(self, grad):
-        return (-grad,)
-
-
-def neg(x: TensorBase) -> TensorBase:
-    """``-x``."""
-    if x._data.dtype == np.bool_:
-        raise TypeError("neg: negation of a bool tensor is not supported; use logical_not")
-    out = np.negative(x._data)
-    return wrap(out, NegBackward0(x)) if grad_state.enabled and x._requires_grad else wrap(out)
-
-
-class ExpBackward0(Node):
-    def backward(self, grad):
-        return (grad * self.saved_output(),)
-
-
-def exp(x: TensorBase) -> TensorBase:
-    """Elementwise ``e ** x``."""
-    x = _float_input(x)
-    return unary_result(np.exp(x._data), x, ExpBackward0, save="output")
-
-
-class LogBackward0(Node):
-    def backward(self, grad):
-        (x,) = self.saved_tensors
-        return (grad / x,)
-
-
-def log(x: TensorBase) -> TensorBase:
-    """Elementwise natural logarithm (``-inf`` at 0 and ``nan`` below 0, as in PyTorch)."""
-    x = _float_input(x)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return unary_result(np.log(x._data), x, LogBackward0, save="input")
-
-
-class SinBackward0(Node):
-    def backward(self, grad):
-        (x,) = self.saved_tensors
-        return (grad * unary_rule("cos", x),)
-
-
-def sin(x: TensorBase) -> TensorBase:
-    """Elementwise sine."""
-    x = _float_input(x)
-    return unary_result(np.sin(x._data), x, SinBackward0, save="input")
-
-
-class CosBackward0(Node):
-    def backward(self, grad):
-        (x,) = self.saved_tensors
-        return (-(grad * unary_rule("sin", x)),)
-
-
-def cos(x: TensorBase) -> TensorBase:
-    """Elementwise cosine."""
-    x = _float_input(x)
-    return unary_result(np.cos(x._data), x, CosBackward0, save="input")
-
-
-class ReluBackward0(Node):
-    def backward(self, grad):
-        out = array_of(self.saved_output())
-        positive = out > zero_of(out.dtype)  # a constant mask: no graph needed
-        if not is_array(grad):
-            return (where_rule(positive, grad, 0.0),)
-        # np.where gives PyTorch's result exactly (0 where x <= 0, even for an inf/NaN gradient)
-        # but is slow on large random masks (256x256: 375 us); multiplying by the mask is 7x
-        # faster there but turns inf * 0 into NaN, so it needs a finiteness check. Below ~1k
-        # elements the check costs more than np.where does (8x8: 3.2 us against 5.1 us).
-        if grad.size > _WHERE_MAX_SIZE and np.isfinite(grad).all():
-            return (grad * positive,)
-        return (np.where(positive, grad, zero_of(grad.dtype)),)
-
-
-def relu(x: TensorBase) -> TensorBase:
-    """``max(x, 0)`` elementwise; the gradient at 0 is 0, as in PyTorch."""
-    if x._data.dtype == np.bool_:
-        raise TypeError("relu: not implemented for bool tensors")
-    out = np.maximum(x._data, zero_of(x._data.dtype))
-    return unary_result(out, x, ReluBackward0, save="output")
-
-
-class TanhBackward0(Node):
-    def backward(self, grad):
-        out = self.saved_output()
-        return (grad * (1 - out * out),)
-
-
-def tanh(x: TensorBase) -> TensorBase:
-    """Elementwise hyperbolic tangent (a primitive: one NumPy call, exact near 0)."""
-    x = _float_input(x)
-    return unary_result(np.tanh(x._data), x, TanhBackward0, save="output")
-
-
-class SigmoidBackward0(Node):
-    def backward(self, grad):
-        out = self.saved_output()
-        return (grad * out * (1 - out),)
-
-
-def sigmoid(x: TensorBase) -> TensorBase:
-    """Elementwise ``1 / (1 + exp(-x))``. For very negative x, exp(-x) overflows to inf and the
-    result is exactly 0 (the overflow warning is silenced); both tails stay accurate."""
-    x = _float_input(x)
-    with np.errstate(over="ignore"):
-        out = 1 / (1 + np.exp(-x._data))
-    return unary_result(out, x, SigmoidBackward0, save="output")
+# -- casts and copies -------------------------------------------------------------------------
 
 
 class ToCopyBackward0(Node):
@@ -422,13 +305,3 @@ def cast_rule(x, dtype: np.dtype):
     if is_array(x):
         return x.astype(dtype, copy=False)
     return cast(x, dtype)
-
-
-def unary_rule(name: str, x):
-    """``np.<name>(x)`` for arrays, the Tensor op of that name otherwise (exp, log, sin, cos)."""
-    if is_array(x):
-        return getattr(np, name)(x)
-    return _UNARY_OPS[name](x)
-
-
-_UNARY_OPS = {"exp": exp, "log": log, "sin": sin, "cos": cos}

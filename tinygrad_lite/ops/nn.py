@@ -17,8 +17,7 @@ import numpy as np
 from .._core.grad_mode import grad_state
 from .._core.graph import Node
 from .._core.tensor_base import TensorBase
-from .common import is_array, wrap
-from .elementwise import unary_rule
+from .common import is_array, unary_rule, wrap
 
 __all__ = ["unfold", "fold", "erf"]
 
