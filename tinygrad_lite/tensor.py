@@ -302,23 +302,9 @@ class Tensor(TensorBase):
     def __rmatmul__(self, other: Any) -> TensorBase:
         return functions.matmul(other, self)
 
-    def __eq__(self, other: Any) -> TensorBase:  # type: ignore[override]
-        return ops.compare(np.equal, self, other, "eq")
-
-    def __ne__(self, other: Any) -> TensorBase:  # type: ignore[override]
-        return ops.compare(np.not_equal, self, other, "ne")
-
-    def __lt__(self, other: Any) -> TensorBase:
-        return ops.compare(np.less, self, other, "lt")
-
-    def __le__(self, other: Any) -> TensorBase:
-        return ops.compare(np.less_equal, self, other, "le")
-
-    def __gt__(self, other: Any) -> TensorBase:
-        return ops.compare(np.greater, self, other, "gt")
-
-    def __ge__(self, other: Any) -> TensorBase:
-        return ops.compare(np.greater_equal, self, other, "ge")
+    # Comparisons are elementwise (bool tensors), as in PyTorch: the tl.* functions themselves.
+    __eq__, __ne__ = functions.eq, functions.ne
+    __lt__, __le__, __gt__, __ge__ = functions.lt, functions.le, functions.gt, functions.ge
 
     def __getitem__(self, index: Any) -> TensorBase:
         return ops.getitem(self, index)
