@@ -112,6 +112,10 @@ class ModuleFacts:
                     if (isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name)
                             and t.value.id in imported_modules):
                         self.foreign_assignments.append(f"line {t.lineno}: {ast.unparse(t)}")
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                    and node.func.id in ("setattr", "delattr") and node.args
+                    and isinstance(node.args[0], ast.Name) and node.args[0].id in imported_modules):
+                self.foreign_assignments.append(f"line {node.lineno}: {ast.unparse(node)}")
 
     def _names_module(self, node: ast.ImportFrom, name: str) -> bool:
         targets = resolve(self.name, ast.ImportFrom(module=node.module,
@@ -230,14 +234,15 @@ def test_the_checker_sees_violations(tmp_path):
     silently finds nothing)."""
     source = ("import numpy as np\nx = 1\nfrom .. import tensor\n"
               "def f():\n    from . import common\n    import safetensors\n"
-              "common.flag = True\n")
+              "common.flag = True\nsetattr(common, 'other', 1)\n")
     path = tmp_path / "probe.py"
     path.write_text(source)
     facts = ModuleFacts("tinygrad_lite.ops._layering_probe", path)
     assert "tinygrad_lite.tensor" in facts.edges
     assert len(facts.late_imports) == 1 and "tensor" in facts.late_imports[0]
     assert len(facts.function_imports) == 1 and "common" in facts.function_imports[0]
-    assert facts.foreign_assignments == ["line 7: common.flag"]
+    assert facts.foreign_assignments == ["line 7: common.flag",
+                                         "line 8: setattr(common, 'other', 1)"]
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b"}, "b": set()}) is None
 
