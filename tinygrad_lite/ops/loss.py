@@ -1,4 +1,7 @@
-"""Loss primitives with a hand-written backward: the fused softmax cross-entropy."""
+"""Loss primitives with a hand-written backward: the fused softmax cross-entropy; log-sigmoid
+and the elementwise binary cross-entropy with logits (exact gradients at logit 0, where a stable
+composite of abs and relu takes their derivative there as 0); the elementwise binary
+cross-entropy (PyTorch's clamped, finite gradient at probabilities 0 and 1)."""
 
 from __future__ import annotations
 
@@ -9,7 +12,14 @@ from .._core.graph import Node
 from .._core.tensor_base import TensorBase
 from .common import is_array, wrap
 
-__all__ = ["NllLossBackward0", "fused_cross_entropy"]
+__all__ = ["NllLossBackward0", "fused_cross_entropy", "LogSigmoidBackward0", "log_sigmoid",
+           "BinaryCrossEntropyBackward0", "binary_cross_entropy",
+           "BinaryCrossEntropyWithLogitsBackward0", "binary_cross_entropy_with_logits"]
+
+# PyTorch's floor of x (1 - x) in the gradient of binary_cross_entropy: the float 1e-12
+# (9.99999996e-13), so that the gradient at x = 0 or 1 is PyTorch's to the last bit
+_BCE_EPS = float(np.float32(1e-12))
+_LOG_FLOOR = -100  # PyTorch's clamp of the logs in binary_cross_entropy
 
 
 class NllLossBackward0(Node):
@@ -60,4 +70,115 @@ def fused_cross_entropy(input: TensorBase, target, weight, ignore_index: int, re
     node.save_for_backward(input)
     node.rows, node.target, node.count = rows, t, count
     node.lse = lse + x.max(axis=1, keepdims=True)  # log-sum-exp of the raw logits
+    return wrap(out, node)
+
+
+def _softplus(x: np.ndarray) -> np.ndarray:
+    """``log(1 + exp(x))`` without overflow: ``log1p(exp(-|x|)) + max(x, 0)``."""
+    return np.log1p(np.exp(-np.abs(x))) + np.maximum(x, 0)
+
+
+class LogSigmoidBackward0(Node):
+    """``d/dx log(sigmoid(x)) = sigmoid(-x)``, exact at 0 too (0.5)."""
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        if not is_array(grad):  # create_graph: differentiable again through sigmoid
+            return (grad * (-x).sigmoid(),)
+        return (grad * np.exp(-_softplus(x)),)  # sigmoid(-x), with no overflow
+
+
+def log_sigmoid(x: TensorBase) -> TensorBase:
+    """``log(sigmoid(x)) = -softplus(-x)``, stable for large |x|, with the exact gradient
+    ``sigmoid(-x)`` everywhere: the composite ``-(log1p(exp(-|x|)) + relu(-x))`` takes the
+    derivatives of abs and relu at 0 as 0 and so gives 0 instead of 0.5 at x = 0."""
+    out = np.asarray(-_softplus(-x._data))
+    if not (grad_state.enabled and x._requires_grad):
+        return wrap(out)
+    node = LogSigmoidBackward0(x)
+    node.save_for_backward(x)
+    return wrap(out, node)
+
+
+class BinaryCrossEntropyBackward0(Node):
+    """PyTorch's rules: ``(x - t) / max(x (1 - x), 1e-12)`` for the input, finite at x = 0 and 1;
+    the derivative of the (clamped) loss, ``max(log(1 - x), -100) - max(log x, -100)``, for the
+    target."""
+
+    def backward(self, grad):
+        x, t = self.saved_tensors
+        want_target = self.next_edges[1] is not None
+        if not is_array(grad):  # create_graph: the same formulas in differentiable tensor ops
+            gx = grad * (x - t) / (x * (1 - x)).clamp(min=_BCE_EPS)
+            if not want_target:
+                return (gx, None)
+            with np.errstate(divide="ignore"):
+                logs = (-x).log1p().clamp(min=_LOG_FLOOR) - x.log().clamp(min=_LOG_FLOOR)
+            return (gx, grad * logs)
+        gx = grad * (x - t) / np.maximum(x * (1 - x), _BCE_EPS)
+        if not want_target:
+            return (gx, None)
+        with np.errstate(divide="ignore"):
+            logs = np.maximum(np.log1p(-x), _LOG_FLOOR) - np.maximum(np.log(x), _LOG_FLOOR)
+        return (gx, grad * logs)
+
+
+def binary_cross_entropy(x: TensorBase, target: TensorBase) -> TensorBase:
+    """Elementwise ``-(t max(log x, -100) + (1 - t) max(log(1 - x), -100))`` of probabilities
+    ``x`` and a target of the same shape and dtype (unweighted, unreduced)."""
+    xd, td = x._data, target._data
+    with np.errstate(divide="ignore"):  # log(0) = -inf, clamped
+        out = np.asarray(-(td * np.maximum(np.log(xd), _LOG_FLOOR)
+                           + (1 - td) * np.maximum(np.log1p(-xd), _LOG_FLOOR)))
+    if not (grad_state.enabled and (x._requires_grad or target._requires_grad)):
+        return wrap(out)
+    node = BinaryCrossEntropyBackward0(x, target)
+    node.save_for_backward(x, target)
+    return wrap(out, node)
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    """``1 / (1 + exp(-x))`` as PyTorch computes it (exactly 0.5 at 0; 0 below about -745)."""
+    with np.errstate(over="ignore"):
+        return 1 / (1 + np.exp(-x))
+
+
+class BinaryCrossEntropyWithLogitsBackward0(Node):
+    """PyTorch's rule for the logits: ``sigmoid(x) - t``, or with ``pos_weight`` ``(pw t + 1 - t)
+    sigmoid(x) - pw t``; the target and pos_weight are constants here."""
+
+    target: np.ndarray
+    pos_weight: np.ndarray | None
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        t, pw = self.target, self.pos_weight
+        if not is_array(grad):  # create_graph: the same formula in differentiable tensor ops
+            sig = x.sigmoid()
+            if pw is None:
+                return ((sig - wrap(t)) * grad,)
+            pt = pw * t
+            return (((pt + 1 - t) * sig - wrap(pt)) * grad,)
+        sig = _sigmoid(x)
+        if pw is None:
+            return ((sig - t) * grad,)
+        pt = pw * t
+        return (((pt + 1 - t) * sig - pt) * grad,)
+
+
+def binary_cross_entropy_with_logits(x: TensorBase, target: np.ndarray,
+                                     pos_weight: np.ndarray | None) -> TensorBase:
+    """Elementwise ``(1 - t) x - (1 + (pw - 1) t) log(sigmoid(x))`` of logits ``x`` at a constant
+    target (and pos_weight), unweighted and unreduced, with PyTorch's exact gradient."""
+    log_sig = -_softplus(-x._data)
+    if pos_weight is None:
+        out = (1 - target) * x._data - log_sig
+    else:
+        out = (1 - target) * x._data - ((pos_weight - 1) * target + 1) * log_sig
+    out = np.asarray(out)
+    if not (grad_state.enabled and x._requires_grad):
+        return wrap(out)
+    node = BinaryCrossEntropyWithLogitsBackward0(x)
+    node.save_for_backward(x)
+    node.target, node.pos_weight = target, pos_weight
     return wrap(out, node)

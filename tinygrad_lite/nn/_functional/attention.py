@@ -40,9 +40,28 @@ def scaled_dot_product_attention(query: TensorBase, key: TensorBase, value: Tens
             raise RuntimeError("scaled_dot_product_attention: pass either attn_mask or "
                                "is_causal=True, not both")
         attn_mask = wrap(np.tril(np.ones((n_q, n_k), np.bool_)))
+    dead = None
     if attn_mask is not None:
-        scores = _apply_mask(scores, attn_mask, allowed=True)
+        m = attn_mask if isinstance(attn_mask, TensorBase) else wrap(np.asarray(attn_mask))
+        # a query that may attend nothing gets 0 output and 0 gradient, as in PyTorch 2.x,
+        # instead of softmax(-inf, ..., -inf) = NaN: its row is left unmasked, then zeroed
+        md = m._data
+        if is_causal:  # every row of tril(ones) allows its first key
+            pass
+        elif md.dtype == np.bool_:
+            some_allowed = md.any(-1, keepdims=True)
+            if not some_allowed.all():
+                dead = ~some_allowed
+                m = wrap(md | dead)
+        elif md.ndim and md.size and np.isneginf(md[..., 0]).any():  # cheap pre-check
+            none_allowed = np.asarray(np.isneginf(md).all(-1, keepdims=True))
+            if none_allowed.any():
+                dead = none_allowed
+                m = _fn.where(wrap(none_allowed), 0.0, m)
+        scores = _apply_mask(scores, m, allowed=True)
     weights = _fn.softmax(scores, -1)
+    if dead is not None:
+        weights = weights * wrap((~dead).astype(weights._data.dtype))
     if dropout_p > 0.0:
         weights = dropout(weights, dropout_p, True)
     return weights @ value

@@ -1,5 +1,7 @@
-"""Loss functions of ``nn.functional``: composites (their gradients come for free), plus one
-fused node (``ops.loss``) for the common case of ``cross_entropy``."""
+"""Loss functions of ``nn.functional``: composites (their gradients come for free), plus nodes
+with hand-written rules from ``ops.loss``: the fused common case of ``cross_entropy``, and the
+elementwise binary cross-entropies, whose gradients composites get wrong at logit 0 (the kink
+of abs and relu) and at probabilities 0 and 1 (NaN)."""
 
 from __future__ import annotations
 
@@ -7,7 +9,9 @@ import numpy as np
 
 from ... import functions as _fn
 from ..._core.tensor_base import TensorBase, wrap
-from ...ops.loss import fused_cross_entropy
+from ...ops.loss import binary_cross_entropy as _bce_elementwise
+from ...ops.loss import binary_cross_entropy_with_logits as _bce_logits_elementwise
+from ...ops.loss import fused_cross_entropy, log_sigmoid
 
 __all__ = [
     "mse_loss", "l1_loss", "huber_loss", "smooth_l1_loss", "cross_entropy", "nll_loss",
@@ -172,11 +176,10 @@ def binary_cross_entropy(input: TensorBase, target: TensorBase, weight: TensorBa
     if input._data.size and (input._data.min() < 0 or input._data.max() > 1):
         raise RuntimeError("binary_cross_entropy: all elements of input should be between 0 "
                            "and 1")
-    floor = wrap(np.asarray(-100.0, input._data.dtype))
-    with np.errstate(divide="ignore"):
-        log_x = _fn.maximum(_fn.log(input), floor)
-        log_1mx = _fn.maximum(_fn.log(1.0 - input), floor)
-    loss = -(target * log_x + (1.0 - target) * log_1mx)
+    if target._data.dtype != input._data.dtype:
+        target = target.to(input.dtype)
+    # one node: PyTorch's gradient (x - t) / max(x (1 - x), 1e-12) stays finite at 0 and 1
+    loss = _bce_elementwise(input, target)
     if weight is not None:
         loss = loss * weight
     return _reduce(loss, reduction, "binary_cross_entropy")
@@ -189,13 +192,18 @@ def binary_cross_entropy_with_logits(input: TensorBase, target: TensorBase,
     the positive term."""
     target = _as_tensor(target, input)
     _check_same_shape(input, target, "binary_cross_entropy_with_logits")
-    # log(1 + exp(-|x|)) + max(-x, 0) == -log(sigmoid(x)), without overflow
-    log_sig_neg = _fn.log(1.0 + _fn.exp(-_fn.abs(input))) + _fn.relu(-input)
-    if pos_weight is not None:
+    # (1 - t) x - log(sigmoid(x)) with the exact gradient sigmoid(x) - t: a stable composite of
+    # abs and relu would take their derivative 0 at x = 0 and give 1 - t there
+    pw_grad = isinstance(pos_weight, TensorBase) and pos_weight._requires_grad
+    if not (target._requires_grad or pw_grad) and target._data.dtype == input._data.dtype:
+        pw = None if pos_weight is None else \
+            _as_tensor(pos_weight, input)._data.astype(input._data.dtype, copy=False)
+        loss = _bce_logits_elementwise(input, target._data, pw)  # PyTorch's rule, one node
+    elif pos_weight is not None:  # a composite, for gradients of the target or pos_weight
         log_weight = (pos_weight - 1.0) * target + 1.0
-        loss = (1.0 - target) * input + log_weight * log_sig_neg
-    else:
-        loss = (1.0 - target) * input + log_sig_neg
+        loss = (1.0 - target) * input - log_weight * log_sigmoid(input)
+    else:  # log_sigmoid: the gradient sigmoid(-x), exact at 0 too
+        loss = (1.0 - target) * input - log_sigmoid(input)
     if weight is not None:
         loss = loss * weight
     return _reduce(loss, reduction, "binary_cross_entropy_with_logits")

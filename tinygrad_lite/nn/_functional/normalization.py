@@ -112,7 +112,13 @@ def rms_norm(input: TensorBase, normalized_shape: Any, weight: TensorBase | None
 
 
 def normalize(input: TensorBase, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> TensorBase:
-    """``x / max(||x||_p, eps)`` along ``dim``."""
+    """``x / max(||x||_p, eps)`` along ``dim``. Where the norm is below ``eps`` it is the constant
+    eps, as in PyTorch: a zero vector gives 0 with the gradient ``grad / eps``, not NaN (the
+    norm's own derivative at 0 is 0/0)."""
     norm = _fn.norm(input, p, dim, keepdim=True)
-    return input / _fn.maximum(norm, wrap(np.asarray(eps, input._data.dtype)))
-
+    small = norm._data < eps
+    if not small.any():  # the usual case: max(norm, eps) is the norm, gradient and all
+        return input / norm
+    # the norms below eps do not take part: computed of ones instead, then replaced by eps
+    safe = _fn.norm(_fn.where(wrap(small), 1.0, input), p, dim, keepdim=True)
+    return input / _fn.where(wrap(small), eps, safe)
