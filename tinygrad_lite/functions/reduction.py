@@ -98,13 +98,24 @@ def var(input: TensorBase, dim: Any = None, unbiased: bool | None = None, keepdi
     return total / builtins.max(count - correction, 0)
 
 
+def _sqrt_zero_grad_at_zero(total: TensorBase) -> TensorBase:
+    """``sqrt(total)`` whose gradient is 0 where ``total`` is exactly 0, as PyTorch's norm and std
+    give (a subgradient) rather than the ``inf * 0 = NaN`` of the chain rule. The masked form is
+    built only when there is such a zero."""
+    data = total._data  # no zero (NaN counts as nonzero)? item() is the cheapest test for 0-d
+    if (data.item() != 0) if data.ndim == 0 else data.all():
+        return ops.pow(total, 0.5)
+    mask = wrap(np.asarray(data == 0))
+    return ops.where(mask, 0.0, ops.pow(ops.where(mask, 1.0, total), 0.5))
+
+
 def std(input: TensorBase, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *,
         correction: float | None = None) -> TensorBase:
     """Standard deviation over ``dim`` (``sqrt(var)``, same arguments)."""
     if isinstance(dim, bool):
         dim, unbiased = None, dim
     _require_float(input, "std")
-    return ops.pow(var(input, dim, unbiased, keepdim, correction=correction), 0.5)
+    return _sqrt_zero_grad_at_zero(var(input, dim, unbiased, keepdim, correction=correction))
 
 
 def logsumexp(input: TensorBase, dim: Any, keepdim: bool = False) -> TensorBase:
@@ -133,7 +144,7 @@ def norm(input: TensorBase, p: Any = "fro", dim: Any = None, keepdim: bool = Fal
     if isinstance(p, str):
         raise RuntimeError(f"norm: p = {p!r} is not supported; use 'fro' or a number")
     if p == 2:
-        return ops.pow(ops.reduce_sum(input * input, dim, keepdim), 0.5)
+        return _sqrt_zero_grad_at_zero(ops.reduce_sum(input * input, dim, keepdim))
     if p == 0:
         return ops.reduce_sum(ops.cast(input != 0, input._data.dtype), dim, keepdim)
     magnitude = unary.abs(input)

@@ -15,6 +15,7 @@ from .common import (
     array_of,
     as_tensor,
     broadcast_error,
+    constant,
     is_array,
     sum_to,
     unary_rule,
@@ -123,17 +124,35 @@ def div(a, b, /) -> TensorBase:
     return wrap(out, node)
 
 
+def _pow_base_grad(grad, a, b):
+    """d(a ** b)/da times ``grad``, as PyTorch defines it: 0 where the exponent is 0 (even at
+    a == 0, where ``b * a ** (b - 1)`` is 0 * inf), with no NumPy warning at a zero or negative
+    base (inf or NaN, as PyTorch gives them)."""
+    b_arr = array_of(b)
+    if b_arr.ndim == 0:  # the usual case: a scalar exponent
+        e = b_arr.item()
+        if e == 0:
+            return constant(np.zeros(grad.shape, array_of(grad).dtype), grad)
+        if e >= 1 and float(e).is_integer():  # a ** (b - 1) cannot divide by 0 or be invalid
+            return grad * b * a ** (b - 1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return grad * b * a ** (b - 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return where_rule(b_arr == 0, 0.0, grad * b * a ** (b - 1))
+
+
 class PowBackward0(Node):
     def backward(self, grad):
         a, b = self.saved_tensors
         ea, eb = self.next_edges
         grad_a = grad_b = None
         if ea:
-            grad_a = sum_to(grad * b * a ** (b - 1), a.shape)
+            grad_a = sum_to(_pow_base_grad(grad, a, b), a.shape)
         if eb:
             # d(a^b)/db = a^b log(a); PyTorch defines it as 0 where a == 0
-            safe_log = unary_rule("log", where_rule(array_of(a) == 0, 1.0, a))
-            grad_b = sum_to(grad * self.saved_output() * safe_log, b.shape)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                safe_log = unary_rule("log", where_rule(array_of(a) == 0, 1.0, a))
+                grad_b = sum_to(grad * self.saved_output() * safe_log, b.shape)
         return grad_a, grad_b
 
 
@@ -157,19 +176,39 @@ def pow(a, b) -> TensorBase:  # noqa: A001 - PyTorch's name
     return result
 
 
+_SHARES: dict = {}
+
+
+def _shares(dtype: np.dtype) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Shared read-only 0-d 0, 0.5 and 1 of a float ``dtype``: NumPy's where takes them faster
+    than Python floats, and its result then needs no cast."""
+    shares = _SHARES.get(dtype)
+    if shares is None:
+        shares = tuple(np.asarray(v, dtype) for v in (0.0, 0.5, 1.0))
+        for v in shares:
+            v.flags.writeable = False
+        _SHARES[dtype] = shares
+    return shares
+
+
 class MaximumBackward0(Node):
     wins = staticmethod(np.greater)  # where a's value is the result
 
     def backward(self, grad):
         (ea, eb), (a, b) = self.next_edges, self.saved_tensors
         a_arr, b_arr = array_of(a), array_of(b)
-        # PyTorch splits the gradient evenly where a == b; the split is a constant.
-        share = np.where(self.wins(a_arr, b_arr), 1.0, np.where(a_arr == b_arr, 0.5, 0.0))
-        share_a = share.astype(a_arr.dtype, copy=False)
+        # PyTorch's rule: an operand gets the whole gradient unless the other one wins, half of
+        # it on a tie; where either is NaN neither wins nor ties, so both get it all. Each share
+        # is a constant.
+        zero, half, one = _shares(a_arr.dtype)  # 0-d arrays: no conversion, no astype
+        full = np.where(a_arr == b_arr, half, one)
+        share_a = np.where(self.wins(b_arr, a_arr), zero, full) if ea else None
+        share_b = np.where(self.wins(a_arr, b_arr), zero, full) if eb else None
         if not is_array(grad):
-            share_a = wrap(share_a)
+            share_a = None if share_a is None else wrap(share_a)
+            share_b = None if share_b is None else wrap(share_b)
         return (sum_to(grad * share_a, a.shape) if ea else None,
-                sum_to(grad * (1 - share_a), b.shape) if eb else None)
+                sum_to(grad * share_b, b.shape) if eb else None)
 
 
 class MinimumBackward0(MaximumBackward0):

@@ -1,8 +1,10 @@
 """Product and cumulative primitives: prod, cumsum, cumprod.
 
 Their gradients divide by the input where it is nonzero (so they stay differentiable under
-create_graph); where the input has zeros, the exact "product of the others" is computed in NumPy
-as a constant, which is right to first order (PyTorch also special-cases zeros).
+create_graph). Where the input has zeros, the exact "product of the others" is computed without
+division: in NumPy in a plain backward, and from recorded ops (exclusive cumulative products for
+prod, a masked cumprod for cumprod) under create_graph, so higher derivatives stay exact there too
+(PyTorch also special-cases zeros).
 """
 
 from __future__ import annotations
@@ -13,8 +15,11 @@ from .. import dtypes
 from .._core.grad_mode import grad_state
 from .._core.graph import Node
 from .._core.tensor_base import TensorBase
-from .common import array_of, constant, is_array, normalize_dims, wrap
-from .elementwise import cast
+from .common import array_of, is_array, normalize_dims, wrap
+from .elementwise import cast, where
+from .movement import permute, reshape
+from .reduce import reduce_sum
+from .shape import pad_constant
 
 _INT64 = np.dtype(np.int64)
 
@@ -32,6 +37,31 @@ def _prod_of_others(x: np.ndarray, dims: tuple) -> np.ndarray:
     return (left * right).reshape(xt.shape).transpose(np.argsort(perm))
 
 
+def _group_last(x: TensorBase, dims: tuple) -> tuple[TensorBase, tuple, tuple]:
+    """``x`` with the ``dims`` moved last and flattened into one axis, the permutation used and
+    the permuted shape (to undo it)."""
+    rest = [d for d in range(x._data.ndim) if d not in dims]
+    perm = tuple(rest + list(dims))
+    xt = permute(x, perm)
+    shape = xt._data.shape
+    return reshape(xt, shape[:len(rest)] + (-1,)), perm, shape
+
+
+def _ungroup(y: TensorBase, perm: tuple, shape: tuple) -> TensorBase:
+    return permute(reshape(y, shape), tuple(int(i) for i in np.argsort(perm)))
+
+
+def _prod_of_others_graph(x: TensorBase, dims: tuple) -> TensorBase:
+    """``_prod_of_others`` from recorded ops (under create_graph): the product of the elements
+    before each one times the product of those after it, both exclusive cumulative products, so
+    no division and derivatives of any order are exact at zeros."""
+    flat, perm, shape = _group_last(x, dims)
+    lead = ((0, 0),) * (flat._data.ndim - 1)
+    before = cumprod(pad_constant(flat[..., :-1], lead + ((1, 0),), 1.0), -1)
+    after = cumprod(pad_constant(flat[..., :0:-1], lead + ((1, 0),), 1.0), -1)[..., ::-1]
+    return _ungroup(before * after, perm, shape)
+
+
 class ProdBackward0(Node):
     dims: tuple[int, ...]
     kept_shape: tuple[int, ...]
@@ -41,7 +71,9 @@ class ProdBackward0(Node):
         g = grad.reshape(self.kept_shape)
         xa = array_of(x)
         if (xa == 0).any():
-            return (g * constant(_prod_of_others(xa, self.dims), grad),)
+            if is_array(grad):
+                return (g * _prod_of_others(xa, self.dims),)
+            return (g * _prod_of_others_graph(x, self.dims),)
         return (g * self.saved_output().reshape(self.kept_shape) / x,)
 
 
@@ -108,6 +140,21 @@ def _cumprod_grad_with_zeros(x: np.ndarray, grad: np.ndarray, dim: int) -> np.nd
     return np.moveaxis(out, -1, dim)
 
 
+def _cumprod_grad_graph(x: TensorBase, grad: TensorBase, dim: int) -> TensorBase:
+    """``_cumprod_grad_with_zeros`` from recorded ops (under create_graph), without division:
+    row k of an (n, n) block is x with x[k] set to 1, its cumulative product gives every
+    d(cumprod(x)[i])/dx[k], and the entries with i >= k are weighted by grad and summed. It
+    costs O(n^2) memory along ``dim``; it runs only under create_graph with zeros in x."""
+    flat, perm, shape = _group_last(x, (dim,))
+    g = reshape(_group_last(grad, (dim,))[0], flat._data.shape[:-1] + (1, -1))
+    n = flat._data.shape[-1]
+    rows = where(wrap(np.eye(n, dtype=bool)), 1.0,
+                 reshape(flat, flat._data.shape[:-1] + (1, n)))  # (..., k, i)
+    later = wrap(np.triu(np.ones((n, n), dtype=bool)))  # i >= k
+    terms = where(later, cumprod(rows, -1) * g, 0.0)
+    return _ungroup(reduce_sum(terms, -1), perm, shape)
+
+
 class CumprodBackward0(Node):
     dim: int
 
@@ -118,15 +165,8 @@ class CumprodBackward0(Node):
         xa = array_of(x)
         if (xa == 0).any():
             if not is_array(grad):
-                # the exact rule at zeros is computed in NumPy: differentiating it again would
-                # silently give 0, so refuse instead
-                raise RuntimeError(
-                    "cumprod: create_graph=True (differentiating twice) through an input that "
-                    f"contains zeros is not supported (input shape {xa.shape}); first-order "
-                    "gradients are exact"
-                )
-            exact = _cumprod_grad_with_zeros(xa, array_of(grad), self.dim)
-            return (constant(exact, grad),)
+                return (_cumprod_grad_graph(x, grad, self.dim),)
+            return (_cumprod_grad_with_zeros(xa, grad, self.dim),)
         return (reverse_cumsum(grad * self.saved_output(), self.dim) / x,)
 
 

@@ -102,7 +102,9 @@ def cos(x: TensorBase) -> TensorBase:
 class ReluBackward0(Node):
     def backward(self, grad):
         out = array_of(self.saved_output())
-        positive = out > zero_of(out.dtype)  # a constant mask: no graph needed
+        # PyTorch zeroes the gradient where the result is <= 0, so a NaN passes it. The result
+        # is never negative, so that is ``out != 0``: one comparison, as cheap as ``out > 0``.
+        positive = out != zero_of(out.dtype)  # a constant mask: no graph needed
         if not is_array(grad):
             return (where_rule(positive, grad, 0.0),)
         # np.where gives PyTorch's result exactly (0 where x <= 0, even for an inf/NaN gradient)
@@ -115,7 +117,7 @@ class ReluBackward0(Node):
 
 
 def relu(x: TensorBase) -> TensorBase:
-    """``max(x, 0)`` elementwise; the gradient at 0 is 0, as in PyTorch."""
+    """``max(x, 0)`` elementwise; the gradient at 0 is 0 and at NaN passes, as in PyTorch."""
     if x._data.dtype == np.bool_:
         raise TypeError("relu: not implemented for bool tensors")
     out = np.maximum(x._data, zero_of(x._data.dtype))
