@@ -24,6 +24,7 @@ check per node.
 from __future__ import annotations
 
 import sys
+import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -36,6 +37,12 @@ from .observers import active_observers
 from .tensor_base import TensorBase, wrap
 
 _getrefcount = sys.getrefcount
+
+# Held while gradients are added into ``.grad`` (and its hooks run), so that backward calls in
+# several threads into the same leaves lose no update: the accumulation is a read-modify-write,
+# and NumPy releases the GIL inside large additions. One acquisition per backward; re-entrant,
+# because a post-accumulate hook may itself run a backward.
+_accumulation_lock = threading.RLock()
 
 
 def run_backward(
@@ -103,23 +110,24 @@ def run_backward(
 
         input_grads = grad = held = None  # drop references: .grad adopts unshared arrays
         plain = watch is None and accumulate and not create_graph
-        for leaf in list(leaf_grads):
-            grad = leaf_grads.pop(leaf)
-            # The common case, inline: a first gradient that nothing else refers to becomes
-            # .grad without a copy (PyTorch steals an unshared gradient the same way).
-            if (plain and leaf._grad is None and _getrefcount(grad) == 2
-                    and not (leaf._backward_hooks or leaf._post_accumulate_hooks)
-                    and _adoptable(grad, leaf)):
-                leaf._grad = wrap(grad)
-            else:
-                _finish_leaf(leaf, grad, watch, create_graph, accumulate)
-        if watch is None:
-            return []
-        if accumulate and inputs is not None:
-            # Non-leaf tensors named in backward(inputs=...) accumulate too, as in PyTorch.
-            for t, grad in zip(inputs, watch.captured):
-                if t.grad_fn is not None and grad is not None:
-                    _accumulate_grad(t, grad, create_graph)
+        with _accumulation_lock:
+            for leaf in list(leaf_grads):
+                grad = leaf_grads.pop(leaf)
+                # The common case, inline: a first gradient that nothing else refers to becomes
+                # .grad without a copy (PyTorch steals an unshared gradient the same way).
+                if (plain and leaf._grad is None and _getrefcount(grad) == 2
+                        and not (leaf._backward_hooks or leaf._post_accumulate_hooks)
+                        and _adoptable(grad, leaf)):
+                    leaf._grad = wrap(grad)
+                else:
+                    _finish_leaf(leaf, grad, watch, create_graph, accumulate)
+            if watch is None:
+                return []
+            if accumulate and inputs is not None:
+                # Non-leaf tensors named in backward(inputs=...) accumulate too, as in PyTorch.
+                for t, grad in zip(inputs, watch.captured):
+                    if t.grad_fn is not None and grad is not None:
+                        _accumulate_grad(t, grad, create_graph)
         return watch.captured
     finally:
         grad_state.enabled = prev_mode
