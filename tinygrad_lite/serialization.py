@@ -115,6 +115,9 @@ def save(obj: Any, f: str | os.PathLike) -> None:
         metadata = {"format": "pt", _META_KEY: json.dumps({"tree": structure})}
     payload = st.save(tensors, metadata=metadata)
     directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise RuntimeError(f"save: parent directory {os.path.dirname(path) or directory} of "
+                           f"{path!r} does not exist")
     fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".", suffix=".tmp",
                                dir=directory)
     try:

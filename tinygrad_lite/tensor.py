@@ -24,6 +24,7 @@ import numpy as np
 from . import dtypes, functions, ops
 from ._core.backward import backward, ones_seed
 from ._core.engine import run_backward
+from ._core.grad_mode import grad_state
 from ._core.graph import RemovableHandle, RetainGradHook
 from ._core.tensor_base import TensorBase, register_result_type, to_array, wrap
 from ._format import format_tensor
@@ -87,7 +88,7 @@ class Tensor(TensorBase):
 
     def numpy(self) -> np.ndarray:
         """The underlying array (shared memory). Raises for a tensor that requires grad."""
-        if self._requires_grad:
+        if self._requires_grad and grad_state.enabled:
             raise RuntimeError(
                 "Can't call numpy() on a tensor that requires grad. Use tensor.detach().numpy() "
                 "instead."
@@ -241,6 +242,9 @@ class Tensor(TensorBase):
         for arg in args:
             if isinstance(arg, Tensor):
                 target = arg.dtype
+            elif isinstance(arg, str) and arg.startswith(("cuda", "mps", "xpu", "meta")):
+                raise AssertionError(f"to: device {arg!r} is not available: tinygrad_lite was "
+                                     "not compiled with CUDA enabled; its tensors live on the CPU")
             elif not (isinstance(arg, str) and arg.startswith("cpu")):
                 target = arg
         if target is None:

@@ -90,7 +90,7 @@ class Node:
         saved = self._saved
         versions = self._saved_versions
         for i, t in enumerate(saved):
-            if t._version_counter[0] != versions[i]:
+            if t is not None and t._version_counter[0] != versions[i]:
                 version = versions[i]
                 raise RuntimeError(
                     f"{self.name()}: one of the tensors it saved for backward (saved tensor {i}, "

@@ -171,5 +171,7 @@ def to_array(data: Any, dtype: Any, float_default: bool) -> np.ndarray:
             if arr.dtype.kind == "f":
                 arr = arr.astype(np.float64)
             else:
-                raise TypeError(f"tensor: unsupported data of dtype {arr.dtype}")
+                kind = {"U": "str", "S": "bytes", "O": "object"}.get(arr.dtype.kind, arr.dtype)
+                raise TypeError(f"tensor: invalid data type '{kind}' (data of type "
+                                f"{type(data).__name__}; unsupported data of dtype {arr.dtype})")
     return arr

@@ -63,6 +63,15 @@ class BackwardCFunction(Node):
                                  for a in args)
 
     # -- the ctx API ---------------------------------------------------------------------------
+    def save_for_backward(self, *tensors: Any) -> None:
+        """Keep tensors (or None) for backward, with their versions to catch in-place changes."""
+        for i, t in enumerate(tensors):
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError(f"save_for_backward can only save tensors (or None), but "
+                                f"argument {i} is of type {type(t).__name__}")
+        self._saved = tensors
+        self._saved_versions = [0 if t is None else t._version_counter[0] for t in tensors]
+
     def mark_dirty(self, *tensors: Any) -> None:
         """Declare input tensors that ``forward`` modified in place (call inside forward)."""
         self._dirty = tensors
@@ -288,7 +297,8 @@ def once_differentiable(fn: Callable) -> Callable:
         tensor = Tensor
         if not _grad_mode.grad_state.enabled:
             return result
-        sources = [g for g in grads if isinstance(g, tensor)] + list(ctx._saved or ())
+        sources = [g for g in grads if isinstance(g, tensor)]
+        sources += [t for t in ctx._saved or () if t is not None]
         if not any(t._requires_grad for t in sources):
             return result
         single = not isinstance(result, tuple)

@@ -135,7 +135,12 @@ def matmul(input: Any, other: Any) -> TensorBase:
 
 def reshape(input: TensorBase, *shape: Any) -> TensorBase:
     """``input`` with a new shape of the same size; one entry may be -1."""
-    return ops.reshape(input, _shape_args(shape))
+    shape = _shape_args(shape)
+    if shape and min(shape) < -1:
+        i = next(i for i, n in enumerate(shape) if n < -1)
+        raise RuntimeError(f"reshape: invalid shape dimension {shape[i]} at index {i} of shape "
+                           f"{list(shape)} (input of shape {tuple(input._data.shape)})")
+    return ops.reshape(input, shape)
 
 
 def permute(input: TensorBase, *dims: Any) -> TensorBase:
@@ -189,6 +194,9 @@ def flatten(input: TensorBase, start_dim: int = 0, end_dim: int = -1) -> TensorB
         return ops.reshape(input, (1,))
     (s,) = ops.normalize_dims(start_dim, len(shape), "flatten")
     (e,) = ops.normalize_dims(end_dim, len(shape), "flatten")
+    if s > e:
+        raise RuntimeError(f"flatten() has invalid args: start_dim cannot come after end_dim "
+                           f"(start_dim={start_dim}, end_dim={end_dim}, shape {shape})")
     return ops.reshape(input, shape[:s] + (-1 if input._data.size else 0,) + shape[e + 1:])
 
 

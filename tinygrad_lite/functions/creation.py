@@ -58,6 +58,9 @@ def tensor(data: Any, dtype: Any = None, requires_grad: bool = False,
            device: Any = None) -> TensorBase:
     """A new tensor holding a copy of ``data``; the dtype is inferred as in PyTorch (Python
     floats give float32, ints int64, bools bool; NumPy arrays keep theirs)."""
+    if isinstance(dtype, str):
+        raise TypeError(f"tensor(): argument 'dtype' must be a dtype (e.g. tl.{dtype}), "
+                        f"not str {dtype!r}")
     return _finish(to_array(data, dtype, float_default=False), requires_grad, device)
 
 

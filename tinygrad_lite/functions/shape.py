@@ -161,6 +161,8 @@ def chunk(input: TensorBase, chunks: int, dim: int = 0) -> tuple:
 
 def unbind(input: TensorBase, dim: int = 0) -> tuple:
     """The slices along ``dim``, with that dim removed."""
+    if input._data.ndim == 0:
+        raise IndexError(f"unbind: dimension specified as {dim} but tensor has no dimensions")
     d = _dim(dim, input._data.ndim, "unbind")
     return tuple(ops.getitem(input, _along(d, i)) for i in range(input._data.shape[d]))
 

@@ -37,6 +37,10 @@ def as_tensor(value: object, like: TensorBase) -> TensorBase:
         return value
     if isinstance(value, (np.ndarray, np.generic)):
         return wrap(np.asarray(value))
+    if isinstance(value, (str, bytes)) or value is None:
+        raise TypeError(f"unsupported operand type(s): a tensor of dtype {like._data.dtype} and "
+                        f"shape {like._data.shape} cannot be combined with "
+                        f"{type(value).__name__} {value!r}")
     return wrap(to_array(value, None, float_default=True))  # like Tensor(value)
 
 
