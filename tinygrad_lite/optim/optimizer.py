@@ -48,6 +48,9 @@ class Optimizer:
         self.state: defaultdict = defaultdict(dict)
         self.param_groups: list[dict] = []
         self._scratch: dict = {}
+        if isinstance(params, Tensor):
+            raise TypeError("params argument given to the optimizer should be an iterable of "
+                            f"Tensors or dicts, but got Tensor of dtype {params.dtype}")
         groups = list(params)
         if not groups:
             raise ValueError("optimizer got an empty parameter list")

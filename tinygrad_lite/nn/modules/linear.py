@@ -19,6 +19,9 @@ __all__ = ["Identity", "Linear", "Bilinear"]
 
 def _empty(shape: tuple, dtype: Any) -> Parameter:
     dt = dtypes.float32.np if dtype is None else dtypes.to_dtype(dtype).np
+    if any(n < 0 for n in shape):
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(shape)}: "
+                           f"{list(shape)}")
     return Parameter(np.empty(shape, dt))
 
 
