@@ -12,7 +12,9 @@ no ties).
 
 from __future__ import annotations
 
+import importlib
 import math
+from pathlib import Path
 
 import numpy as np
 
@@ -389,6 +391,13 @@ row("cross-entropy-fused-sum",
     [(4, 3)], "real", lambda x: _np_cross_entropy(x, np.sum))
 row("mlp-layer", lambda x, w, b: (x @ w.T + b).relu().sum(1), [(5, 3), (4, 3), (4,)], "nonzero",
     lambda x, w, b: np.maximum(x @ w.T + b, 0).sum(1))
+
+
+# Rows kept in their own files by area (``tests/op_catalog_<area>.py``, e.g. linalg, sorting):
+# each such module defines ``add_rows(row)`` and calls ``row(...)`` as above, so that areas grow
+# without editing this file.
+for _part in sorted(Path(__file__).parent.glob("op_catalog_*.py")):
+    importlib.import_module(_part.stem).add_rows(row)
 
 
 def make_inputs(shapes: list[tuple], domain: str, seed: int = 0) -> list[np.ndarray]:
