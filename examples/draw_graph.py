@@ -2,8 +2,9 @@
 
     python examples/draw_graph.py [--format svg] [--out examples/out]
 
-1. ``cnn_forward``: the graph right after the forward pass: ops with output shapes and dtypes,
-   parameters by name, saved tensors with their sizes;
+1. ``cnn_forward``: the graph right after the forward pass (recorded, so every op names the
+   layer that made it): ops with output shapes and dtypes, parameters by name, saved tensors
+   with their sizes;
 2. ``cnn_grads``: after backward inside ``tl.viz.record()``: gradient norm and largest magnitude
    of every tensor, colours on a legend'd scale, layers as labelled clusters;
 3. ``cnn_folded``: one node per layer (``collapse="modules", fold=True``);
@@ -43,12 +44,13 @@ class SmallCNN(nn.Module):
 
 
 def render(graph, path: Path, fmt: str) -> str:
-    """Render, or write the DOT text when Graphviz's ``dot`` is missing."""
+    """Write the DOT text beside the rendering; only the DOT text when Graphviz's ``dot`` is
+    missing. Returns the path of the picture (or of the DOT file)."""
+    path.with_suffix(".dot").write_text(graph.source)
     try:
         return graph.render(path, format=fmt, cleanup=True)
     except RuntimeError as exc:
-        path.with_suffix(".dot").write_text(graph.source)
-        print(exc)
+        print(f"{exc}\nwrote {path.with_suffix('.dot')} instead")
         return str(path.with_suffix(".dot"))
 
 
@@ -64,8 +66,10 @@ def main(argv: list[str] | None = None) -> list[str]:
     x, y = tl.randn(2, 1, 8, 8), tl.tensor([3, 7])
     paths = []
 
-    loss = nn.functional.cross_entropy(model(x), y)
-    paths.append(render(tl.viz.draw(loss, params=model), args.out / "cnn_forward", args.format))
+    with tl.viz.record() as rec:  # forward only: each op is labelled with its layer
+        loss = nn.functional.cross_entropy(model(x), y)
+    paths.append(render(tl.viz.draw(loss, params=model, recording=rec), args.out / "cnn_forward",
+                        args.format))
 
     with tl.viz.record() as rec:
         loss = nn.functional.cross_entropy(model(x), y)

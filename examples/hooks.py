@@ -106,13 +106,20 @@ def save_saliency(images: np.ndarray, saliency: np.ndarray, path: Path) -> None:
     import matplotlib.pyplot as plt
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig, axes = plt.subplots(2, len(images), figsize=(1.4 * len(images), 3))
-    for i, (img, sal) in enumerate(zip(images, saliency)):
+    fig, axes = plt.subplots(2, len(images), figsize=(1.4 * len(images) + 1.2, 3.4))
+    positive = np.maximum(saliency, 0)
+    top = float(positive.max()) or 1.0  # one colour scale for every digit, so they compare
+    for i, (img, sal) in enumerate(zip(images, positive)):
         axes[0, i].imshow(img, cmap="gray_r")
-        axes[1, i].imshow(np.maximum(sal, 0), cmap="hot")
-        axes[0, i].axis("off")
-        axes[1, i].axis("off")
-    fig.suptitle("Guided Backpropagation saliency")
+        shown = axes[1, i].imshow(sal, cmap="hot", vmin=0, vmax=top)
+        for ax in axes[:, i]:
+            ax.set_xticks([])
+            ax.set_yticks([])
+    axes[0, 0].set_ylabel("input digit")
+    axes[1, 0].set_ylabel("saliency")
+    fig.colorbar(shown, ax=axes.ravel().tolist(), shrink=0.8,
+                 label="positive input gradient\n(guided backprop)")
+    fig.suptitle("Guided Backpropagation: which pixels raise the predicted class's score")
     fig.savefig(path, dpi=100)
     plt.close(fig)
     print(f"wrote {path}")

@@ -60,13 +60,21 @@ def plot(model: nn.Module, points: np.ndarray, labels: np.ndarray, losses: list[
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
     ax1.contourf(xx, yy, zz > 0, levels=1, cmap="RdBu", alpha=0.35)
     ax1.contour(xx, yy, zz, levels=[0], colors="k", linewidths=1)
-    ax1.scatter(points[:, 0], points[:, 1], c=labels, cmap="RdBu", s=12, edgecolors="k",
-                linewidths=0.3)
-    ax1.set_title("decision boundary")
+    for cls, colour, name in ((-1, "#b2182b", "class -1 (score < 0)"),
+                              (1, "#2166ac", "class +1 (score > 0)")):
+        mine = labels == cls
+        ax1.scatter(points[mine, 0], points[mine, 1], color=colour, s=12, edgecolors="k",
+                    linewidths=0.3, label=name)
+    ax1.plot([], [], color="k", linewidth=1, label="decision boundary (score = 0)")
+    ax1.legend(loc="lower left", fontsize=8)
+    ax1.set_xlabel("x1")
+    ax1.set_ylabel("x2")
+    ax1.set_title("decision boundary (shaded: predicted class)")
     ax2.plot(losses)
     ax2.set_yscale("log")
     ax2.set_xlabel("step")
-    ax2.set_title("hinge loss")
+    ax2.set_ylabel("hinge loss (log scale)")
+    ax2.set_title("training loss")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
@@ -111,12 +119,13 @@ def main(argv: list[str] | None = None) -> float:
     print(f"final loss {losses[-1]:.4f}  accuracy {accuracy:.1%}")
 
     plot(model, points, labels, losses, args.out / "moons_boundary.png")
+    (args.out / "moons_graph.dot").write_text(graph.source)  # the drawing as text, always
     try:
         graph.render(args.out / "moons_graph", format="svg", cleanup=True)
         print(f"wrote {args.out / 'moons_boundary.png'} and {args.out / 'moons_graph.svg'}")
-    except RuntimeError as exc:  # no Graphviz `dot`: keep the DOT text instead
-        (args.out / "moons_graph.dot").write_text(graph.source)
-        print(f"wrote {args.out / 'moons_boundary.png'}; {exc}")
+    except RuntimeError as exc:  # no Graphviz `dot`: only the DOT text
+        print(f"wrote {args.out / 'moons_boundary.png'} and {args.out / 'moons_graph.dot'} "
+              f"instead of the SVG ({exc})")
     return accuracy
 
 

@@ -42,6 +42,11 @@ def test_custom_op_checks_and_compares(capsys):
     assert ratio > 0
     out = capsys.readouterr().out
     assert "gradcheck passed" in out and "fused" in out and "composed" in out
+    stable = out.split("float32 logits ~200: ")[1].splitlines()[0]
+    assert "naive nan" in stable and "fused nan" not in stable and "composed nan" not in stable
+    kept = {line.split()[0]: float(line.split("keeps")[1].split()[0])
+            for line in out.splitlines() if "keeps" in line}
+    assert kept["naive"] > 1.5 * kept["composed"]  # what the example claims about memory
 
 
 def test_hooks_clip_and_saliency(tmp_path):

@@ -160,7 +160,7 @@ def test_draw_without_graphviz_package_says_how(monkeypatch):
         return real(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "__import__", fake)
-    with pytest.raises(ImportError, match="pip install graphviz"):
+    with pytest.raises(ImportError, match=r"pip install 'tinygrad-lite\[viz\]'"):
         viz.draw((tl.ones(2, requires_grad=True) * 2).sum())
 
 
@@ -170,3 +170,66 @@ def test_drawing_does_not_change_the_graph():
     viz.to_dot(y)  # the shape dry run must not free or alter anything
     y.backward()
     np.testing.assert_allclose(x.grad.numpy(), np.exp([0.5, 1.5]) * np.array([1.5, 2.5]))
+
+
+def _fill(dot: str, key: str) -> str:
+    return re.search(rf'^\s*{key} \[.*fillcolor="([^"]*)"', dot, re.M)[1]
+
+
+def test_legend_bands_come_from_robust_quantiles_and_differ():
+    # many nodes with close norms plus one bias whose gradient cancels to ~1e-11: the tiny one
+    # is drawn as "about 0" and the others spread over the scale instead of one dark band
+    xs = [tl.tensor([1.0 + 0.02 * i], requires_grad=True) for i in range(10)]
+    bias = tl.tensor([1.0], requires_grad=True)
+    with viz.record() as rec:
+        out = sum((x * (1.0 + 0.01 * i)).sum() for i, x in enumerate(xs))
+        out = out + (bias * 1e-11).sum()
+        out.backward()
+    dot = viz.to_dot(out, params={f"x{i}": x for i, x in enumerate(xs)} | {"bias": bias},
+                     recording=rec)
+    legend = re.search(r"legend \[.*\]", dot)[0]
+    bands = re.findall(r"<font[^>]*>([^<]*)</font>", legend)[:-1]  # the last one is NaN/Inf
+    assert len(bands) == 5 and len(set(bands)) == 5, bands
+    edges_text = [b.replace("&lt; ", "").replace("&gt;= ", "").split(" .. ") for b in bands]
+    flat = [e for pair in edges_text for e in pair]
+    assert all(a != b for a, b in (p for p in edges_text if len(p) == 2)), bands
+    assert len(set(flat)) >= 4
+    assert "about 0" in legend
+    names = labels(dot)
+    fills = {_fill(dot, k) for k, v in names.items() if v.startswith("x")}
+    assert len(fills) >= 3                  # the close norms use several colours, not one
+    bias_key = next(k for k, v in names.items() if v.startswith("bias"))
+    assert _fill(dot, bias_key) == "white"  # the near-zero gradient is marked apart
+
+
+def test_band_labels_have_enough_digits():
+    from tinygrad_lite.viz.dot import band_labels
+
+    text = band_labels(np.log10(1.10), np.log10(1.12), 5)
+    edges_seen = [t for label in text for t in re.findall(r"\d[\d.]*", label)]
+    assert len(set(edges_seen)) == 4, text  # 4 inner edges, each printed distinctly
+
+
+def test_fold_without_collapse_folds_the_module_calls():
+    tl.manual_seed(0)
+    model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 1))
+    with viz.record() as rec:
+        loss = model(tl.randn(5, 3)).sum()
+        loss.backward()
+    assert (viz.to_dot(loss, params=model, fold=True, recording=rec)
+            == viz.to_dot(loss, params=model, collapse="modules", fold=True, recording=rec))
+    with pytest.raises(ValueError, match="record"):
+        viz.to_dot(loss, params=model, fold=True, recording=viz.Recording())
+
+
+def test_recorded_forward_labels_ops_with_their_layer():
+    tl.manual_seed(0)
+    model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 1))
+    with viz.record() as rec:  # forward only
+        loss = model(tl.randn(5, 3)).sum()
+    text = labels(viz.to_dot(loss, params=model, recording=rec))
+    layer_of = {v.split("\n")[0]: v.split("\n")[1] for v in text.values()
+                if v.split("\n")[0].endswith("Backward0") and len(v.split("\n")) > 1}
+    assert layer_of["ReluBackward0"] == "in 1"
+    assert sum(v.startswith("AddmmBackward0\nin 0") for v in text.values()) == 1
+    assert sum(v.startswith("AddmmBackward0\nin 2") for v in text.values()) == 1

@@ -31,8 +31,8 @@ def _safetensors_numpy() -> Any:
         import safetensors.numpy as st
     except ImportError:
         raise ImportError(
-            "tinygrad_lite.save/load need the 'safetensors' package: pip install safetensors "
-            "(or pip install 'tinygrad-lite[io]')"
+            "tinygrad_lite.save/load need the 'safetensors' package: pip install "
+            "'tinygrad-lite[io]' (in a checkout: bash tools/setup.sh io)"
         ) from None
     return st
 

@@ -1,8 +1,8 @@
 """``tinygrad_lite.viz``: draw the autograd graph, with shapes, saved tensors and gradients.
 
 ``to_dot(...)`` returns Graphviz DOT text and needs nothing installed; ``draw(...)`` returns a
-``graphviz.Digraph`` (the ``graphviz`` Python package, ``pip install graphviz``), and rendering
-it (``.render("graph", format="svg")``) needs Graphviz's ``dot`` program (Debian:
+``graphviz.Digraph`` (the ``graphviz`` Python package: ``pip install 'tinygrad-lite[viz]'``), and
+rendering it (``.render("graph", format="svg")``) needs Graphviz's ``dot`` program (Debian:
 ``apt-get install graphviz``; ``bash tools/setup.sh`` installs both where it can). Run the
 forward and backward inside ``with tl.viz.record():`` to get module clusters, output shapes of
 every op and the gradient flowing through each op; leaves and ``retain_grad()`` tensors show
@@ -25,8 +25,8 @@ DOT_MISSING = (
     "tools/setup.sh viz` from the repository; tl.viz.to_dot(...) gives the DOT text without it."
 )
 PACKAGE_MISSING = (
-    "tl.viz.draw needs the graphviz Python package: `pip install graphviz` (or `pip install -e "
-    "'.[viz]'`); tl.viz.to_dot(...) gives the DOT text without it."
+    "tl.viz.draw needs the graphviz Python package: pip install 'tinygrad-lite[viz]' (in a "
+    "checkout: bash tools/setup.sh viz); tl.viz.to_dot(...) gives the DOT text without it."
 )
 
 

@@ -19,7 +19,7 @@ from .._core.grad_mode import no_grad
 from .._core.graph import Node, RetainGradHook
 from ..autograd.function import BackwardCFunction
 from ..tensor import Tensor
-from .modules import group_modules
+from .modules import group_modules, innermost_module_names
 from .recording import GradStats, Recording, grad_stats, latest_recording
 
 __all__ = ["build_dot"]
@@ -27,6 +27,9 @@ __all__ = ["build_dot"]
 # Gradient-norm scale, light to dark; the two darkest take white text. NaN/Inf is red.
 PALETTE = ("#fff5eb", "#fdd0a2", "#fdae6b", "#f16913", "#a63603")
 NAN_COLOR = "#e31a1c"
+ZERO_COLOR = "white"
+NEAR_ZERO = 1e-7  # relative to the largest gradient norm in the drawing
+SCALE_QUANTILES = (0.05, 0.95)  # of log10 norms: the colour scale's ends
 KIND_COLORS = {"op": "#eeeeee", "param": "#d9ead3", "input": "#fff2cc", "output": "#d9d2e9",
                "module": "#dae8fc"}
 KIND_SHAPES = {"op": "box", "param": "box", "input": "invhouse", "output": "box",
@@ -48,6 +51,24 @@ def _nbytes(n: float) -> str:
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
         n /= 1024
     return ""
+
+
+def _fmt(x: float, digits: int) -> str:
+    return f"{x:.{digits}g}"
+
+
+def band_labels(lo: float, hi: float, n: int) -> list[str]:
+    """HTML labels of ``n`` equal bands of the log10 range ``lo .. hi`` (the outer bands
+    open-ended), with just enough significant digits that neighbouring edges differ."""
+    if hi <= lo:
+        return [_fmt(10 ** lo, 3)]
+    edges = [10 ** (lo + (hi - lo) * i / n) for i in range(n + 1)]
+    for digits in range(2, 8):
+        text = [_fmt(e, digits) for e in edges]
+        if len(set(text)) == len(text):
+            break
+    return ([f"&lt; {text[1]}"] + [f"{text[i]} .. {text[i + 1]}" for i in range(1, n - 1)]
+            + [f"&gt;= {text[n - 1]}"])
 
 
 def _shape(meta: tuple | None) -> str:
@@ -162,9 +183,21 @@ class _Builder:
             lines = [*lines, hooks]
         self.items[key] = {"lines": lines, "kind": kind, "stats": stats, "hooks": bool(hooks)}
 
+    def near_zero(self) -> float:
+        """Norms at or below this are cancellation noise next to the largest one: drawn apart
+        as "about 0" instead of stretching the scale (a bias whose gradient cancels to 1e-11
+        would otherwise give every other node the darkest colour)."""
+        return NEAR_ZERO * max(self.norms) if self.norms else 0.0
+
     def _scale(self) -> tuple[float, float]:
-        logs = [math.log10(n) for n in self.norms]
-        return (min(logs), max(logs)) if logs else (0.0, 0.0)
+        """log10 range of the colour scale: robust quantiles of the non-negligible norms, so
+        one outlier does not squeeze every other node into one band."""
+        cut = self.near_zero()
+        logs = np.log10([n for n in self.norms if n > cut])
+        if not logs.size:
+            return (0.0, 0.0)
+        lo, hi = np.quantile(logs, SCALE_QUANTILES)
+        return float(lo), float(hi)
 
     def _colour(self, stats: GradStats | None, kind: str, lo: float, hi: float) -> dict:
         if stats is None:
@@ -172,10 +205,10 @@ class _Builder:
         if stats.nonfinite:
             return {"fillcolor": NAN_COLOR, "fontcolor": "white", "color": "#7f0000",
                     "penwidth": "2"}
-        if stats.norm <= 0:
-            return {"fillcolor": "white"}
+        if stats.norm <= self.near_zero():
+            return {"fillcolor": ZERO_COLOR}
         frac = 0.0 if hi <= lo else (math.log10(stats.norm) - lo) / (hi - lo)
-        i = min(len(PALETTE) - 1, int(frac * len(PALETTE)))
+        i = min(len(PALETTE) - 1, max(0, int(frac * len(PALETTE))))  # outside the quantiles: ends
         return {"fillcolor": PALETTE[i], **({"fontcolor": "white"} if i >= 3 else {})}
 
     def node_statements(self, keys: list[str], lo: float, hi: float) -> list[str]:
@@ -196,13 +229,13 @@ class _Builder:
         """One table node explaining the colours: a row per band of the gradient norm."""
         if not self.show_grads or not any(i["stats"] for i in self.items.values()):
             return []
-        n = len(PALETTE)
         rows = ['<tr><td><b>gradient norm</b></td></tr>']
-        for i, colour in enumerate(PALETTE if hi > lo else PALETTE[:1]):
-            a, b = lo + (hi - lo) * i / n, lo + (hi - lo) * (i + 1) / n
-            text = f"{10 ** a:.2g} .. {10 ** b:.2g}" if hi > lo else f"{10 ** lo:.2g}"
+        for i, (colour, text) in enumerate(zip(PALETTE, band_labels(lo, hi, len(PALETTE)))):
             font = ' color="white"' if i >= 3 else ""
             rows.append(f'<tr><td bgcolor="{colour}"><font{font}>{text}</font></td></tr>')
+        if self.norms:
+            rows.append(f'<tr><td bgcolor="{ZERO_COLOR}">about 0 (&lt;= '
+                        f'{_fmt(self.near_zero(), 2)})</td></tr>')
         rows.append(f'<tr><td bgcolor="{NAN_COLOR}"><font color="white">NaN/Inf</font></td></tr>')
         table = ('<table border="0" cellborder="1" cellspacing="0" cellpadding="3">'
                  + "".join(rows) + "</table>")
@@ -267,9 +300,11 @@ def build_dot(outputs: Any, params: Any = None, show_saved: bool = True, show_gr
               grad_stats(leaf._grad) if leaf._grad is not None else None,
               f"hooks: {n_leaf_hooks}" if n_leaf_hooks else "")
     raw_edges: list[tuple[Any, str]] = []
+    owner = (innermost_module_names(recording, _module_names(params))
+             if recording is not None and collapse is None and not fold else {})
     for i, node in enumerate(order):
         key_of[node] = k = f"op{i}"
-        lines = [node.name()]
+        lines = [node.name()] + ([f"in {owner[node]}"] if node in owner else [])
         for nr in range(node.n_outputs):
             if (node, nr) in names:
                 lines.append(f"= {names[(node, nr)]}")

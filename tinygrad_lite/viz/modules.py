@@ -13,7 +13,7 @@ from typing import Any
 
 from .recording import ModuleCall, Recording
 
-__all__ = ["group_modules", "Groups"]
+__all__ = ["group_modules", "Groups", "innermost_module_names"]
 
 
 class Groups:
@@ -59,6 +59,18 @@ class Groups:
         return block(None, 0)
 
 
+def innermost_module_names(recording: Recording, names: dict[int, str]) -> dict:
+    """``node -> qualified name`` of the innermost named module call that created it, so that a
+    drawing without clusters can still tell ``conv1`` from ``conv2``."""
+    owner: dict = {}
+    for call in sorted(recording.calls, key=lambda c: c.depth):  # deeper calls overwrite
+        name = names.get(id(call.module))
+        if name:
+            for node in call.nodes:
+                owner[node] = name
+    return owner
+
+
 def _call_label(call: ModuleCall, names: dict[int, str], counts: dict[int, int]) -> str:
     kind = type(call.module).__name__
     name = names.get(id(call.module))
@@ -73,7 +85,9 @@ def group_modules(collapse: Any, fold: bool, recording: Recording | None, key_of
     """Work out clusters and folded nodes for ``collapse`` (see the module docstring)."""
     groups = Groups(builder.items)
     if collapse is None:
-        return groups
+        if not fold:
+            return groups
+        collapse = "modules"  # folding means one node per layer: it needs the module calls
     if recording is None or not recording.calls:
         raise ValueError(
             f"collapse={collapse!r} needs the module calls recorded: run the forward pass inside "
