@@ -6,6 +6,7 @@
 #   autograd (grad, Function, gradcheck, ...)  <  nn, optim, utils, serialization  <  viz  <  this.
 from . import autograd, dtypes, functions, nn, optim, utils, viz
 from ._core.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from ._core.quiet import silence_numpy_warnings
 from .dtypes import (
     DType,
     bool,
@@ -25,6 +26,7 @@ from .tensor import Tensor
 
 __version__ = "0.1.0"
 
+silence_numpy_warnings()  # PyTorch prints no floating-point warnings: see _core/quiet.py
 
 double, half, long, float = float64, float16, int64, float32  # PyTorch's dtype aliases
 

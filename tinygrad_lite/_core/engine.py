@@ -34,6 +34,7 @@ import numpy as np
 from .grad_mode import grad_state
 from .graph import Node, RetainGradHook, edge_of
 from .observers import active_observers
+from .quiet import silence_numpy_warnings
 from .tensor_base import TensorBase, wrap
 
 _getrefcount = sys.getrefcount
@@ -60,6 +61,7 @@ def run_backward(
     returns the gradient of each of ``inputs`` (None where unreachable; arrays unless
     ``create_graph``).
     """
+    silence_numpy_warnings()  # in case a catch_warnings block dropped the filter (cheap)
     pending: dict = {}  # node -> the sum of its output gradient so far (a list if several)
     leaf_grads: dict = {}  # leaf tensor -> the sum of what reached it
     grad: Any  # an array in a plain backward, a Tensor under create_graph

@@ -32,8 +32,8 @@ def _prod_of_others(x: np.ndarray, dims: tuple) -> np.ndarray:
     xt = x.transpose(perm)
     flat = xt.reshape(xt.shape[:len(rest)] + (-1,))
     ones = np.ones(flat.shape[:-1] + (1,), x.dtype)
-    left = np.cumprod(np.concatenate([ones, flat[..., :-1]], -1), -1)
-    right = np.cumprod(np.concatenate([ones, flat[..., :0:-1]], -1), -1)[..., ::-1]
+    left = np.multiply.accumulate(np.concatenate([ones, flat[..., :-1]], -1), -1)
+    right = np.multiply.accumulate(np.concatenate([ones, flat[..., :0:-1]], -1), -1)[..., ::-1]
     return (left * right).reshape(xt.shape).transpose(np.argsort(perm))
 
 
@@ -90,7 +90,9 @@ def prod(x: TensorBase, dim=None, keepdim: bool = False, dtype=None) -> TensorBa
     if dim is not None and not isinstance(dim, (int, np.integer)):
         raise TypeError(f"prod: dim must be an int or None, got {dim!r}")
     dims = normalize_dims(dim, x._data.ndim, "prod")
-    out = np.asarray(x._data.prod(axis=dims, keepdims=keepdim))
+    # ufunc methods, not ndarray.prod/np.cumprod: NumPy then attributes a floating-point
+    # warning to this module, where the package's filter silences it (see __init__.py)
+    out = np.asarray(np.multiply.reduce(x._data, axis=dims, keepdims=keepdim))
     if not (grad_state.enabled and x._requires_grad):
         return wrap(out)
     node = ProdBackward0(x) if dim is None else ProdBackward1(x)
@@ -121,7 +123,7 @@ class CumsumBackward0(Node):
 def cumsum(x: TensorBase, dim: int, dtype=None) -> TensorBase:
     """Cumulative sum along ``dim``."""
     x, d = _scan_input(x, dim, dtype, "cumsum")
-    out = np.cumsum(x._data, axis=d) if x._data.ndim else x._data.copy()
+    out = np.add.accumulate(x._data, axis=d) if x._data.ndim else x._data.copy()
     if not (grad_state.enabled and x._requires_grad):
         return wrap(out)
     node = CumsumBackward0(x)
@@ -136,7 +138,7 @@ def _cumprod_grad_with_zeros(x: np.ndarray, grad: np.ndarray, dim: int) -> np.nd
     for k in range(xm.shape[-1]):
         others = xm.copy()
         others[..., k] = 1
-        out[..., k] = (np.cumprod(others, -1)[..., k:] * gm[..., k:]).sum(-1)
+        out[..., k] = (np.multiply.accumulate(others, -1)[..., k:] * gm[..., k:]).sum(-1)
     return np.moveaxis(out, -1, dim)
 
 
@@ -173,7 +175,7 @@ class CumprodBackward0(Node):
 def cumprod(x: TensorBase, dim: int, dtype=None) -> TensorBase:
     """Cumulative product along ``dim``."""
     x, d = _scan_input(x, dim, dtype, "cumprod")
-    out = np.cumprod(x._data, axis=d) if x._data.ndim else x._data.copy()
+    out = np.multiply.accumulate(x._data, axis=d) if x._data.ndim else x._data.copy()
     if not (grad_state.enabled and x._requires_grad):
         return wrap(out)
     node = CumprodBackward0(x)
@@ -191,5 +193,5 @@ def reverse_cumsum(x, dim: int):
     """Sums from the end along ``dim`` (the adjoint of a cumulative sum)."""
     flip = (slice(None),) * dim + (slice(None, None, -1),)
     if is_array(x):
-        return np.cumsum(x[flip], axis=dim)[flip]
+        return np.add.accumulate(x[flip], axis=dim)[flip]
     return cumsum(x[flip], dim)[flip]
