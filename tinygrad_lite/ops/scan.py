@@ -91,8 +91,8 @@ def prod(x: TensorBase, dim=None, keepdim: bool = False, dtype=None) -> TensorBa
         raise TypeError(f"prod: dim must be an int or None, got {dim!r}")
     dims = normalize_dims(dim, x._data.ndim, "prod")
     # ufunc methods, not ndarray.prod/np.cumprod: NumPy then attributes a floating-point
-    # warning to this module, where the package's filter silences it (see __init__.py)
-    out = np.asarray(np.multiply.reduce(x._data, axis=dims, keepdims=keepdim))
+    # warning to this module, where the package's filter silences it (see _core/quiet.py)
+    out = np.asarray(np.multiply.reduce(x._data, axis=dims, keepdims=keepdim))  # type: ignore[call-overload]
     if not (grad_state.enabled and x._requires_grad):
         return wrap(out)
     node = ProdBackward0(x) if dim is None else ProdBackward1(x)
