@@ -1,0 +1,208 @@
+"""Checkpoint files against a hostile or unlucky world: malformed and malicious files are
+refused with an error naming the file (never a hang, a huge allocation or a bare Python error),
+saves interrupted at any point leave nothing behind for long, and the bytes are deterministic
+and readable by the safetensors package itself."""
+
+import json
+import os
+import subprocess
+import sys
+import tracemalloc
+
+import numpy as np
+import pytest
+
+import tinygrad_lite as tl
+from tinygrad_lite.serialization.files import TMP_SUFFIX
+
+
+def framed(header: dict, body: bytes = b"") -> bytes:
+    text = json.dumps(header).encode()
+    return len(text).to_bytes(8, "little") + text + body
+
+
+def meta(value: str, tensors: dict | None = None) -> bytes:
+    header = {"__metadata__": {"tinygrad_lite": value}, **(tensors or {})}
+    return framed(header)
+
+
+HOSTILE = {
+    "deep_header": ((200_000).to_bytes(8, "little") + b"[" * 200_000, "not valid JSON"),
+    "deep_metadata": (meta("[" * 100_000 + "]" * 100_000), "corrupt tinygrad_lite metadata"),
+    "metadata_not_object": (meta("[1, 2]"), "corrupt tinygrad_lite metadata"),
+    "tree_wrong_type": (meta('{"tree": 5}'), "corrupt tinygrad_lite structure"),
+    "tree_wrong_node": (meta('{"tree": {"D": 5}}'), "corrupt tinygrad_lite structure"),
+    "tree_missing_tensor": (meta('{"tree": {"T": "w"}}'), "corrupt tinygrad_lite structure"),
+    "flat_wrong_type": (meta('{"flat": 7}'), "'flat' must be a list"),
+    "metadata_values_not_strings": (framed({"__metadata__": {"a": 1}}), "map strings"),
+    "header_too_long": ((10**12).to_bytes(8, "little") + b"{}", "header length field says"),
+    "offsets_past_end": (framed({"w": {"dtype": "F32", "shape": [10**9],
+                                       "data_offsets": [0, 4 * 10**9]}}), "is truncated"),
+    "shape_offsets_disagree": (framed({"w": {"dtype": "F32", "shape": [3],
+                                             "data_offsets": [0, 8]}}, b"\0" * 8), "needs 12"),
+    "negative_shape": (framed({"w": {"dtype": "F32", "shape": [-1],
+                                     "data_offsets": [0, 0]}}), "invalid shape"),
+    "float_offsets": (framed({"w": {"dtype": "F32", "shape": [1],
+                                    "data_offsets": [0.0, 4.0]}}, b"\0" * 4), "data_offsets"),
+    "overlap": (framed({"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]},
+                        "b": {"dtype": "F32", "shape": [2], "data_offsets": [4, 12]}},
+                       b"\0" * 12), "hole or overlapping"),
+    "hole": (framed({"a": {"dtype": "U8", "shape": [2], "data_offsets": [2, 4]}}, b"\0" * 4),
+             "hole or overlapping"),
+    "unknown_dtype": (framed({"w": {"dtype": "F8_E4M3", "shape": [1],
+                                    "data_offsets": [0, 1]}}, b"\0"), "unsupported dtype"),
+    "bfloat16": (framed({"w": {"dtype": "BF16", "shape": [2], "data_offsets": [0, 4]}},
+                        b"\0" * 4), "bfloat16 .BF16., an unsupported dtype"),
+    "entry_not_object": (framed({"w": 3}), "not an object"),
+    "torch_zip": (b"PK\x03\x04" + b"\0" * 60, "written by torch.save"),
+    "torch_pickle": (b"\x80\x02}q\x00." + b"\0" * 10, "written by torch.save"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE))
+def test_hostile_file_is_refused_naming_the_file(tmp_path, case):
+    data, message = HOSTILE[case]
+    path = tmp_path / f"{case}.safetensors"
+    path.write_bytes(data)
+    with pytest.raises(RuntimeError, match=message) as info:
+        tl.load(path)
+    assert str(path) in str(info.value)
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
+def test_symlink_to_a_device_is_not_read(tmp_path):
+    link = tmp_path / "zero.safetensors"
+    link.symlink_to("/dev/zero")
+    with pytest.raises(RuntimeError, match="is a device"):
+        tl.load(link)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_fifo_is_refused_without_hanging(tmp_path):
+    fifo = tmp_path / "pipe.safetensors"
+    os.mkfifo(fifo)
+    with pytest.raises(RuntimeError, match="is a FIFO"):
+        tl.load(fifo)
+
+
+def test_real_torch_save_file_is_refused_with_a_way_out(tmp_path):
+    torch = pytest.importorskip("torch")
+    path = tmp_path / "model.pt"
+    torch.save({"w": torch.ones(3)}, path)
+    with pytest.raises(RuntimeError, match="safetensors.torch import save_file"):
+        tl.load(path)
+
+
+def test_file_objects_round_trip(tmp_path):
+    import io
+
+    state = {"w": tl.arange(6.0).reshape(2, 3), "step": 3, "names": ["a", "b"]}
+    buffer = io.BytesIO()
+    tl.save(state, buffer)
+    buffer.seek(0)
+    back = tl.load(buffer)
+    np.testing.assert_array_equal(back["w"].numpy(), state["w"].numpy())
+    assert back["step"] == 3 and back["names"] == ["a", "b"]
+    with open(tmp_path / "x.st", "wb") as fh:
+        tl.save(state, fh)
+    with open(tmp_path / "x.st", "rb") as fh:
+        assert tl.load(fh)["step"] == 3
+    with open(tmp_path / "x.st") as fh, pytest.raises(TypeError, match="'rb'"):
+        tl.load(fh)
+
+
+def test_stale_temporary_of_a_killed_save_is_removed(tmp_path):
+    target = tmp_path / "ck.safetensors"
+    dead_pid = 2**22 + 12345  # above the default pid_max: no such process
+    stale = tmp_path / f".ck.safetensors.{dead_pid}.abc{TMP_SUFFIX}"
+    stale.write_bytes(b"x" * 1000)
+    alive = tmp_path / f".ck.safetensors.{os.getppid()}.abc{TMP_SUFFIX}"  # a live writer's
+    alive.write_bytes(b"y")
+    tl.save({"w": tl.ones(2)}, target)
+    assert not stale.exists() and alive.exists()
+    stale.write_bytes(b"x")
+    tl.load(target)
+    assert not stale.exists()
+
+
+def test_failed_save_leaves_no_temporary(tmp_path, monkeypatch):
+    def broken_fsync(fd):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "fsync", broken_fsync)
+    with pytest.raises(OSError, match="disk full"):
+        tl.save({"w": tl.ones(2)}, tmp_path / "ck.safetensors")
+    assert os.listdir(tmp_path) == []
+
+
+def test_kill_during_save_then_save_again_leaves_one_file(tmp_path):
+    script = ("import os, signal, tinygrad_lite as tl\n"
+              "import tinygrad_lite.serialization.files as files\n"
+              "def die(fd): os.kill(os.getpid(), signal.SIGKILL)\n"
+              "files.os.fsync = die\n"
+              f"tl.save({{'w': tl.ones(1000)}}, {str(tmp_path / 'ck.safetensors')!r})\n")
+    subprocess.run([sys.executable, "-c", script], timeout=120)
+    assert any(p.name.endswith(TMP_SUFFIX) for p in tmp_path.iterdir())  # what a kill leaves
+    tl.save({"w": tl.ones(2)}, tmp_path / "ck.safetensors")
+    assert [p.name for p in tmp_path.iterdir()] == ["ck.safetensors"]
+
+
+def test_mode_follows_umask_and_existing_file(tmp_path):
+    old = os.umask(0o027)
+    try:
+        tl.save({"w": tl.ones(1)}, tmp_path / "a.st")
+    finally:
+        os.umask(old)
+    assert (tmp_path / "a.st").stat().st_mode & 0o777 == 0o640
+    os.chmod(tmp_path / "a.st", 0o600)
+    tl.save({"w": tl.ones(1)}, tmp_path / "a.st")
+    assert (tmp_path / "a.st").stat().st_mode & 0o777 == 0o600
+
+
+def test_saving_to_a_symlink_writes_through_it(tmp_path):
+    (tmp_path / "real").mkdir()
+    target = tmp_path / "real" / "ck.st"
+    link = tmp_path / "latest.st"
+    tl.save({"w": tl.ones(1)}, target)
+    link.symlink_to(target)
+    tl.save({"w": tl.zeros(3)}, link)
+    assert link.is_symlink()
+    assert tl.load(target)["w"].shape == (3,)
+
+
+def test_same_state_gives_same_bytes_in_two_processes(tmp_path):
+    script = ("import sys, tinygrad_lite as tl\n"
+              "state = {'b': tl.arange(4.0), 'a': {'lr': 0.1, 'z': [1, 2]}, 'c': tl.ones(2)}\n"
+              "tl.save(state, sys.argv[1])\n")
+    for name in ("one", "two"):
+        subprocess.run([sys.executable, "-c", script, str(tmp_path / name)], check=True,
+                       timeout=120, env={**os.environ, "PYTHONHASHSEED": name == "one" and "1"
+                                         or "2"})
+    assert (tmp_path / "one").read_bytes() == (tmp_path / "two").read_bytes()
+
+
+def test_files_interoperate_with_the_safetensors_package(tmp_path):
+    st = pytest.importorskip("safetensors.numpy")
+    ours = {"w": tl.randn(3, 4), "i": tl.arange(5), "m": tl.ones(2, dtype=tl.bool)}
+    tl.save(ours, tmp_path / "ours.st")
+    theirs = st.load_file(str(tmp_path / "ours.st"))
+    for k, v in ours.items():
+        np.testing.assert_array_equal(theirs[k], v.numpy())
+    st.save_file({"x": np.arange(6, dtype=np.float16).reshape(2, 3), "e": np.zeros((0, 2))},
+                 str(tmp_path / "theirs.st"), metadata={"note": "hi"})
+    back = tl.load(tmp_path / "theirs.st")
+    assert back["x"].dtype == tl.float16 and back["x"].shape == (2, 3)
+    assert back["e"].shape == (0, 2)
+
+
+def test_many_small_tensors_load_without_large_overhead(tmp_path):
+    state = {f"layer{i}.w": tl.ones(16) for i in range(100_000)}
+    path = tmp_path / "many.st"
+    tl.save(state, path)
+    size = path.stat().st_size
+    tracemalloc.start()
+    loaded = tl.load(path)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert len(loaded) == 100_000
+    assert peak < 10 * size, f"peak {peak / 2**20:.1f} MiB for a {size / 2**20:.1f} MiB file"
