@@ -155,3 +155,16 @@ def test_save_into_missing_directory(tmp_path):
     torch = pytest.importorskip("torch")
     with pytest.raises(RuntimeError):
         torch.save({}, str(tmp_path / "missing_dir" / "f.pt"))
+
+
+@pytest.mark.parametrize("n", [3, 5000])  # small expands are private copies, large ones views
+def test_inplace_write_into_an_expanded_tensor_raises_whatever_its_size(n):
+    x = tl.ones(1, n)
+    for write in (lambda e: e.add_(1), lambda e: e.mul_(2), lambda e: e.zero_(),
+                  lambda e: e[0].add_(1), lambda e: e.copy_(tl.zeros(3, n))):
+        with pytest.raises(RuntimeError, match="share one memory location"):
+            write(x.expand(3, n))
+    assert np.all(x.numpy() == 1)
+    y = x.expand(3, n).clone()
+    y.add_(1)                              # a clone is an ordinary tensor
+    assert np.all(y.numpy() == 2)

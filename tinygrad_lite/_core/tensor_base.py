@@ -35,6 +35,7 @@ class TensorBase:
     _backward_hooks: OrderedDict | None = None
     _post_accumulate_hooks: OrderedDict | None = None
     _retains_grad = False
+    _expanded = False  # a small expand() result: a private copy that in-place ops must refuse
     __hash__ = object.__hash__  # identity hash: == is elementwise, as in PyTorch
     __array_ufunc__ = None  # make ``ndarray * tensor`` call the tensor's reflected operator
 

@@ -215,8 +215,11 @@ def diagonal(input: TensorBase, offset: int = 0, dim1: int = 0, dim2: int = 1) -
 
 
 def contiguous(input: TensorBase) -> TensorBase:
-    """``input`` itself when its memory is C-contiguous, else a contiguous copy."""
-    return input if input._data.flags.c_contiguous else ops.clone(input)
+    """``input`` itself when its memory is C-contiguous, else a contiguous copy (also for a
+    small expand() result, which is stored contiguously but counts as a broadcast view)."""
+    if input._data.flags.c_contiguous and not input._expanded:
+        return input
+    return ops.clone(input)
 
 
 def pad(input: TensorBase, pad: Any, mode: str = "constant",

@@ -38,12 +38,24 @@ def check_writable(self: TensorBase, op: str) -> None:
         raise RuntimeError(f"{op}: a view of a leaf Variable that requires grad is being used in "
                            f"an in-place operation (view of shape {self._data.shape}, base of "
                            f"shape {base._data.shape})")
-    if not self._data.flags.writeable:
+    if not self._data.flags.writeable or _is_expanded(self):
         raise RuntimeError(
             f"{op}: unsupported operation: the tensor of shape {self._data.shape} is a broadcast "
             "view (from expand) where several elements share one memory location; clone() it "
             "before writing to it"
         )
+
+
+def _is_expanded(t: TensorBase) -> bool:
+    """Whether ``t`` is (a view of) an expand() result: small ones are private copies (see
+    ops/movement.py), which must refuse writes exactly as the large read-only views do."""
+    while True:
+        if t._expanded:
+            return True
+        parent = getattr(t, "_view_of", None)
+        if parent is None:
+            return False
+        t = parent[0]
 
 
 def _root(t: TensorBase) -> TensorBase:
@@ -204,6 +216,7 @@ def arith(self: _TensorT, op: str, ufunc: np.ufunc, other, compute: Callable) ->
     if ((not grad_state.enabled or not (self._requires_grad or (
             isinstance(other, TensorBase) and other._requires_grad)))
             and self._data.dtype.kind == "f" and self._data.flags.writeable
+            and not _is_expanded(self)
             and (isinstance(other_data, (int, float)) and not isinstance(other_data, bool)
                  or (isinstance(other_data, np.ndarray)
                      and other_data.dtype == self._data.dtype

@@ -93,8 +93,12 @@ def expand(x: TensorBase, shape: tuple) -> TensorBase:
         )
     target = tuple(x._data.shape[i - lead] if n == -1 and i >= lead else n
                    for i, n in enumerate(shape))
+    shared = any(n > 1 and (i < lead or x._data.shape[i - lead] == 1)  # elements repeated
+                 for i, n in enumerate(target))
     try:
-        if math.prod(target) <= SMALL:
+        if target == x._data.shape:
+            out = x._data.view()  # nothing to broadcast: a plain view, writable as in PyTorch
+        elif math.prod(target) <= SMALL:
             out = np.empty(target, x._data.dtype)  # see SMALL: a small copy beats a view
             out[...] = x._data
         else:
@@ -104,11 +108,14 @@ def expand(x: TensorBase, shape: tuple) -> TensorBase:
             f"expand: a tensor of shape {x._data.shape} cannot be expanded to {tuple(shape)}: "
             "only dimensions of size 1 can be expanded"
         ) from None
-    if not (grad_state.enabled and x._requires_grad):
-        return _view(out, x, None)
-    node = ExpandBackward0(x)
-    node.input_shape = x._data.shape
-    return _view(out, x, node)
+    node = None
+    if grad_state.enabled and x._requires_grad:
+        node = ExpandBackward0(x)
+        node.input_shape = x._data.shape
+    result = _view(out, x, node)
+    if shared and out.flags.writeable:  # the small copy: refuse writes as a broadcast view does
+        result._expanded = True
+    return result
 
 
 # getitem and "scatter the gradient into zeros" are each other's backward.
