@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, NoReturn, cast
 
 from .grad_mode import grad_state
+from .saved_hooks import Packed, hook_state
 from .tensor_base import TensorBase, wrap
 
 __all__ = ["Node", "AccumulateGrad", "RemovableHandle", "RetainGradHook", "trace_node_creation"]
@@ -66,12 +67,27 @@ class Node:
 
     # -- saved tensors -------------------------------------------------------------------------
     def save_for_backward(self, *tensors: TensorBase) -> None:
-        """Keep tensors for backward, with their versions so later in-place changes are caught."""
+        """Keep tensors for backward, with their versions so later in-place changes are caught;
+        inside ``saved_tensors_hooks``, keep what its pack hook makes of them instead."""
+        if hook_state.stack:
+            pack, unpack = hook_state.stack[-1]
+            out = self._saved.out if isinstance(self._saved, Packed) else None
+            self._saved = Packed((unpack, pack(t)) if t is not None else None for t in tensors)
+            self._saved.out = out
+            return
         self._saved = tensors
         versions: list[int] = []
         for t in tensors:
             versions.append(t._version_counter[0])
         self._saved_versions = versions
+
+    def _unpacked(self) -> tuple:
+        """The saved tensors brought back by their unpack hooks (arrays in a plain backward)."""
+        assert isinstance(self._saved, Packed)
+        tensors = tuple(None if p is None else p[0](p[1]) for p in self._saved)
+        if self.takes_arrays and not grad_state.enabled:
+            return tuple(None if t is None else t._data for t in tensors)
+        return tensors
 
     def _raise_released(self) -> NoReturn:
         raise RuntimeError(
@@ -88,6 +104,8 @@ class Node:
         if self._saved is None:  # released by backward
             self._raise_released()
         saved = self._saved
+        if type(saved) is Packed:
+            return self._unpacked()
         versions = self._saved_versions
         for i, t in enumerate(saved):
             if t is not None and t._version_counter[0] != versions[i]:
@@ -108,6 +126,12 @@ class Node:
         Holding the output tensor would make ``out -> grad_fn -> out`` a cycle that only the
         cyclic GC frees; the node keeps the array and the version counter instead.
         """
+        if hook_state.stack:  # the pack hook gets a plain tensor: no reference cycle
+            pack, unpack = hook_state.stack[-1]
+            if not isinstance(self._saved, Packed):
+                self._saved = Packed()
+            self._saved.out = (unpack, pack(wrap(out._data)))
+            return
         self._saved_out = (out._data, out._version_counter, out._version_counter[0])
 
     def saved_output(self) -> Any:
@@ -115,6 +139,12 @@ class Node:
         ``create_graph``) is differentiable through this node."""
         if self._saved is None:  # released by backward
             self._raise_released()
+        packed_out = getattr(self._saved, "out", None)
+        if packed_out is not None:  # saved under saved_tensors_hooks
+            data = packed_out[0](packed_out[1])._data
+            if self.takes_arrays and not grad_state.enabled:
+                return data
+            return wrap(data, self if grad_state.enabled else None)
         # set by save_output, which an op calls whenever its rule uses saved_output
         data, counter, version = cast(SavedOutput, self._saved_out)
         if counter[0] != version:

@@ -1,5 +1,5 @@
-"""``tinygrad_lite.utils``: data loading."""
+"""``tinygrad_lite.utils``: data loading, activation checkpointing."""
 
-from . import data
+from . import checkpoint, data
 
-__all__ = ["data"]
+__all__ = ["checkpoint", "data"]
