@@ -4,9 +4,10 @@
 #   dtypes, _core (tensor base, grad mode, graph, engine)  <  ops (primitives with their backward
 #   rules)  <  functions (the tl.* API and composites)  <  tensor, _format (the public Tensor)  <
 #   autograd (grad, Function, gradcheck, ...)  <  nn, optim, utils, serialization  <  viz  <  this.
-from . import autograd, dtypes, functions, nn, optim, utils, viz
+from . import amp, autograd, dtypes, functions, nn, optim, utils, viz
 from ._core.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from ._core.quiet import silence_numpy_warnings
+from .amp import autocast
 from .dtypes import (
     DType,
     bool,
@@ -34,5 +35,5 @@ __all__ = [
     "Tensor", "autograd", "dtypes", "DType", "no_grad", "enable_grad", "set_grad_enabled",
     "is_grad_enabled", "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32",
     "float64", "double", "half", "long", "float", "get_default_dtype", "functions", "nn",
-    "optim", "utils", "viz", "save", "load", *functions.__all__,
+    "optim", "utils", "viz", "save", "load", "amp", "autocast", *functions.__all__,
 ]

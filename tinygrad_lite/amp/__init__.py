@@ -1,0 +1,7 @@
+"""``tl.amp``: mixed precision, PyTorch's ``torch.amp``: ``autocast`` regions and the
+``GradScaler`` that keeps small float16 gradients from underflowing."""
+
+from .autocast_mode import autocast, get_autocast_dtype, is_autocast_enabled
+from .grad_scaler import GradScaler
+
+__all__ = ["autocast", "GradScaler", "is_autocast_enabled", "get_autocast_dtype"]

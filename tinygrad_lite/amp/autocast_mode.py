@@ -1,0 +1,95 @@
+"""``tl.autocast`` / ``tl.amp.autocast``: mixed precision regions (PyTorch's CPU autocast).
+
+Inside ``with tl.autocast(device_type="cpu", dtype=tl.bfloat16):`` the matmul-like ops (matmul,
+linear, convolution, bmm, baddbmm, addmm, attention) cast their floating-point inputs to the
+low-precision dtype, and precision-sensitive ops (softmax, log_softmax, the losses, the norms,
+exp/log, sum/mean) compute in float32, following PyTorch's CPU op lists. Parameters stay float32
+(the casts are recorded ops, so gradients arrive in float32), and each op's backward runs in the
+dtype its forward used. The state is thread-local and nests; ``enabled=False`` turns an inner
+region off. CUDA device types are accepted with PyTorch's warning and disabled, as on a machine
+without a GPU.
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import numpy as np
+
+from .. import dtypes
+from .._core.autocast_state import autocast_state
+
+__all__ = ["autocast", "is_autocast_enabled", "get_autocast_dtype"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+_LOW_PRECISION = ("float16", "bfloat16")
+
+
+class autocast:  # noqa: N801 - PyTorch's name
+    """Context manager and decorator running the ops inside in mixed precision (see module)."""
+
+    def __init__(self, device_type: str = "cpu", dtype: Any = None, enabled: bool = True,
+                 cache_enabled: bool | None = None) -> None:
+        if not isinstance(device_type, str):
+            raise ValueError(f"autocast: expected device_type to be a string, got "
+                             f"{type(device_type).__name__}")
+        self.device_type = device_type
+        self.enabled = bool(enabled)
+        if device_type != "cpu":
+            if self.enabled:
+                warnings.warn(f"User provided device_type of '{device_type}', but it is not "
+                              "available here (tensors live on the CPU); disabling autocast.",
+                              UserWarning, stacklevel=2)
+            self.enabled = False
+        chosen = dtypes.to_dtype(dtype) if dtype is not None else dtypes.to_dtype("bfloat16") \
+            if _has_bfloat16() else dtypes.float16
+        if self.enabled and chosen.name not in _LOW_PRECISION:
+            supported = ", ".join(_LOW_PRECISION)
+            warnings.warn(f"In CPU autocast, but the target dtype is not supported. Disabling "
+                          f"autocast. CPU Autocast only supports dtype of {supported} "
+                          f"currently (got {chosen.name}).", UserWarning, stacklevel=2)
+            self.enabled = False
+        self.fast_dtype = chosen
+        self.cache_enabled = True if cache_enabled is None else bool(cache_enabled)
+
+    def __enter__(self) -> autocast:
+        self._prev = (autocast_state.dtype, autocast_state.cache_enabled)
+        autocast_state.dtype = np.dtype(self.fast_dtype.np) if self.enabled else None
+        autocast_state.cache_enabled = self.cache_enabled
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        autocast_state.dtype, autocast_state.cache_enabled = self._prev
+
+    def __call__(self, func: F) -> F:
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with autocast(self.device_type, self.fast_dtype, self.enabled, self.cache_enabled):
+                return func(*args, **kwargs)
+        return wrapper  # type: ignore[return-value]
+
+
+def _has_bfloat16() -> bool:
+    try:
+        dtypes.to_dtype("bfloat16")
+    except (TypeError, ValueError, RuntimeError, ImportError):
+        return False
+    return True
+
+
+def is_autocast_enabled(device_type: str | None = None) -> bool:
+    """Whether an enabled autocast region is active in this thread (for ``device_type`` 'cpu',
+    or any; CUDA regions are never enabled here)."""
+    if device_type not in (None, "cpu"):
+        return False
+    return autocast_state.dtype is not None
+
+
+def get_autocast_dtype(device_type: str = "cpu") -> Any:
+    """The dtype autocast regions of ``device_type`` use (bfloat16 on the CPU by default)."""
+    if autocast_state.dtype is not None:
+        return dtypes.to_dtype(autocast_state.dtype)
+    return dtypes.to_dtype("bfloat16") if _has_bfloat16() else dtypes.float16
