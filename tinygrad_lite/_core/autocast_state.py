@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-__all__ = ["autocast_state"]
+__all__ = ["autocast_state", "set_autocast_state"]
 
 
 class _AutocastState(threading.local):
@@ -18,3 +18,10 @@ class _AutocastState(threading.local):
 
 
 autocast_state = _AutocastState()
+
+
+def set_autocast_state(dtype: Any, cache_enabled: bool) -> tuple[Any, bool]:
+    """Set this thread's autocast dtype (None: off) and caching; return the previous pair."""
+    previous = (autocast_state.dtype, autocast_state.cache_enabled)
+    autocast_state.dtype, autocast_state.cache_enabled = dtype, cache_enabled
+    return previous

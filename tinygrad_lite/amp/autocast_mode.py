@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from .. import dtypes
-from .._core.autocast_state import autocast_state
+from .._core.autocast_state import autocast_state, set_autocast_state
 
 __all__ = ["autocast", "is_autocast_enabled", "get_autocast_dtype"]
 
@@ -56,13 +56,12 @@ class autocast:  # noqa: N801 - PyTorch's name
         self.cache_enabled = True if cache_enabled is None else bool(cache_enabled)
 
     def __enter__(self) -> autocast:
-        self._prev = (autocast_state.dtype, autocast_state.cache_enabled)
-        autocast_state.dtype = np.dtype(self.fast_dtype.np) if self.enabled else None
-        autocast_state.cache_enabled = self.cache_enabled
+        self._prev = set_autocast_state(np.dtype(self.fast_dtype.np) if self.enabled else None,
+                                        self.cache_enabled)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        autocast_state.dtype, autocast_state.cache_enabled = self._prev
+        set_autocast_state(*self._prev)
 
     def __call__(self, func: F) -> F:
         @functools.wraps(func)
