@@ -25,10 +25,14 @@ LAYERS = [
     ("tensor", ["tinygrad_lite.tensor", "tinygrad_lite._format"]),
     ("autograd", ["tinygrad_lite.autograd"]),
     ("libraries", ["tinygrad_lite.nn", "tinygrad_lite.optim", "tinygrad_lite.utils",
-                   "tinygrad_lite.serialization"]),
+                   "tinygrad_lite.serialization", "tinygrad_lite.distributed"]),
     ("viz", ["tinygrad_lite.viz"]),
     ("package", ["tinygrad_lite"]),
 ]
+
+# The interpreter's documented hook points, which a module may set (tl.distributed makes an
+# uncaught exception on one rank abort all ranks instead of leaving them hanging).
+INTERPRETER_HOOKS = {"sys.excepthook"}
 
 # Optional third-party packages: imported where used (inside functions), so that the package
 # imports without them.
@@ -110,7 +114,8 @@ class ModuleFacts:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 for t in targets:
                     if (isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name)
-                            and t.value.id in imported_modules):
+                            and t.value.id in imported_modules
+                            and ast.unparse(t) not in INTERPRETER_HOOKS):
                         self.foreign_assignments.append(f"line {t.lineno}: {ast.unparse(t)}")
             if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
                     and node.func.id in ("setattr", "delattr") and node.args

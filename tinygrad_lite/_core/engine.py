@@ -26,7 +26,7 @@ from __future__ import annotations
 import sys
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -74,11 +74,16 @@ def run_backward(
         _send(pending, leaf_grads, edge, grad if create_graph else grad._data, None)
     deps = _count_dependencies(pending)  # pending holds the roots' nodes so far
     ready = [node for node in pending if deps[node] == 0]
+    # Normally every leaf's gradient is finished at the end; a data-parallel reducer needs each
+    # one as soon as its last contribution arrives, to start communicating during backward.
+    leaf_deps = _count_leaf_edges(deps) if _eager_leaves[0] and accumulate else None
     watched = inputs is not None or active_observers()
     watch = _Watch(roots, root_grads, inputs, deps) if watched else None
 
     prev_mode = grad_state.enabled
     grad_state.enabled = create_graph
+    _final_callbacks.depth += 1
+    failed = False
     try:
         while ready:
             node = ready.pop()
@@ -107,6 +112,12 @@ def run_backward(
                 elif grad.shape == target._data.shape:  # a leaf, inline
                     held = leaf_grads.get(target)
                     leaf_grads[target] = grad if held is None else held + grad
+                    if leaf_deps is not None:
+                        leaf_deps[target] -= 1
+                        if leaf_deps[target] == 0:  # complete: accumulate and run hooks now
+                            with _accumulation_lock:
+                                _finish_leaf(target, leaf_grads.pop(target), watch, create_graph,
+                                             accumulate)
                 else:
                     _send(pending, leaf_grads, edge, grad, node)  # raises: wrong shape
 
@@ -131,8 +142,16 @@ def run_backward(
                     if t.grad_fn is not None and grad is not None:
                         _accumulate_grad(t, grad, create_graph)
         return watch.captured
+    except BaseException:
+        failed = True
+        raise
     finally:
         grad_state.enabled = prev_mode
+        _final_callbacks.depth -= 1
+        if _final_callbacks.items and _final_callbacks.depth == 0:
+            # queued by hooks (a reducer waiting for its all-reduces): run after a backward
+            # that finished, dropped after one that raised
+            _run_final_callbacks(run=not failed)
         if watch is not None:
             for obs in watch.observers:
                 obs.finish()
@@ -209,6 +228,50 @@ def _send(pending: dict, leaf_grads: dict, edge: tuple, grad: Any, producer) -> 
         )
     previous = leaf_grads.get(target)
     leaf_grads[target] = grad if previous is None else previous + grad
+
+
+# Users of eager leaf finishing (data-parallel reducers); see enable_eager_leaf_finish.
+_eager_leaves = [0]
+
+
+def enable_eager_leaf_finish(on: bool) -> None:
+    """Ask (or stop asking) every backward to accumulate each leaf's gradient, and run its
+    post-accumulate hooks, as soon as the gradient is complete rather than at the end. Counted,
+    so several users can ask at once."""
+    _eager_leaves[0] += 1 if on else -1
+
+
+def _count_leaf_edges(deps: dict) -> dict:
+    """For every leaf reachable through the nodes of ``deps``: how many edges point at it."""
+    counts: dict = {}
+    for node in deps:
+        for edge in node.next_edges:
+            if edge is not None and not isinstance(edge[0], Node):
+                counts[edge[0]] = counts.get(edge[0], 0) + 1
+    return counts  # a leaf that is itself a root got its seed already: nothing more to wait for
+
+
+class _FinalCallbacks(threading.local):
+    items: list | None = None
+    depth = 0
+
+
+_final_callbacks = _FinalCallbacks()
+
+
+def queue_callback(callback: Callable[[], None]) -> None:
+    """Run ``callback()`` when the current backward finishes (PyTorch's
+    ``Variable._execution_engine.queue_callback``: how a reducer waits for its last
+    all-reduce). Only valid while a backward runs (from a hook)."""
+    if _final_callbacks.items is None:
+        _final_callbacks.items = []
+    _final_callbacks.items.append(callback)
+
+
+def _run_final_callbacks(run: bool) -> None:
+    callbacks, _final_callbacks.items = _final_callbacks.items or [], None
+    for callback in callbacks if run else ():
+        callback()
 
 
 def _count_dependencies(starts: Iterable[Node]) -> dict:

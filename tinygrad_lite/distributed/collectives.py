@@ -1,0 +1,312 @@
+"""Collectives on tensors, in place as in PyTorch: the arrays go to MPI as buffers (no
+pickling), non-blocking variants return a ``Work``. Object collectives pickle, as PyTorch's do.
+
+Each function takes ``group`` (default: all ranks) and, where PyTorch has it, ``async_op``.
+Ranks are global ranks, as in PyTorch, translated to the group's own numbering for MPI.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..tensor import Tensor
+from .process_group import ProcessGroup, ReduceOp, Work, default_group, mpi, mpi_op
+
+__all__ = ["all_reduce", "broadcast", "reduce", "all_gather", "all_gather_into_tensor",
+           "reduce_scatter", "reduce_scatter_tensor", "gather", "scatter", "all_to_all",
+           "all_to_all_single", "send", "recv", "isend", "irecv", "barrier",
+           "broadcast_object_list", "all_gather_object", "gather_object", "scatter_object_list"]
+
+# dtypes MPI reduces natively; others (float16, bool) travel as a wider copy
+_NATIVE = {np.dtype(t) for t in (np.float32, np.float64, np.int8, np.int16, np.int32, np.int64,
+                                 np.uint8, np.uint16, np.uint32, np.uint64)}
+
+
+def _check(tensor: Any, name: str) -> np.ndarray:
+    if not isinstance(tensor, Tensor):
+        raise TypeError(f"{name}: expected a Tensor, got {type(tensor).__name__}")
+    return tensor._data
+
+
+def _buffer(arr: np.ndarray) -> np.ndarray:
+    """A contiguous array MPI can work on directly (``arr`` itself when possible)."""
+    if arr.dtype in _NATIVE and arr.flags.c_contiguous and arr.flags.writeable:
+        return arr
+    wide = np.float32 if arr.dtype == np.float16 else np.uint8 if arr.dtype == np.bool_ \
+        else arr.dtype
+    return np.ascontiguousarray(arr, dtype=wide)
+
+
+def _store(tensor: Tensor, values: np.ndarray) -> None:
+    """Write ``values`` into ``tensor`` (unless they are its own memory) and bump its version."""
+    if values is not tensor._data:
+        np.copyto(tensor._data, values.reshape(tensor._data.shape), casting="unsafe")
+    tensor._version_counter[0] += 1
+
+
+def _run(start: Callable[[], list], finish: Callable[[], None], async_op: bool) -> Work | None:
+    """Start the MPI requests ``start()`` returns; wait now, or hand back a Work."""
+    work = Work(start(), finish)
+    if async_op:
+        return work
+    work.wait()
+    return None
+
+
+def _average(buf: np.ndarray, op: ReduceOp, size: int) -> None:
+    if op is ReduceOp.AVG:
+        if buf.dtype.kind != "f":
+            raise RuntimeError(f"all_reduce: ReduceOp.AVG needs a floating-point tensor, got "
+                               f"{buf.dtype}")
+        buf /= size
+
+
+def all_reduce(tensor: Tensor, op: ReduceOp = ReduceOp.SUM, group: ProcessGroup | None = None,
+               async_op: bool = False) -> Work | None:
+    """Combine ``tensor`` across the ranks with ``op``; every rank gets the result in place."""
+    g = default_group(group)
+    buf = _buffer(_check(tensor, "all_reduce"))
+    if op is ReduceOp.AVG and buf.dtype.kind != "f":
+        _average(buf, op, 1)  # raises before any rank communicates
+
+    def finish() -> None:
+        _average(buf, op, g.size())
+        _store(tensor, buf)
+
+    return _run(lambda: [g.comm.Iallreduce(mpi().IN_PLACE, buf, mpi_op(op))], finish, async_op)
+
+
+def broadcast(tensor: Tensor, src: int, group: ProcessGroup | None = None,
+              async_op: bool = False) -> Work | None:
+    """Copy ``tensor`` of global rank ``src`` into ``tensor`` on every rank."""
+    g = default_group(group)
+    buf = _buffer(_check(tensor, "broadcast"))
+    return _run(lambda: [g.comm.Ibcast(buf, root=g.group_rank(src))],
+                lambda: _store(tensor, buf), async_op)
+
+
+def reduce(tensor: Tensor, dst: int, op: ReduceOp = ReduceOp.SUM,
+           group: ProcessGroup | None = None, async_op: bool = False) -> Work | None:
+    """Combine ``tensor`` across the ranks into ``tensor`` on rank ``dst`` only."""
+    g = default_group(group)
+    buf = _buffer(_check(tensor, "reduce"))
+    root = g.group_rank(dst)
+    mine = g.rank() == root
+    send = mpi().IN_PLACE if mine else buf
+
+    def finish() -> None:
+        if mine:
+            _average(buf, op, g.size())
+            _store(tensor, buf)
+
+    return _run(lambda: [g.comm.Ireduce(send, buf if mine else None, mpi_op(op), root=root)],
+                finish, async_op)
+
+
+def all_gather(tensor_list: list[Tensor], tensor: Tensor, group: ProcessGroup | None = None,
+               async_op: bool = False) -> Work | None:
+    """Every rank's ``tensor`` into ``tensor_list`` (one entry per rank) on every rank."""
+    g = default_group(group)
+    buf = _buffer(_check(tensor, "all_gather"))
+    if len(tensor_list) != g.size():
+        raise ValueError(f"all_gather: tensor_list has {len(tensor_list)} entries for "
+                         f"{g.size()} ranks")
+    out = np.empty((g.size(), *buf.shape), buf.dtype)
+
+    def finish() -> None:
+        for t, part in zip(tensor_list, out):
+            _store(t, part)
+
+    return _run(lambda: [g.comm.Iallgather(buf, out)], finish, async_op)
+
+
+def all_gather_into_tensor(output_tensor: Tensor, input_tensor: Tensor,
+                           group: ProcessGroup | None = None,
+                           async_op: bool = False) -> Work | None:
+    """Every rank's ``input_tensor`` concatenated (along dim 0) into ``output_tensor``."""
+    g = default_group(group)
+    buf = _buffer(_check(input_tensor, "all_gather_into_tensor"))
+    out = _check(output_tensor, "all_gather_into_tensor")
+    if out.size != buf.size * g.size():
+        raise ValueError(f"all_gather_into_tensor: output has {out.size} elements, expected "
+                         f"{g.size()} x {buf.size}")
+    dest = _buffer(out)
+    return _run(lambda: [g.comm.Iallgather(buf, dest)], lambda: _store(output_tensor, dest),
+                async_op)
+
+
+def reduce_scatter(output: Tensor, input_list: list[Tensor], op: ReduceOp = ReduceOp.SUM,
+                   group: ProcessGroup | None = None, async_op: bool = False) -> Work | None:
+    """Reduce ``input_list[i]`` across the ranks into ``output`` of rank i."""
+    g = default_group(group)
+    if len(input_list) != g.size():
+        raise ValueError(f"reduce_scatter: input_list has {len(input_list)} entries for "
+                         f"{g.size()} ranks")
+    stacked = np.ascontiguousarray(np.stack([_check(t, "reduce_scatter") for t in input_list]))
+    return _reduce_scatter(output, stacked, op, g, async_op)
+
+
+def reduce_scatter_tensor(output: Tensor, input: Tensor, op: ReduceOp = ReduceOp.SUM,
+                          group: ProcessGroup | None = None,
+                          async_op: bool = False) -> Work | None:
+    """Reduce ``input`` (``world_size`` chunks along dim 0) and give rank i chunk i."""
+    g = default_group(group)
+    data = _buffer(_check(input, "reduce_scatter_tensor"))
+    return _reduce_scatter(output, data.reshape(g.size(), -1), op, g, async_op)
+
+
+def _reduce_scatter(output: Tensor, stacked: np.ndarray, op: ReduceOp, g: ProcessGroup,
+                    async_op: bool) -> Work | None:
+    out = _check(output, "reduce_scatter")
+    stacked = _buffer(stacked)
+    if stacked[0].size != out.size:
+        raise ValueError(f"reduce_scatter: output has {out.size} elements, each rank's chunk "
+                         f"{stacked[0].size}")
+    dest = np.empty(out.size, stacked.dtype)
+
+    def finish() -> None:
+        _average(dest, op, g.size())
+        _store(output, dest)
+
+    return _run(lambda: [g.comm.Ireduce_scatter_block(stacked, dest, mpi_op(op))], finish,
+                async_op)
+
+
+def gather(tensor: Tensor, gather_list: list[Tensor] | None = None, dst: int = 0,
+           group: ProcessGroup | None = None, async_op: bool = False) -> Work | None:
+    """Every rank's ``tensor`` into ``gather_list`` on rank ``dst``."""
+    g = default_group(group)
+    buf = _buffer(_check(tensor, "gather"))
+    root = g.group_rank(dst)
+    mine = g.rank() == root
+    if mine and (gather_list is None or len(gather_list) != g.size()):
+        raise ValueError(f"gather: the destination rank needs a gather_list of {g.size()} "
+                         "tensors")
+    out = np.empty((g.size(), *buf.shape), buf.dtype) if mine else None
+
+    def finish() -> None:
+        if mine and gather_list is not None and out is not None:
+            for t, part in zip(gather_list, out):
+                _store(t, part)
+
+    return _run(lambda: [g.comm.Igather(buf, out, root=root)], finish, async_op)
+
+
+def scatter(tensor: Tensor, scatter_list: list[Tensor] | None = None, src: int = 0,
+            group: ProcessGroup | None = None, async_op: bool = False) -> Work | None:
+    """Rank ``src``'s ``scatter_list[i]`` into ``tensor`` of rank i."""
+    g = default_group(group)
+    dest = _buffer(_check(tensor, "scatter"))
+    root = g.group_rank(src)
+    source = None
+    if g.rank() == root:
+        if scatter_list is None or len(scatter_list) != g.size():
+            raise ValueError(f"scatter: the source rank needs a scatter_list of {g.size()} "
+                             "tensors")
+        source = _buffer(np.stack([_check(t, "scatter") for t in scatter_list]))
+    return _run(lambda: [g.comm.Iscatter(source, dest, root=root)],
+                lambda: _store(tensor, dest), async_op)
+
+
+def all_to_all(output_tensor_list: list[Tensor], input_tensor_list: list[Tensor],
+               group: ProcessGroup | None = None, async_op: bool = False) -> Work | None:
+    """Rank j's ``input_tensor_list[i]`` into rank i's ``output_tensor_list[j]`` (equal
+    shapes)."""
+    g = default_group(group)
+    source = _buffer(np.stack([_check(t, "all_to_all") for t in input_tensor_list]))
+    dest = np.empty_like(source)
+
+    def finish() -> None:
+        for t, part in zip(output_tensor_list, dest):
+            _store(t, part)
+
+    return _run(lambda: [g.comm.Ialltoall(source, dest)], finish, async_op)
+
+
+def all_to_all_single(output: Tensor, input: Tensor, output_split_sizes: Any = None,
+                      input_split_sizes: Any = None, group: ProcessGroup | None = None,
+                      async_op: bool = False) -> Work | None:
+    """``all_to_all`` on the equal chunks (along dim 0) of one tensor."""
+    if output_split_sizes is not None or input_split_sizes is not None:
+        raise NotImplementedError("all_to_all_single: uneven split sizes are not supported")
+    g = default_group(group)
+    source = _buffer(_check(input, "all_to_all_single"))
+    dest = np.empty_like(source)
+    return _run(lambda: [g.comm.Ialltoall(source, dest)], lambda: _store(output, dest),
+                async_op)
+
+
+def isend(tensor: Tensor, dst: int, group: ProcessGroup | None = None, tag: int = 0) -> Work:
+    """Start sending ``tensor`` to global rank ``dst``."""
+    g = default_group(group)
+    buf = np.ascontiguousarray(_buffer(_check(tensor, "isend")))
+    return Work([g.comm.Isend(buf, dest=g.group_rank(dst), tag=tag)])
+
+
+def irecv(tensor: Tensor, src: int | None = None, group: ProcessGroup | None = None,
+          tag: int = 0) -> Work:
+    """Start receiving into ``tensor`` from global rank ``src`` (any rank when None)."""
+    g = default_group(group)
+    buf = _buffer(_check(tensor, "irecv"))
+    source = mpi().ANY_SOURCE if src is None else g.group_rank(src)
+    return Work([g.comm.Irecv(buf, source=source, tag=tag)], lambda: _store(tensor, buf))
+
+
+def send(tensor: Tensor, dst: int, group: ProcessGroup | None = None, tag: int = 0) -> None:
+    """Send ``tensor`` to global rank ``dst`` (blocks until it can be reused)."""
+    isend(tensor, dst, group, tag).wait()
+
+
+def recv(tensor: Tensor, src: int | None = None, group: ProcessGroup | None = None,
+         tag: int = 0) -> int:
+    """Receive into ``tensor`` from ``src`` (any rank when None); returns the sender's rank."""
+    g = default_group(group)
+    buf = _buffer(_check(tensor, "recv"))
+    status = mpi().Status()
+    source = mpi().ANY_SOURCE if src is None else g.group_rank(src)
+    g.comm.Recv(buf, source=source, tag=tag, status=status)
+    _store(tensor, buf)
+    return g.ranks[status.Get_source()]
+
+
+def barrier(group: ProcessGroup | None = None, async_op: bool = False,
+            device_ids: Any = None) -> Work | None:
+    """Wait until every rank of the group has reached this call."""
+    g = default_group(group)
+    return _run(lambda: [g.comm.Ibarrier()], lambda: None, async_op)
+
+
+def broadcast_object_list(object_list: list, src: int = 0, group: ProcessGroup | None = None,
+                          device: Any = None) -> None:
+    """Replace ``object_list``'s entries by rank ``src``'s (pickled, as in PyTorch)."""
+    g = default_group(group)
+    object_list[:] = g.comm.bcast(list(object_list), root=g.group_rank(src))
+
+
+def all_gather_object(object_list: list, obj: Any, group: ProcessGroup | None = None) -> None:
+    """Every rank's ``obj`` into ``object_list`` (one entry per rank)."""
+    g = default_group(group)
+    if len(object_list) != g.size():
+        raise ValueError(f"all_gather_object: object_list has {len(object_list)} entries for "
+                         f"{g.size()} ranks")
+    object_list[:] = g.comm.allgather(obj)
+
+
+def gather_object(obj: Any, object_gather_list: list | None = None, dst: int = 0,
+                  group: ProcessGroup | None = None) -> None:
+    """Every rank's ``obj`` into ``object_gather_list`` on rank ``dst``."""
+    g = default_group(group)
+    gathered = g.comm.gather(obj, root=g.group_rank(dst))
+    if object_gather_list is not None and gathered is not None:
+        object_gather_list[:] = gathered
+
+
+def scatter_object_list(scatter_object_output_list: list, scatter_object_input_list: Any = None,
+                        src: int = 0, group: ProcessGroup | None = None) -> None:
+    """Rank ``src``'s ``scatter_object_input_list[i]`` into rank i's output list entry 0."""
+    g = default_group(group)
+    scatter_object_output_list[0] = g.comm.scatter(scatter_object_input_list,
+                                                   root=g.group_rank(src))
