@@ -47,12 +47,19 @@ def _store(tensor: Tensor, values: np.ndarray) -> None:
     tensor._version_counter[0] += 1
 
 
-def _run(start: Callable[[], list], finish: Callable[[], None], async_op: bool) -> Work | None:
-    """Start the MPI requests ``start()`` returns; wait now, or hand back a Work."""
-    work = Work(start(), finish)
-    if async_op:
-        return work
-    work.wait()
+def _run(start: Callable[[], list], finish: Callable[[], None], async_op: bool,
+         blocking: Callable[[], Any] | None = None) -> Work | None:
+    """With ``async_op``, start the MPI requests ``start()`` returns and hand back a Work;
+    otherwise run the blocking call (MPI's tuned algorithms, faster than the non-blocking ones
+    waited at once) and finish."""
+    if async_op or blocking is None:
+        work = Work(start(), finish)
+        if async_op:
+            return work
+        work.wait()
+        return None
+    blocking()
+    finish()
     return None
 
 
@@ -76,7 +83,8 @@ def all_reduce(tensor: Tensor, op: ReduceOp = ReduceOp.SUM, group: ProcessGroup 
         _average(buf, op, g.size())
         _store(tensor, buf)
 
-    return _run(lambda: [g.comm.Iallreduce(mpi().IN_PLACE, buf, mpi_op(op))], finish, async_op)
+    return _run(lambda: [g.comm.Iallreduce(mpi().IN_PLACE, buf, mpi_op(op))], finish, async_op,
+                lambda: g.comm.Allreduce(mpi().IN_PLACE, buf, mpi_op(op)))
 
 
 def broadcast(tensor: Tensor, src: int, group: ProcessGroup | None = None,
@@ -85,7 +93,8 @@ def broadcast(tensor: Tensor, src: int, group: ProcessGroup | None = None,
     g = default_group(group)
     buf = _buffer(_check(tensor, "broadcast"))
     return _run(lambda: [g.comm.Ibcast(buf, root=g.group_rank(src))],
-                lambda: _store(tensor, buf), async_op)
+                lambda: _store(tensor, buf), async_op,
+                lambda: g.comm.Bcast(buf, root=g.group_rank(src)))
 
 
 def reduce(tensor: Tensor, dst: int, op: ReduceOp = ReduceOp.SUM,
@@ -103,7 +112,8 @@ def reduce(tensor: Tensor, dst: int, op: ReduceOp = ReduceOp.SUM,
             _store(tensor, buf)
 
     return _run(lambda: [g.comm.Ireduce(send, buf if mine else None, mpi_op(op), root=root)],
-                finish, async_op)
+                finish, async_op,
+                lambda: g.comm.Reduce(send, buf if mine else None, mpi_op(op), root=root))
 
 
 def all_gather(tensor_list: list[Tensor], tensor: Tensor, group: ProcessGroup | None = None,
@@ -120,7 +130,8 @@ def all_gather(tensor_list: list[Tensor], tensor: Tensor, group: ProcessGroup | 
         for t, part in zip(tensor_list, out):
             _store(t, part)
 
-    return _run(lambda: [g.comm.Iallgather(buf, out)], finish, async_op)
+    return _run(lambda: [g.comm.Iallgather(buf, out)], finish, async_op,
+                lambda: g.comm.Allgather(buf, out))
 
 
 def all_gather_into_tensor(output_tensor: Tensor, input_tensor: Tensor,
@@ -135,7 +146,7 @@ def all_gather_into_tensor(output_tensor: Tensor, input_tensor: Tensor,
                          f"{g.size()} x {buf.size}")
     dest = _buffer(out)
     return _run(lambda: [g.comm.Iallgather(buf, dest)], lambda: _store(output_tensor, dest),
-                async_op)
+                async_op, lambda: g.comm.Allgather(buf, dest))
 
 
 def reduce_scatter(output: Tensor, input_list: list[Tensor], op: ReduceOp = ReduceOp.SUM,
@@ -172,7 +183,7 @@ def _reduce_scatter(output: Tensor, stacked: np.ndarray, op: ReduceOp, g: Proces
         _store(output, dest)
 
     return _run(lambda: [g.comm.Ireduce_scatter_block(stacked, dest, mpi_op(op))], finish,
-                async_op)
+                async_op, lambda: g.comm.Reduce_scatter_block(stacked, dest, mpi_op(op)))
 
 
 def gather(tensor: Tensor, gather_list: list[Tensor] | None = None, dst: int = 0,
@@ -276,7 +287,7 @@ def barrier(group: ProcessGroup | None = None, async_op: bool = False,
             device_ids: Any = None) -> Work | None:
     """Wait until every rank of the group has reached this call."""
     g = default_group(group)
-    return _run(lambda: [g.comm.Ibarrier()], lambda: None, async_op)
+    return _run(lambda: [g.comm.Ibarrier()], lambda: None, async_op, g.comm.Barrier)
 
 
 def broadcast_object_list(object_list: list, src: int = 0, group: ProcessGroup | None = None,
