@@ -139,3 +139,61 @@ def test_trajectory_matches_pytorch_cpu_gradscaler():
         assert ours.get_scale() == theirs.get_scale()
         np.testing.assert_allclose(ours_p.detach().numpy(), theirs_p.detach().numpy(),
                                    rtol=1e-6)
+
+
+def _train(mode: str, steps: int = 40) -> tuple[list, float]:
+    """A 8-16-1 MLP on a loss scaled down by 1e-7 (its gradients ~1e-8: below float16's
+    smallest subnormal, 6e-8): "fp32", "fp16" (autocast alone) or "scaled" (autocast +
+    GradScaler). Returns the parameters and the fraction of zero weight-gradient entries."""
+    tl.manual_seed(0)
+    model = tl.nn.Sequential(tl.nn.Linear(8, 16), tl.nn.Tanh(), tl.nn.Linear(16, 1))
+    opt = tl.optim.SGD(model.parameters(), lr=2e5)
+    scaler = GradScaler("cpu", init_scale=2.0 ** 16) if mode == "scaled" else None
+    rng = np.random.default_rng(0)
+    x = tl.tensor(rng.standard_normal((32, 8)).astype(np.float32))
+    y = tl.tensor(rng.standard_normal((32, 1)).astype(np.float32))
+    zero_fraction = 0.0
+    for _ in range(steps):
+        opt.zero_grad()
+        with tl.autocast("cpu", dtype=tl.float16, enabled=(mode != "fp32")):
+            out = model(x)
+        loss = 1e-7 * (out.float() - y).square().mean()
+        if scaler is None:
+            loss.backward()
+        else:
+            scaler.scale(loss).backward()
+        zero_fraction = float((model[0].weight.grad.numpy() == 0).mean())
+        if scaler is None:
+            opt.step()
+        else:
+            scaler.step(opt)
+            scaler.update()
+    return [p.detach().numpy().copy() for p in model.parameters()], zero_fraction
+
+
+def test_autocast_runs_linear_in_float16_and_keeps_float32_master_weights():
+    layer = tl.nn.Linear(3, 2)
+    with tl.autocast("cpu", dtype=tl.float16):
+        assert tl.amp.is_autocast_enabled() and tl.amp.get_autocast_dtype() == tl.float16
+        out = layer(tl.randn(4, 3))
+        assert out.dtype == tl.float16
+        with tl.autocast("cpu", enabled=False):
+            assert layer(tl.randn(4, 3)).dtype == tl.float32
+    out.float().sum().backward()
+    assert layer.weight.dtype == tl.float32 and layer.weight.grad.dtype == tl.float32
+    with pytest.warns(UserWarning, match="CUDA is not available|not available"):
+        with tl.autocast("cuda"):
+            assert layer(tl.randn(1, 3)).dtype == tl.float32
+
+
+def test_grad_scaler_rescues_float16_gradients_that_underflow():
+    reference, _ = _train("fp32")
+    plain, zeros_plain = _train("fp16")
+    scaled, zeros_scaled = _train("scaled")
+    assert zeros_plain > 0.9           # without scaling the float16 gradients vanish ...
+    for p0, p in zip(reference, plain):
+        if p.ndim == 2:
+            assert np.abs(p - p0).max() > 1e-3  # ... so plain float16 training goes nowhere
+    assert zeros_scaled < 0.1          # with it they survive, and training follows float32
+    for p0, p in zip(reference, scaled):
+        np.testing.assert_allclose(p, p0, rtol=2e-2, atol=2e-3)

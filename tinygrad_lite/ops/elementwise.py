@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
+from .._core.autocast_state import autocast_state
 from .._core.grad_mode import grad_state
 from .._core.graph import Node
 from .._core.tensor_base import TensorBase
@@ -302,6 +303,23 @@ def cast(x: TensorBase, dtype: np.dtype) -> TensorBase:
     node = ToCopyBackward0(x)
     node.input_dtype = x._data.dtype
     return wrap(out, node)
+
+
+def autocast_lower(*tensors: TensorBase | None) -> tuple:
+    """Inside ``tl.autocast``: the floating-point tensors cast (a recorded, differentiable op)
+    to the autocast dtype, for the matmul-like ops that run in low precision."""
+    low = autocast_state.dtype
+    return tuple(t if t is None or low is None or t._data.dtype.kind != "f"
+                 or t._data.dtype == low else cast(t, low) for t in tensors)
+
+
+def autocast_fp32(*tensors: TensorBase | None) -> tuple:
+    """Inside ``tl.autocast``: low-precision floating tensors cast to float32, for the ops
+    PyTorch runs in float32 there (losses, norms, softmax, exp/log, reductions)."""
+    if autocast_state.dtype is None:
+        return tensors
+    return tuple(t if t is None or t._data.dtype.kind != "f" or t._data.dtype.itemsize >= 4
+                 else cast(t, np.dtype(np.float32)) for t in tensors)
 
 
 class CloneBackward0(Node):

@@ -5,11 +5,12 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes
+from .._core.autocast_state import autocast_state
 from .._core.grad_mode import grad_state
 from .._core.graph import Node
 from .._core.tensor_base import TensorBase
 from .common import array_of, is_array, normalize_dims, sum_to, swap_last_dims, wrap
-from .elementwise import cast, promote
+from .elementwise import autocast_lower, cast, promote
 from .movement import broadcast_to
 
 _INT64 = np.dtype(np.int64)
@@ -114,6 +115,8 @@ class MmBackward0(Node):
 
 def matmul2d(a: TensorBase, b: TensorBase) -> TensorBase:
     """Matrix product of operands with at least 2 dims each (batch dims broadcast)."""
+    if autocast_state.dtype is not None:
+        a, b = autocast_lower(a, b)
     a, b = promote(a, b)
     if a._data.shape[-1] != b._data.shape[-2]:
         raise RuntimeError(
@@ -156,6 +159,8 @@ class AddmmBackward0(Node):
 def linear(x: TensorBase, weight: TensorBase, bias: TensorBase | None = None) -> TensorBase:
     """``x @ weight.T + bias`` as one op (``nn.Linear``). A primitive for speed: one node and one
     backward rule instead of a transpose, a matmul and a broadcast add (three nodes)."""
+    if autocast_state.dtype is not None:
+        x, weight, bias = autocast_lower(x, weight, bias)
     if bias is None:
         x, weight = promote(x, weight)
     elif not (x._data.dtype == weight._data.dtype == bias._data.dtype):
