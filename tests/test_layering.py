@@ -22,7 +22,7 @@ LAYERS = [
     ("core", ["tinygrad_lite.dtypes", "tinygrad_lite._core"]),
     ("ops", ["tinygrad_lite.ops"]),
     ("functions", ["tinygrad_lite.functions"]),
-    ("tensor", ["tinygrad_lite.tensor", "tinygrad_lite._format"]),
+    ("tensor", ["tinygrad_lite.tensor", "tinygrad_lite._format", "tinygrad_lite._tensor_api"]),
     ("autograd", ["tinygrad_lite.autograd"]),
     ("libraries", ["tinygrad_lite.nn", "tinygrad_lite.optim", "tinygrad_lite.utils",
                    "tinygrad_lite.serialization", "tinygrad_lite.distributed"]),
@@ -36,7 +36,8 @@ INTERPRETER_HOOKS = {"sys.excepthook"}
 
 # Optional third-party packages: imported where used (inside functions), so that the package
 # imports without them.
-OPTIONAL = {"graphviz", "safetensors", "matplotlib", "tqdm", "mpi4py", "tensorboard", "torch"}
+OPTIONAL = {"graphviz", "safetensors", "matplotlib", "tqdm", "mpi4py", "tensorboard", "torch",
+            "threadpoolctl"}
 
 
 def module_name(path: Path) -> str:

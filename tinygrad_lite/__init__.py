@@ -4,9 +4,52 @@
 #   dtypes, _core (tensor base, grad mode, graph, engine)  <  ops (primitives with their backward
 #   rules)  <  functions (the tl.* API and composites)  <  tensor, _format (the public Tensor)  <
 #   autograd (grad, Function, gradcheck, ...)  <  nn, optim, utils, serialization  <  viz  <  this.
-from . import amp, autograd, dtypes, functions, nn, optim, utils, viz
-from ._core.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from . import (
+    accelerator,
+    amp,
+    autograd,
+    backends,
+    cuda,
+    distributed,
+    dtypes,
+    functions,
+    nn,
+    optim,
+    random,
+    utils,
+    viz,
+)
+from ._core.device import device
+from ._core.grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from ._core.quiet import silence_numpy_warnings
+from ._core.size import Size
+from ._format import set_printoptions
+from ._legacy import (
+    BoolTensor,
+    ByteTensor,
+    CharTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    ShortTensor,
+)
+from ._runtime import (
+    are_deterministic_algorithms_enabled,
+    get_num_interop_threads,
+    get_num_threads,
+    set_num_interop_threads,
+    set_num_threads,
+    use_deterministic_algorithms,
+)
 from .amp import autocast
 from .dtypes import (
     DType,
@@ -19,6 +62,7 @@ from .dtypes import (
     int16,
     int32,
     int64,
+    set_default_dtype,
     uint8,
 )
 from .functions import *  # noqa: F403 - the whole tl.* API (functions.__all__)
@@ -35,5 +79,11 @@ __all__ = [
     "Tensor", "autograd", "dtypes", "DType", "no_grad", "enable_grad", "set_grad_enabled",
     "is_grad_enabled", "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32",
     "float64", "double", "half", "long", "float", "get_default_dtype", "functions", "nn",
-    "optim", "utils", "viz", "save", "load", "amp", "autocast", *functions.__all__,
+    "optim", "utils", "viz", "save", "load", "amp", "autocast", "accelerator", "backends",
+    "cuda", "distributed", "random", "device", "Size", "inference_mode",
+    "is_inference_mode_enabled", "set_default_dtype", "set_printoptions", "FloatTensor",
+    "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor", "CharTensor",
+    "ByteTensor", "BoolTensor", "set_num_threads", "get_num_threads", "set_num_interop_threads",
+    "get_num_interop_threads", "use_deterministic_algorithms",
+    "are_deterministic_algorithms_enabled", *functions.__all__,
 ]

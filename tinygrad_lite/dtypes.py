@@ -9,7 +9,8 @@ import numpy as np
 
 __all__ = [
     "DType", "bool", "uint8", "int8", "int16", "int32", "int64",
-    "float16", "float32", "float64", "get_default_dtype", "to_dtype", "result_type",
+    "float16", "float32", "float64", "get_default_dtype", "set_default_dtype", "to_dtype",
+    "result_type",
 ]
 
 _BOOL, _INT, _FLOAT = 0, 1, 2  # promotion categories, lowest to highest
@@ -58,8 +59,18 @@ _ALIASES = {
 
 
 def get_default_dtype() -> DType:
-    """The dtype of tensors made from Python floats: float32, as in PyTorch."""
-    return float32
+    """The dtype of tensors made from Python floats (float32 unless ``set_default_dtype``)."""
+    return _DEFAULT_FOR_CATEGORY[_FLOAT]
+
+
+def set_default_dtype(d: Any) -> None:
+    """Make ``d`` (float16, float32 or float64) the dtype of new floating-point tensors: from
+    Python floats, ``Tensor(...)``, and creation functions given no dtype, as in PyTorch."""
+    chosen = to_dtype(d)
+    if chosen.category != _FLOAT:
+        raise TypeError(f"only floating-point types are supported as the default type, got "
+                        f"{chosen.name}")
+    _DEFAULT_FOR_CATEGORY[_FLOAT] = chosen
 
 
 def to_dtype(spec: Any) -> DType:

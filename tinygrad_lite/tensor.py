@@ -14,6 +14,7 @@ is a ``Tensor`` (``register_result_type``, at the end of this module). Methods r
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
@@ -23,11 +24,14 @@ import numpy as np
 
 from . import dtypes, functions, ops
 from ._core.backward import backward, ones_seed
+from ._core.device import CPU, check_device, device
 from ._core.engine import run_backward
 from ._core.grad_mode import grad_state
 from ._core.graph import RemovableHandle, RetainGradHook
+from ._core.size import Size
 from ._core.tensor_base import TensorBase, register_result_type, to_array, wrap
 from ._format import format_tensor
+from ._tensor_api import METHODS, PROPERTIES
 
 __all__ = ["Tensor"]
 
@@ -37,8 +41,19 @@ class Tensor(TensorBase):
     differentiation. ``Tensor(data)`` makes a float32 tensor, like ``torch.Tensor``; use
     ``tinygrad_lite.tensor(data)`` to infer the dtype from the data."""
 
-    def __init__(self, data: Any, dtype: Any = None, requires_grad: bool = False) -> None:
-        self._data = to_array(data, dtype, float_default=True)
+    def __init__(self, *data: Any, dtype: Any = None, requires_grad: bool = False,
+                 device: Any = None) -> None:
+        check_device(device, "Tensor")
+        if data and all(isinstance(n, (int, np.integer)) and not isinstance(n, bool)
+                        for n in data):  # Tensor(2, 3): sizes (zero-filled, not uninitialised)
+            self._data = np.zeros(tuple(int(n) for n in data),
+                                  dtypes.to_dtype(dtype).np if dtype is not None
+                                  else dtypes.get_default_dtype().np)
+        else:
+            if len(data) > 1:
+                raise TypeError("Tensor(): expected sizes (ints) or one data argument, got "
+                                f"{len(data)} arguments")
+            self._data = to_array(data[0] if data else [], dtype, float_default=True)
         self._version_counter = [0]
         if requires_grad:
             self.requires_grad_(True)
@@ -59,14 +74,14 @@ class Tensor(TensorBase):
         self._data = value._data
 
     @property
-    def device(self) -> str:
-        """Always ``"cpu"``: tensors live in NumPy arrays."""
-        return "cpu"
+    def device(self) -> device:
+        """``device(type='cpu')``: tensors live in NumPy arrays."""
+        return CPU
 
     def size(self, dim: int | None = None) -> Any:
-        """The shape, or the size of one dimension."""
+        """The shape (a ``tl.Size``), or the size of one dimension."""
         if dim is None:
-            return self._data.shape
+            return Size(self._data.shape)
         return self._data.shape[ops.normalize_dims(dim, self._data.ndim, "size")[0]]
 
     def dim(self) -> int:
@@ -236,16 +251,18 @@ class Tensor(TensorBase):
         """Convert to a dtype (``to(tl.float64)``, ``to(other_tensor)``); ``"cpu"`` is accepted."""
         target = kwargs.pop("dtype", None)
         copy = kwargs.pop("copy", False)
-        kwargs.pop("device", None)
+        check_device(kwargs.pop("device", None), "to")
+        kwargs.pop("non_blocking", None)
+        kwargs.pop("memory_format", None)
         if kwargs:
             raise TypeError(f"to: unexpected keyword arguments {sorted(kwargs)}")
         for arg in args:
             if isinstance(arg, Tensor):
                 target = arg.dtype
-            elif isinstance(arg, str) and arg.startswith(("cuda", "mps", "xpu", "meta")):
-                raise AssertionError(f"to: device {arg!r} is not available: tinygrad_lite was "
-                                     "not compiled with CUDA enabled; its tensors live on the CPU")
-            elif not (isinstance(arg, str) and arg.startswith("cpu")):
+            elif isinstance(arg, (str, device)) or (isinstance(arg, int)
+                                                     and not isinstance(arg, bool)):
+                check_device(arg, "to")
+            elif not isinstance(arg, bool):  # to(dtype, non_blocking, copy) positionally
                 target = arg
         if target is None:
             return self.clone() if copy else self
@@ -393,6 +410,11 @@ class Tensor(TensorBase):
     __truediv__, __pow__, __neg__ = ops.div, ops.pow, ops.neg
 
 
+def _constant(self: Tensor, value: Any) -> Any:
+    """The getter of a constant attribute."""
+    return value
+
+
 def _sizes(dims: tuple) -> Any:
     """``f(1, 2)`` and ``f((1, 2))`` both mean the sizes (1, 2)."""
     return dims[0] if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims
@@ -401,4 +423,9 @@ def _sizes(dims: tuple) -> Any:
 for _name in functions.TENSOR_METHODS:
     if _name not in Tensor.__dict__:  # a method written out above takes precedence
         setattr(Tensor, _name, getattr(functions, _name))
+for _name, _method in METHODS.items():  # types, devices, sizes, random filling
+    if _name not in Tensor.__dict__:
+        setattr(Tensor, _name, _method)
+for _name, _value in PROPERTIES.items():  # constant attributes (is_cuda, layout, ...)
+    setattr(Tensor, _name, property(functools.partial(_constant, value=_value)))
 register_result_type(Tensor)  # every op's result is a Tensor from now on (see TensorBase)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import dtypes
+from .size import Size
 
 __all__ = ["TensorBase", "wrap", "register_result_type", "to_array"]
 
@@ -67,9 +68,9 @@ class TensorBase:
         def __or__(self, other: Any) -> Any: ...
 
     @property
-    def shape(self) -> tuple[int, ...]:
-        """The size of each dimension."""
-        return self._data.shape
+    def shape(self) -> Size:
+        """The size of each dimension (a ``tl.Size``, a tuple of ints)."""
+        return Size(self._data.shape)
 
     @property
     def ndim(self) -> int:
@@ -165,9 +166,9 @@ def to_array(data: Any, dtype: Any, float_default: bool) -> np.ndarray:
         ) from None
     if target is None:
         if float_default:
-            arr = arr.astype(np.float32)
+            arr = arr.astype(dtypes.get_default_dtype().np)
         elif arr.dtype == np.float64 and not isinstance(data, (np.ndarray, np.generic)):
-            arr = arr.astype(np.float32)  # Python floats: the default float dtype
+            arr = arr.astype(dtypes.get_default_dtype().np)  # Python floats: the default
         elif arr.dtype.kind not in "biuf" or arr.dtype not in dtypes._FROM_NUMPY:
             if arr.dtype.kind == "f":
                 arr = arr.astype(np.float64)

@@ -13,10 +13,11 @@ from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .explain import explain
 from .function import Function, once_differentiable
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
+from .variable import Variable
 
 __all__ = [
     "backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "Node",
     "RemovableHandle", "Function", "once_differentiable", "function", "functional", "gradcheck",
     "gradgradcheck", "GradcheckError", "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
-    "explain", "grad_mode", "graph",
+    "explain", "grad_mode", "graph", "Variable",
 ]

@@ -7,34 +7,35 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
+from .._core.device import check_device
 from .._core.tensor_base import TensorBase, to_array, wrap
+from .generator import (
+    Generator,
+    default_generator,
+    get_rng_state,
+    initial_seed,
+    manual_seed,
+    rng_of,
+    seed,
+    set_rng_state,
+)
 
 __all__ = [
     "tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "arange", "linspace",
     "eye", "rand", "randn", "randint", "zeros_like", "ones_like", "full_like", "rand_like",
-    "randn_like", "manual_seed",
+    "randn_like", "manual_seed", "empty_like", "randint_like", "logspace", "randperm",
+    "multinomial", "bernoulli", "normal", "poisson", "Generator", "seed", "initial_seed",
+    "get_rng_state", "set_rng_state", "is_tensor", "is_floating_point", "numel",
 ]
 
-_rng = np.random.default_rng()  # the global generator; manual_seed replaces it
-
-
 def default_rng() -> np.random.Generator:
-    """The global random generator behind every random function (``manual_seed`` replaces it);
+    """The NumPy generator behind the default ``tl.Generator`` (``manual_seed`` reseeds it),
     for code elsewhere in the package that draws random numbers (dropout, init, samplers)."""
-    return _rng
-
-
-def manual_seed(seed: int) -> None:
-    """Seed the global random generator, making every random function reproducible."""
-    global _rng
-    _rng = np.random.default_rng(int(seed))
+    return default_generator.numpy
 
 
 def _finish(data: np.ndarray, requires_grad: bool, device: Any = None) -> TensorBase:
-    if device is not None and not str(device).startswith("cpu"):
-        raise RuntimeError(
-            f"tinygrad_lite tensors live on the CPU; device {device!r} is not available"
-        )
+    check_device(device, "tensor creation")
     t = wrap(data)
     if requires_grad:
         t.requires_grad_(True)
@@ -50,8 +51,11 @@ def _size(size: tuple) -> tuple[int, ...]:
     return tuple(int(n) for n in size)
 
 
-def _np_dtype(dtype: Any, default: dtypes.DType = dtypes.float32) -> np.dtype:
-    return (dtypes.to_dtype(dtype) if dtype is not None else default).np
+def _np_dtype(dtype: Any, default: dtypes.DType | None = None) -> np.dtype:
+    """The NumPy dtype of ``dtype``; when None, ``default`` or the default float dtype."""
+    if dtype is not None:
+        return dtypes.to_dtype(dtype).np
+    return (default or dtypes.get_default_dtype()).np
 
 
 def tensor(data: Any, dtype: Any = None, requires_grad: bool = False,
@@ -134,29 +138,37 @@ def eye(n: int, m: int | None = None, *, dtype: Any = None, requires_grad: bool 
     return _finish(np.eye(n, m, dtype=_np_dtype(dtype)), requires_grad, device)
 
 
-def rand(*size: Any, dtype: Any = None, requires_grad: bool = False,
-         device: Any = None) -> TensorBase:
+def rand(*size: Any, generator: Generator | None = None, dtype: Any = None,
+         requires_grad: bool = False, device: Any = None, **options: Any) -> TensorBase:
     """Uniform random values in [0, 1)."""
+    _options(options, "rand")
     dt = _np_dtype(dtype)
-    data = _rng.random(_size(size), dtype=np.float64 if dt == np.float64 else np.float32)
+    data = rng_of(generator).random(_size(size), dtype=_draw_dtype(dt))
     return _finish(data.astype(dt, copy=False), requires_grad, device)
 
 
-def randn(*size: Any, dtype: Any = None, requires_grad: bool = False,
-          device: Any = None) -> TensorBase:
+def randn(*size: Any, generator: Generator | None = None, dtype: Any = None,
+          requires_grad: bool = False, device: Any = None, **options: Any) -> TensorBase:
     """Standard normal random values."""
+    _options(options, "randn")
     dt = _np_dtype(dtype)
-    data = _rng.standard_normal(_size(size), dtype=np.float64 if dt == np.float64 else np.float32)
+    data = rng_of(generator).standard_normal(_size(size), dtype=_draw_dtype(dt))
     return _finish(data.astype(dt, copy=False), requires_grad, device)
 
 
-def randint(*args: Any, dtype: Any = None, requires_grad: bool = False, device: Any = None,
-            **kwargs: Any) -> TensorBase:
+def _draw_dtype(dt: np.dtype) -> Any:
+    """NumPy draws float32 or float64 directly; other dtypes are drawn in float32, converted."""
+    return np.float64 if dt == np.float64 else np.float32
+
+
+def randint(*args: Any, generator: Generator | None = None, dtype: Any = None,
+            requires_grad: bool = False, device: Any = None, **kwargs: Any) -> TensorBase:
     """Random integers in ``[low, high)``: ``randint(high, size)``, ``randint(low, high, size)``."""
     if "size" in kwargs:
         args = (*args, kwargs.pop("size"))
-    if kwargs:
-        raise TypeError(f"randint: unexpected keyword arguments {sorted(kwargs)}")
+    if "high" in kwargs:
+        args = (kwargs.pop("low", 0), kwargs.pop("high"), *args)
+    _options(kwargs, "randint")
     if len(args) == 2:
         low, (high, size) = 0, args
     elif len(args) == 3:
@@ -165,40 +177,188 @@ def randint(*args: Any, dtype: Any = None, requires_grad: bool = False, device: 
         raise TypeError("randint expects (high, size) or (low, high, size)")
     if high <= low:
         raise RuntimeError(f"randint: expected low < high, got low={low}, high={high}")
-    data = _rng.integers(low, high, _size((size,)), dtype=np.int64)
+    data = rng_of(generator).integers(low, high, _size((size,)), dtype=np.int64)
     return _finish(data.astype(_np_dtype(dtype, dtypes.int64), copy=False), requires_grad, device)
 
 
-def _like(t: TensorBase, dtype: Any) -> tuple[tuple, Any]:
+def _options(options: dict, op: str) -> None:
+    """Accept PyTorch's creation options that mean nothing for CPU arrays; refuse the rest."""
+    unknown = sorted(set(options) - {"layout", "pin_memory", "memory_format"})
+    if unknown:
+        raise TypeError(f"{op}() got unexpected keyword arguments {unknown}")
+
+
+def _like(t: TensorBase, dtype: Any, options: dict, op: str) -> tuple[tuple, Any]:
+    _options({k: v for k, v in options.items() if k != "device"}, op)
+    check_device(options.get("device"), op)
     return t._data.shape, (dtype if dtype is not None else t.dtype)
 
 
-def zeros_like(input: TensorBase, *, dtype: Any = None, requires_grad: bool = False) -> TensorBase:
+def zeros_like(input: TensorBase, *, dtype: Any = None, requires_grad: bool = False,
+               **options: Any) -> TensorBase:
     """Zeros with the shape (and by default dtype) of ``input``."""
-    shape, dt = _like(input, dtype)
+    shape, dt = _like(input, dtype, options, "zeros_like")
     return zeros(shape, dtype=dt, requires_grad=requires_grad)
 
 
-def ones_like(input: TensorBase, *, dtype: Any = None, requires_grad: bool = False) -> TensorBase:
+def ones_like(input: TensorBase, *, dtype: Any = None, requires_grad: bool = False,
+              **options: Any) -> TensorBase:
     """Ones with the shape (and by default dtype) of ``input``."""
-    shape, dt = _like(input, dtype)
+    shape, dt = _like(input, dtype, options, "ones_like")
     return ones(shape, dtype=dt, requires_grad=requires_grad)
 
 
+def empty_like(input: TensorBase, *, dtype: Any = None, requires_grad: bool = False,
+               **options: Any) -> TensorBase:
+    """An uninitialised tensor with the shape (and by default dtype) of ``input``."""
+    shape, dt = _like(input, dtype, options, "empty_like")
+    return empty(shape, dtype=dt, requires_grad=requires_grad)
+
+
 def full_like(input: TensorBase, fill_value: Any, *, dtype: Any = None,
-              requires_grad: bool = False) -> TensorBase:
+              requires_grad: bool = False, **options: Any) -> TensorBase:
     """``fill_value`` with the shape (and by default dtype) of ``input``."""
-    shape, dt = _like(input, dtype)
+    shape, dt = _like(input, dtype, options, "full_like")
     return full(shape, fill_value, dtype=dt, requires_grad=requires_grad)
 
 
-def rand_like(input: TensorBase, *, dtype: Any = None, requires_grad: bool = False) -> TensorBase:
+def rand_like(input: TensorBase, *, dtype: Any = None, requires_grad: bool = False,
+              generator: Generator | None = None, **options: Any) -> TensorBase:
     """Uniform [0, 1) values with the shape (and by default dtype) of ``input``."""
-    shape, dt = _like(input, dtype)
-    return rand(shape, dtype=dt, requires_grad=requires_grad)
+    shape, dt = _like(input, dtype, options, "rand_like")
+    return rand(shape, generator=generator, dtype=dt, requires_grad=requires_grad)
 
 
-def randn_like(input: TensorBase, *, dtype: Any = None, requires_grad: bool = False) -> TensorBase:
+def randn_like(input: TensorBase, *, dtype: Any = None, requires_grad: bool = False,
+               generator: Generator | None = None, **options: Any) -> TensorBase:
     """Standard normal values with the shape (and by default dtype) of ``input``."""
-    shape, dt = _like(input, dtype)
-    return randn(shape, dtype=dt, requires_grad=requires_grad)
+    shape, dt = _like(input, dtype, options, "randn_like")
+    return randn(shape, generator=generator, dtype=dt, requires_grad=requires_grad)
+
+
+def randint_like(input: TensorBase, low: int = 0, high: int | None = None, *,
+                 dtype: Any = None, requires_grad: bool = False,
+                 generator: Generator | None = None, **options: Any) -> TensorBase:
+    """Random integers in ``[low, high)`` (``randint_like(x, high)`` means low 0) with the
+    shape (and by default dtype) of ``input``."""
+    if high is None:
+        low, high = 0, low
+    shape, dt = _like(input, dtype, options, "randint_like")
+    return randint(low, high, shape, generator=generator, dtype=dt, requires_grad=requires_grad)
+
+
+def logspace(start: float, end: float, steps: int, base: float = 10.0, *, dtype: Any = None,
+             requires_grad: bool = False, device: Any = None, **options: Any) -> TensorBase:
+    """``steps`` values ``base ** linspace(start, end, steps)``."""
+    _options(options, "logspace")
+    if steps < 0:
+        raise RuntimeError(f"logspace: number of steps must be non-negative, got {steps}")
+    data = np.logspace(start, end, steps, base=base).astype(_np_dtype(dtype))
+    return _finish(data, requires_grad, device)
+
+
+def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None,
+             requires_grad: bool = False, device: Any = None, **options: Any) -> TensorBase:
+    """A random permutation of ``0 .. n-1`` (int64)."""
+    _options(options, "randperm")
+    if n < 0:
+        raise RuntimeError(f"randperm: n must be non-negative, got {n}")
+    data = rng_of(generator).permutation(int(n)).astype(_np_dtype(dtype, dtypes.int64))
+    return _finish(data, requires_grad, device)
+
+
+def multinomial(input: TensorBase, num_samples: int, replacement: bool = False, *,
+                generator: Generator | None = None) -> TensorBase:
+    """``num_samples`` category indices per row, drawn with probabilities proportional to the
+    (non-negative) weights in ``input`` (1-D, or 2-D: one distribution per row)."""
+    w = np.asarray(input._data, np.float64)
+    if w.ndim not in (1, 2):
+        raise RuntimeError(f"multinomial: prob_dist must be 1 or 2 dim, got {w.ndim}D")
+    rows = w.reshape(-1, w.shape[-1])
+    if not np.isfinite(rows).all() or (rows < 0).any():
+        raise RuntimeError("multinomial: probability tensor contains either `inf`, `nan` or "
+                           "element < 0")
+    totals = rows.sum(-1, keepdims=True)
+    if (totals <= 0).any():
+        raise RuntimeError("multinomial: invalid multinomial distribution (sum of "
+                           "probabilities <= 0)")
+    n_cat = rows.shape[-1]
+    if num_samples <= 0:
+        raise RuntimeError(f"multinomial: cannot sample n_sample <= 0 samples "
+                           f"(got {num_samples})")
+    if not replacement and num_samples > (rows > 0).sum(-1).min():
+        raise RuntimeError(f"multinomial: cannot sample n_sample > prob_dist.size(-1) samples "
+                           f"without replacement (n_sample={num_samples}, categories {n_cat} "
+                           "with nonzero weight)")
+    rng = rng_of(generator)
+    p = rows / totals
+    if replacement:
+        cdf = np.cumsum(p, -1)
+        cdf[:, -1] = 1.0
+        u = rng.random((rows.shape[0], num_samples))
+        out = np.stack([np.searchsorted(c, row, side="right") for c, row in zip(cdf, u)])
+        out = np.minimum(out, n_cat - 1)
+    else:  # Gumbel top-k: exact sampling without replacement, vectorised over rows
+        with np.errstate(divide="ignore"):
+            keys = np.log(p) - np.log(-np.log(rng.random(p.shape)))
+        out = np.argsort(-keys, axis=-1, kind="stable")[:, :num_samples]
+    out = out.astype(np.int64)
+    return wrap(out[0] if w.ndim == 1 else out)
+
+
+def bernoulli(input: TensorBase, p: float | None = None, *,
+              generator: Generator | None = None) -> TensorBase:
+    """0/1 draws with probability ``input`` (or the scalar ``p``), in ``input``'s dtype."""
+    probs = input._data if p is None else np.full(input._data.shape, p)
+    if ((probs < 0) | (probs > 1)).any():
+        raise RuntimeError("bernoulli: all probabilities must be in [0, 1]")
+    draw = rng_of(generator).random(input._data.shape) < probs
+    return wrap(draw.astype(input._data.dtype if input._data.dtype.kind == "f" else np.float32))
+
+
+def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *,
+           generator: Generator | None = None, dtype: Any = None, requires_grad: bool = False,
+           **options: Any) -> TensorBase:
+    """Normal draws: ``normal(mean_tensor, std_tensor)`` (broadcast), ``normal(mean, std,
+    size)`` with floats, or one tensor and one float."""
+    check_device(options.pop("device", None), "normal")
+    _options(options, "normal")
+    m = mean._data if isinstance(mean, TensorBase) else np.asarray(mean, np.float64)
+    sd = std._data if isinstance(std, TensorBase) else np.asarray(std, np.float64)
+    if (np.asarray(sd) < 0).any():
+        raise RuntimeError("normal: expects std >= 0.0")
+    if isinstance(mean, TensorBase) or isinstance(std, TensorBase):
+        if size is not None:
+            raise TypeError("normal: size is only accepted with float mean and std")
+        shape = np.broadcast_shapes(np.shape(m), np.shape(sd))
+        dt = next(t._data.dtype for t in (mean, std) if isinstance(t, TensorBase))
+        dt = dt if dt.kind == "f" else _np_dtype(dtype)
+    else:
+        if size is None:
+            raise TypeError("normal: with float mean and std, size is required")
+        shape, dt = _size((size,)), _np_dtype(dtype)
+    data = m + sd * rng_of(generator).standard_normal(shape)
+    return _finish(np.asarray(data).astype(dt, copy=False), requires_grad, None)
+
+
+def poisson(input: TensorBase, generator: Generator | None = None) -> TensorBase:
+    """Poisson draws with the rates in ``input`` (same shape and dtype)."""
+    rates = input._data
+    if (rates < 0).any():
+        raise RuntimeError("poisson: rates must be non-negative")
+    return wrap(rng_of(generator).poisson(rates).astype(rates.dtype))
+
+
+def is_tensor(obj: Any) -> bool:
+    """Whether ``obj`` is a tensor."""
+    return isinstance(obj, TensorBase)
+
+
+def is_floating_point(input: TensorBase) -> bool:
+    """Whether ``input`` has a floating-point dtype."""
+    return input._data.dtype.kind == "f"
+
+
+def numel(input: TensorBase) -> int:
+    """The number of elements of ``input``."""
+    return int(input._data.size)

@@ -1,0 +1,92 @@
+"""``tl.device``: where a tensor lives. Every tensor lives in CPU memory (NumPy arrays), so the
+only device is ``device("cpu")``; asking for another one raises one clear error wherever it is
+asked (``device("cuda")``, ``tensor(..., device="cuda")``, ``x.to("cuda")``, ``x.cuda()``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["device", "check_device", "CPU", "DeviceUnavailableError"]
+
+ELSEWHERE = ("{what}: device {name!r} is not available: tinygrad_lite was not compiled with CUDA "
+             "enabled; its tensors live in CPU memory (NumPy arrays). Use 'cpu' (programs "
+             "usually choose it with `device = 'cuda' if tl.cuda.is_available() else 'cpu'`)")
+
+
+class DeviceUnavailableError(AssertionError, RuntimeError):
+    """Asking for a device other than the CPU. PyTorch raises AssertionError ("Torch not
+    compiled with CUDA enabled") in some places and RuntimeError in others: this is both."""
+
+
+class device:  # noqa: N801 - PyTorch's name
+    """A device, PyTorch style: ``device("cpu")``, ``device("cpu", 0)``, ``device("cpu:0")``;
+    ``.type`` and ``.index``; equal to another device or to its string."""
+
+    __slots__ = ("type", "index")
+
+    type: str
+    index: int | None
+
+    def __init__(self, type: Any, index: int | None = None) -> None:  # noqa: A002
+        if isinstance(type, device):
+            type, index = type.type, type.index if index is None else index
+        if isinstance(type, int) and not isinstance(type, bool):
+            raise DeviceUnavailableError(ELSEWHERE.format(what="device", name=f"cuda:{type}"))
+        if not isinstance(type, str):
+            raise TypeError(f"device: expected a string or a device, got "
+                            f"{builtins_type_name(type)}")
+        name, _, number = type.partition(":")
+        if number:
+            if index is not None:
+                raise RuntimeError(f"device: type (string) must not include an index because "
+                                   f"index was passed explicitly: {type}")
+            if not number.isdigit():
+                raise RuntimeError(f"Invalid device string: '{type}'")
+            index = int(number)
+        if name != "cpu":
+            raise DeviceUnavailableError(ELSEWHERE.format(what="device", name=type))
+        self.type, self.index = name, index
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, str):
+            try:
+                other = device(other)
+            except RuntimeError:
+                return False
+        return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
+
+    def __hash__(self) -> int:
+        return hash((self.type, self.index))
+
+    def __repr__(self) -> str:
+        index = "" if self.index is None else f", index={self.index}"
+        return f"device(type='{self.type}'{index})"
+
+    def __str__(self) -> str:
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __reduce__(self) -> tuple:
+        return (device, (self.type, self.index))
+
+
+def builtins_type_name(x: Any) -> str:
+    """The type name of ``x`` for messages."""
+    return type(x).__name__
+
+
+CPU = device("cpu")
+
+
+def check_device(spec: Any, what: str) -> None:
+    """Accept None, "cpu", "cpu:N", a cpu device; raise PyTorch-style for anything else."""
+    if spec is None or spec == "cpu" or isinstance(spec, device):
+        return
+    if isinstance(spec, str):
+        if spec.partition(":")[0] != "cpu":
+            raise DeviceUnavailableError(ELSEWHERE.format(what=what, name=spec))
+        device(spec)  # raises for a malformed string
+        return
+    if isinstance(spec, int) and not isinstance(spec, bool):
+        raise DeviceUnavailableError(ELSEWHERE.format(what=what, name=f"cuda:{spec}"))
+    raise TypeError(f"{what}: device must be a string or a tl.device, got "
+                    f"{type(spec).__name__}")

@@ -1,0 +1,60 @@
+"""Process-wide switches PyTorch programs set: BLAS threads (``set_num_threads``, through
+threadpoolctl when installed), and determinism requests (accepted: every kernel here is
+deterministic)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+__all__ = ["set_num_threads", "get_num_threads", "use_deterministic_algorithms",
+           "are_deterministic_algorithms_enabled", "set_num_interop_threads",
+           "get_num_interop_threads"]
+
+_state: dict[str, Any] = {"deterministic": False, "warn_only": False, "interop": 1,
+                          "threads": None}
+
+
+def set_num_threads(num: int) -> None:
+    """Use ``num`` threads in the BLAS behind matrix products (threadpoolctl when installed;
+    otherwise remembered, and set in the environment for processes started later)."""
+    if int(num) < 1:
+        raise RuntimeError(f"set_num_threads expects a positive integer, got {num}")
+    _state["threads"] = int(num)
+    os.environ["OMP_NUM_THREADS"] = str(int(num))
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        return
+    threadpool_limits(int(num))
+
+
+def get_num_threads() -> int:
+    """The number of BLAS threads (what threadpoolctl reports, else the last setting or the
+    number of CPUs)."""
+    try:
+        from threadpoolctl import threadpool_info
+    except ImportError:
+        return _state["threads"] or os.cpu_count() or 1
+    counts = [lib["num_threads"] for lib in threadpool_info() if lib.get("user_api") == "blas"]
+    return max(counts) if counts else (_state["threads"] or os.cpu_count() or 1)
+
+
+def set_num_interop_threads(num: int) -> None:
+    """Accepted (there is no inter-op thread pool)."""
+    _state["interop"] = int(num)
+
+
+def get_num_interop_threads() -> int:
+    """What ``set_num_interop_threads`` was given (1 by default)."""
+    return int(_state["interop"])
+
+
+def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None:
+    """Accepted: every kernel here gives the same result run to run."""
+    _state["deterministic"], _state["warn_only"] = bool(mode), bool(warn_only)
+
+
+def are_deterministic_algorithms_enabled() -> bool:
+    """What ``use_deterministic_algorithms`` was last given."""
+    return bool(_state["deterministic"])

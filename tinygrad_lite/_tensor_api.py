@@ -1,0 +1,242 @@
+"""Tensor methods about types, devices, sizes and random filling, kept out of ``tensor.py`` so
+that it stays short; ``tensor.py`` binds every function of ``METHODS`` onto ``Tensor`` by name.
+Each takes the tensor first, as a method does."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import dtypes, functions, ops
+from ._core.device import CPU, DeviceUnavailableError, check_device
+from ._core.grad_mode import grad_state
+from ._core.size import Size
+from ._core.tensor_base import TensorBase, wrap
+from .functions.generator import Generator, rng_of
+
+__all__ = ["METHODS", "TYPE_NAMES", "type_name"]
+
+# PyTorch's legacy type strings, by dtype name (what ``x.type()`` returns)
+TYPE_NAMES = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor",
+              "float16": "torch.HalfTensor", "bfloat16": "torch.BFloat16Tensor",
+              "int64": "torch.LongTensor", "int32": "torch.IntTensor",
+              "int16": "torch.ShortTensor", "int8": "torch.CharTensor",
+              "uint8": "torch.ByteTensor", "bool": "torch.BoolTensor"}
+_DTYPE_OF_TYPE = {v: k for k, v in TYPE_NAMES.items()}
+
+
+def type_name(dtype: Any) -> str:
+    """``torch.FloatTensor`` and friends, for a dtype."""
+    return TYPE_NAMES[dtypes.to_dtype(dtype).name]
+
+
+def type(self: TensorBase, dtype: Any = None, non_blocking: bool = False,  # noqa: A001
+         **kwargs: Any) -> Any:
+    """Without arguments, the type string (``'torch.FloatTensor'``); with a dtype, a type
+    string or a legacy tensor class (``tl.FloatTensor``), the tensor converted to it."""
+    if dtype is None:
+        return type_name(self._data.dtype)
+    if isinstance(dtype, str) and dtype in _DTYPE_OF_TYPE:
+        dtype = _DTYPE_OF_TYPE[dtype]
+    elif hasattr(dtype, "_legacy_dtype"):
+        dtype = dtype._legacy_dtype
+    return ops.cast(self, dtypes.to_dtype(dtype).np)
+
+
+def type_as(self: TensorBase, other: TensorBase) -> TensorBase:
+    """This tensor converted to ``other``'s dtype."""
+    return ops.cast(self, other._data.dtype)
+
+
+def _new(self: TensorBase, fill: Any, size: tuple, dtype: Any, requires_grad: bool,
+         device: Any) -> TensorBase:
+    check_device(device, "new tensor")
+    shape = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list, Size)) \
+        else tuple(size)
+    dt = self._data.dtype if dtype is None else dtypes.to_dtype(dtype).np
+    data = np.empty(shape, dt) if fill is None else np.full(shape, fill, dt)
+    out = wrap(data)
+    return out.requires_grad_(True) if requires_grad else out
+
+
+def new_zeros(self: TensorBase, *size: Any, dtype: Any = None, device: Any = None,
+              requires_grad: bool = False, **options: Any) -> TensorBase:
+    """Zeros of ``size`` with this tensor's dtype (unless ``dtype``)."""
+    return _new(self, 0, size, dtype, requires_grad, device)
+
+
+def new_ones(self: TensorBase, *size: Any, dtype: Any = None, device: Any = None,
+             requires_grad: bool = False, **options: Any) -> TensorBase:
+    """Ones of ``size`` with this tensor's dtype (unless ``dtype``)."""
+    return _new(self, 1, size, dtype, requires_grad, device)
+
+
+def new_empty(self: TensorBase, *size: Any, dtype: Any = None, device: Any = None,
+              requires_grad: bool = False, **options: Any) -> TensorBase:
+    """An uninitialised tensor of ``size`` with this tensor's dtype (unless ``dtype``)."""
+    return _new(self, None, size, dtype, requires_grad, device)
+
+
+def new_full(self: TensorBase, size: Any, fill_value: Any, *, dtype: Any = None,
+             device: Any = None, requires_grad: bool = False, **options: Any) -> TensorBase:
+    """``fill_value`` in ``size`` with this tensor's dtype (unless ``dtype``)."""
+    return _new(self, fill_value, (size,), dtype, requires_grad, device)
+
+
+def new_tensor(self: TensorBase, data: Any, *, dtype: Any = None, device: Any = None,
+               requires_grad: bool = False) -> TensorBase:
+    """A new tensor from ``data`` (copied) with this tensor's dtype (unless ``dtype``)."""
+    check_device(device, "new_tensor")
+    arr = np.array(data._data if isinstance(data, TensorBase) else data,
+                   dtype=self._data.dtype if dtype is None else dtypes.to_dtype(dtype).np)
+    out = wrap(arr)
+    return out.requires_grad_(True) if requires_grad else out
+
+
+def nelement(self: TensorBase) -> int:
+    """The number of elements (``numel``)."""
+    return int(self._data.size)
+
+
+def element_size(self: TensorBase) -> int:
+    """Bytes per element."""
+    return int(self._data.itemsize)
+
+
+def is_contiguous(self: TensorBase, memory_format: Any = None) -> bool:
+    """Whether the elements lie in memory in row-major order without gaps."""
+    return bool(self._data.flags.c_contiguous) and not self._expanded
+
+
+def is_floating_point(self: TensorBase) -> bool:
+    """Whether the dtype is a floating-point one."""
+    return self._data.dtype.kind == "f"
+
+
+def is_complex(self: TensorBase) -> bool:
+    """False: tinygrad_lite has no complex dtypes."""
+    return False
+
+
+def is_signed(self: TensorBase) -> bool:
+    """Whether the dtype can hold negative values."""
+    return self._data.dtype.kind in "if"
+
+
+def ndimension(self: TensorBase) -> int:
+    """The number of dimensions (``dim()``)."""
+    return int(self._data.ndim)
+
+
+def get_device(self: TensorBase) -> int:
+    """-1: the tensor is in CPU memory, as PyTorch says for CPU tensors."""
+    return -1
+
+
+def cuda(self: TensorBase, device: Any = None, non_blocking: bool = False,
+         **kwargs: Any) -> TensorBase:
+    """Refused: there is no GPU here (the same error as ``.to("cuda")``)."""
+    raise DeviceUnavailableError(
+        "cuda: tinygrad_lite was not compiled with CUDA enabled; its tensors live in CPU memory "
+        "(NumPy arrays). Use .cpu() or .to('cpu'), or choose the device with "
+        "tl.cuda.is_available().")
+
+
+def share_memory_(self: TensorBase) -> TensorBase:
+    """Accepted for portability; see ``tl.multiprocessing`` for tensors shared between
+    processes."""
+    return self
+
+
+# -- random filling, in place (nn.init and user code fill parameters this way) ------------------
+
+def _fill_random(self: TensorBase, values: np.ndarray, op: str) -> TensorBase:
+    if grad_state.enabled and self._requires_grad and self.grad_fn is None:
+        raise RuntimeError(f"{op}: a leaf Variable that requires grad is being used in an "
+                           "in-place operation; wrap it in tl.no_grad()")
+    self._data[...] = values
+    self._version_counter[0] += 1
+    return self
+
+
+def uniform_(self: TensorBase, a: float = 0.0, b: float = 1.0, *,
+             generator: Generator | None = None) -> TensorBase:
+    """Fill with uniform values in [a, b)."""
+    return _fill_random(self, rng_of(generator).uniform(a, b, self._data.shape), "uniform_")
+
+
+def normal_(self: TensorBase, mean: float = 0.0, std: float = 1.0, *,
+            generator: Generator | None = None) -> TensorBase:
+    """Fill with normal values."""
+    return _fill_random(self, rng_of(generator).normal(mean, std, self._data.shape), "normal_")
+
+
+def bernoulli_(self: TensorBase, p: Any = 0.5, *,
+               generator: Generator | None = None) -> TensorBase:
+    """Fill with 0/1 draws that are 1 with probability ``p`` (a float or a tensor)."""
+    probs = p._data if isinstance(p, TensorBase) else p
+    draw = rng_of(generator).random(self._data.shape) < probs
+    return _fill_random(self, draw, "bernoulli_")
+
+
+def exponential_(self: TensorBase, lambd: float = 1.0, *,
+                 generator: Generator | None = None) -> TensorBase:
+    """Fill with exponential draws of rate ``lambd``."""
+    return _fill_random(self, rng_of(generator).exponential(1.0 / lambd, self._data.shape),
+                        "exponential_")
+
+
+def geometric_(self: TensorBase, p: float, *, generator: Generator | None = None) -> TensorBase:
+    """Fill with geometric draws (trials until the first success, from 1)."""
+    return _fill_random(self, rng_of(generator).geometric(p, self._data.shape), "geometric_")
+
+
+def log_normal_(self: TensorBase, mean: float = 1.0, std: float = 2.0, *,
+                generator: Generator | None = None) -> TensorBase:
+    """Fill with log-normal draws (``exp`` of normal(mean, std))."""
+    return _fill_random(self, rng_of(generator).lognormal(mean, std, self._data.shape),
+                        "log_normal_")
+
+
+def cauchy_(self: TensorBase, median: float = 0.0, sigma: float = 1.0, *,
+            generator: Generator | None = None) -> TensorBase:
+    """Fill with Cauchy draws."""
+    values = median + sigma * rng_of(generator).standard_cauchy(self._data.shape)
+    return _fill_random(self, values, "cauchy_")
+
+
+def random_(self: TensorBase, from_: int = 0, to: int | None = None, *,
+            generator: Generator | None = None) -> TensorBase:
+    """Fill with integers in ``[from_, to)``; ``random_(to)`` means ``[0, to)``; without
+    bounds, ``[0, 2**mantissa]`` for floats or the dtype's range."""
+    if to is None and from_ != 0:
+        from_, to = 0, from_
+    if to is None:
+        dt = self._data.dtype
+        to = 2 ** (np.finfo(dt).nmant + 1) if dt.kind == "f" else int(np.iinfo(dt).max) \
+            if dt.kind in "iu" else 2
+    values = rng_of(generator).integers(from_, to, self._data.shape)
+    return _fill_random(self, values, "random_")
+
+
+def multinomial(self: TensorBase, num_samples: int, replacement: bool = False, *,
+                generator: Generator | None = None) -> TensorBase:
+    """``tl.multinomial`` with this tensor as the weights."""
+    return functions.multinomial(self, num_samples, replacement, generator=generator)
+
+
+def bernoulli(self: TensorBase, p: float | None = None, *,
+              generator: Generator | None = None) -> TensorBase:
+    """``tl.bernoulli`` of this tensor's probabilities."""
+    return functions.bernoulli(self, p, generator=generator)
+
+
+METHODS = {f.__name__: f for f in (
+    type, type_as, new_zeros, new_ones, new_empty, new_full, new_tensor, nelement,
+    element_size, is_contiguous, is_floating_point, is_complex, is_signed, ndimension,
+    get_device, cuda, share_memory_, uniform_, normal_, bernoulli_, exponential_, geometric_,
+    log_normal_, cauchy_, random_, multinomial, bernoulli)}
+PROPERTIES = {"is_cuda": False, "is_sparse": False, "is_quantized": False, "is_meta": False,
+              "is_mps": False, "layout": "torch.strided"}
+DEVICE = CPU
