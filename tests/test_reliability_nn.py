@@ -351,3 +351,16 @@ def test_sdpa_float_mask_with_a_row_of_minus_inf():
     t_out = torch.nn.functional.scaled_dot_product_attention(
         *(torch.tensor(a) for a in (q, k, v)), attn_mask=torch.tensor(float_mask))
     np.testing.assert_allclose(out.detach().numpy(), t_out.numpy(), rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("alpha", [1.0, 2.0])
+def test_elu_derivatives_at_zero_follow_pytorch(alpha):
+    # first derivative alpha at 0 (PyTorch's x <= 0 branch), second derivative 0 (its double
+    # backward tests x < 0); and exp(-30)'s tiny gradient exact, not lost to cancellation
+    x = tl.tensor([0.0, -0.0, 1.0, -1.0, -30.0], dtype=tl.float64, requires_grad=True)
+    (g,) = tl.autograd.grad(tl.nn.functional.elu(x, alpha).sum(), x, create_graph=True)
+    (h,) = tl.autograd.grad(g.sum(), x)
+    e = np.exp([-1.0, -30.0])
+    np.testing.assert_allclose(g.detach().numpy(), [alpha, alpha, 1, alpha * e[0], alpha * e[1]],
+                               rtol=1e-15)
+    np.testing.assert_allclose(h.numpy(), [0, 0, 0, alpha * e[0], alpha * e[1]], rtol=1e-15)

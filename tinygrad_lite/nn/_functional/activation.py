@@ -65,9 +65,16 @@ def silu(input: TensorBase, inplace: bool = False) -> TensorBase:
 
 def _elu(input: TensorBase, alpha: float) -> TensorBase:
     positive = input > 0
-    # exp only of the non-positive part: exp(large x) would overflow, and 0 * inf is nan
-    neg = _fn.exp(_fn.where(positive, 0.0, input)) - 1.0
-    return _fn.where(positive, input, alpha * neg)
+    # PyTorch's kink at 0: first derivative alpha (the x <= 0 branch), second derivative 0 (its
+    # double backward tests x < 0). Split x into its strictly negative part ``u`` and the rest:
+    # alpha * (exp(u) - 1) + alpha * rest is the ELU branch with exactly those derivatives at 0,
+    # adds no gradient terms that cancel (exp(-30) stays exact), and exp sees no positive value,
+    # which could overflow (0 * inf is nan).
+    negative = input < 0
+    u = _fn.where(negative, input, 0.0)
+    rest = _fn.where(negative, 0.0, input)
+    neg = alpha * (_fn.exp(u) - 1.0) + alpha * rest
+    return _fn.where(positive, input, neg)
 
 
 def elu(input: TensorBase, alpha: float = 1.0, inplace: bool = False) -> TensorBase:
