@@ -232,11 +232,47 @@ def bernoulli(self: TensorBase, p: float | None = None, *,
     return functions.bernoulli(self, p, generator=generator)
 
 
+def _floordiv(self: TensorBase, other: Any) -> TensorBase:
+    return functions.floor_divide(self, other)
+
+
+def _rfloordiv(self: TensorBase, other: Any) -> TensorBase:
+    return functions.floor_divide(other, self)
+
+
+def _mod(self: TensorBase, other: Any) -> TensorBase:
+    return functions.remainder(self, other)
+
+
+def _rmod(self: TensorBase, other: Any) -> TensorBase:
+    return functions.remainder(other, self)
+
+
+def _shift(self: TensorBase, other: Any, left: bool) -> TensorBase:
+    if self._data.dtype.kind not in "iu":
+        raise RuntimeError(f"{'lshift' if left else 'rshift'}: not implemented for "
+                           f"{self.dtype} (integer tensors only)")
+    amount = other._data if isinstance(other, TensorBase) else other
+    fn = np.left_shift if left else np.right_shift
+    return wrap(fn(self._data, np.asarray(amount).astype(self._data.dtype)))
+
+
+def _lshift(self: TensorBase, other: Any) -> TensorBase:
+    return _shift(self, other, True)
+
+
+def _rshift(self: TensorBase, other: Any) -> TensorBase:
+    return _shift(self, other, False)
+
+
+OPERATORS = {"__floordiv__": _floordiv, "__rfloordiv__": _rfloordiv, "__mod__": _mod,
+             "__rmod__": _rmod, "__lshift__": _lshift, "__rshift__": _rshift}
+
 METHODS = {f.__name__: f for f in (
     type, type_as, new_zeros, new_ones, new_empty, new_full, new_tensor, nelement,
     element_size, is_contiguous, is_floating_point, is_complex, is_signed, ndimension,
     get_device, cuda, share_memory_, uniform_, normal_, bernoulli_, exponential_, geometric_,
-    log_normal_, cauchy_, random_, multinomial, bernoulli)}
+    log_normal_, cauchy_, random_, multinomial, bernoulli)} | OPERATORS
 PROPERTIES = {"is_cuda": False, "is_sparse": False, "is_quantized": False, "is_meta": False,
               "is_mps": False, "layout": "torch.strided"}
 DEVICE = CPU

@@ -11,6 +11,7 @@ are built from them here and get their gradients for free. The themed modules:
 | ``reduction.py`` | min/argmax/prod/var/norm/..., cumulative ops, mm/bmm/einsum |
 | ``shape.py`` | cat/stack/split, repeat/tile/flip/roll, tril/triu, ... |
 | ``indexing.py`` | gather/scatter, index_select, masked ops, nonzero |
+| ``mathops.py`` | asin/sinh/..., erf/lgamma/digamma (``ops/special.py``), logaddexp, fmod, ... |
 | ``inplace.py`` | ``add_``, ``relu_``, ``copy_``, ``fill_``, ... (store through ``ops.inplace``) |
 
 Adding an op takes three places: its code (a composite in one of these modules, or a primitive
@@ -19,12 +20,13 @@ with its backward rule in ``ops/``, imported by one of them), its name in that m
 ``TENSOR_METHODS``), and a row in ``tests/op_catalog.py``.
 """
 
-from . import basic, creation, indexing, inplace, pointwise, reduction, shape
+from . import basic, creation, indexing, inplace, mathops, pointwise, reduction, shape
 from .basic import *  # noqa: F403
 from .creation import *  # noqa: F403
 from .indexing import *  # noqa: F403
 from .inplace import *  # noqa: F403
 from .inplace import clamp_, clip_, exp_, neg_, relu_
+from .mathops import *  # noqa: F403
 from .pointwise import *  # noqa: F403
 from .reduction import *  # noqa: F403
 from .shape import *  # noqa: F403
@@ -33,7 +35,8 @@ from .shape import *  # noqa: F403
 # has only as methods.
 __all__ = [
     *basic.__all__, *creation.__all__, *indexing.__all__, *pointwise.__all__,
-    *reduction.__all__, *shape.__all__, "relu_", "clamp_", "clip_", "neg_", "exp_",
+    *reduction.__all__, *shape.__all__, *mathops.__all__, "relu_", "clamp_", "clip_", "neg_",
+    "exp_",
 ]
 
 # Names bound as Tensor methods, ``x.name(*args)`` being ``name(x, *args)``: every tl.* function

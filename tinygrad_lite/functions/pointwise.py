@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import ops
+from .. import dtypes, ops
 from .._core.tensor_base import TensorBase, wrap
 from ..ops import unary
 from ..ops.binary_math import atan2, hypot
@@ -225,7 +225,9 @@ def _bitwise(name: str, ufunc: np.ufunc, input: TensorBase, other: Any) -> Tenso
     y = other._data if isinstance(other, TensorBase) else np.asarray(other)
     if y.dtype.kind == "f":
         raise TypeError(f"{name}: only integer and bool tensors are supported, got {y.dtype}")
-    return wrap(np.asarray(ufunc(x, y)))
+    # PyTorch's promotion: a Python int keeps the tensor's dtype (int32 & 0x1337 is int32)
+    target = dtypes.result_type(x, other if not isinstance(other, TensorBase) else y)
+    return wrap(np.asarray(ufunc(x.astype(target, copy=False), y.astype(target, copy=False))))
 
 
 def bitwise_not(input: TensorBase) -> TensorBase:

@@ -7,7 +7,7 @@ otherwise, which makes them plain NumPy calls plus a thin wrapper. Everything el
 tinygrad_lite (mean, softmax, losses, layers) is composed from these and gets gradients for free.
 """
 
-from . import common, inplace, scan, unary
+from . import common, inplace, scan, special, unary
 from .common import normalize_dims, sum_to
 from .elementwise import (
     add,
@@ -34,5 +34,5 @@ __all__ = [
     "log",
     "matmul2d", "maximum", "minimum", "mul", "neg", "normalize_dims", "permute", "pow", "promote",
     "reduce_sum", "relu", "reshape", "scatter_into_zeros", "sigmoid", "sin", "sub", "sum_to",
-    "tanh", "where", "index_put", "cat", "common", "inplace", "scan", "unary",
+    "tanh", "where", "index_put", "cat", "common", "inplace", "scan", "special", "unary",
 ]

@@ -1,4 +1,4 @@
-"""Primitives owned by ``nn``: im2col (unfold) and its adjoint col2im (fold), and erf. They
+"""Primitives owned by ``nn``: im2col (unfold) and its adjoint col2im (fold). They
 follow the ops/ design: NumPy forward, backward rules that run on arrays in a plain backward
 and on Tensors under ``create_graph`` (unfold and fold are each other's backward).
 
@@ -10,16 +10,15 @@ loop over the kh*kw kernel offsets (never over pixels) backward.
 from __future__ import annotations
 
 import itertools
-import math
 
 import numpy as np
 
 from .._core.grad_mode import grad_state
 from .._core.graph import Node
 from .._core.tensor_base import TensorBase
-from .common import is_array, unary_rule, wrap
+from .common import is_array, wrap
 
-__all__ = ["unfold", "fold", "erf"]
+__all__ = ["unfold", "fold"]
 
 
 # -- im2col / col2im --------------------------------------------------------------------------
@@ -107,25 +106,4 @@ def fold(cols: TensorBase, spatial: tuple, kernel: tuple, stride: tuple,
         return wrap(out)
     node = Col2ImBackward0(cols)
     node.kernel, node.stride, node.dilation = kernel, stride, dilation
-    return wrap(out, node)
-
-
-# -- erf --------------------------------------------------------------------------------------
-
-_erf_ufunc = np.frompyfunc(math.erf, 1, 1)  # NumPy has no erf; math.erf is exact to ~1 ulp
-
-
-class ErfBackward0(Node):
-    def backward(self, grad):
-        (x,) = self.saved_tensors
-        return (grad * (2.0 / math.sqrt(math.pi)) * unary_rule("exp", -(x * x)),)
-
-
-def erf(x: TensorBase) -> TensorBase:
-    """The error function, elementwise (floating point input)."""
-    out = np.asarray(_erf_ufunc(x._data), dtype=x._data.dtype)
-    if not (grad_state.enabled and x._requires_grad):
-        return wrap(out)
-    node = ErfBackward0(x)
-    node.save_for_backward(x)
     return wrap(out, node)

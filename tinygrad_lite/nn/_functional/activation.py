@@ -9,7 +9,7 @@ from ... import functions as _fn
 from ..._core.tensor_base import TensorBase
 from ...functions import log_softmax, sigmoid, softmax, tanh
 from ...ops import inplace as ops_inplace
-from ...ops.nn import erf
+from ...ops.special import erf
 
 __all__ = ["relu", "relu_", "leaky_relu", "leaky_relu_", "gelu", "silu", "elu", "elu_",
            "softplus", "sigmoid", "tanh", "softmax", "log_softmax", "erf"]

@@ -1,0 +1,331 @@
+"""More elementwise math: inverse trigonometric and hyperbolic functions, the special functions
+(erf, lgamma, digamma, ...), and composites PyTorch programs use (logaddexp, xlogy, fmod,
+remainder, isclose, diff, ...). Primitives come from ``ops/special.py``; the rest are built from
+existing ops and get their gradients (including second order) from them."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes, ops
+from .._core.tensor_base import TensorBase, wrap
+from ..ops.special import (
+    acos,
+    acosh,
+    asin,
+    asinh,
+    atan,
+    atanh,
+    cosh,
+    digamma,
+    erf,
+    erfc,
+    erfinv,
+    lgamma,
+    polygamma,
+    sinh,
+)
+from .basic import sum as _sum
+from .pointwise import floor, trunc
+
+__all__ = [
+    "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "arcsin", "arccos",
+    "arctan", "arcsinh", "arccosh", "arctanh", "erf", "erfc", "erfinv", "lgamma", "digamma",
+    "polygamma", "xlogy", "logaddexp", "logaddexp2", "logit", "sinc", "heaviside", "copysign",
+    "signbit", "sgn", "frac", "fmod", "remainder", "floor_divide", "true_divide", "float_power",
+    "nan_to_num", "isclose", "allclose", "equal", "isneginf", "isposinf", "isreal", "deg2rad",
+    "rad2deg", "diff", "count_nonzero", "bincount", "histc", "trapezoid", "trapz",
+    "cumulative_trapezoid", "fix", "negative", "positive",
+]
+
+arcsin, arccos, arctan = asin, acos, atan
+arcsinh, arccosh, arctanh = asinh, acosh, atanh
+
+
+def _int_operands(x: Any, y: Any) -> tuple[np.ndarray, np.ndarray] | None:
+    """Both as arrays of PyTorch's promoted dtype when both are integer (tensors or Python
+    ints: ``int32 // 2`` stays int32); None otherwise."""
+    xa = x._data if isinstance(x, TensorBase) else np.asarray(x)
+    ya = y._data if isinstance(y, TensorBase) else np.asarray(y)
+    if xa.dtype.kind not in "iub" or ya.dtype.kind not in "iub":
+        return None
+    target = dtypes.result_type(xa if isinstance(x, TensorBase) else x,
+                                ya if isinstance(y, TensorBase) else y)
+    if (ya == 0).any():
+        raise RuntimeError("ZeroDivisionError")
+    return xa.astype(target, copy=False), ya.astype(target, copy=False)
+
+
+def _t(x: Any, like: TensorBase | None = None) -> TensorBase:
+    if isinstance(x, TensorBase):
+        return x
+    dtype = like._data.dtype if like is not None and like._data.dtype.kind == "f" else None
+    return wrap(np.asarray(x, dtype=dtype) if dtype is not None else np.asarray(x))
+
+
+def xlogy(input: Any, other: Any) -> TensorBase:
+    """``input * log(other)``, defined as 0 where ``input`` is 0 (even if ``other`` is 0)."""
+    x, y = _t(input), _t(other)
+    zero = x == 0
+    safe_y = ops.where(zero, 1.0, y)
+    return ops.where(zero, 0.0, x * ops.log(safe_y))
+
+
+def logaddexp(input: TensorBase, other: Any) -> TensorBase:
+    """``log(exp(a) + exp(b))`` without overflow."""
+    b = _t(other, input)
+    top = ops.maximum(input, b).detach()
+    top = ops.where(top == -math.inf, 0.0, top)  # both -inf: the result is -inf, not nan
+    return top + ops.log(ops.exp(input - top) + ops.exp(b - top))
+
+
+def logaddexp2(input: TensorBase, other: Any) -> TensorBase:
+    """``log2(2**a + 2**b)`` without overflow."""
+    ln2 = math.log(2.0)
+    return logaddexp(input * ln2, _t(other, input) * ln2) / ln2
+
+
+def logit(input: TensorBase, eps: float | None = None) -> TensorBase:
+    """``log(p / (1 - p))``; with ``eps``, p clamped to ``[eps, 1 - eps]`` first."""
+    p = input if eps is None else input.clamp(eps, 1.0 - eps)
+    return ops.log(p / (1.0 - p))
+
+
+def sinc(input: TensorBase) -> TensorBase:
+    """``sin(pi x) / (pi x)``, 1 at 0."""
+    zero = input == 0
+    x = ops.where(zero, 1.0, input) * math.pi
+    return ops.where(zero, 1.0, ops.sin(x) / x)
+
+
+def heaviside(input: TensorBase, values: Any) -> TensorBase:
+    """0 below zero, 1 above, ``values`` at zero (no gradient)."""
+    v = _t(values, input)
+    out = np.where(input._data > 0, 1, np.where(input._data < 0, 0, v._data))
+    return wrap(out.astype(np.result_type(input._data, v._data)))
+
+
+def copysign(input: Any, other: Any) -> TensorBase:
+    """The magnitude of ``input`` with the sign of ``other`` (including -0.0)."""
+    x, y = _t(input), _t(other)
+    x = x if x._data.dtype.kind == "f" else ops.cast(x, np.dtype(np.float32))
+    sign = wrap(np.where(np.signbit(np.broadcast_to(y._data, np.broadcast_shapes(
+        x._data.shape, y._data.shape))), -1.0, 1.0).astype(x._data.dtype))
+    out = x.abs() * sign
+    # PyTorch gives ``other`` a zero gradient rather than none
+    return out + y * 0 if isinstance(other, TensorBase) and y._requires_grad else out
+
+
+def signbit(input: TensorBase) -> TensorBase:
+    """Whether the sign bit is set (True for -0.0 too)."""
+    return wrap(np.signbit(input._data))
+
+
+def sgn(input: TensorBase) -> TensorBase:
+    """The sign of each element (``sign`` for real tensors)."""
+    return input.sign()
+
+
+def frac(input: TensorBase) -> TensorBase:
+    """The fractional part, ``x - trunc(x)`` (gradient 1)."""
+    return input - trunc(input).detach()
+
+
+def fix(input: TensorBase) -> TensorBase:
+    """``trunc`` (PyTorch's alias)."""
+    return trunc(input)
+
+
+def negative(input: TensorBase) -> TensorBase:
+    """``-input``."""
+    return -input
+
+
+def positive(input: TensorBase) -> TensorBase:
+    """``input`` itself."""
+    return input
+
+
+def fmod(input: TensorBase, other: Any) -> TensorBase:
+    """C-style remainder: the sign of the dividend (``x - trunc(x / y) * y``)."""
+    ints = _int_operands(input, other)
+    if ints is not None:
+        return wrap(np.fmod(*ints))
+    y = _t(other, input)
+    return input - trunc(input / y).detach() * y
+
+
+def remainder(input: Any, other: Any) -> TensorBase:
+    """Python-style remainder: the sign of the divisor (``x - floor(x / y) * y``)."""
+    ints = _int_operands(input, other)
+    if ints is not None:
+        return wrap(np.remainder(*ints))
+    x = _t(input)
+    y = _t(other, x)
+    return x - floor(x / y).detach() * y
+
+
+def floor_divide(input: Any, other: Any) -> TensorBase:
+    """``floor(input / other)`` (integer dtypes stay integer; no gradient)."""
+    ints = _int_operands(input, other)
+    if ints is not None:
+        return wrap(np.floor_divide(*ints))
+    x = _t(input)
+    return floor(x / _t(other, x))
+
+
+def true_divide(dividend: Any, divisor: Any) -> TensorBase:
+    """``dividend / divisor`` in floating point."""
+    return _t(dividend) / divisor
+
+
+def float_power(input: Any, exponent: Any) -> TensorBase:
+    """``input ** exponent`` in float64 (as PyTorch does)."""
+    x = ops.cast(_t(input), np.dtype(np.float64))
+    e = exponent if not isinstance(exponent, TensorBase) else ops.cast(
+        exponent, np.dtype(np.float64))
+    return x ** e
+
+
+def nan_to_num(input: TensorBase, nan: float = 0.0, posinf: float | None = None,
+               neginf: float | None = None) -> TensorBase:
+    """NaN, +inf and -inf replaced (by 0 and the dtype's largest/smallest finite values unless
+    given); the gradient flows where values are kept."""
+    if input._data.dtype.kind != "f":
+        return input
+    info = np.finfo(input._data.dtype)
+    big = info.max if posinf is None else posinf
+    small = info.min if neginf is None else neginf
+    a = input._data
+    out = ops.where(wrap(np.isnan(a)), float(nan), input)
+    out = ops.where(wrap(np.isposinf(a)), float(big), out)
+    return ops.where(wrap(np.isneginf(a)), float(small), out)
+
+
+def isclose(input: TensorBase, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
+            equal_nan: bool = False) -> TensorBase:
+    """``|input - other| <= atol + rtol * |other|`` elementwise (bool)."""
+    return wrap(np.isclose(input._data, _t(other)._data, rtol=rtol, atol=atol,
+                           equal_nan=equal_nan))
+
+
+def allclose(input: TensorBase, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
+             equal_nan: bool = False) -> bool:
+    """Whether every element is ``isclose``."""
+    return bool(np.allclose(input._data, _t(other)._data, rtol=rtol, atol=atol,
+                            equal_nan=equal_nan))
+
+
+def equal(input: TensorBase, other: TensorBase) -> bool:
+    """Whether both have the same shape and elements."""
+    return input._data.shape == other._data.shape and bool(
+        np.array_equal(input._data, other._data))
+
+
+def isneginf(input: TensorBase) -> TensorBase:
+    """Whether each element is -inf."""
+    return wrap(np.isneginf(input._data))
+
+
+def isposinf(input: TensorBase) -> TensorBase:
+    """Whether each element is +inf."""
+    return wrap(np.isposinf(input._data))
+
+
+def isreal(input: TensorBase) -> TensorBase:
+    """All True: real tensors (no complex dtypes here)."""
+    return wrap(np.ones(input._data.shape, np.bool_))
+
+
+def deg2rad(input: TensorBase) -> TensorBase:
+    """Degrees to radians."""
+    return input * (math.pi / 180.0)
+
+
+def rad2deg(input: TensorBase) -> TensorBase:
+    """Radians to degrees."""
+    return input * (180.0 / math.pi)
+
+
+def diff(input: TensorBase, n: int = 1, dim: int = -1, prepend: Any = None,
+         append: Any = None) -> TensorBase:
+    """The ``n``-th forward difference along ``dim`` (after concatenating ``prepend`` and
+    ``append``)."""
+    from_ = [t for t in (prepend, input, append) if t is not None]
+    x = from_[0] if len(from_) == 1 else ops.cat([_t(t, input) for t in from_], dim)
+    d = dim % max(x._data.ndim, 1)
+    for _ in range(n):
+        length = x._data.shape[d]
+        upper = tuple(slice(1, None) if i == d else slice(None) for i in range(x._data.ndim))
+        lower = tuple(slice(None, length - 1) if i == d else slice(None)
+                      for i in range(x._data.ndim))
+        x = x[upper] - x[lower] if x._data.dtype != np.bool_ else wrap(x._data[upper]
+                                                                         != x._data[lower])
+    return x
+
+
+def count_nonzero(input: TensorBase, dim: Any = None) -> TensorBase:
+    """How many elements are nonzero (over ``dim``, or all), as int64."""
+    axis = tuple(dim) if isinstance(dim, (list, tuple)) else dim
+    return wrap(np.asarray(np.count_nonzero(input._data, axis=axis), np.int64))
+
+
+def bincount(input: TensorBase, weights: TensorBase | None = None,
+             minlength: int = 0) -> TensorBase:
+    """How often each value 0, 1, ... occurs in a 1-D non-negative integer tensor (or the sum
+    of ``weights`` per value)."""
+    a = input._data
+    if a.ndim != 1 or a.dtype.kind not in "iub":
+        raise RuntimeError(f"bincount only supports 1-d non-negative integral inputs, got "
+                           f"{a.dtype} of shape {a.shape}")
+    if (a < 0).any():
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs")
+    w = None if weights is None else weights._data
+    out = np.bincount(a, weights=w, minlength=minlength)
+    if w is None:
+        return wrap(out.astype(np.int64))
+    return wrap(out.astype(w.dtype if w.dtype.kind == "f" else np.float64))
+
+
+def histc(input: TensorBase, bins: int = 100, min: float = 0, max: float = 0) -> TensorBase:  # noqa: A002
+    """A histogram of ``bins`` equal bins between ``min`` and ``max`` (the data's range when
+    both are 0); values outside are ignored."""
+    a = input._data
+    lo, hi = float(min), float(max)
+    if lo == hi == 0 and a.size:
+        lo, hi = float(a.min()), float(a.max())
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    counts, _ = np.histogram(a, bins=bins, range=(lo, hi))
+    return wrap(counts.astype(a.dtype if a.dtype.kind == "f" else np.float32))
+
+
+def trapezoid(y: TensorBase, x: TensorBase | None = None, *, dx: float | None = None,
+              dim: int = -1) -> TensorBase:
+    """The trapezoidal rule along ``dim``, with sample points ``x`` or spacing ``dx``."""
+    n = y._data.shape[dim]
+    d = dim % y._data.ndim
+    first = tuple(slice(1, None) if i == d else slice(None) for i in range(y._data.ndim))
+    last = tuple(slice(None, n - 1) if i == d else slice(None) for i in range(y._data.ndim))
+    mid = (y[first] + y[last]) * 0.5
+    if x is None:
+        return _sum(mid, d) * (1.0 if dx is None else dx)
+    return _sum(mid * diff(x, dim=-1 if x._data.ndim == 1 else d), d)
+
+
+trapz = trapezoid
+
+
+def cumulative_trapezoid(y: TensorBase, x: TensorBase | None = None, *,
+                         dx: float | None = None, dim: int = -1) -> TensorBase:
+    """The running trapezoidal integral along ``dim``."""
+    n = y._data.shape[dim]
+    d = dim % y._data.ndim
+    first = tuple(slice(1, None) if i == d else slice(None) for i in range(y._data.ndim))
+    last = tuple(slice(None, n - 1) if i == d else slice(None) for i in range(y._data.ndim))
+    mid = (y[first] + y[last]) * 0.5
+    step = mid * (1.0 if dx is None else dx) if x is None else mid * diff(x, dim=d)
+    return step.cumsum(d)

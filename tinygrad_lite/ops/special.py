@@ -1,0 +1,346 @@
+"""Special functions and the inverse trigonometric/hyperbolic family, on whole arrays.
+
+erf, erfc, erfinv, lgamma, digamma and polygamma use ``scipy.special`` when it is installed (it
+usually is: scikit-learn depends on it) and otherwise vectorised NumPy: erf by its all-positive
+series below 3 and the continued fraction of erfc above (a few ulps in float64), erfinv by
+Newton steps on erf, digamma/polygamma by the recurrence up to 10 and their asymptotic series,
+lgamma by ``math.lgamma`` per element. Each backward rule is written with operators and these
+same functions, so it runs on arrays in a plain backward and is differentiable again under
+``create_graph`` (lgamma -> digamma -> polygamma(1) -> polygamma(2) ...).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .._core.grad_mode import grad_state
+from .._core.graph import Node
+from .._core.tensor_base import TensorBase
+from .common import is_array, unary_result, unary_rule, wrap
+from .elementwise import cast
+
+__all__ = ["asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "erf", "erfc",
+           "erfinv", "lgamma", "digamma", "polygamma", "scipy_special"]
+
+_FLOAT32 = np.dtype(np.float32)
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+
+
+def scipy_special() -> Any:
+    """``scipy.special``, or None when SciPy is not installed."""
+    try:
+        import scipy.special
+    except ImportError:
+        return None
+    return scipy.special
+
+
+def _float(x: TensorBase) -> TensorBase:
+    return x if x._data.dtype.kind == "f" else cast(x, _FLOAT32)
+
+
+def _apply(fn: Callable[[np.ndarray], np.ndarray], x: Any) -> Any:
+    """``fn`` on an array, or as a recorded op on a tensor (for rules under create_graph)."""
+    return fn(x) if is_array(x) else _PRIMITIVES[fn](x)
+
+
+# -- the NumPy kernels (float64 inside, result in the input's dtype) -----------------------------
+
+def _erf_numpy(x: np.ndarray) -> np.ndarray:
+    sp = scipy_special()
+    if sp is not None:
+        return sp.erf(x)
+    return erf_fallback(x)
+
+
+def erf_fallback(x: np.ndarray) -> np.ndarray:
+    """erf without SciPy: for |x| < 3 the series 2x/sqrt(pi) e^(-x^2) sum (2x^2)^n/(2n+1)!!
+    (all terms positive: no cancellation), above it 1 - erfc by its continued fraction."""
+    a = np.asarray(x, np.float64)
+    ax = np.abs(a)
+    small = ax < 3.0
+    xs = np.where(small, ax, 0.0)
+    term = np.ones_like(xs)
+    total = np.ones_like(xs)
+    two_x2 = 2.0 * xs * xs
+    for n in range(1, 90):  # at |x| = 3 the terms fall below 1e-17 of the sum by n ~ 80
+        term = term * two_x2 / (2 * n + 1)
+        total = total + term
+    series = _TWO_OVER_SQRT_PI * xs * np.exp(-xs * xs) * total
+    xl = np.where(small, 3.0, ax)
+    fraction = np.zeros_like(xl)
+    for k in range(60, 0, -1):  # erfc(x) = e^(-x^2)/sqrt(pi) / (x + (1/2)/(x + 1/(x + ...)))
+        fraction = (k / 2.0) / (xl + fraction)
+    tail = 1.0 - np.exp(-xl * xl) / math.sqrt(math.pi) / (xl + fraction)
+    return np.sign(a) * np.where(small, series, tail)
+
+
+def _erfc_numpy(x: np.ndarray) -> np.ndarray:
+    sp = scipy_special()
+    return sp.erfc(x) if sp is not None else 1.0 - erf_fallback(x)
+
+
+def _erfinv_numpy(y: np.ndarray) -> np.ndarray:
+    sp = scipy_special()
+    if sp is not None:
+        return sp.erfinv(y)
+    y64 = np.asarray(y, np.float64)
+    inside = np.abs(y64) < 1
+    t = np.where(inside, y64, 0.0)
+    w = -np.log((1.0 - t) * (1.0 + t))  # Giles' single-precision start, then Newton steps
+    x = np.where(w < 5, t * (1.5 + 0.25 * (w - 2.5)), t * (3.0 + 0.1 * (np.sqrt(w) - 3.0)))
+    for _ in range(6):
+        x = x - (erf_fallback(x) - t) / (_TWO_OVER_SQRT_PI * np.exp(-x * x))
+    return np.where(inside, x, np.where(np.abs(y64) == 1, np.sign(y64) * np.inf, np.nan))
+
+
+_lgamma_scalar = np.frompyfunc(math.lgamma, 1, 1)
+
+
+def _lgamma_numpy(x: np.ndarray) -> np.ndarray:
+    sp = scipy_special()
+    if sp is not None:
+        return sp.gammaln(x)
+    a = np.asarray(x, np.float64)
+    poles = (a <= 0) & (a == np.round(a))
+    out = np.asarray(_lgamma_scalar(np.where(poles, 1.0, a)), np.float64)
+    return np.where(poles, np.inf, out)
+
+
+_BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6)  # B2 .. B14
+
+
+def polygamma_fallback(n: int, x: np.ndarray) -> np.ndarray:
+    """psi^(n)(x) without SciPy: shift x up to >= 10 with the recurrence, then the asymptotic
+    series; digamma (n = 0) reflects negative x."""
+    a = np.asarray(x, np.float64)
+    if n == 0:
+        negative = a < 0.5
+        reflected = np.where(negative, 1.0 - a, a)
+        out = _shifted_polygamma(0, reflected)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            cot = np.cos(math.pi * a) / np.sin(math.pi * a)
+        out = np.where(negative, out - math.pi * cot, out)
+        return np.where((a <= 0) & (a == np.round(a)), np.nan, out)
+    return np.where((a <= 0) & (a == np.round(a)), np.nan, _shifted_polygamma(n, a))
+
+
+def _shifted_polygamma(n: int, a: np.ndarray) -> np.ndarray:
+    sign = -1.0 if n % 2 == 0 else 1.0  # (-1)^(n+1)
+    acc = np.zeros_like(a)
+    z = a.copy()
+    for _ in range(10):  # psi^(n)(x) = psi^(n)(x+1) + (-1)^(n+1) n! / x^(n+1)
+        low = z < 10
+        if not low.any():
+            break
+        with np.errstate(divide="ignore", invalid="ignore"):
+            acc = acc + np.where(low, sign * math.factorial(n) / z ** (n + 1), 0.0)
+        z = np.where(low, z + 1.0, z)
+    if n == 0:
+        series = np.log(z) - 0.5 / z
+        for k, b in enumerate(_BERNOULLI, start=1):
+            series = series - b / (2 * k * z ** (2 * k))
+        return series + acc
+    series = math.factorial(n - 1) / z ** n + math.factorial(n) / (2 * z ** (n + 1))
+    for k, b in enumerate(_BERNOULLI, start=1):
+        series = series + b * math.factorial(2 * k + n - 1) / (math.factorial(2 * k)
+                                                               * z ** (2 * k + n))
+    return sign * series + acc
+
+
+def _polygamma_numpy(n: int, x: np.ndarray) -> np.ndarray:
+    sp = scipy_special()
+    if sp is not None:
+        return sp.psi(x) if n == 0 else sp.polygamma(n, x)
+    return polygamma_fallback(n, x)
+
+
+def _digamma_numpy(x: np.ndarray) -> np.ndarray:
+    return _polygamma_numpy(0, x)
+
+
+def _typed(fn: Callable[[np.ndarray], np.ndarray], x: np.ndarray) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        return np.asarray(fn(x)).astype(x.dtype, copy=False)
+
+
+# -- nodes and primitives ----------------------------------------------------------------------
+
+def _sqrt(x: Any) -> Any:
+    return unary_rule("sqrt", x)
+
+
+class AsinBackward0(Node):
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        return (grad / _sqrt(1 - x * x),)
+
+
+class AcosBackward0(Node):
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        return (-grad / _sqrt(1 - x * x),)
+
+
+class AtanBackward0(Node):
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        return (grad / (1 + x * x),)
+
+
+class SinhBackward0(Node):
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        return (grad * _apply(np.cosh, x),)
+
+
+class CoshBackward0(Node):
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        return (grad * _apply(np.sinh, x),)
+
+
+class AsinhBackward0(Node):
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        return (grad / _sqrt(x * x + 1),)
+
+
+class AcoshBackward0(Node):
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        return (grad / _sqrt(x * x - 1),)
+
+
+class AtanhBackward0(Node):
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        return (grad / (1 - x * x),)
+
+
+class ErfBackward0(Node):
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        return (grad * _TWO_OVER_SQRT_PI * unary_rule("exp", -(x * x)),)
+
+
+class ErfcBackward0(Node):
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        return (-grad * _TWO_OVER_SQRT_PI * unary_rule("exp", -(x * x)),)
+
+
+class ErfinvBackward0(Node):
+    def backward(self, grad):
+        y = self.saved_output()
+        return (grad * (math.sqrt(math.pi) / 2) * unary_rule("exp", y * y),)
+
+
+class LgammaBackward0(Node):
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        return (grad * _apply(_digamma_numpy, x),)
+
+
+class PolygammaBackward0(Node):
+    n: int
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        if is_array(x):
+            return (grad * _polygamma_numpy(self.n + 1, x),)
+        return (grad * polygamma(self.n + 1, x),)
+
+
+def _unary(kernel: Callable[[np.ndarray], np.ndarray], node: type[Node], x: TensorBase,
+           save: str = "input") -> TensorBase:
+    x = _float(x)
+    return unary_result(_typed(kernel, x._data), x, node, save=save)
+
+
+def asin(x: TensorBase) -> TensorBase:
+    """Elementwise arcsine."""
+    return _unary(np.arcsin, AsinBackward0, x)
+
+
+def acos(x: TensorBase) -> TensorBase:
+    """Elementwise arccosine."""
+    return _unary(np.arccos, AcosBackward0, x)
+
+
+def atan(x: TensorBase) -> TensorBase:
+    """Elementwise arctangent."""
+    return _unary(np.arctan, AtanBackward0, x)
+
+
+def sinh(x: TensorBase) -> TensorBase:
+    """Elementwise hyperbolic sine."""
+    return _unary(np.sinh, SinhBackward0, x)
+
+
+def cosh(x: TensorBase) -> TensorBase:
+    """Elementwise hyperbolic cosine."""
+    return _unary(np.cosh, CoshBackward0, x)
+
+
+def asinh(x: TensorBase) -> TensorBase:
+    """Elementwise inverse hyperbolic sine."""
+    return _unary(np.arcsinh, AsinhBackward0, x)
+
+
+def acosh(x: TensorBase) -> TensorBase:
+    """Elementwise inverse hyperbolic cosine."""
+    return _unary(np.arccosh, AcoshBackward0, x)
+
+
+def atanh(x: TensorBase) -> TensorBase:
+    """Elementwise inverse hyperbolic tangent."""
+    return _unary(np.arctanh, AtanhBackward0, x)
+
+
+def erf(x: TensorBase) -> TensorBase:
+    """The error function, elementwise, on the whole array at once."""
+    return _unary(_erf_numpy, ErfBackward0, x)
+
+
+def erfc(x: TensorBase) -> TensorBase:
+    """``1 - erf(x)``, accurate where erf is close to 1."""
+    return _unary(_erfc_numpy, ErfcBackward0, x)
+
+
+def erfinv(x: TensorBase) -> TensorBase:
+    """The inverse error function (inf at +-1, nan outside [-1, 1])."""
+    return _unary(_erfinv_numpy, ErfinvBackward0, x, save="output")
+
+
+def lgamma(x: TensorBase) -> TensorBase:
+    """``log |Gamma(x)|`` elementwise (inf at the poles 0, -1, -2, ...)."""
+    return _unary(_lgamma_numpy, LgammaBackward0, x)
+
+
+def digamma(x: TensorBase) -> TensorBase:
+    """The logarithmic derivative of Gamma, elementwise (``polygamma(0, x)``)."""
+    return polygamma(0, x)
+
+
+def polygamma(n: int, x: TensorBase) -> TensorBase:
+    """The n-th derivative of digamma, elementwise."""
+    if int(n) != n or n < 0:
+        raise RuntimeError(f"polygamma(n, x) does not support negative n (got {n})")
+    x = _float(x)
+    out = _typed(lambda a: _polygamma_numpy(int(n), a), x._data)
+    if not (grad_state.enabled and x._requires_grad):
+        return wrap(out)
+    node = PolygammaBackward0(x)
+    node.n = int(n)
+    node.save_for_backward(x)
+    return wrap(out, node)
+
+
+# the recorded op behind each kernel, for backward rules under create_graph
+_PRIMITIVES: dict[Callable, Callable] = {np.cosh: cosh, np.sinh: sinh,
+                                         _digamma_numpy: digamma}
