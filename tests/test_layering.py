@@ -37,7 +37,7 @@ INTERPRETER_HOOKS = {"sys.excepthook"}
 # Optional third-party packages: imported where used (inside functions), so that the package
 # imports without them.
 OPTIONAL = {"graphviz", "safetensors", "matplotlib", "tqdm", "mpi4py", "tensorboard", "torch",
-            "threadpoolctl"}
+            "threadpoolctl", "scipy"}
 
 
 def module_name(path: Path) -> str:
