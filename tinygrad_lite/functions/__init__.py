@@ -20,7 +20,17 @@ with its backward rule in ``ops/``, imported by one of them), its name in that m
 ``TENSOR_METHODS``), and a row in ``tests/op_catalog.py``.
 """
 
-from . import basic, creation, indexing, inplace, mathops, pointwise, reduction, shape
+from . import (
+    basic,
+    creation,
+    indexing,
+    inplace,
+    mathops,
+    pointwise,
+    reduction,
+    shape,
+    sorting,
+)
 from .basic import *  # noqa: F403
 from .creation import *  # noqa: F403
 from .indexing import *  # noqa: F403
@@ -30,12 +40,14 @@ from .mathops import *  # noqa: F403
 from .pointwise import *  # noqa: F403
 from .reduction import *  # noqa: F403
 from .shape import *  # noqa: F403
+from .sorting import *  # noqa: F403
 
 # tl.* names: everything the themed modules export, except the in-place helpers that PyTorch
 # has only as methods.
 __all__ = [
     *basic.__all__, *creation.__all__, *indexing.__all__, *pointwise.__all__,
-    *reduction.__all__, *shape.__all__, *mathops.__all__, "relu_", "clamp_", "clip_", "neg_",
+    *reduction.__all__, *shape.__all__, *mathops.__all__, *sorting.__all__, "relu_", "clamp_",
+    "clip_", "neg_",
     "exp_",
 ]
 

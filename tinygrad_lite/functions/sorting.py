@@ -1,0 +1,305 @@
+"""Sorting and selection: sort, argsort, topk, kthvalue, median, mode, unique, searchsorted,
+bucketize, cummax/cummin, logcumsumexp, msort.
+
+The indices come from NumPy on the data; the values are ``gather``-ed with them, so their
+gradient (first and second order) is gather's: each selected element gets the gradient of the
+place it was moved to. Results with values and indices are named tuples, as PyTorch's
+``torch.return_types`` are (``out.values``, ``out.indices``, or unpack them).
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from typing import Any
+
+import numpy as np
+
+from .. import ops
+from .._core.tensor_base import TensorBase, wrap
+from .indexing import gather
+
+__all__ = ["sort", "argsort", "topk", "kthvalue", "median", "nanmedian", "mode", "unique",
+           "unique_consecutive", "searchsorted", "bucketize", "cummax", "cummin",
+           "logcumsumexp", "msort"]
+
+SortResult = namedtuple("SortResult", ["values", "indices"])
+TopkResult = namedtuple("TopkResult", ["values", "indices"])
+KthvalueResult = namedtuple("KthvalueResult", ["values", "indices"])
+MedianResult = namedtuple("MedianResult", ["values", "indices"])
+ModeResult = namedtuple("ModeResult", ["values", "indices"])
+CummaxResult = namedtuple("CummaxResult", ["values", "indices"])
+CumminResult = namedtuple("CumminResult", ["values", "indices"])
+for _result, _op in ((SortResult, "sort"), (TopkResult, "topk"), (KthvalueResult, "kthvalue"),
+                     (MedianResult, "median"), (ModeResult, "mode"), (CummaxResult, "cummax"),
+                     (CumminResult, "cummin")):
+    _result.__name__ = _result.__qualname__ = _op  # printed as torch.return_types do: sort(...)
+
+
+def _dim(x: TensorBase, dim: int, op: str) -> int:
+    return ops.normalize_dims(dim, max(x._data.ndim, 1), op)[0]
+
+
+def _order(a: np.ndarray, axis: int, descending: bool) -> np.ndarray:
+    """Stable sorting indices along ``axis``; NaN counts as the largest value, as in PyTorch."""
+    if not descending:
+        return np.argsort(a, axis=axis, kind="stable")
+    if a.dtype.kind == "f":  # NaN first (as the largest), then by value
+        return np.argsort(np.where(np.isnan(a), -np.inf, -a), axis=axis, kind="stable")
+    return np.argsort(-(a.astype(np.int64)), axis=axis, kind="stable")
+
+
+def _select(x: TensorBase, index: np.ndarray, dim: int) -> TensorBase:
+    """``x`` gathered along ``dim`` at ``index`` (0-d inputs pass through)."""
+    if x._data.ndim == 0:
+        return x
+    return gather(x, dim, wrap(index))
+
+
+def sort(input: TensorBase, dim: int = -1, descending: bool = False, stable: bool = False
+         ) -> Any:
+    """``(values, indices)`` sorted along ``dim`` (stable; NaN last, or first if descending)."""
+    if input._data.ndim == 0:
+        return SortResult(input, wrap(np.zeros((), np.int64)))
+    d = _dim(input, dim, "sort")
+    idx = _order(input._data, d, descending)
+    return SortResult(_select(input, idx, d), wrap(idx.astype(np.int64)))
+
+
+def argsort(input: TensorBase, dim: int = -1, descending: bool = False,
+            stable: bool = False) -> TensorBase:
+    """The indices that sort ``input`` along ``dim``."""
+    return sort(input, dim, descending, stable).indices
+
+
+def msort(input: TensorBase) -> TensorBase:
+    """``input`` sorted along dim 0."""
+    return sort(input, 0).values
+
+
+def topk(input: TensorBase, k: int, dim: int = -1, largest: bool = True,
+         sorted: bool = True) -> Any:  # noqa: A002 - PyTorch's name
+    """The ``k`` largest (or smallest) elements along ``dim``, with their indices."""
+    if input._data.ndim == 0:
+        if k not in (0, 1):
+            raise RuntimeError(f"topk: selected index k out of range (k={k}, 0-d input)")
+        return TopkResult(input, wrap(np.zeros((), np.int64)))
+    d = _dim(input, dim, "topk")
+    n = input._data.shape[d]
+    if not 0 <= k <= n:
+        raise RuntimeError(f"topk: selected index k out of range (k={k}, dimension {d} has "
+                           f"size {n})")
+    idx = np.take(_order(input._data, d, largest), np.arange(k), axis=d)
+    return TopkResult(_select(input, idx, d), wrap(idx.astype(np.int64)))
+
+
+def kthvalue(input: TensorBase, k: int, dim: int = -1, keepdim: bool = False) -> Any:
+    """The ``k``-th smallest element along ``dim`` (1-based), with its index."""
+    d = _dim(input, dim, "kthvalue")
+    n = input._data.shape[d] if input._data.ndim else 1
+    if not 1 <= k <= n:
+        raise RuntimeError(f"kthvalue: selected number k out of range (k={k}, dimension "
+                           f"{d} has size {n})")
+    if input._data.ndim == 0:
+        return KthvalueResult(input, wrap(np.zeros((), np.int64)))
+    idx = np.take(_order(input._data, d, False), [k - 1], axis=d)
+    values = _select(input, idx, d)
+    if not keepdim:
+        values, idx = values.squeeze(d), idx.squeeze(d)
+    return KthvalueResult(values, wrap(idx.astype(np.int64)))
+
+
+def _median(input: TensorBase, dim: Any, keepdim: bool, ignore_nan: bool, op: str) -> Any:
+    a = input._data
+    if dim is None:
+        flat = input.reshape(-1)
+        values = flat._data
+        count = int((~np.isnan(values)).sum()) if ignore_nan and a.dtype.kind == "f" \
+            else values.size
+        if values.size == 0:
+            raise RuntimeError(f"{op}: cannot compute the median of an empty tensor")
+        if not ignore_nan and a.dtype.kind == "f" and np.isnan(values).any():
+            first_nan = int(np.flatnonzero(np.isnan(values))[0])
+            return _select(flat, np.array([first_nan]), 0).reshape(())
+        order = _order(values, 0, False)
+        position = max(count - 1, 0) // 2
+        return _select(flat, order[position:position + 1], 0).reshape(())
+    d = _dim(input, dim, op)
+    if a.ndim == 0:
+        return MedianResult(input, wrap(np.zeros((), np.int64)))
+    order = _order(a, d, False)  # NaN sorts last
+    if a.dtype.kind == "f" and ignore_nan:
+        counts = (~np.isnan(a)).sum(axis=d, keepdims=True)
+        position = (np.maximum(counts - 1, 0) // 2).astype(np.int64)
+    else:
+        position = np.full((1,) * a.ndim, (a.shape[d] - 1) // 2, np.int64)
+        if a.dtype.kind == "f":  # a NaN in a slice makes its median NaN
+            position = np.where(np.isnan(a).any(axis=d, keepdims=True), a.shape[d] - 1,
+                                position)
+    idx = np.take_along_axis(order, np.broadcast_to(position, np.take(
+        order, [0], axis=d).shape), axis=d)
+    values = _select(input, idx, d)
+    if not keepdim:
+        values, idx = values.squeeze(d), idx.squeeze(d)
+    return MedianResult(values, wrap(idx.astype(np.int64)))
+
+
+def median(input: TensorBase, dim: Any = None, keepdim: bool = False) -> Any:
+    """The lower median (of all elements, or ``(values, indices)`` along ``dim``); NaN when
+    there is a NaN."""
+    return _median(input, dim, keepdim, False, "median")
+
+
+def nanmedian(input: TensorBase, dim: Any = None, keepdim: bool = False) -> Any:
+    """``median`` ignoring NaN values."""
+    return _median(input, dim, keepdim, True, "nanmedian")
+
+
+def mode(input: TensorBase, dim: int = -1, keepdim: bool = False) -> Any:
+    """The most frequent value along ``dim`` (the smallest of equally frequent ones) and an
+    index where it occurs."""
+    a = input._data
+    if a.ndim == 0:
+        return ModeResult(input, wrap(np.zeros((), np.int64)))
+    d = _dim(input, dim, "mode")
+    moved = np.moveaxis(a, d, -1)
+    rows = moved.reshape(-1, moved.shape[-1])
+    best_idx = np.empty(rows.shape[0], np.int64)
+    for r, row in enumerate(rows):  # per row: np.unique has no axis-wise counting
+        distinct, counts = np.unique(row, return_counts=True)
+        winner = distinct[np.argmax(counts)]
+        best_idx[r] = int(np.flatnonzero(row == winner)[-1])
+    idx = np.moveaxis(best_idx.reshape(moved.shape[:-1] + (1,)), -1, d)
+    values = _select(input, idx, d)
+    if not keepdim:
+        values, idx = values.squeeze(d), idx.squeeze(d)
+    return ModeResult(values, wrap(idx))
+
+
+def unique(input: TensorBase, sorted: bool = True, return_inverse: bool = False,  # noqa: A002
+           return_counts: bool = False, dim: int | None = None) -> Any:
+    """The distinct values (sorted), and optionally where each element went (``inverse``) and
+    how often each value occurs (``counts``); with ``dim``, distinct slices."""
+    a = input._data
+    axis = None if dim is None else _dim(input, dim, "unique")
+    values, inverse, counts = np.unique(a, return_inverse=True, return_counts=True, axis=axis)
+    if axis is None:
+        inverse = inverse.reshape(a.shape)
+    out: list = [wrap(values)]
+    if return_inverse:
+        out.append(wrap(inverse.astype(np.int64)))
+    if return_counts:
+        out.append(wrap(counts.astype(np.int64)))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def unique_consecutive(input: TensorBase, return_inverse: bool = False,
+                       return_counts: bool = False, dim: int | None = None) -> Any:
+    """Values with consecutive repeats collapsed, and optionally the inverse and the run
+    lengths."""
+    a = input._data
+    if dim is None:
+        flat = a.reshape(-1)
+        starts = np.concatenate([[True], flat[1:] != flat[:-1]]) if flat.size else \
+            np.zeros(0, bool)
+        values = flat[starts]
+        run = np.cumsum(starts) - 1
+        out: list = [wrap(values)]
+        if return_inverse:
+            out.append(wrap(run.reshape(a.shape).astype(np.int64)))
+        if return_counts:
+            out.append(wrap(np.diff(np.append(np.flatnonzero(starts), flat.size))
+                            .astype(np.int64)))
+        return out[0] if len(out) == 1 else tuple(out)
+    d = _dim(input, dim, "unique_consecutive")
+    moved = np.moveaxis(a, d, 0)
+    change = np.concatenate([[True], [not np.array_equal(moved[i], moved[i - 1])
+                                      for i in range(1, moved.shape[0])]])
+    values = np.moveaxis(moved[change], 0, d)
+    out = [wrap(values)]
+    if return_inverse:
+        out.append(wrap((np.cumsum(change) - 1).astype(np.int64)))
+    if return_counts:
+        out.append(wrap(np.diff(np.append(np.flatnonzero(change), moved.shape[0]))
+                        .astype(np.int64)))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def searchsorted(sorted_sequence: TensorBase, input: Any, *, out_int32: bool = False,
+                 right: bool = False, side: str | None = None,
+                 sorter: TensorBase | None = None) -> TensorBase:
+    """Where each value of ``input`` would be inserted into the (last-dim) sorted sequence to
+    keep it sorted: the first such place, or the last with ``right=True``/``side="right"``."""
+    seq = sorted_sequence._data
+    values = input._data if isinstance(input, TensorBase) else np.asarray(input)
+    if side is not None:
+        if side not in ("left", "right") or (right and side == "left"):
+            raise RuntimeError(f"searchsorted: side must be 'left' or 'right' and agree with "
+                               f"right={right}, got side={side!r}")
+        right = side == "right"
+    how: Any = "right" if right else "left"
+    if sorter is not None:
+        seq = np.take_along_axis(seq, sorter._data, -1)
+    if seq.ndim <= 1:
+        out = np.searchsorted(seq, values, side=how)
+    else:
+        if seq.shape[:-1] != values.shape[:-1]:
+            raise RuntimeError(f"searchsorted: boundaries {seq.shape} and input {values.shape}"
+                               " must have the same leading dimensions")
+        rows_seq = seq.reshape(-1, seq.shape[-1])
+        rows_val = values.reshape(-1, values.shape[-1])
+        out = np.stack([np.searchsorted(s, v, side=how) for s, v in zip(rows_seq, rows_val)]
+                       ).reshape(values.shape)
+    return wrap(np.asarray(out).astype(np.int32 if out_int32 else np.int64))
+
+
+def bucketize(input: Any, boundaries: TensorBase, *, out_int32: bool = False,
+              right: bool = False) -> TensorBase:
+    """The bucket of each value among 1-D ``boundaries``: ``boundaries[i-1] < x <=
+    boundaries[i]`` (or ``boundaries[i-1] <= x < boundaries[i]`` with ``right=True``)."""
+    if boundaries._data.ndim != 1:
+        raise RuntimeError(f"bucketize: boundaries must be 1-D, got shape "
+                           f"{boundaries._data.shape}")
+    return searchsorted(boundaries, input, out_int32=out_int32, right=right)
+
+
+def _cumulative(input: TensorBase, dim: int, take_max: bool, result: type) -> Any:
+    a = input._data
+    if a.ndim == 0:
+        return result(input, wrap(np.zeros((), np.int64)))
+    d = _dim(input, dim, "cummax" if take_max else "cummin")
+    moved = np.moveaxis(a, d, -1)
+    n = moved.shape[-1]
+    positions = np.broadcast_to(np.arange(n), moved.shape)
+    best = moved[..., :1].copy()
+    best_idx = np.zeros(moved.shape[:-1] + (1,), np.int64)
+    out_idx = np.empty(moved.shape, np.int64)
+    for i in range(n):  # a running arg-extreme (ties take the later index, as PyTorch)
+        current = moved[..., i:i + 1]
+        better = (current >= best) if take_max else (current <= best)
+        if a.dtype.kind == "f":
+            better |= np.isnan(current)
+            better &= ~np.isnan(best) | np.isnan(current)
+        best = np.where(better, current, best)
+        best_idx = np.where(better, positions[..., i:i + 1], best_idx)
+        out_idx[..., i:i + 1] = best_idx
+    idx = np.moveaxis(out_idx, -1, d)
+    return result(_select(input, idx, d), wrap(idx))
+
+
+def cummax(input: TensorBase, dim: int) -> Any:
+    """The running maximum along ``dim`` and where it was found."""
+    return _cumulative(input, dim, True, CummaxResult)
+
+
+def cummin(input: TensorBase, dim: int) -> Any:
+    """The running minimum along ``dim`` and where it was found."""
+    return _cumulative(input, dim, False, CumminResult)
+
+
+def logcumsumexp(input: TensorBase, dim: int) -> TensorBase:
+    """``log(cumsum(exp(input)))`` along ``dim``, without overflow."""
+    if input._data.ndim == 0:
+        return input
+    d = _dim(input, dim, "logcumsumexp")
+    top = wrap(np.nan_to_num(input._data.max(axis=d, keepdims=True), neginf=0.0, posinf=0.0))
+    return ops.log((input - top).exp().cumsum(d)) + top
