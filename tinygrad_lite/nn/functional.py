@@ -6,6 +6,8 @@ theme; ``pad`` (constant, reflect, replicate, circular) is the functions layer's
 from __future__ import annotations
 
 from ..functions.shape import pad
+from ._functional import activation_extra as _activation_extra
+from ._functional import loss_extra as _loss_extra
 from ._functional.activation import (
     elu,
     elu_,
@@ -22,6 +24,7 @@ from ._functional.activation import (
     softplus,
     tanh,
 )
+from ._functional.activation_extra import *  # noqa: F403
 from ._functional.attention import multi_head_attention_forward, scaled_dot_product_attention
 from ._functional.conv import conv1d, conv2d, conv_transpose1d, conv_transpose2d
 from ._functional.dropout import dropout
@@ -37,6 +40,7 @@ from ._functional.loss import (
     nll_loss,
     smooth_l1_loss,
 )
+from ._functional.loss_extra import *  # noqa: F403
 from ._functional.normalization import batch_norm, group_norm, layer_norm, normalize, rms_norm
 from ._functional.pooling import (
     adaptive_avg_pool1d,
@@ -56,5 +60,6 @@ __all__ = [
     "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "mse_loss",
     "l1_loss", "huber_loss", "smooth_l1_loss", "cross_entropy", "nll_loss",
     "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
-    "scaled_dot_product_attention", "multi_head_attention_forward",
+    "scaled_dot_product_attention", "multi_head_attention_forward", *_activation_extra.__all__,
+    *_loss_extra.__all__,
 ]

@@ -1,54 +1,36 @@
-"""PyTorch's ``torch.nn.modules``: the layer classes, one module per theme, re-exported here."""
+"""PyTorch's ``torch.nn.modules``: the layer classes, one module per theme (PyTorch's file
+names), re-exported here; each theme's ``__all__`` says what it adds."""
 
-from .activation import (
-    ELU,
-    GELU,
-    LeakyReLU,
-    LogSoftmax,
-    MultiheadAttention,
-    ReLU,
-    Sigmoid,
-    SiLU,
-    Softmax,
-    Softplus,
-    Tanh,
+from . import (
+    activation,
+    batchnorm,
+    container,
+    conv,
+    distance,
+    dropout,
+    flatten,
+    linear,
+    loss,
+    normalization,
+    pooling,
+    sparse,
 )
-from .batchnorm import BatchNorm1d, BatchNorm2d
-from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
-from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
-from .dropout import Dropout
-from .flatten import Flatten, Unflatten
-from .linear import Bilinear, Identity, Linear
-from .loss import (
-    BCELoss,
-    BCEWithLogitsLoss,
-    CrossEntropyLoss,
-    HuberLoss,
-    KLDivLoss,
-    L1Loss,
-    MSELoss,
-    NLLLoss,
-    SmoothL1Loss,
-)
+from .activation import *  # noqa: F403
+from .batchnorm import *  # noqa: F403
+from .container import *  # noqa: F403
+from .conv import *  # noqa: F403
+from .distance import *  # noqa: F403
+from .dropout import *  # noqa: F403
+from .flatten import *  # noqa: F403
+from .linear import *  # noqa: F403
+from .loss import *  # noqa: F403
 from .module import Module
-from .normalization import GroupNorm, LayerNorm, RMSNorm
-from .pooling import (
-    AdaptiveAvgPool1d,
-    AdaptiveAvgPool2d,
-    AvgPool1d,
-    AvgPool2d,
-    MaxPool1d,
-    MaxPool2d,
-)
-from .sparse import Embedding
+from .normalization import *  # noqa: F403
+from .pooling import *  # noqa: F403
+from .sparse import *  # noqa: F403
 
 __all__ = [
-    "Module", "Identity", "Linear", "Bilinear", "Flatten", "Unflatten", "Embedding", "Dropout",
-    "Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d", "MaxPool1d", "MaxPool2d",
-    "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "BatchNorm1d",
-    "BatchNorm2d", "LayerNorm", "GroupNorm", "RMSNorm", "MultiheadAttention", "ReLU",
-    "LeakyReLU", "GELU", "SiLU", "ELU", "Sigmoid", "Tanh", "Softplus", "Softmax", "LogSoftmax",
-    "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "MSELoss",
-    "L1Loss", "HuberLoss", "SmoothL1Loss", "CrossEntropyLoss", "NLLLoss", "BCELoss",
-    "BCEWithLogitsLoss", "KLDivLoss",
+    "Module", *activation.__all__, *batchnorm.__all__, *container.__all__, *conv.__all__,
+    *distance.__all__, *dropout.__all__, *flatten.__all__, *linear.__all__, *loss.__all__,
+    *normalization.__all__, *pooling.__all__, *sparse.__all__,
 ]

@@ -11,11 +11,13 @@ from ..._core.tensor_base import TensorBase
 from .. import functional as F  # noqa: N812 - PyTorch's conventional alias
 from .. import init
 from ..parameter import Parameter
+from .activation_extra import *  # noqa: F403
+from .activation_extra import __all__ as _extra
 from .linear import NonDynamicallyQuantizableLinear
 from .module import Module
 
 __all__ = ["ReLU", "LeakyReLU", "GELU", "SiLU", "ELU", "Sigmoid", "Tanh", "Softplus", "Softmax",
-           "LogSoftmax", "MultiheadAttention"]
+           "LogSoftmax", "MultiheadAttention", *_extra]
 
 
 class ReLU(Module):

@@ -1,0 +1,190 @@
+"""More losses and distances of ``nn.functional``: margin and ranking losses, Poisson and
+Gaussian negative log-likelihoods, multi-label losses, cosine similarity and pairwise distances.
+Each is composed from existing ops (gradients for free) and takes PyTorch's ``reduction``."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ... import functions as _fn
+from ..._core.tensor_base import TensorBase
+from .activation import softplus
+from .loss import _reduce
+
+__all__ = ["margin_ranking_loss", "hinge_embedding_loss", "soft_margin_loss",
+           "cosine_embedding_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss",
+           "poisson_nll_loss", "gaussian_nll_loss", "multilabel_soft_margin_loss",
+           "multi_margin_loss", "multilabel_margin_loss", "cosine_similarity",
+           "pairwise_distance", "pdist"]
+
+
+def cosine_similarity(x1: TensorBase, x2: TensorBase, dim: int = 1,
+                      eps: float = 1e-8) -> TensorBase:
+    """``x1 . x2 / max(|x1| |x2|, eps)`` along ``dim`` (broadcasting)."""
+    dot = (x1 * x2).sum(dim)
+    n1 = (x1 * x1).sum(dim)
+    n2 = (x2 * x2).sum(dim)
+    return dot / (n1 * n2).clamp(min=eps * eps).sqrt()
+
+
+def pairwise_distance(x1: TensorBase, x2: TensorBase, p: float = 2.0, eps: float = 1e-6,
+                      keepdim: bool = False) -> TensorBase:
+    """The p-norm of ``x1 - x2 + eps`` along the last dim."""
+    return (x1 - x2 + eps).norm(p, -1, keepdim)
+
+
+def pdist(input: TensorBase, p: float = 2.0) -> TensorBase:
+    """The p-norm distances between all pairs of rows (i < j), in row-major order."""
+    n = input.shape[0]
+    rows, cols = [], []
+    for i in range(n):
+        for j in range(i + 1, n):
+            rows.append(i)
+            cols.append(j)
+    if not rows:
+        return input.new_zeros(0)
+    diff = input[rows] - input[cols]
+    return diff.norm(p, -1)
+
+
+def margin_ranking_loss(input1: TensorBase, input2: TensorBase, target: TensorBase,
+                        margin: float = 0.0, size_average: Any = None, reduce: Any = None,
+                        reduction: str = "mean") -> TensorBase:
+    """``max(0, -target * (input1 - input2) + margin)``."""
+    loss = (-target * (input1 - input2) + margin).clamp(min=0.0)
+    return _reduce(loss, reduction, "margin_ranking_loss")
+
+
+def hinge_embedding_loss(input: TensorBase, target: TensorBase, margin: float = 1.0,
+                         size_average: Any = None, reduce: Any = None,
+                         reduction: str = "mean") -> TensorBase:
+    """``x`` where the target is 1, ``max(0, margin - x)`` where it is -1."""
+    loss = _fn.where(target == 1, input, 0.0) + _fn.where(
+        target == -1, (margin - input).clamp(min=0.0), 0.0)
+    return _reduce(loss, reduction, "hinge_embedding_loss")
+
+
+def soft_margin_loss(input: TensorBase, target: TensorBase, size_average: Any = None,
+                     reduce: Any = None, reduction: str = "mean") -> TensorBase:
+    """``log(1 + exp(-target * input))``."""
+    return _reduce(softplus(-target * input), reduction, "soft_margin_loss")
+
+
+def cosine_embedding_loss(input1: TensorBase, input2: TensorBase, target: TensorBase,
+                          margin: float = 0.0, size_average: Any = None, reduce: Any = None,
+                          reduction: str = "mean") -> TensorBase:
+    """``1 - cos(x1, x2)`` for target 1, ``max(0, cos(x1, x2) - margin)`` for -1."""
+    cos = cosine_similarity(input1, input2, dim=-1, eps=1e-12)
+    loss = _fn.where(target == 1, 1.0 - cos, (cos - margin).clamp(min=0.0))
+    return _reduce(loss, reduction, "cosine_embedding_loss")
+
+
+def triplet_margin_loss(anchor: TensorBase, positive: TensorBase, negative: TensorBase,
+                        margin: float = 1.0, p: float = 2.0, eps: float = 1e-6,
+                        swap: bool = False, size_average: Any = None, reduce: Any = None,
+                        reduction: str = "mean") -> TensorBase:
+    """``max(d(a, p) - d(a, n) + margin, 0)`` with the p-norm distance."""
+    def distance(a: TensorBase, b: TensorBase) -> TensorBase:
+        return pairwise_distance(a, b, p, eps)
+
+    return triplet_margin_with_distance_loss(anchor, positive, negative,
+                                             distance_function=distance, margin=margin,
+                                             swap=swap, reduction=reduction)
+
+
+def triplet_margin_with_distance_loss(anchor: TensorBase, positive: TensorBase,
+                                      negative: TensorBase, *, distance_function: Any = None,
+                                      margin: float = 1.0, swap: bool = False,
+                                      reduction: str = "mean") -> TensorBase:
+    """The triplet loss with any distance (default: pairwise_distance)."""
+    dist = distance_function or pairwise_distance
+    d_pos, d_neg = dist(anchor, positive), dist(anchor, negative)
+    if swap:
+        d_neg = _fn.minimum(d_neg, dist(positive, negative))
+    loss = (d_pos - d_neg + margin).clamp(min=0.0)
+    return _reduce(loss, reduction, "triplet_margin_loss")
+
+
+def poisson_nll_loss(input: TensorBase, target: TensorBase, log_input: bool = True,
+                     full: bool = False, size_average: Any = None, eps: float = 1e-8,
+                     reduce: Any = None, reduction: str = "mean") -> TensorBase:
+    """Negative log-likelihood of a Poisson target: ``exp(x) - t x`` with ``log_input``,
+    else ``x - t log(x + eps)``; ``full`` adds Stirling's term for targets > 1."""
+    loss = input.exp() - target * input if log_input else input - target * (input + eps).log()
+    if full:
+        t = target
+        safe = _fn.where(t > 1, t, 2.0)
+        stirling = safe * safe.log() - safe + 0.5 * (2 * math.pi * safe).log()
+        loss = loss + _fn.where(t > 1, stirling, 0.0)
+    return _reduce(loss, reduction, "poisson_nll_loss")
+
+
+def gaussian_nll_loss(input: TensorBase, target: TensorBase, var: Any, full: bool = False,
+                      eps: float = 1e-6, reduction: str = "mean") -> TensorBase:
+    """``0.5 (log(var) + (input - target)^2 / var)`` (+ ``0.5 log(2 pi)`` with ``full``);
+    ``var`` is clamped to ``eps`` (without gradient through the clamp, as PyTorch)."""
+    v = var if isinstance(var, TensorBase) else _fn.tensor(float(var))
+    if isinstance(var, TensorBase) and v.ndim == input.ndim - 1:
+        v = v.unsqueeze(-1)
+    if isinstance(var, TensorBase) and (v.detach() < 0).any():
+        raise ValueError("gaussian_nll_loss: var has negative entry/entries")
+    v = _fn.where(v.detach() < eps, v - v.detach() + eps, v)
+    loss = 0.5 * (v.log() + (input - target) ** 2 / v)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return _reduce(loss, reduction, "gaussian_nll_loss")
+
+
+def multilabel_soft_margin_loss(input: TensorBase, target: TensorBase,
+                                weight: TensorBase | None = None, size_average: Any = None,
+                                reduce: Any = None, reduction: str = "mean") -> TensorBase:
+    """Binary cross-entropy with logits per class, averaged over classes."""
+    loss = target * softplus(-input) + (1 - target) * softplus(input)
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss.mean(-1), reduction, "multilabel_soft_margin_loss")
+
+
+def multi_margin_loss(input: TensorBase, target: TensorBase, p: int = 1, margin: float = 1.0,
+                      weight: TensorBase | None = None, size_average: Any = None,
+                      reduce: Any = None, reduction: str = "mean") -> TensorBase:
+    """Multi-class hinge loss: ``sum_{i != y} max(0, margin - x[y] + x[i])^p / C``."""
+    if p not in (1, 2):
+        raise ValueError("multi_margin_loss: only p == 1 and p == 2 supported")
+    x = input if input.ndim == 2 else input.unsqueeze(0)
+    y = target.reshape(-1, 1)
+    correct = x.gather(1, y)
+    margins = (margin - correct + x).clamp(min=0.0)
+    if p == 2:
+        margins = margins * margins
+    if weight is not None:
+        margins = margins * weight[target.reshape(-1)].reshape(-1, 1)
+    not_target = _fn.arange(x.shape[1]).reshape(1, -1) != y
+    loss = _fn.where(not_target, margins, 0.0).sum(1) / x.shape[1]
+    return _reduce(loss if input.ndim == 2 else loss.reshape(()), reduction, "multi_margin_loss")
+
+
+def multilabel_margin_loss(input: TensorBase, target: TensorBase, size_average: Any = None,
+                           reduce: Any = None, reduction: str = "mean") -> TensorBase:
+    """For each sample, ``sum_{j in targets, i not in targets} max(0, 1 - (x[j] - x[i])) / C``;
+    the target lists class indices, ended by the first -1."""
+    x = input if input.ndim == 2 else input.unsqueeze(0)
+    t = target.numpy() if target.ndim == 2 else target.numpy()[None]
+    rows = []
+    for r in range(x.shape[0]):
+        labels = []
+        for v in t[r]:
+            if v < 0:
+                break
+            labels.append(int(v))
+        others = [i for i in range(x.shape[1]) if i not in labels]
+        if not labels or not others:
+            rows.append(x[r].sum() * 0.0)
+            continue
+        xj = x[r][labels].reshape(-1, 1)
+        xi = x[r][others].reshape(1, -1)
+        rows.append((1.0 - (xj - xi)).clamp(min=0.0).sum() / x.shape[1])
+    loss = _fn.stack(rows)
+    return _reduce(loss if input.ndim == 2 else loss.reshape(()), reduction,
+                   "multilabel_margin_loss")
