@@ -13,6 +13,7 @@ from . import (
     loss,
     normalization,
     pooling,
+    rnn,
     sparse,
 )
 from .activation import *  # noqa: F403
@@ -27,10 +28,11 @@ from .loss import *  # noqa: F403
 from .module import Module
 from .normalization import *  # noqa: F403
 from .pooling import *  # noqa: F403
+from .rnn import *  # noqa: F403
 from .sparse import *  # noqa: F403
 
 __all__ = [
     "Module", *activation.__all__, *batchnorm.__all__, *container.__all__, *conv.__all__,
     *distance.__all__, *dropout.__all__, *flatten.__all__, *linear.__all__, *loss.__all__,
-    *normalization.__all__, *pooling.__all__, *sparse.__all__,
+    *normalization.__all__, *pooling.__all__, *rnn.__all__, *sparse.__all__,
 ]

@@ -1,0 +1,375 @@
+"""PyTorch's ``torch.nn.modules.rnn``: RNN, LSTM, GRU and their single-step cells.
+
+Parameter names, shapes, gate order and initialisation are PyTorch's (``weight_ih_l0``,
+``weight_hh_l1_reverse``, LSTM gates i, f, g, o; GRU gates r, z, n), so a PyTorch state dict
+loads and gives the same outputs. Per layer and direction the input projection of the whole
+sequence is one matrix product; each time step adds one product with the hidden state. Packed
+sequences are unpacked, run with a per-step mask that freezes finished sequences (and runs the
+reverse direction over each sequence's own length), and packed again.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ... import functions as _fn
+from ..._core.tensor_base import TensorBase
+from ...functions.creation import default_rng
+from .. import functional as F  # noqa: N812 - PyTorch's conventional alias
+from ..parameter import Parameter
+from ..utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequence
+from .module import Module
+
+__all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
+
+_GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
+
+
+def _uniform(shape: tuple, bound: float, dtype: Any) -> Parameter:
+    return Parameter(default_rng().uniform(-bound, bound, shape).astype(dtype))
+
+
+def _cell_step(mode: str, x_proj: TensorBase, h: TensorBase, c: TensorBase | None,
+               w_hh: TensorBase, b_hh: TensorBase | None, w_hr: TensorBase | None) -> tuple:
+    """One time step: ``x_proj`` is the input's projection (with its bias) for this step."""
+    h_proj = F.linear(h, w_hh, b_hh)
+    if mode == "LSTM":
+        i, f, g, o = (x_proj + h_proj).chunk(4, -1)
+        c = f.sigmoid() * c + i.sigmoid() * g.tanh()
+        h = o.sigmoid() * c.tanh()
+        if w_hr is not None:
+            h = F.linear(h, w_hr)
+        return h, c
+    if mode == "GRU":
+        xr, xz, xn = x_proj.chunk(3, -1)
+        hr, hz, hn = h_proj.chunk(3, -1)
+        r, z = (xr + hr).sigmoid(), (xz + hz).sigmoid()
+        n = (xn + r * hn).tanh()
+        return (1 - z) * n + z * h, None
+    pre = x_proj + h_proj
+    return (pre.tanh() if mode == "RNN_TANH" else pre.relu()), None
+
+
+class RNNBase(Module):
+    """The shared machinery of RNN, LSTM and GRU (see the module docstring)."""
+
+    def __init__(self, mode: str, input_size: int, hidden_size: int, num_layers: int = 1,
+                 bias: bool = True, batch_first: bool = False, dropout: float = 0.0,
+                 bidirectional: bool = False, proj_size: int = 0, device: Any = None,
+                 dtype: Any = None) -> None:
+        super().__init__()
+        if not 0 <= dropout <= 1 or isinstance(dropout, bool):
+            raise ValueError("dropout should be a number in range [0, 1] representing the "
+                             "probability of an element being zeroed")
+        if hidden_size <= 0 or num_layers <= 0:
+            raise ValueError("hidden_size and num_layers must be positive integers")
+        if proj_size < 0 or (proj_size and mode != "LSTM"):
+            raise ValueError("proj_size should be a positive integer, and only LSTM has it")
+        if proj_size >= hidden_size and proj_size:
+            raise ValueError("proj_size has to be smaller than hidden_size")
+        self.mode, self.input_size, self.hidden_size = mode, input_size, hidden_size
+        self.num_layers, self.bias, self.batch_first = num_layers, bias, batch_first
+        self.dropout, self.bidirectional, self.proj_size = float(dropout), bidirectional, proj_size
+        dt = np.dtype(np.float32) if dtype is None else _fn.tensor(0, dtype=dtype)._data.dtype
+        gates = _GATES[mode] * hidden_size
+        out_size = proj_size or hidden_size
+        directions = 2 if bidirectional else 1
+        bound = 1.0 / math.sqrt(hidden_size)
+        self._flat_weights_names: list[str] = []
+        for layer in range(num_layers):
+            layer_in = input_size if layer == 0 else out_size * directions
+            for direction in range(directions):
+                suffix = f"_l{layer}" + ("_reverse" if direction else "")
+                shapes: list[tuple[str, tuple[int, ...]]] = [
+                    ("weight_ih", (gates, layer_in)), ("weight_hh", (gates, out_size))]
+                if bias:
+                    shapes += [("bias_ih", (gates,)), ("bias_hh", (gates,))]
+                if proj_size:
+                    shapes.append(("weight_hr", (proj_size, hidden_size)))
+                for name, shape in shapes:
+                    setattr(self, name + suffix, _uniform(shape, bound, dt))
+                    self._flat_weights_names.append(name + suffix)
+
+    def flatten_parameters(self) -> None:
+        """A no-op (PyTorch compacts weights for cuDNN)."""
+
+    @property
+    def all_weights(self) -> list[list[Parameter]]:
+        """The parameters grouped per layer and direction, in PyTorch's order."""
+        per = 2 + 2 * self.bias + bool(self.proj_size)
+        flat = [getattr(self, n) for n in self._flat_weights_names]
+        return [flat[i:i + per] for i in range(0, len(flat), per)]
+
+    def extra_repr(self) -> str:
+        """The constructor arguments that differ from the defaults."""
+        parts = [f"{self.input_size}, {self.hidden_size}"]
+        if self.proj_size:
+            parts.append(f"proj_size={self.proj_size}")
+        if self.num_layers != 1:
+            parts.append(f"num_layers={self.num_layers}")
+        if not self.bias:
+            parts.append("bias=False")
+        if self.batch_first:
+            parts.append("batch_first=True")
+        if self.dropout:
+            parts.append(f"dropout={self.dropout}")
+        if self.bidirectional:
+            parts.append("bidirectional=True")
+        return ", ".join(parts)
+
+    def _weights(self, layer: int, direction: int) -> tuple:
+        suffix = f"_l{layer}" + ("_reverse" if direction else "")
+        get = lambda name: getattr(self, name + suffix, None)  # noqa: E731
+        return get("weight_ih"), get("weight_hh"), get("bias_ih"), get("bias_hh"), \
+            get("weight_hr")
+
+    def forward(self, input: Any, hx: Any = None) -> tuple:
+        """``(output, h_n)`` (LSTM: ``(output, (h_n, c_n))``) for ``input`` of shape
+        (T, B, input_size), (B, T, input_size) with ``batch_first``, (T, input_size)
+        unbatched, or a PackedSequence."""
+        packed = isinstance(input, PackedSequence)
+        lengths: np.ndarray | None = None
+        if packed:
+            x, length_tensor = pad_packed_sequence(input)
+            lengths = length_tensor.numpy()
+            sorted_info = (input.sorted_indices, input.unsorted_indices)
+        else:
+            x = input
+            if x.ndim not in (2, 3):
+                raise ValueError(f"{type(self).__name__}: expected input of 2 or 3 dimensions "
+                                 f"(got {x.ndim}D)")
+        unbatched = not packed and x.ndim == 2
+        if unbatched:
+            x = x.unsqueeze(1)
+        elif self.batch_first and not packed:
+            x = x.transpose(0, 1)
+        if x.shape[-1] != self.input_size:
+            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
+                               f"{self.input_size}, got {x.shape[-1]}")
+        steps, batch = x.shape[0], x.shape[1]
+        h0, c0 = self._initial_state(hx, batch, unbatched, x)
+        mask = None
+        if lengths is not None:
+            mask = _fn.tensor((np.arange(steps)[:, None] < lengths[None, :]).astype(
+                x._data.dtype))[..., None]
+        directions = 2 if self.bidirectional else 1
+        h_n, c_n = [], []
+        layer_input = x
+        for layer in range(self.num_layers):
+            outputs = []
+            for direction in range(directions):
+                k = layer * directions + direction
+                out, h, c = self._run(layer_input, layer, direction, h0[k],
+                                      None if c0 is None else c0[k], mask, lengths)
+                outputs.append(out)
+                h_n.append(h)
+                c_n.append(c)
+            layer_input = outputs[0] if directions == 1 else _fn.cat(outputs, -1)
+            if self.dropout and self.training and layer < self.num_layers - 1:
+                layer_input = F.dropout(layer_input, self.dropout, True)
+        output = layer_input
+        h_final = _fn.stack(h_n, 0)
+        c_final = _fn.stack(c_n, 0) if self.mode == "LSTM" else None
+        if packed:  # computed in the caller's order: pack as the input was packed
+            output = pack_padded_sequence(output, lengths, enforce_sorted=sorted_info[0] is None)
+        elif unbatched:
+            output = output.squeeze(1)
+            h_final = h_final.squeeze(1)
+            c_final = None if c_final is None else c_final.squeeze(1)
+        elif self.batch_first:
+            output = output.transpose(0, 1)
+        if self.mode == "LSTM":
+            return output, (h_final, c_final)
+        return output, h_final
+
+    def _initial_state(self, hx: Any, batch: int, unbatched: bool, x: TensorBase) -> tuple:
+        directions = 2 if self.bidirectional else 1
+        out_size = self.proj_size or self.hidden_size
+        shape_h = (self.num_layers * directions, batch, out_size)
+        shape_c = (self.num_layers * directions, batch, self.hidden_size)
+        if hx is None:
+            h0 = _fn.zeros(shape_h, dtype=x.dtype)
+            c0 = _fn.zeros(shape_c, dtype=x.dtype) if self.mode == "LSTM" else None
+            return h0, c0
+        if self.mode == "LSTM":
+            if not isinstance(hx, (tuple, list)) or len(hx) != 2:
+                raise RuntimeError("LSTM: hx must be a tuple (h_0, c_0)")
+            h0, c0 = hx
+        else:
+            h0, c0 = hx, None
+        if unbatched:
+            h0 = h0.unsqueeze(1)
+            c0 = None if c0 is None else c0.unsqueeze(1)
+        if tuple(h0.shape) != shape_h:
+            raise RuntimeError(f"Expected hidden size {shape_h}, got {tuple(h0.shape)}")
+        if c0 is not None and tuple(c0.shape) != shape_c:
+            raise RuntimeError(f"Expected hidden[1] size {shape_c}, got {tuple(c0.shape)}")
+        return h0, c0
+
+    def _run(self, x: TensorBase, layer: int, direction: int, h: TensorBase,
+             c: TensorBase | None, mask: TensorBase | None,
+             lengths: np.ndarray | None) -> tuple:
+        """One layer in one direction over the whole sequence: (outputs, h_last, c_last)."""
+        w_ih, w_hh, b_ih, b_hh, w_hr = self._weights(layer, direction)
+        steps = x.shape[0]
+        if direction and lengths is not None:  # reverse each sequence within its own length
+            x = _reverse_within(x, lengths)
+        elif direction:
+            x = x.flip(0)
+        proj = F.linear(x, w_ih, b_ih)  # the whole sequence's input projection at once
+        outs = []
+        for t in range(steps):
+            new_h, new_c = _cell_step(self.mode, proj[t], h, c, w_hh, b_hh, w_hr)
+            if mask is not None:  # finished sequences keep their state; their output is 0
+                m = mask[t]
+                h = m * new_h + (1 - m) * h
+                c = None if c is None else m * new_c + (1 - m) * c
+                outs.append(m * new_h)
+            else:
+                h, c = new_h, new_c
+                outs.append(h)
+        out = _fn.stack(outs, 0)
+        if direction and lengths is not None:
+            out = _reverse_within(out, lengths)
+        elif direction:
+            out = out.flip(0)
+        return out, h, c
+
+
+def _reverse_within(x: TensorBase, lengths: np.ndarray) -> TensorBase:
+    """``x`` (T, B, ...) with each sequence's first ``lengths[b]`` steps reversed (padding
+    stays where it is)."""
+    steps = x.shape[0]
+    t = np.arange(steps)[:, None]
+    index = np.where(t < lengths[None, :], lengths[None, :] - 1 - t, t)
+    cols = np.broadcast_to(np.arange(x.shape[1])[None, :], index.shape)
+    return x[_fn.tensor(index), _fn.tensor(cols)]
+
+
+class RNN(RNNBase):
+    """Elman RNN: ``h_t = tanh(W_ih x_t + b_ih + W_hh h_{t-1} + b_hh)`` (or ReLU)."""
+
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1,
+                 nonlinearity: str = "tanh", bias: bool = True, batch_first: bool = False,
+                 dropout: float = 0.0, bidirectional: bool = False, device: Any = None,
+                 dtype: Any = None) -> None:
+        if nonlinearity not in ("tanh", "relu"):
+            raise ValueError(f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or "
+                             "'relu'.")
+        super().__init__("RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU", input_size,
+                         hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
+                         device=device, dtype=dtype)
+        self.nonlinearity = nonlinearity
+
+
+class LSTM(RNNBase):
+    """Long short-term memory, with optional projections of the hidden state (``proj_size``)."""
+
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1,
+                 bias: bool = True, batch_first: bool = False, dropout: float = 0.0,
+                 bidirectional: bool = False, proj_size: int = 0, device: Any = None,
+                 dtype: Any = None) -> None:
+        super().__init__("LSTM", input_size, hidden_size, num_layers, bias, batch_first,
+                         dropout, bidirectional, proj_size, device, dtype)
+
+
+class GRU(RNNBase):
+    """Gated recurrent unit."""
+
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1,
+                 bias: bool = True, batch_first: bool = False, dropout: float = 0.0,
+                 bidirectional: bool = False, device: Any = None, dtype: Any = None) -> None:
+        super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first,
+                         dropout, bidirectional, device=device, dtype=dtype)
+
+
+class RNNCellBase(Module):
+    """One step of a recurrent layer, with PyTorch's parameter names (no layer suffix)."""
+
+    def __init__(self, mode: str, input_size: int, hidden_size: int, bias: bool = True,
+                 device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        self.mode, self.input_size, self.hidden_size, self.bias = mode, input_size, \
+            hidden_size, bias
+        dt = np.dtype(np.float32) if dtype is None else _fn.tensor(0, dtype=dtype)._data.dtype
+        gates = _GATES[mode] * hidden_size
+        bound = 1.0 / math.sqrt(hidden_size)
+        self.weight_ih = _uniform((gates, input_size), bound, dt)
+        self.weight_hh = _uniform((gates, hidden_size), bound, dt)
+        if bias:
+            self.bias_ih = _uniform((gates,), bound, dt)
+            self.bias_hh = _uniform((gates,), bound, dt)
+        else:
+            self.register_parameter("bias_ih", None)
+            self.register_parameter("bias_hh", None)
+
+    def extra_repr(self) -> str:
+        """Sizes (and bias=False)."""
+        return f"{self.input_size}, {self.hidden_size}" + ("" if self.bias else ", bias=False")
+
+    def _step(self, input: TensorBase, hx: Any) -> tuple:
+        if input.ndim not in (1, 2):
+            raise ValueError(f"{type(self).__name__}: Expected input to be 1D or 2D, got "
+                             f"{input.ndim}D instead")
+        unbatched = input.ndim == 1
+        x = input.unsqueeze(0) if unbatched else input
+        batch = x.shape[0]
+        if hx is None:
+            h = _fn.zeros(batch, self.hidden_size, dtype=x.dtype)
+            c = h if self.mode == "LSTM" else None
+        elif self.mode == "LSTM":
+            h, c = hx
+            if unbatched:
+                h, c = h.unsqueeze(0), c.unsqueeze(0)
+        else:
+            h, c = (hx.unsqueeze(0) if unbatched else hx), None
+        proj = F.linear(x, self.weight_ih, self.bias_ih)
+        h, c = _cell_step(self.mode, proj, h, c, self.weight_hh, self.bias_hh, None)
+        if unbatched:
+            h = h.squeeze(0)
+            c = None if c is None else c.squeeze(0)
+        return h, c
+
+
+class RNNCell(RNNCellBase):
+    """One Elman RNN step."""
+
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
+                 nonlinearity: str = "tanh", device: Any = None, dtype: Any = None) -> None:
+        if nonlinearity not in ("tanh", "relu"):
+            raise ValueError(f"Unknown nonlinearity: {nonlinearity}")
+        super().__init__("RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU", input_size,
+                         hidden_size, bias, device, dtype)
+        self.nonlinearity = nonlinearity
+
+    def forward(self, input: TensorBase, hx: TensorBase | None = None) -> TensorBase:
+        """The next hidden state."""
+        return self._step(input, hx)[0]
+
+
+class LSTMCell(RNNCellBase):
+    """One LSTM step: returns ``(h, c)``."""
+
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
+                 device: Any = None, dtype: Any = None) -> None:
+        super().__init__("LSTM", input_size, hidden_size, bias, device, dtype)
+
+    def forward(self, input: TensorBase, hx: Any = None) -> tuple:
+        """The next ``(h, c)``."""
+        return self._step(input, hx)
+
+
+class GRUCell(RNNCellBase):
+    """One GRU step."""
+
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
+                 device: Any = None, dtype: Any = None) -> None:
+        super().__init__("GRU", input_size, hidden_size, bias, device, dtype)
+
+    def forward(self, input: TensorBase, hx: TensorBase | None = None) -> TensorBase:
+        """The next hidden state."""
+        return self._step(input, hx)[0]
+
