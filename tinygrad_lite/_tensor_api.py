@@ -265,8 +265,45 @@ def _rshift(self: TensorBase, other: Any) -> TensorBase:
     return _shift(self, other, False)
 
 
+def rebuild_tensor(cls: Any, data: np.ndarray, requires_grad: bool) -> TensorBase:
+    """Unpickling: a leaf tensor (or Parameter) of ``cls`` holding ``data``."""
+    t = cls.__new__(cls)
+    t._data = data
+    t._version_counter = [0]
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _reduce_ex(self: TensorBase, protocol: Any) -> tuple:
+    """Pickling (multiprocessing, ``copy``): the values and ``requires_grad``; the graph that
+    made a non-leaf tensor is not part of it, as in PyTorch."""
+    return (rebuild_tensor, (self.__class__, self._data, self._requires_grad))
+
+
+def _deepcopy(self: TensorBase, memo: dict) -> TensorBase:
+    if id(self) in memo:
+        return memo[id(self)]
+    if self.grad_fn is not None:
+        raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support "
+                           "the deepcopy protocol at the moment. If you were attempting to "
+                           "deepcopy a module, this may be because of a torch.nn.utils."
+                           "weight_norm usage, see https://github.com/pytorch/pytorch/pull/"
+                           "103001")
+    copied = rebuild_tensor(self.__class__, self._data.copy(), self._requires_grad)
+    memo[id(self)] = copied
+    if self._grad is not None:
+        copied._grad = _deepcopy(self._grad, memo)
+    for name, value in getattr(self, "__dict__", {}).items():  # e.g. Buffer's persistent flag
+        if name not in ("_data", "_version_counter", "_grad", "grad_fn", "_requires_grad") \
+                and not name.startswith("_backward") and not name.startswith("_post"):
+            setattr(copied, name, value)
+    return copied
+
+
 OPERATORS = {"__floordiv__": _floordiv, "__rfloordiv__": _rfloordiv, "__mod__": _mod,
-             "__rmod__": _rmod, "__lshift__": _lshift, "__rshift__": _rshift}
+             "__rmod__": _rmod, "__lshift__": _lshift, "__rshift__": _rshift,
+             "__reduce_ex__": _reduce_ex, "__deepcopy__": _deepcopy}
 
 METHODS = {f.__name__: f for f in (
     type, type_as, new_zeros, new_ones, new_empty, new_full, new_tensor, nelement,

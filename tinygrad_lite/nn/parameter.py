@@ -34,9 +34,6 @@ class Parameter(Tensor):
     def __repr__(self) -> str:
         return "Parameter containing:\n" + super().__repr__()
 
-    def __reduce__(self) -> Any:
-        raise TypeError("tinygrad_lite never pickles tensors; use tinygrad_lite.save")
-
 
 class Buffer(Tensor):
     """Marks a tensor to be registered as a buffer when assigned to a ``Module`` attribute."""

@@ -15,6 +15,7 @@ from . import (
     pooling,
     rnn,
     sparse,
+    transformer,
 )
 from .activation import *  # noqa: F403
 from .batchnorm import *  # noqa: F403
@@ -30,9 +31,11 @@ from .normalization import *  # noqa: F403
 from .pooling import *  # noqa: F403
 from .rnn import *  # noqa: F403
 from .sparse import *  # noqa: F403
+from .transformer import *  # noqa: F403
 
 __all__ = [
     "Module", *activation.__all__, *batchnorm.__all__, *container.__all__, *conv.__all__,
     *distance.__all__, *dropout.__all__, *flatten.__all__, *linear.__all__, *loss.__all__,
     *normalization.__all__, *pooling.__all__, *rnn.__all__, *sparse.__all__,
+    *transformer.__all__,
 ]
