@@ -68,3 +68,11 @@ def test_draw_graph_writes_every_view(tmp_path):
                                              "nan_grads"]
     for p in paths:
         assert Path(p).stat().st_size > 0
+
+
+def test_char_rnn_learns_and_samples(capsys):
+    first, last = load("char_rnn").main(["--steps", "60", "--hidden", "64", "--sample", "40"])
+    assert last < 0.8 * first
+    out = capsys.readouterr().out
+    sample = out.split("sample: ")[1]
+    assert sample.startswith("The river ") and len(sample.strip()) >= 40

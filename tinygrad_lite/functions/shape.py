@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import ops
 from .._core.tensor_base import TensorBase, wrap
+from ..ops import shape as ops_shape
 from ..ops.shape import cat, pad_constant
 
 __all__ = [
@@ -144,11 +145,7 @@ def split(tensor: TensorBase, split_size_or_sections: Any, dim: int = 0) -> tupl
             raise RuntimeError(f"split: split_with_sizes expects split_sizes to sum exactly to "
                                f"{n} (size of dimension {d} of shape {tensor._data.shape}), but "
                                f"got split_sizes={sizes}")
-    out, start = [], 0
-    for size in sizes:
-        out.append(ops.getitem(tensor, _along(d, slice(start, start + size))))
-        start += size
-    return tuple(out)
+    return ops_shape.split(tensor, d, sizes)
 
 
 def chunk(input: TensorBase, chunks: int, dim: int = 0) -> tuple:
@@ -164,7 +161,9 @@ def unbind(input: TensorBase, dim: int = 0) -> tuple:
     if input._data.ndim == 0:
         raise IndexError(f"unbind: dimension specified as {dim} but tensor has no dimensions")
     d = _dim(dim, input._data.ndim, "unbind")
-    return tuple(ops.getitem(input, _along(d, i)) for i in range(input._data.shape[d]))
+    shape = input._data.shape[:d] + input._data.shape[d + 1:]
+    return tuple(piece.reshape(shape) for piece in
+                 ops_shape.split(input, d, [1] * input._data.shape[d]))
 
 
 def movedim(input: TensorBase, source: int, destination: int) -> TensorBase:

@@ -77,3 +77,53 @@ def pad_constant(x: TensorBase, widths: tuple, value: float = 0.0) -> TensorBase
     node = ConstantPadNdBackward0(x)
     node.crop = tuple(slice(b, b + n) for (b, _), n in zip(widths, x._data.shape))
     return wrap(out, node)
+
+
+class SplitBackward0(Node):
+    """One node for all the pieces of a split: backward concatenates their gradients (zeros
+    for pieces that got none) in one pass, instead of one full-size scatter per piece."""
+
+    _direct = False  # several outputs: the engine's general path
+    dim: int
+    sizes: list[int]
+    input_shape: tuple[int, ...]
+    input_dtype: np.dtype
+
+    def backward(self, *grads):
+        live = next((g for g in grads if g is not None), None)
+        parts = []
+        for g, size in zip(grads, self.sizes):
+            if g is None:
+                shape = list(self.input_shape)
+                shape[self.dim] = size
+                zero = np.zeros(shape, self.input_dtype)
+                g = zero if live is None or not isinstance(live, TensorBase) else wrap(zero)
+            parts.append(g)
+        if isinstance(live, TensorBase):
+            return (cat(parts, self.dim),)
+        return (np.concatenate(parts, self.dim),)
+
+
+def split(x: TensorBase, dim: int, sizes: list[int]) -> tuple:
+    """``x`` cut along ``dim`` into consecutive pieces of ``sizes`` (views of its memory)."""
+    bounds = np.cumsum([0, *sizes])
+    index = [slice(None)] * x._data.ndim
+    pieces = []
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        index[dim] = slice(int(a), int(b))
+        pieces.append(x._data[tuple(index)])
+    if not (grad_state.enabled and x._requires_grad):
+        outs = [wrap(p) for p in pieces]
+    else:
+        node = SplitBackward0(x)
+        node.n_outputs = len(sizes)
+        node.dim, node.sizes = dim, list(sizes)
+        node.input_shape, node.input_dtype = x._data.shape, x._data.dtype
+        outs = []
+        for i, p in enumerate(pieces):
+            t = wrap(p, node)
+            t._output_nr = i
+            outs.append(t)
+    for t in outs:
+        t._version_counter = x._version_counter  # views: in-place changes are seen by both
+    return tuple(outs)

@@ -219,12 +219,14 @@ class RNNBase(Module):
             x = _reverse_within(x, lengths)
         elif direction:
             x = x.flip(0)
-        proj = F.linear(x, w_ih, b_ih)  # the whole sequence's input projection at once
+        # the whole sequence's input projection at once, cut into steps by one split node
+        proj = F.linear(x, w_ih, b_ih).unbind(0)
+        masks = mask.unbind(0) if mask is not None else None
         outs = []
         for t in range(steps):
             new_h, new_c = _cell_step(self.mode, proj[t], h, c, w_hh, b_hh, w_hr)
-            if mask is not None:  # finished sequences keep their state; their output is 0
-                m = mask[t]
+            if masks is not None:  # finished sequences keep their state; their output is 0
+                m = masks[t]
                 h = m * new_h + (1 - m) * h
                 c = None if c is None else m * new_c + (1 - m) * c
                 outs.append(m * new_h)
