@@ -181,9 +181,9 @@ def test_loader_conflicting_options(kwargs, message):
         DataLoader(Rows(), **kwargs)
 
 
-def test_loader_keeps_num_workers_unsupported_and_freezes_its_setup():
-    with pytest.raises(NotImplementedError, match="num_workers=0"):
-        DataLoader(Rows(), num_workers=2)
+def test_loader_freezes_its_setup():
+    with pytest.raises(ValueError, match="num_workers option should be non-negative"):
+        DataLoader(Rows(), num_workers=-1)
     loader = DataLoader(Rows(), batch_size=2)
     for attr in ("batch_size", "sampler", "batch_sampler", "drop_last", "dataset"):
         with pytest.raises(ValueError, match=f"{attr} attribute should not be set"):

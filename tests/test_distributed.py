@@ -94,3 +94,37 @@ def test_errors_before_init_and_for_cuda_backends():
         dist.get_rank()
     with pytest.raises(RuntimeError, match="NCCL"):
         dist.init_process_group("nccl")
+
+
+def test_distributed_sampler_partitions_like_pytorch():
+    from tinygrad_lite.utils.data.distributed import DistributedSampler
+
+    for n, ranks, drop_last in ((10, 3, False), (10, 3, True), (2, 4, False), (12, 4, False)):
+        shares = [list(DistributedSampler(range(n), ranks, r, shuffle=False,
+                                          drop_last=drop_last)) for r in range(ranks)]
+        assert len({len(s) for s in shares}) == 1
+        covered = sorted(i for s in shares for i in s)
+        if not drop_last:
+            assert set(covered) == set(range(n)) and len(covered) >= n
+        torch_data = pytest.importorskip("torch.utils.data.distributed")
+        expected = [list(torch_data.DistributedSampler(range(n), ranks, r, shuffle=False,
+                                                       drop_last=drop_last))
+                    for r in range(ranks)]
+        assert shares == expected
+    sampler = DistributedSampler(range(20), 2, 0, shuffle=True, seed=3)
+    first = list(sampler)
+    sampler.set_epoch(1)
+    assert sorted(first) != first and list(sampler) != first
+    with pytest.raises(ValueError, match="Invalid rank"):
+        DistributedSampler(range(4), 2, 2)
+
+
+def test_ddp_digits_example_on_two_ranks():
+    pytest.importorskip("sklearn")
+    example = Path(__file__).resolve().parent.parent / "examples" / "ddp_digits.py"
+    result = subprocess.run([sys.executable, "-m", "tinygrad_lite.distributed.run",
+                             "--nproc-per-node", "2", str(example), "--epochs", "8"],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    accuracy = float(result.stdout.split("test accuracy ")[-1].split("%")[0]) / 100
+    assert accuracy > 0.9

@@ -5,11 +5,23 @@ The options combine as in PyTorch: ``shuffle`` picks a ``RandomSampler`` (else a
 ``SequentialSampler``) unless ``sampler`` is given; ``batch_size`` wraps the sampler in a
 ``BatchSampler`` unless ``batch_sampler`` is given (which excludes ``batch_size``, ``shuffle``,
 ``sampler`` and ``drop_last``); ``batch_size=None`` turns batching off (each sample goes through
-``collate_fn``, by default ``default_convert``). Worker processes are not implemented.
+``collate_fn``, by default ``default_convert``).
+
+With ``num_workers > 0`` batches are made by worker processes (the standard library's
+multiprocessing; ``_utils/worker.py``): each gets its own copy of the dataset and lists of indices
+through its own queue, ``prefetch_factor`` batches per worker are in flight, results come back
+in order, a worker's exception is raised here with its traceback, a worker that dies is
+reported, and the workers are shut down when the epoch ends, the loop breaks (the iterator is
+collected) or at exit; ``persistent_workers`` keeps them for the next epoch. Tensors travel
+pickled as whole arrays (one buffer each, not element by element).
 """
 
 from __future__ import annotations
 
+import itertools
+import multiprocessing
+import queue
+import weakref
 from collections.abc import Callable, Iterable
 from typing import Any, Generic, TypeVar
 
@@ -17,8 +29,10 @@ import numpy as np
 
 from ..._core.tensor_base import wrap
 from ._utils.collate import default_collate, default_convert
-from ._utils.generator import as_generator
+from ._utils.generator import as_generator, resolve
+from ._utils.worker import ExceptionWrapper, worker_loop
 from .dataset import Dataset, TensorDataset
+from .iterable import IterableDataset
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
 __all__ = ["DataLoader"]
@@ -57,19 +71,26 @@ class DataLoader(Generic[T_co]):
         if num_workers < 0:
             raise ValueError("num_workers option should be non-negative; use num_workers=0 to "
                              "disable multiprocessing.")
-        if num_workers != 0:
-            raise NotImplementedError("DataLoader: only num_workers=0 is supported")
         if timeout < 0:
             raise ValueError("timeout option should be non-negative")
-        if prefetch_factor is not None:
+        if num_workers == 0 and prefetch_factor is not None:
             raise ValueError("prefetch_factor option could only be specified in multiprocessing."
                              "let num_workers > 0 to enable multiprocessing, otherwise set "
                              "prefetch_factor to None.")
-        if persistent_workers:
+        if num_workers == 0 and persistent_workers:
             raise ValueError("persistent_workers option needs num_workers > 0")
-        if multiprocessing_context is not None:
+        if num_workers == 0 and multiprocessing_context is not None:
             raise ValueError("multiprocessing_context can only be used with multi-process "
                              f"loading (num_workers > 0), but got num_workers={num_workers}")
+        if prefetch_factor is None and num_workers > 0:
+            prefetch_factor = 2
+        if isinstance(dataset, IterableDataset):
+            if shuffle:
+                raise ValueError("DataLoader with IterableDataset: expected unspecified shuffle "
+                                 f"option, but got shuffle={shuffle}")
+            if sampler is not None or batch_sampler is not None:
+                raise ValueError("DataLoader with IterableDataset: expected unspecified sampler "
+                                 "and batch_sampler options")
         shuffle = bool(shuffle)
         if sampler is not None and shuffle:
             raise ValueError("sampler option is mutually exclusive with shuffle")
@@ -82,6 +103,8 @@ class DataLoader(Generic[T_co]):
             raise ValueError("batch_size=None option disables auto-batching and is mutually "
                              "exclusive with drop_last")
         rng = as_generator(generator)
+        if isinstance(dataset, IterableDataset):
+            sampler = _InfiniteConstantSampler()
         if sampler is None:
             sampler = RandomSampler(dataset, generator=rng) if shuffle else \
                 SequentialSampler(dataset)
@@ -114,10 +137,26 @@ class DataLoader(Generic[T_co]):
         """What iteration draws from: the batch sampler, else the sampler."""
         return self.batch_sampler if self._auto_collation else self.sampler
 
-    def __iter__(self) -> _SingleProcessIter:
-        return _SingleProcessIter(self)
+    def __iter__(self) -> Any:
+        if self.num_workers == 0:
+            return _SingleProcessIter(self)
+        if self.persistent_workers:
+            cached = getattr(self, "_persistent_iter", None)
+            if cached is None or not cached._alive():
+                cached = _MultiProcessIter(self)
+                object.__setattr__(self, "_persistent_iter", cached)
+            else:
+                cached._next_epoch()
+            return cached
+        return _MultiProcessIter(self)
 
     def __len__(self) -> int:
+        if isinstance(self.dataset, IterableDataset):
+            length = len(self.dataset)
+            if self.batch_size is not None:
+                length = length // self.batch_size if self.drop_last else \
+                    -(-length // self.batch_size)
+            return length
         return len(self._index_sampler)
 
 
@@ -143,6 +182,8 @@ class _SingleProcessIter:
         self._sampler_iter = iter(loader._index_sampler)
         self._fast = _fast_gather(loader.dataset, loader.collate_fn) \
             if self._auto_collation else None
+        self._iterable = iter(loader.dataset) if isinstance(loader.dataset, IterableDataset) \
+            else None
 
     def __iter__(self) -> _SingleProcessIter:
         return self
@@ -151,6 +192,9 @@ class _SingleProcessIter:
         return len(self._loader)
 
     def __next__(self) -> Any:
+        if self._iterable is not None:
+            return _fetch_iterable(self._iterable, self._loader.batch_size,
+                                   self._loader.drop_last, self._collate_fn)
         index = next(self._sampler_iter)
         if not self._auto_collation:
             return self._collate_fn(self._dataset[index])
@@ -162,3 +206,165 @@ class _SingleProcessIter:
             return self._collate_fn(getitems(index))
         return self._collate_fn([self._dataset[i] for i in index])
 
+
+
+class _InfiniteConstantSampler(Sampler):
+    """What an IterableDataset's loader iterates: the dataset decides when to stop."""
+
+    def __iter__(self) -> Any:
+        return itertools.repeat(None)
+
+
+def _fetch_iterable(iterator: Any, batch_size: int | None, drop_last: bool,
+                    collate_fn: Callable) -> Any:
+    """The next batch (or sample) of an iterable dataset's iterator."""
+    if batch_size is None:
+        return collate_fn(next(iterator))
+    samples = list(itertools.islice(iterator, batch_size))
+    if not samples or (drop_last and len(samples) < batch_size):
+        raise StopIteration
+    return collate_fn(samples)
+
+
+class _Fetcher:
+    """What a worker runs per task (picklable, for the spawn start method)."""
+
+    def __init__(self, collate_fn: Callable, auto_collation: bool, batch_size: int | None,
+                 drop_last: bool) -> None:
+        self.collate_fn, self.auto_collation = collate_fn, auto_collation
+        self.batch_size, self.drop_last = batch_size, drop_last
+
+    def __call__(self, source: Any, index: Any) -> Any:
+        if isinstance(source, Iterable) and not hasattr(source, "__getitem__"):
+            return _fetch_iterable(source, self.batch_size, self.drop_last, self.collate_fn)
+        if not self.auto_collation:
+            return self.collate_fn(source[index])
+        getitems = getattr(source, "__getitems__", None)
+        if getitems:
+            return self.collate_fn(getitems(index))
+        return self.collate_fn([source[i] for i in index])
+
+
+def _shutdown(workers: list, queues: list) -> None:
+    """Stop the workers: ask each to exit, wait briefly, then terminate what is left."""
+    for q in queues:
+        try:
+            q.put(None)
+        except (OSError, ValueError):
+            pass
+    for w in workers:
+        w.join(timeout=5.0)
+        if w.is_alive():
+            w.terminate()
+            w.join(timeout=1.0)
+
+
+class _MultiProcessIter:
+    """An epoch over a DataLoader with worker processes (see the module docstring)."""
+
+    def __init__(self, loader: DataLoader) -> None:
+        self._loader = loader
+        self._iterable = isinstance(loader.dataset, IterableDataset)
+        context = loader.multiprocessing_context
+        if isinstance(context, str) or context is None:
+            context = multiprocessing.get_context(context)
+        self._result_queue = context.Queue()
+        self._index_queues = []
+        self._workers = []
+        base_seed = int(resolve(loader.generator).integers(0, 2**62))
+        fetch = _Fetcher(loader.collate_fn, loader._auto_collation, loader.batch_size,
+                         loader.drop_last)
+        for worker_id in range(loader.num_workers):
+            index_queue = context.Queue()
+            worker = context.Process(
+                target=worker_loop,
+                args=(loader.dataset, index_queue, self._result_queue, fetch, worker_id,
+                      loader.num_workers, base_seed + worker_id, loader.worker_init_fn,
+                      self._iterable),
+                daemon=True)
+            worker.start()
+            self._index_queues.append(index_queue)
+            self._workers.append(worker)
+        self._finalizer = weakref.finalize(self, _shutdown, self._workers, self._index_queues)
+        self._next_epoch()
+
+    def _alive(self) -> bool:
+        return all(w.is_alive() for w in self._workers)
+
+    def _next_epoch(self) -> None:
+        """Reset for a (new) epoch: fresh indices, nothing in flight."""
+        self._sampler_iter = iter(self._loader._index_sampler)
+        self._sent = self._received = 0
+        self._buffer: dict[int, Any] = {}
+        self._exhausted_workers: set[int] = set()
+        self._task_worker: dict[int, int] = {}
+        self._sampler_done = False
+        for _ in range((self._loader.prefetch_factor or 2) * len(self._workers)):
+            self._send()
+
+    def _send(self) -> None:
+        if self._sampler_done:
+            return
+        workers = [i for i in range(len(self._workers)) if i not in self._exhausted_workers]
+        if not workers:
+            return
+        try:
+            index = next(self._sampler_iter)
+        except StopIteration:
+            self._sampler_done = True
+            return
+        worker = workers[self._sent % len(workers)]
+        self._index_queues[worker].put((self._sent, index))
+        self._task_worker[self._sent] = worker
+        self._sent += 1
+
+    def __iter__(self) -> _MultiProcessIter:
+        return self
+
+    def __len__(self) -> int:
+        return len(self._loader)
+
+    def _get(self) -> tuple:
+        timeout = self._loader.timeout or None
+        waited = 0.0
+        while True:
+            try:
+                return self._result_queue.get(timeout=timeout or 5.0)
+            except queue.Empty:
+                waited += timeout or 5.0
+                dead = [w for w in self._workers if not w.is_alive()]
+                if dead:
+                    pids = ", ".join(str(w.pid) for w in dead)
+                    self._finalizer()
+                    raise RuntimeError(f"DataLoader worker (pid(s) {pids}) exited unexpectedly"
+                                       f" (exit code {dead[0].exitcode})") from None
+                if timeout:
+                    self._finalizer()
+                    raise RuntimeError(f"DataLoader timed out after {timeout} seconds") \
+                        from None
+
+    def __next__(self) -> Any:
+        while True:
+            if self._received in self._buffer:
+                data = self._buffer.pop(self._received)
+                self._received += 1
+                if isinstance(data, StopIteration):  # an iterable worker ran dry
+                    continue
+                self._send()
+                if isinstance(data, ExceptionWrapper):
+                    self._finalizer()
+                    data.reraise()
+                return data
+            if self._received >= self._sent:
+                if not self._loader.persistent_workers:
+                    self._finalizer()
+                raise StopIteration
+            task_id, data = self._get()
+            if isinstance(data, StopIteration):
+                self._exhausted_workers.add(self._task_worker[task_id])
+                if not self._iterable:
+                    continue
+            self._buffer[task_id] = data
+            if isinstance(data, StopIteration):
+                self._sampler_done = len(self._exhausted_workers) == len(self._workers) or \
+                    self._sampler_done

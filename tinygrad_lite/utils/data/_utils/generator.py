@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from ....functions import creation as _creation
+from ....functions.generator import Generator
 
 __all__ = ["as_generator", "resolve"]
 
@@ -20,9 +21,12 @@ def as_generator(generator: Any) -> np.random.Generator | None:
     """``generator`` as a NumPy Generator (an int seeds a new one); None stays None."""
     if generator is None or isinstance(generator, np.random.Generator):
         return generator
+    if isinstance(generator, Generator):  # a tl.Generator: draw from its stream
+        return generator.numpy
     if isinstance(generator, (int, np.integer)) and not isinstance(generator, bool):
         return np.random.default_rng(int(generator))
-    raise TypeError(f"generator should be a numpy.random.Generator, an int seed or None, but "
+    raise TypeError(f"generator should be a tl.Generator, a numpy.random.Generator, an int seed "
+                    f"or None, but "
                     f"got {type(generator).__name__}")
 
 
