@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -9,7 +10,9 @@ from typing import Any
 from .optimizer import Optimizer
 
 __all__ = ["LRScheduler", "StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR",
-           "LinearLR", "LambdaLR", "OneCycleLR", "ReduceLROnPlateau"]
+           "LinearLR", "LambdaLR", "OneCycleLR", "ReduceLROnPlateau", "ConstantLR",
+           "PolynomialLR", "MultiplicativeLR", "CosineAnnealingWarmRestarts", "SequentialLR",
+           "CyclicLR"]
 
 
 class LRScheduler:
@@ -294,3 +297,213 @@ class ReduceLROnPlateau:
     def load_state_dict(self, state_dict: dict) -> None:
         """Restore what ``state_dict`` returned."""
         self.__dict__.update(state_dict)
+
+
+class ConstantLR(LRScheduler):
+    """``base_lr * factor`` until ``total_iters``, then ``base_lr``."""
+
+    def __init__(self, optimizer: Optimizer, factor: float = 1.0 / 3, total_iters: int = 5,
+                 last_epoch: int = -1) -> None:
+        if not 0 <= factor <= 1:
+            raise ValueError("Constant multiplicative factor expected to be between 0 and 1.")
+        self.factor, self.total_iters = factor, total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        """The reduced rate before ``total_iters``."""
+        f = self.factor if self.last_epoch < self.total_iters else 1.0
+        return [b * f for b in self.base_lrs]
+
+
+class PolynomialLR(LRScheduler):
+    """``base_lr * (1 - min(epoch, total_iters) / total_iters) ** power``."""
+
+    def __init__(self, optimizer: Optimizer, total_iters: int = 5, power: float = 1.0,
+                 last_epoch: int = -1) -> None:
+        self.total_iters, self.power = total_iters, power
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        """The polynomial decay."""
+        t = min(self.last_epoch, self.total_iters)
+        return [b * (1.0 - t / self.total_iters) ** self.power for b in self.base_lrs]
+
+
+class MultiplicativeLR(LRScheduler):
+    """Each step multiplies the current rate by ``lr_lambda(epoch)``."""
+
+    def __init__(self, optimizer: Optimizer, lr_lambda: Callable | list,
+                 last_epoch: int = -1) -> None:
+        n = len(optimizer.param_groups)
+        self.lr_lambdas = list(lr_lambda) if isinstance(lr_lambda, (list, tuple)) \
+            else [lr_lambda] * n
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        """The current rates times the factors (unchanged at the first step)."""
+        if self.last_epoch > 0:
+            return [g["lr"] * f(self.last_epoch) for g, f in
+                    zip(self.optimizer.param_groups, self.lr_lambdas)]
+        return [g["lr"] for g in self.optimizer.param_groups]
+
+
+class CosineAnnealingWarmRestarts(LRScheduler):
+    """Cosine annealing restarted every ``T_0`` epochs, the period growing by ``T_mult``."""
+
+    def __init__(self, optimizer: Optimizer, T_0: int, T_mult: int = 1,  # noqa: N803
+                 eta_min: float = 0.0, last_epoch: int = -1) -> None:
+        if T_0 <= 0 or not isinstance(T_0, int):
+            raise ValueError(f"Expected positive integer T_0, but got {T_0}")
+        if T_mult < 1 or not isinstance(T_mult, int):
+            raise ValueError(f"Expected integer T_mult >= 1, but got {T_mult}")
+        self.T_0, self.T_i, self.T_mult, self.eta_min = T_0, T_0, T_mult, eta_min
+        self.T_cur: float = last_epoch
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        """The cosine schedule within the current period."""
+        c = (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
+        return [self.eta_min + (b - self.eta_min) * c for b in self.base_lrs]
+
+    def step(self, epoch: Any = None) -> None:
+        """Advance one epoch (fractions allowed when ``epoch`` is given)."""
+        if epoch is None:
+            epoch = self.last_epoch + 1
+            self.T_cur = self.T_cur + 1
+            if self.T_cur >= self.T_i:
+                self.T_cur -= self.T_i
+                self.T_i *= self.T_mult
+        else:
+            if epoch < 0:
+                raise ValueError(f"Expected non-negative epoch, but got {epoch}")
+            if epoch >= self.T_0:
+                if self.T_mult == 1:
+                    self.T_cur = epoch % self.T_0
+                else:
+                    n = int(math.log(epoch / self.T_0 * (self.T_mult - 1) + 1, self.T_mult))
+                    self.T_cur = epoch - self.T_0 * (self.T_mult ** n - 1) / (self.T_mult - 1)
+                    self.T_i = self.T_0 * self.T_mult ** n
+            else:
+                self.T_i, self.T_cur = self.T_0, epoch
+        self.last_epoch = math.floor(epoch)
+        for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
+            group["lr"] = lr
+        self._last_lr = [g["lr"] for g in self.optimizer.param_groups]
+
+
+class SequentialLR(LRScheduler):
+    """Hand over from one scheduler to the next at the ``milestones`` (e.g. warm-up, then
+    cosine); each scheduler restarts from its epoch 0 when its turn comes."""
+
+    def __init__(self, optimizer: Optimizer, schedulers: list, milestones: list[int],
+                 last_epoch: int = -1) -> None:
+        if len(milestones) != len(schedulers) - 1:
+            raise ValueError(f"Sequential Schedulers expects number of schedulers provided to be "
+                             f"one more than the number of milestone points, but got number of "
+                             f"schedulers {len(schedulers)} and the number of milestones to be "
+                             f"equal to {len(milestones)}")
+        for s in schedulers:
+            if s.optimizer is not optimizer:
+                raise ValueError("Sequential Schedulers expects all schedulers to belong to the "
+                                 "same optimizer")
+        self.optimizer, self._schedulers, self._milestones = optimizer, schedulers, milestones
+        self.last_epoch = last_epoch + 1
+        for group in optimizer.param_groups:  # undo the steps the schedulers took when built
+            group["lr"] = group["initial_lr"]
+        for s in schedulers:
+            s.last_epoch -= 1
+        schedulers[0].step()
+        self._last_lr = schedulers[0].get_last_lr()
+
+    def step(self, epoch: Any = None) -> None:
+        """Advance the active scheduler (restarting the next one at a milestone)."""
+        self.last_epoch += 1
+        index = bisect.bisect_right(self._milestones, self.last_epoch)
+        scheduler = self._schedulers[index]
+        if index > 0 and self._milestones[index - 1] == self.last_epoch:
+            scheduler.step(0)
+        else:
+            scheduler.step()
+        self._last_lr = scheduler.get_last_lr()
+
+    def state_dict(self) -> dict:
+        """Its own state and each scheduler's."""
+        return {"last_epoch": self.last_epoch, "_milestones": self._milestones,
+                "_schedulers": [s.state_dict() for s in self._schedulers]}
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        """Restore what ``state_dict`` returned."""
+        self.last_epoch = state_dict["last_epoch"]
+        for s, sd in zip(self._schedulers, state_dict["_schedulers"]):
+            s.load_state_dict(sd)
+
+
+class CyclicLR(LRScheduler):
+    """The rate cycles between ``base_lr`` and ``max_lr`` (triangular, triangular2 or
+    exp_range), one step per batch; momentum cycles inversely when ``cycle_momentum``."""
+
+    def __init__(self, optimizer: Optimizer, base_lr: float | list, max_lr: float | list,
+                 step_size_up: int = 2000, step_size_down: int | None = None,
+                 mode: str = "triangular", gamma: float = 1.0, scale_fn: Callable | None = None,
+                 scale_mode: str = "cycle", cycle_momentum: bool = True,
+                 base_momentum: float = 0.8, max_momentum: float = 0.9,
+                 last_epoch: int = -1) -> None:
+        n = len(optimizer.param_groups)
+        base = list(base_lr) if isinstance(base_lr, (list, tuple)) else [base_lr] * n
+        if last_epoch == -1:
+            for lr, group in zip(base, optimizer.param_groups):
+                group["lr"] = lr
+        self.max_lrs = list(max_lr) if isinstance(max_lr, (list, tuple)) else [max_lr] * n
+        up = float(step_size_up)
+        down = float(step_size_down) if step_size_down is not None else up
+        self.total_size, self.step_ratio = up + down, up / (up + down)
+        if mode not in ("triangular", "triangular2", "exp_range") and scale_fn is None:
+            raise ValueError("mode is invalid and scale_fn is None")
+        self.mode, self.gamma = mode, gamma
+        self._scale_fn_custom, self.scale_mode = scale_fn, scale_mode if scale_fn else \
+            ("iterations" if mode == "exp_range" else "cycle")
+        self.cycle_momentum = cycle_momentum
+        if cycle_momentum:
+            key = "betas" if "betas" in optimizer.defaults else "momentum"
+            if key not in optimizer.defaults:
+                raise ValueError("optimizer must support momentum or beta1 with "
+                                 "`cycle_momentum` option enabled")
+            self._momentum_key = key
+            self.base_momentums = [base_momentum] * n
+            self.max_momentums = [max_momentum] * n
+            if last_epoch == -1:
+                for m, group in zip(self.max_momentums, optimizer.param_groups):
+                    self._set_momentum(group, m)
+        super().__init__(optimizer, last_epoch)
+        self.base_lrs = base
+
+    def _set_momentum(self, group: dict, value: float) -> None:
+        if self._momentum_key == "betas":
+            group["betas"] = (value, *group["betas"][1:])
+        else:
+            group["momentum"] = value
+
+    def scale_fn(self, x: float) -> float:
+        """The amplitude scale of cycle (or iteration) ``x``."""
+        if self._scale_fn_custom is not None:
+            return float(self._scale_fn_custom(x))
+        if self.mode == "triangular":
+            return 1.0
+        if self.mode == "triangular2":
+            return 1.0 / (2.0 ** (x - 1))
+        return self.gamma ** x
+
+    def get_lr(self) -> list[float]:
+        """The rates at this iteration of the cycle (and the momenta, set on the groups)."""
+        cycle = math.floor(1 + self.last_epoch / self.total_size)
+        x = 1.0 + self.last_epoch / self.total_size - cycle
+        scale = x / self.step_ratio if x <= self.step_ratio else (x - 1) / (self.step_ratio - 1)
+        where = cycle if self.scale_mode == "cycle" else self.last_epoch
+        base_lrs = getattr(self, "base_lrs", [g["lr"] for g in self.optimizer.param_groups])
+        lrs = [b + (m - b) * scale * self.scale_fn(where)
+               for b, m in zip(base_lrs, self.max_lrs)]
+        if self.cycle_momentum:
+            for group, lo, hi in zip(self.optimizer.param_groups, self.base_momentums,
+                                     self.max_momentums):
+                self._set_momentum(group, hi - (hi - lo) * scale * self.scale_fn(where))
+        return lrs
