@@ -232,6 +232,22 @@ def bernoulli(self: TensorBase, p: float | None = None, *,
     return functions.bernoulli(self, p, generator=generator)
 
 
+def unfold(self: TensorBase, dimension: int, size: int, step: int) -> TensorBase:
+    """Sliding windows of ``size`` elements every ``step`` along ``dimension``: that dim
+    becomes the window count and a new last dim of ``size`` holds each window."""
+    d = dimension % max(self._data.ndim, 1)
+    n = self._data.shape[d] if self._data.ndim else 1
+    if size > n:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {n} but size is {size}")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    starts = np.arange(0, n - size + 1, step)
+    index = starts[:, None] + np.arange(size)[None, :]
+    moved = functions.movedim(self, d, -1) if self._data.ndim else self.reshape(1)
+    windows = moved[..., wrap(index)]  # (..., count, size)
+    return functions.movedim(windows, -2, d) if self._data.ndim else windows.reshape(-1, size)
+
+
 def _floordiv(self: TensorBase, other: Any) -> TensorBase:
     return functions.floor_divide(self, other)
 
@@ -309,7 +325,7 @@ METHODS = {f.__name__: f for f in (
     type, type_as, new_zeros, new_ones, new_empty, new_full, new_tensor, nelement,
     element_size, is_contiguous, is_floating_point, is_complex, is_signed, ndimension,
     get_device, cuda, share_memory_, uniform_, normal_, bernoulli_, exponential_, geometric_,
-    log_normal_, cauchy_, random_, multinomial, bernoulli)} | OPERATORS
+    log_normal_, cauchy_, random_, multinomial, bernoulli, unfold)} | OPERATORS
 PROPERTIES = {"is_cuda": False, "is_sparse": False, "is_quantized": False, "is_meta": False,
               "is_mps": False, "layout": "torch.strided"}
 DEVICE = CPU

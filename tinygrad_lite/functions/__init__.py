@@ -25,10 +25,12 @@ from . import (
     creation,
     indexing,
     inplace,
+    inplace_extra,
     mathops,
     pointwise,
     reduction,
     shape,
+    shape_extra,
     sorting,
 )
 from .basic import *  # noqa: F403
@@ -36,17 +38,20 @@ from .creation import *  # noqa: F403
 from .indexing import *  # noqa: F403
 from .inplace import *  # noqa: F403
 from .inplace import clamp_, clip_, exp_, neg_, relu_
+from .inplace_extra import *  # noqa: F403 - x.sqrt_() & co, methods only
 from .mathops import *  # noqa: F403
 from .pointwise import *  # noqa: F403
 from .reduction import *  # noqa: F403
 from .shape import *  # noqa: F403
+from .shape_extra import *  # noqa: F403
 from .sorting import *  # noqa: F403
 
 # tl.* names: everything the themed modules export, except the in-place helpers that PyTorch
 # has only as methods.
 __all__ = [
     *basic.__all__, *creation.__all__, *indexing.__all__, *pointwise.__all__,
-    *reduction.__all__, *shape.__all__, *mathops.__all__, *sorting.__all__, "relu_", "clamp_",
+    *reduction.__all__, *shape.__all__, *mathops.__all__, *sorting.__all__,
+    *shape_extra.__all__, "relu_", "clamp_",
     "clip_", "neg_",
     "exp_",
 ]
@@ -55,4 +60,5 @@ __all__ = [
 # that takes a tensor first, and the in-place functions. tensor.py binds each one it does not
 # write out itself (``x.reshape(2, 3)``, ``x.where(cond, y)``, ... whose arguments differ).
 _NOT_METHODS = {"cat", "concat", "concatenate", "stack", "einsum", "setitem", *creation.__all__}
-TENSOR_METHODS = [name for name in (*__all__, *inplace.__all__) if name not in _NOT_METHODS]
+TENSOR_METHODS = [name for name in (*__all__, *inplace.__all__, *inplace_extra.__all__)
+                  if name not in _NOT_METHODS]
