@@ -24,6 +24,7 @@ from tinygrad_lite.nn.functional import pad
 CATALOG: list[tuple[str, object, list[tuple], str]] = []
 REFERENCE: dict[str, object] = {}
 SAME = "same"  # the row's function applied to NumPy arrays is its own reference
+NO_FLOAT16: set[str] = set()  # rows PyTorch refuses in float16 (linear algebra): must raise
 BASIC_INDEX = (slice(None, None, 2), -1)
 
 

@@ -26,6 +26,7 @@ from . import (
     indexing,
     inplace,
     inplace_extra,
+    linalg,
     mathops,
     pointwise,
     reduction,
@@ -39,6 +40,7 @@ from .indexing import *  # noqa: F403
 from .inplace import *  # noqa: F403
 from .inplace import clamp_, clip_, exp_, neg_, relu_
 from .inplace_extra import *  # noqa: F403 - x.sqrt_() & co, methods only
+from .linalg import *  # noqa: F403
 from .mathops import *  # noqa: F403
 from .pointwise import *  # noqa: F403
 from .reduction import *  # noqa: F403
@@ -51,7 +53,7 @@ from .sorting import *  # noqa: F403
 __all__ = [
     *basic.__all__, *creation.__all__, *indexing.__all__, *pointwise.__all__,
     *reduction.__all__, *shape.__all__, *mathops.__all__, *sorting.__all__,
-    *shape_extra.__all__, "relu_", "clamp_",
+    *shape_extra.__all__, *linalg.__all__, "relu_", "clamp_",
     "clip_", "neg_",
     "exp_",
 ]

@@ -1,0 +1,331 @@
+"""Linear algebra of ``tl.*`` and ``tl.linalg``: the primitives of ``ops/linalg.py`` (inv,
+slogdet, solve, cholesky) and composites over them and matmul (det, norms, matrix_power,
+addmm & co, tensordot, kron, cross, trace, diag, ...), all differentiable."""
+
+from __future__ import annotations
+
+import math
+from functools import reduce as _fold
+from typing import Any
+
+import numpy as np
+
+from .. import ops
+from .._core.tensor_base import TensorBase, wrap
+from ..ops.linalg import cholesky, inv, slogdet, solve
+from .basic import matmul
+from .shape import stack
+
+__all__ = ["det", "logdet", "slogdet", "inverse", "matrix_power", "addmm", "addmv", "addbmm",
+           "baddbmm", "addr", "tensordot", "kron", "cross", "cdist", "trace", "diag",
+           "diag_embed", "diagflat", "chain_matmul", "inner", "ger", "vdot", "cholesky_solve",
+           "cholesky_inverse"]
+
+# what tl.linalg holds beyond the names above (tinygrad_lite/linalg.py re-exports them)
+LINALG_ONLY = ["inv_ex", "cholesky_ex", "solve_triangular", "multi_dot", "vector_norm",
+               "matrix_norm", "norm", "vecdot", "diagonal", "linalg_cross"]
+
+
+
+def det(input: TensorBase) -> TensorBase:
+    """The determinant of each square matrix: ``sign * exp(log|det|)`` (differentiable where
+    the matrix is invertible)."""
+    sign, logabs = slogdet(input)
+    return sign * logabs.exp()
+
+
+def logdet(input: TensorBase) -> TensorBase:
+    """``log(det)``: NaN for a negative determinant, -inf for a singular matrix."""
+    sign, logabs = slogdet(input)
+    return ops.where(sign < 0, math.nan, logabs)
+
+
+inverse = inv
+
+
+def inv_ex(A: TensorBase, *, check_errors: bool = False) -> tuple:  # noqa: N803
+    """``(inverse, info)``; info is 0 (a singular matrix raises)."""
+    return inv(A), wrap(np.zeros(A.shape[:-2], np.int32))
+
+
+def cholesky_ex(A: TensorBase, *, upper: bool = False, check_errors: bool = False) -> tuple:  # noqa: N803
+    """``(L, info)``; info is 0 (a matrix that is not positive-definite raises)."""
+    return cholesky(A, upper), wrap(np.zeros(A.shape[:-2], np.int32))
+
+
+def solve_triangular(A: TensorBase, B: TensorBase, *, upper: bool, left: bool = True,  # noqa: N803
+                     unitriangular: bool = False) -> TensorBase:
+    """``X`` with ``A X = B`` (``X A = B`` when not ``left``) for triangular ``A``."""
+    mask = np.triu(np.ones(A.shape[-2:], bool)) if upper else np.tril(np.ones(A.shape[-2:], bool))
+    tri = ops.where(wrap(mask), A, 0.0)
+    if unitriangular:
+        eye = wrap(np.eye(A.shape[-1], dtype=A._data.dtype).astype(bool))
+        tri = ops.where(eye, 1.0, tri)
+    if left:
+        return solve(tri, B)
+    return solve(tri.mT, B.mT).mT
+
+
+def cholesky_solve(B: TensorBase, L: TensorBase, upper: bool = False) -> TensorBase:  # noqa: N803
+    """``X`` with ``(L L^T) X = B`` given the Cholesky factor ``L``."""
+    lower = L.mT if upper else L
+    return solve(lower.mT, solve(lower, B))
+
+
+def cholesky_inverse(L: TensorBase, upper: bool = False) -> TensorBase:  # noqa: N803
+    """``(L L^T)^-1`` from the Cholesky factor."""
+    lower = L.mT if upper else L
+    li = inv(lower)
+    return li.mT @ li
+
+
+def matrix_power(input: TensorBase, n: int) -> TensorBase:
+    """``input`` multiplied by itself ``n`` times (identity for 0, the inverse's power for
+    negative ``n``), by repeated squaring."""
+    if n == 0:
+        eye = np.broadcast_to(np.eye(input.shape[-1], dtype=input._data.dtype), input.shape)
+        return wrap(eye.copy())
+    base = inv(input) if n < 0 else input
+    n = abs(n)
+    result = None
+    while n:
+        if n & 1:
+            result = base if result is None else result @ base
+        n >>= 1
+        if n:
+            base = base @ base
+    assert result is not None
+    return result
+
+
+def multi_dot(tensors: Any) -> TensorBase:
+    """The product of a chain of matrices (the first and last may be vectors)."""
+    ts = list(tensors)
+    if len(ts) < 2:
+        raise RuntimeError("multi_dot(): expected at least 2 tensors but got "
+                           f"{len(ts)}")
+    return _fold(matmul, ts)
+
+
+def chain_matmul(*matrices: TensorBase) -> TensorBase:
+    """The product of the matrices (deprecated in PyTorch for ``multi_dot``)."""
+    return multi_dot(matrices)
+
+
+def vector_norm(x: TensorBase, ord: float = 2, dim: Any = None, keepdim: bool = False,  # noqa: A002
+                *, dtype: Any = None) -> TensorBase:
+    """``(sum |x|^ord)^(1/ord)`` over ``dim`` (all elements by default); ``inf``/``-inf``: the
+    largest/smallest magnitude, 0: the count of nonzeros."""
+    v = x if dtype is None else x.to(dtype)
+    if dim is None:
+        v, dim = v.reshape(-1), 0
+        if keepdim:
+            raise RuntimeError("vector_norm with keepdim=True needs an explicit dim here")
+    a = v.abs()
+    if ord == math.inf:
+        return a.amax(dim, keepdim)
+    if ord == -math.inf:
+        return a.amin(dim, keepdim)
+    if ord == 0:
+        return (a != 0).to(v.dtype).sum(dim, keepdim)
+    if ord == 2:
+        return v.norm(2, dim, keepdim)
+    if ord == 1:
+        return a.sum(dim, keepdim)
+    return (a ** ord).sum(dim, keepdim) ** (1.0 / ord)
+
+
+def matrix_norm(A: TensorBase, ord: Any = "fro", dim: tuple = (-2, -1),  # noqa: N803, A002
+                keepdim: bool = False, *, dtype: Any = None) -> TensorBase:
+    """Frobenius (``'fro'``) or the induced 1/inf norms (max column/row absolute sum) and
+    their minimum versions (-1/-inf)."""
+    m = A if dtype is None else A.to(dtype)
+    if ord == "fro":
+        return (m * m).sum(dim, keepdim).sqrt()
+    d0, d1 = dim
+    if ord in (1, -1):
+        sums = m.abs().sum(d0, True)
+        out = sums.amax(d1, True) if ord == 1 else sums.amin(d1, True)
+    elif ord in (math.inf, -math.inf):
+        sums = m.abs().sum(d1, True)
+        out = sums.amax(d0, True) if ord == math.inf else sums.amin(d0, True)
+    else:
+        raise RuntimeError(f"linalg.matrix_norm: ord={ord!r} needs singular values, which are "
+                           "not implemented; use 'fro', 1, -1, inf or -inf")
+    return out if keepdim else out.squeeze(max(d0 % m.ndim, d1 % m.ndim)).squeeze(
+        min(d0 % m.ndim, d1 % m.ndim))
+
+
+def norm(A: TensorBase, ord: Any = None, dim: Any = None, keepdim: bool = False, *,  # noqa: N803, A002
+         dtype: Any = None) -> TensorBase:
+    """``tl.linalg.norm``: a vector norm (1-D, or an int ``dim``) or a matrix norm (2-D, or a
+    pair ``dim``); without ``ord``, the 2-norm / Frobenius norm."""
+    if isinstance(dim, (tuple, list)) and len(dim) == 2 or (dim is None and A.ndim == 2
+                                                            and ord is not None):
+        return matrix_norm(A, "fro" if ord is None else ord, tuple(dim or (-2, -1)), keepdim,
+                           dtype=dtype)
+    return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
+
+
+def vecdot(x: TensorBase, y: TensorBase, *, dim: int = -1) -> TensorBase:
+    """The dot product along ``dim``."""
+    return (x * y).sum(dim)
+
+
+def diagonal(A: TensorBase, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> TensorBase:  # noqa: N803
+    """``tl.linalg.diagonal``: the diagonal of the last two dims."""
+    return A.diagonal(offset, dim1, dim2)
+
+
+def addmm(input: TensorBase, mat1: TensorBase, mat2: TensorBase, *, beta: float = 1,
+          alpha: float = 1) -> TensorBase:
+    """``beta * input + alpha * (mat1 @ mat2)``."""
+    return _combine(input, mat1 @ mat2, beta, alpha)
+
+
+def addmv(input: TensorBase, mat: TensorBase, vec: TensorBase, *, beta: float = 1,
+          alpha: float = 1) -> TensorBase:
+    """``beta * input + alpha * (mat @ vec)``."""
+    return _combine(input, mat @ vec, beta, alpha)
+
+
+def addbmm(input: TensorBase, batch1: TensorBase, batch2: TensorBase, *, beta: float = 1,
+           alpha: float = 1) -> TensorBase:
+    """``beta * input + alpha * sum_b batch1[b] @ batch2[b]``."""
+    return _combine(input, (batch1 @ batch2).sum(0), beta, alpha)
+
+
+def baddbmm(input: TensorBase, batch1: TensorBase, batch2: TensorBase, *, beta: float = 1,
+            alpha: float = 1) -> TensorBase:
+    """``beta * input + alpha * (batch1 @ batch2)`` per batch."""
+    return _combine(input, batch1 @ batch2, beta, alpha)
+
+
+def addr(input: TensorBase, vec1: TensorBase, vec2: TensorBase, *, beta: float = 1,
+         alpha: float = 1) -> TensorBase:
+    """``beta * input + alpha * outer(vec1, vec2)``."""
+    return _combine(input, vec1.reshape(-1, 1) * vec2.reshape(1, -1), beta, alpha)
+
+
+def _combine(input: TensorBase, product: TensorBase, beta: float, alpha: float) -> TensorBase:
+    scaled = product if alpha == 1 else product * alpha
+    if beta == 0:  # as PyTorch: input is ignored, even its NaNs
+        return scaled
+    return scaled + (input if beta == 1 else input * beta)
+
+
+def tensordot(a: TensorBase, b: TensorBase, dims: Any = 2) -> TensorBase:
+    """Contract the last ``dims`` dims of ``a`` with the first of ``b`` (an int), or the listed
+    pairs of dims."""
+    if isinstance(dims, int):
+        axes_a = list(range(a.ndim - dims, a.ndim))
+        axes_b = list(range(dims))
+    else:
+        axes_a, axes_b = ([d] if isinstance(d, int) else list(d) for d in dims)
+    axes_a = [d % a.ndim for d in axes_a]
+    axes_b = [d % b.ndim for d in axes_b]
+    free_a = [d for d in range(a.ndim) if d not in axes_a]
+    free_b = [d for d in range(b.ndim) if d not in axes_b]
+    k = int(np.prod([a.shape[d] for d in axes_a])) if axes_a else 1
+    left = a.permute(*free_a, *axes_a).reshape(-1, k)
+    right = b.permute(*axes_b, *free_b).reshape(k, -1)
+    return (left @ right).reshape(*[a.shape[d] for d in free_a], *[b.shape[d] for d in free_b])
+
+
+def kron(input: TensorBase, other: TensorBase) -> TensorBase:
+    """The Kronecker product."""
+    nd = max(input.ndim, other.ndim)
+    a = input.reshape(*([1] * (nd - input.ndim)), *input.shape)
+    b = other.reshape(*([1] * (nd - other.ndim)), *other.shape)
+    inter = []
+    for i in range(nd):
+        inter += [a.shape[i], 1]
+    a2 = a.reshape(*inter)
+    inter_b = []
+    for i in range(nd):
+        inter_b += [1, b.shape[i]]
+    out = a2 * b.reshape(*inter_b)
+    return out.reshape(*[a.shape[i] * b.shape[i] for i in range(nd)])
+
+
+def cross(input: TensorBase, other: TensorBase, dim: int | None = None) -> TensorBase:
+    """The 3-D cross product along ``dim`` (default: the first dim of size 3 for tl.cross, -1
+    for tl.linalg.cross)."""
+    if dim is None:
+        dim = next((i for i, n in enumerate(input.shape) if n == 3), -1)
+    a = input.unbind(dim)
+    b = other.unbind(dim)
+    if len(a) != 3 or len(b) != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+                           f"{len(a)} and {len(b)}")
+    return stack([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
+                  a[0] * b[1] - a[1] * b[0]], dim)
+
+
+def linalg_cross(input: TensorBase, other: TensorBase, *, dim: int = -1) -> TensorBase:
+    """``tl.linalg.cross``: the cross product along ``dim`` (default the last)."""
+    return cross(input, other, dim)
+
+
+def cdist(x1: TensorBase, x2: TensorBase, p: float = 2.0,
+          compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> TensorBase:
+    """The p-norm distance between each row of ``x1`` and each row of ``x2`` (batched)."""
+    diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
+    if p == 2:
+        return (diff * diff).sum(-1).sqrt()
+    return vector_norm(diff, p, -1)
+
+
+def trace(input: TensorBase) -> TensorBase:
+    """The sum of the main diagonal of a matrix."""
+    if input.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
+    return input.diagonal().sum()
+
+
+def diag(input: TensorBase, diagonal: int = 0) -> TensorBase:
+    """A vector -> the matrix with it on diagonal ``diagonal``; a matrix -> that diagonal."""
+    if input.ndim == 1:
+        return diag_embed(input, diagonal)
+    if input.ndim == 2:
+        return input.diagonal(diagonal)
+    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
+
+
+def diag_embed(input: TensorBase, offset: int = 0, dim1: int = -2,
+               dim2: int = -1) -> TensorBase:
+    """Matrices (in the last two dims) with the last dim of ``input`` on diagonal ``offset``."""
+    n = input.shape[-1] + abs(offset)
+    rows = np.arange(input.shape[-1]) + max(-offset, 0)
+    place = np.zeros((input.shape[-1], n, n), input._data.dtype)
+    place[np.arange(input.shape[-1]), rows, rows + offset] = 1
+    out = (input.unsqueeze(-1).unsqueeze(-1) * wrap(place)).sum(-3)
+    if (dim1 % (input.ndim + 1), dim2 % (input.ndim + 1)) != (input.ndim - 1, input.ndim):
+        out = out.movedim((-2, -1), (dim1, dim2))
+    return out
+
+
+def diagflat(input: TensorBase, offset: int = 0) -> TensorBase:
+    """The flattened input on diagonal ``offset`` of a square matrix."""
+    return diag_embed(input.reshape(-1), offset)
+
+
+def inner(input: TensorBase, other: TensorBase) -> TensorBase:
+    """The dot product over the last dims (a scalar times a tensor for 0-d inputs)."""
+    if input.ndim == 0 or other.ndim == 0:
+        return input * other
+    return tensordot(input, other, ([-1], [-1]))
+
+
+def ger(vec1: TensorBase, vec2: TensorBase) -> TensorBase:
+    """The outer product (PyTorch's old name)."""
+    return vec1.reshape(-1, 1) * vec2.reshape(1, -1)
+
+
+def vdot(input: TensorBase, other: TensorBase) -> TensorBase:
+    """The dot product of two 1-D tensors."""
+    if input.ndim != 1 or other.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D "
+                           "tensors")
+    return (input * other).sum()
+

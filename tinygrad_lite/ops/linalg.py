@@ -1,0 +1,169 @@
+"""Linear-algebra primitives over the last two dims (batched): inv, slogdet, solve, cholesky.
+
+Each backward rule is written with these same ops and matmul, so it is differentiable again:
+``d inv(A) = -inv(A)^T g inv(A)^T``; ``d logabsdet(A) = g inv(A)^T``; for ``X = solve(A, B)``
+``gB = solve(A^T, g)`` and ``gA = -gB X^T``; for ``L = cholesky(A)`` the symmetric
+``L^-T Phi(L^T gL) L^-1`` (Phi: the lower triangle with its diagonal halved). A singular (or,
+for cholesky, not positive-definite) input raises ``tl.linalg.LinAlgError``, a RuntimeError,
+as PyTorch does.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._core.grad_mode import grad_state
+from .._core.graph import Node
+from .._core.tensor_base import TensorBase
+from .common import is_array, swap_last_dims, wrap
+
+__all__ = ["LinAlgError", "inv", "slogdet", "solve", "cholesky"]
+
+
+class LinAlgError(RuntimeError):
+    """A linear-algebra failure (singular matrix, not positive-definite, ...)."""
+
+
+def _square(x: TensorBase, op: str) -> np.ndarray:
+    a = x._data
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise RuntimeError(f"linalg.{op}: A must be batches of square matrices, but they are "
+                           f"{a.shape[-2] if a.ndim > 1 else a.size} by "
+                           f"{a.shape[-1] if a.ndim else 1} matrices")
+    if a.dtype.kind != "f":
+        raise RuntimeError(f"linalg.{op}: Expected a floating point tensor as input. Got "
+                           f"{a.dtype}")
+    if a.dtype.itemsize < 4:
+        raise RuntimeError(f"linalg.{op}: Low precision dtypes not supported. Got {a.dtype}")
+    return a
+
+
+def _mm(a, b):
+    return a @ b
+
+
+class LinalgInvExBackward0(Node):
+    def backward(self, grad):
+        y = self.saved_output()
+        yt = swap_last_dims(y)
+        return (-_mm(_mm(yt, grad), yt),)
+
+
+def inv(x: TensorBase) -> TensorBase:
+    """The inverse of each square matrix."""
+    a = _square(x, "inv")
+    try:
+        out = np.linalg.inv(a)
+    except np.linalg.LinAlgError:
+        raise LinAlgError("linalg.inv: The diagonal element is zero, the inversion could not be "
+                          "completed because the input matrix is singular.") from None
+    if not (grad_state.enabled and x._requires_grad):
+        return wrap(out)
+    node = LinalgInvExBackward0(x)
+    result = wrap(out, node)
+    node.save_output(result)
+    return result
+
+
+class LinalgSlogdetBackward0(Node):
+    def backward(self, grad_sign, grad_logabs):
+        (x,) = self.saved_tensors
+        if grad_logabs is None:
+            return (None,)
+        inverse_t = swap_last_dims(np.linalg.inv(x) if is_array(x) else inv(x))
+        g = grad_logabs[..., None, None] if is_array(grad_logabs) else \
+            grad_logabs.unsqueeze(-1).unsqueeze(-1)
+        return (g * inverse_t,)
+
+
+def slogdet(x: TensorBase) -> tuple[TensorBase, TensorBase]:
+    """``(sign, log|det|)`` of each square matrix (sign 0 and -inf when singular)."""
+    a = _square(x, "slogdet")
+    sign, logabs = np.linalg.slogdet(a)
+    sign, logabs = np.asarray(sign, a.dtype), np.asarray(logabs, a.dtype)
+    if not (grad_state.enabled and x._requires_grad):
+        return wrap(sign), wrap(logabs)
+    node = LinalgSlogdetBackward0(x)
+    node.n_outputs = 2
+    node._direct = False
+    node.save_for_backward(x)
+    s, lg = wrap(sign, node), wrap(logabs, node)
+    lg._output_nr = 1
+    return s, lg
+
+
+class LinalgSolveExBackward0(Node):
+    vector: bool  # B was a batch of vectors
+
+    def backward(self, grad):
+        a, b = self.saved_tensors
+        x = self.saved_output()
+        vector = self.vector
+        g = grad[..., None] if vector else grad
+        xm = x[..., None] if vector else x
+        at = swap_last_dims(a)
+        gb = np.linalg.solve(at, g) if is_array(a) else solve(at, g)
+        ga = -_mm(gb, swap_last_dims(xm))
+        ea, eb = self.next_edges
+        gb_out = gb[..., 0] if vector else gb
+        return (ga if ea else None, gb_out if eb else None)
+
+
+def solve(a: TensorBase, b: TensorBase) -> TensorBase:
+    """``X`` with ``A X = B`` (``B`` a batch of vectors or matrices)."""
+    am = _square(a, "solve")
+    bm = b._data
+    vector = bm.ndim == am.ndim - 1
+    try:
+        out = np.linalg.solve(am, bm[..., None] if vector else bm)
+    except np.linalg.LinAlgError:
+        raise LinAlgError("linalg.solve: The solver failed because the input matrix is "
+                          "singular.") from None
+    except ValueError as err:
+        raise RuntimeError(f"linalg.solve: incompatible shapes {am.shape} and {bm.shape} "
+                           f"({err})") from None
+    out = out[..., 0] if vector else out
+    if not (grad_state.enabled and (a._requires_grad or b._requires_grad)):
+        return wrap(out)
+    node = LinalgSolveExBackward0(a, b)
+    node.vector = vector
+    node.save_for_backward(a, b)
+    result = wrap(out, node)
+    node.save_output(result)
+    return result
+
+
+class LinalgCholeskyExBackward0(Node):
+    def backward(self, grad):
+        lower = self.saved_output()
+        if is_array(lower):
+            linv = np.linalg.inv(lower)
+            phi = np.tril(swap_last_dims(lower) @ grad)
+            diag = np.einsum("...ii->...i", phi)
+            phi = phi - 0.5 * (diag[..., None] * np.eye(lower.shape[-1], dtype=lower.dtype))
+        else:
+            linv = inv(lower)
+            s = _mm(swap_last_dims(lower), grad)
+            eye = wrap(np.eye(lower.shape[-1], dtype=lower._data.dtype))
+            mask = wrap(np.tril(np.ones(lower.shape[-2:], lower._data.dtype)))
+            phi = s * mask - 0.5 * s * eye
+        ga = _mm(_mm(swap_last_dims(linv), phi), linv)
+        return (0.5 * (ga + swap_last_dims(ga)),)
+
+
+def cholesky(x: TensorBase, upper: bool = False) -> TensorBase:
+    """The lower Cholesky factor of each symmetric positive-definite matrix (``upper``: its
+    transpose)."""
+    a = _square(x, "cholesky")
+    try:
+        out = np.linalg.cholesky(a)
+    except np.linalg.LinAlgError:
+        raise LinAlgError("linalg.cholesky: The factorization could not be completed because "
+                          "the input is not positive-definite.") from None
+    if not (grad_state.enabled and x._requires_grad):
+        result = wrap(out)
+    else:
+        node = LinalgCholeskyExBackward0(x)
+        result = wrap(out, node)
+        node.save_output(result)
+    return result.mT if upper else result
