@@ -130,6 +130,8 @@ def result_type(*operands: Any) -> np.dtype:
     for op in operands:
         if isinstance(op, np.ndarray):
             (dimensioned if op.ndim else zero_dim).append(op.dtype)
+        elif isinstance(op, np.generic):  # a zero-dim tensor's data can be a NumPy scalar
+            zero_dim.append(op.dtype)
         else:
             scalar_cats.append(_category_of_scalar(op))
     result = _promote_same_tier(dimensioned)

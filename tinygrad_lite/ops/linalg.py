@@ -79,7 +79,8 @@ class LinalgSlogdetBackward0(Node):
 def slogdet(x: TensorBase) -> tuple[TensorBase, TensorBase]:
     """``(sign, log|det|)`` of each square matrix (sign 0 and -inf when singular)."""
     a = _square(x, "slogdet")
-    sign, logabs = np.linalg.slogdet(a)
+    with np.errstate(invalid="ignore"):  # inf/NaN entries: NaN as PyTorch, without a warning
+        sign, logabs = np.linalg.slogdet(a)
     sign, logabs = np.asarray(sign, a.dtype), np.asarray(logabs, a.dtype)
     if not (grad_state.enabled and x._requires_grad):
         return wrap(sign), wrap(logabs)

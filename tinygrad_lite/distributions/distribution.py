@@ -1,0 +1,220 @@
+"""The ``Distribution`` base class and the parameter constraints it validates, as in
+``torch.distributions``: shapes (``batch_shape``, ``event_shape``), ``sample`` (no gradient)
+and ``rsample`` (reparameterised: gradients flow to the parameters), ``log_prob``, ``entropy``,
+moments, and PyTorch's ValueErrors for invalid parameters or values outside the support."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .._core.grad_mode import no_grad
+from .._core.size import Size
+from .._core.tensor_base import TensorBase
+from ..functions.creation import tensor as _tensor
+from ..tensor import Tensor
+
+__all__ = ["Distribution", "constraints", "as_tensor_like", "broadcast_all"]
+
+
+class _Constraint:
+    """A predicate on values, named as PyTorch prints it."""
+
+    def __init__(self, name: str, check: Any, is_discrete: bool = False) -> None:
+        self.name, self._check, self.is_discrete = name, check, is_discrete
+
+    def check(self, value: TensorBase) -> np.ndarray:
+        """Elementwise: whether each value satisfies the constraint."""
+        with np.errstate(invalid="ignore"):
+            return np.asarray(self._check(value._data))
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+class constraints:  # noqa: N801 - PyTorch's module name
+    """The constraints the distributions use (``torch.distributions.constraints``)."""
+
+    real = _Constraint("Real()", lambda a: a == a)
+    positive = _Constraint("GreaterThan(lower_bound=0.0)", lambda a: a > 0)
+    nonnegative = _Constraint("GreaterThanEq(lower_bound=0.0)", lambda a: a >= 0)
+    unit_interval = _Constraint("Interval(lower_bound=0.0, upper_bound=1.0)",
+                                lambda a: (a >= 0) & (a <= 1))
+    boolean = _Constraint("Boolean()", lambda a: (a == 0) | (a == 1), True)
+    nonnegative_integer = _Constraint("IntegerGreaterThan(lower_bound=0)",
+                                      lambda a: (a >= 0) & (a == np.floor(a)), True)
+    positive_integer = _Constraint("IntegerGreaterThan(lower_bound=1)",
+                                   lambda a: (a >= 1) & (a == np.floor(a)), True)
+    simplex = _Constraint("Simplex()", lambda a: (a >= 0).all(-1) & (np.abs(a.sum(-1) - 1)
+                                                                       < 1e-6))
+    real_vector = _Constraint("IndependentConstraint(Real(), 1)", lambda a: (a == a).all(-1))
+    positive_definite = _Constraint("PositiveDefinite()", lambda a: np.all(
+        np.linalg.eigvalsh(a) > 0, -1))
+    lower_cholesky = _Constraint("LowerCholesky()", lambda a: np.all(
+        (np.triu(a, 1) == 0) & True, (-2, -1)) & np.all(np.diagonal(a, 0, -2, -1) > 0, -1))
+
+    @staticmethod
+    def integer_interval(low: int, high: int) -> _Constraint:
+        """Integers in [low, high]."""
+        return _Constraint(f"IntegerInterval(lower_bound={low}, upper_bound={high})",
+                           lambda a: (a >= low) & (a <= high) & (a == np.floor(a)), True)
+
+    @staticmethod
+    def interval(low: Any, high: Any) -> _Constraint:
+        """Values in [low, high]."""
+        lo = low._data if isinstance(low, TensorBase) else low
+        hi = high._data if isinstance(high, TensorBase) else high
+        return _Constraint(f"Interval(lower_bound={low}, upper_bound={high})",
+                           lambda a: (a >= lo) & (a <= hi))
+
+    @staticmethod
+    def greater_than(low: Any) -> _Constraint:
+        """Values above ``low``."""
+        lo = low._data if isinstance(low, TensorBase) else low
+        return _Constraint(f"GreaterThan(lower_bound={low})", lambda a: a > lo)
+
+
+def as_tensor_like(value: Any, like: TensorBase | None = None) -> TensorBase:
+    """``value`` as a tensor (numbers in ``like``'s dtype, or the default float dtype)."""
+    if isinstance(value, TensorBase):
+        return value
+    dtype = like.dtype if like is not None and like._data.dtype.kind == "f" else None
+    return _tensor(float(value) if not isinstance(value, (list, tuple, np.ndarray))
+                   else value, dtype=dtype)
+
+
+def broadcast_all(*values: Any) -> tuple:
+    """The values as tensors broadcast to one shape (numbers take the tensors' dtype)."""
+    like = next((v for v in values if isinstance(v, TensorBase)), None)
+    ts = [as_tensor_like(v, like) for v in values]
+    shape = np.broadcast_shapes(*(t.shape for t in ts))
+    return tuple(t if t.shape == shape else t.expand(*shape) for t in ts)
+
+
+class Distribution:
+    """Base class: subclasses set ``arg_constraints`` and ``support`` and implement what they
+    can of ``rsample``/``sample``, ``log_prob``, ``entropy``, ``mean``, ``variance``, ``mode``,
+    ``cdf``, ``icdf``, ``expand``."""
+
+    has_rsample = False
+    has_enumerate_support = False
+    arg_constraints: dict[str, Any] = {}
+    support: Any = None
+    _validate_default = True
+
+    def __init__(self, batch_shape: Any = (), event_shape: Any = (),
+                 validate_args: bool | None = None) -> None:
+        self._batch_shape, self._event_shape = Size(batch_shape), Size(event_shape)
+        self._validate_args = Distribution._validate_default if validate_args is None \
+            else validate_args
+        if self._validate_args:
+            for name, constraint in self.arg_constraints.items():
+                value = self.__dict__.get(name)
+                if not isinstance(value, TensorBase):
+                    continue
+                if not constraint.check(value).all():
+                    raise ValueError(
+                        f"Expected parameter {name} ({type(value).__name__} of shape "
+                        f"{tuple(value.shape)}) of distribution {self!r} to satisfy the "
+                        f"constraint {constraint!r}, but found invalid values:\n{value}")
+
+    @staticmethod
+    def set_default_validate_args(value: bool) -> None:
+        """Whether new distributions check their arguments by default (True, as PyTorch)."""
+        Distribution._validate_default = bool(value)
+
+    @property
+    def batch_shape(self) -> Size:
+        """The shape of the batch of independent distributions."""
+        return self._batch_shape
+
+    @property
+    def event_shape(self) -> Size:
+        """The shape of one sample of one distribution."""
+        return self._event_shape
+
+    def _extended_shape(self, sample_shape: Any = ()) -> tuple:
+        return tuple(sample_shape) + tuple(self._batch_shape) + tuple(self._event_shape)
+
+    def sample(self, sample_shape: Any = ()) -> TensorBase:
+        """A sample of shape ``sample_shape + batch_shape + event_shape``, without gradient."""
+        with no_grad():
+            return self.rsample(sample_shape).detach()
+
+    def rsample(self, sample_shape: Any = ()) -> TensorBase:
+        """A reparameterised sample: differentiable with respect to the parameters."""
+        raise NotImplementedError(f"{type(self).__name__} has no rsample")
+
+    def sample_n(self, n: int) -> TensorBase:
+        """``sample((n,))`` (old name)."""
+        return self.sample((n,))
+
+    def log_prob(self, value: TensorBase) -> TensorBase:
+        """The log of the density (or mass) at ``value``."""
+        raise NotImplementedError
+
+    def cdf(self, value: TensorBase) -> TensorBase:
+        """The cumulative distribution function at ``value``."""
+        raise NotImplementedError
+
+    def icdf(self, value: TensorBase) -> TensorBase:
+        """The inverse of the cumulative distribution function."""
+        raise NotImplementedError
+
+    def entropy(self) -> TensorBase:
+        """The entropy of each distribution of the batch."""
+        raise NotImplementedError
+
+    def enumerate_support(self, expand: bool = True) -> TensorBase:
+        """Every value of a discrete support."""
+        raise NotImplementedError
+
+    def perplexity(self) -> TensorBase:
+        """``exp(entropy)``."""
+        return self.entropy().exp()
+
+    @property
+    def mean(self) -> TensorBase:
+        """The mean."""
+        raise NotImplementedError
+
+    @property
+    def mode(self) -> TensorBase:
+        """The mode."""
+        raise NotImplementedError
+
+    @property
+    def variance(self) -> TensorBase:
+        """The variance."""
+        raise NotImplementedError
+
+    @property
+    def stddev(self) -> TensorBase:
+        """The standard deviation."""
+        return self.variance.sqrt()
+
+    def _validate_sample(self, value: TensorBase) -> None:
+        if not self._validate_args or self.support is None:
+            return
+        if not isinstance(value, Tensor):
+            raise ValueError("The value argument to log_prob must be a Tensor")
+        ok = self.support.check(value)
+        if not np.all(ok):
+            raise ValueError(f"Expected value argument ({type(value).__name__} of shape "
+                             f"{tuple(value.shape)}) to be within the support "
+                             f"({self.support!r}) of the distribution {self!r}, but found "
+                             f"invalid values:\n{value}")
+
+    def __repr__(self) -> str:
+        parts = []
+        for name in self.arg_constraints:
+            value = self.__dict__.get(name)
+            if isinstance(value, TensorBase):
+                shown = value.shape if value.numel() > 1 else value.item()
+                parts.append(f"{name}: {shown}")
+        return f"{type(self).__name__}({', '.join(parts)})"
+
+
+LOG_2PI = math.log(2 * math.pi)
