@@ -183,7 +183,7 @@ def test_conv_modules_shapes_and_errors():
     assert repr(conv) == "Conv2d(3, 6, kernel_size=(3, 3), stride=(2, 2), padding=(1, 1), groups=3)"
     tconv = nn.ConvTranspose2d(4, 2, 3, stride=2, padding=1, output_padding=1)
     assert tconv(tl.randn(1, 4, 5, 5)).shape == (1, 2, 10, 10)
-    with pytest.raises(RuntimeError, match="conv2d: input of shape"):
+    with pytest.raises(RuntimeError, match="conv2d: given groups=1.*to have 4 channels"):
         nn.Conv2d(4, 2, 3)(tl.randn(1, 3, 5, 5))
     model = nn.Sequential(nn.Conv2d(1, 2, 3), nn.MaxPool2d(2), nn.Flatten(), nn.Linear(2 * 9, 3))
     out = model(tl.randn(4, 1, 8, 8))

@@ -296,3 +296,12 @@ def test_prod_third_derivative_with_zeros():
     (c12,) = tl.autograd.grad(c1[2], x)
     # cumprod terms containing x1 x2: x0 x1 x2 and x0 x1 x2 x3
     np.testing.assert_array_equal(c12.numpy(), [1.0 + 5.0, 0.0, 0.0, 2.0])
+
+
+def test_pow_exponent_gradient_at_zero_base_matches_pytorch():
+    """d(0^b)/db: 0 for b >= 0 (PyTorch's limit), -inf for b < 0 (was NaN)."""
+    for exponent, expected in ((-1.0, -np.inf), (-0.5, -np.inf), (0.0, 0.0), (2.0, 0.0)):
+        base = tl.zeros(1, requires_grad=True)
+        power = tl.tensor([exponent], requires_grad=True)
+        (base ** power).sum().backward()
+        assert power.grad.item() == expected, exponent

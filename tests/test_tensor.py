@@ -180,4 +180,6 @@ def test_repr_like_pytorch():
 
 def test_unsupported_dtype_is_named():
     with pytest.raises(TypeError, match="unsupported dtype"):
-        tl.zeros(2, dtype="complex64")
+        tl.zeros(2, dtype=np.complex64)
+    with pytest.raises(TypeError, match="must be a dtype"):  # a name is refused, as PyTorch
+        tl.zeros(2, dtype="float32")

@@ -366,8 +366,39 @@ class Tensor(TensorBase):
         return functions.where(condition, self, other)
 
     def view(self, *shape: Any) -> TensorBase:
-        """Same as ``reshape`` (NumPy decides whether memory is shared)."""
-        return functions.reshape(self, *shape)
+        """``self`` with a new shape sharing its memory (a RuntimeError when the strides do not
+        allow it, as PyTorch), or ``view(dtype)``: the same bytes read as another dtype."""
+        if len(shape) == 1 and isinstance(shape[0], dtypes.DType):
+            return self._view_as_dtype(shape[0])
+        result = functions.reshape(self, *shape)
+        data = self._data
+        source = getattr(self, "_view_of", None)
+        # Only a user's own permute/transpose/slice fixes strides the way PyTorch's would; an
+        # op's output may be laid out differently here than in PyTorch, so a copy is allowed
+        if (source is not None and source[1] in ("permute", "getitem") and data.size > 1
+                and not np.may_share_memory(result._data, data)):
+            # NumPy had to copy: the view's strides cannot express the new shape
+            raise RuntimeError(
+                f"view size is not compatible with input tensor's size and stride (at least one "
+                f"dimension spans across two contiguous subspaces): a tensor of shape "
+                f"{tuple(data.shape)} (transposed, permuted or expanded) cannot be viewed as "
+                f"{tuple(result.shape)}. Use .reshape(...) instead.")
+        return result
+
+    def _view_as_dtype(self, dtype: dtypes.DType) -> TensorBase:
+        """The bytes of ``self`` reinterpreted as ``dtype`` (the last dim rescaled by the ratio
+        of element sizes); not differentiable across dtypes, as in PyTorch."""
+        data = np.asarray(self._data)
+        if dtype.np == data.dtype:
+            return functions.reshape(self, self.shape)
+        if dtype.itemsize != data.dtype.itemsize and (
+                data.ndim == 0 or (data.shape[-1] * data.dtype.itemsize) % dtype.itemsize
+                or not data.flags.c_contiguous):
+            raise RuntimeError(
+                f"view: cannot view a tensor of shape {tuple(data.shape)} and dtype "
+                f"{self.dtype} as {dtype}: with different element sizes the last dimension must "
+                f"be contiguous and its size in bytes divisible by {dtype.itemsize}")
+        return wrap(data.view(dtype.np))
 
     def view_as(self, other: TensorBase) -> TensorBase:
         """Same as ``reshape(other.shape)``."""

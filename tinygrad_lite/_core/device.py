@@ -13,6 +13,13 @@ ELSEWHERE = ("{what}: device {name!r} is not available: tinygrad_lite was not co
              "usually choose it with `device = 'cuda' if tl.cuda.is_available() else 'cpu'`)")
 
 
+# PyTorch's device types: naming one that this CPU-only build lacks says "not available";
+# anything else is not a device string at all
+KNOWN_DEVICE_TYPES = ("cpu", "cuda", "mps", "xpu", "meta", "hip", "xla", "lazy", "vulkan", "ipu",
+                      "hpu", "mtia", "maia", "mkldnn", "opengl", "opencl", "ideep", "ve", "fpga",
+                      "privateuseone")
+
+
 class DeviceUnavailableError(AssertionError, RuntimeError):
     """Asking for a device other than the CPU. PyTorch raises AssertionError ("Torch not
     compiled with CUDA enabled") in some places and RuntimeError in others: this is both."""
@@ -43,6 +50,12 @@ class device:  # noqa: N801 - PyTorch's name
             if not number.isdigit():
                 raise RuntimeError(f"Invalid device string: '{type}'")
             index = int(number)
+        if name not in KNOWN_DEVICE_TYPES:
+            # e.g. x.to("float64"): a dtype name is not a device; say what a device looks like
+            raise RuntimeError(
+                f"Invalid device string: {type!r}: expected one of "
+                f"{', '.join(KNOWN_DEVICE_TYPES)} at its start (to change the dtype, pass a "
+                f"dtype such as tl.float64, not a string)")
         if name != "cpu":
             raise DeviceUnavailableError(ELSEWHERE.format(what="device", name=type))
         self.type, self.index = name, index
@@ -82,9 +95,10 @@ def check_device(spec: Any, what: str) -> None:
     if spec is None or spec == "cpu" or isinstance(spec, device):
         return
     if isinstance(spec, str):
-        if spec.partition(":")[0] != "cpu":
+        device_type = spec.partition(":")[0]
+        if device_type != "cpu" and device_type in KNOWN_DEVICE_TYPES:
             raise DeviceUnavailableError(ELSEWHERE.format(what=what, name=spec))
-        device(spec)  # raises for a malformed string
+        device(spec)  # raises for a malformed string or a name that is no device type
         return
     if isinstance(spec, int) and not isinstance(spec, bool):
         raise DeviceUnavailableError(ELSEWHERE.format(what=what, name=f"cuda:{spec}"))

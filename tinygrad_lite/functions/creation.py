@@ -53,6 +53,9 @@ def _size(size: tuple) -> tuple[int, ...]:
 
 def _np_dtype(dtype: Any, default: dtypes.DType | None = None) -> np.dtype:
     """The NumPy dtype of ``dtype``; when None, ``default`` or the default float dtype."""
+    if isinstance(dtype, str):  # PyTorch refuses names here; say what to pass instead
+        raise TypeError(f"argument 'dtype' must be a dtype (e.g. tl.{dtype}), not str "
+                        f"{dtype!r}")
     if dtype is not None:
         return dtypes.to_dtype(dtype).np
     return (default or dtypes.get_default_dtype()).np

@@ -74,7 +74,8 @@ def flip(input: TensorBase, dims: Any) -> TensorBase:
     axes = ops.normalize_dims(dims, input._data.ndim, "flip")
     index = tuple(slice(None, None, -1) if i in axes else slice(None)
                   for i in range(input._data.ndim))
-    return ops.getitem(input, index)
+    # a copy, as PyTorch's flip: an in-place op on the result must not write into ``input``
+    return ops.clone(ops.getitem(input, index))
 
 
 def narrow(input: TensorBase, dim: int, start: int, length: int) -> TensorBase:

@@ -150,10 +150,13 @@ class PowBackward0(Node):
         if ea:
             grad_a = sum_to(_pow_base_grad(grad, a, b), a.shape)
         if eb:
-            # d(a^b)/db = a^b log(a); PyTorch defines it as 0 where a == 0
+            # d(a^b)/db = a^b log(a); PyTorch defines it as 0 where a == 0 and b >= 0 (the
+            # limit), and keeps the IEEE value (-inf for b < 0) otherwise
             with np.errstate(divide="ignore", invalid="ignore"):
-                safe_log = unary_rule("log", where_rule(array_of(a) == 0, 1.0, a))
-                grad_b = sum_to(grad * self.saved_output() * safe_log, b.shape)
+                zero_limit = (array_of(a) == 0) & (array_of(b) >= 0)
+                log_a = unary_rule("log", a)
+                grad_b = sum_to(where_rule(zero_limit, 0.0, grad * self.saved_output() * log_a),
+                                b.shape)
         return grad_a, grad_b
 
 

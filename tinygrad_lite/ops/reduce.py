@@ -10,7 +10,7 @@ from .._core.grad_mode import grad_state
 from .._core.graph import Node
 from .._core.tensor_base import TensorBase
 from .common import array_of, is_array, normalize_dims, sum_to, swap_last_dims, wrap
-from .elementwise import autocast_lower, cast, promote
+from .elementwise import autocast_lower, cast
 from .movement import broadcast_to
 
 _INT64 = np.dtype(np.int64)
@@ -113,11 +113,24 @@ class MmBackward0(Node):
                 sum_to(swap_last_dims(a) @ grad, b.shape) if eb else None)
 
 
+def require_same_dtype(op: str, *tensors: TensorBase | None) -> None:
+    """PyTorch's matrix products do not promote: a float64 batch into a float32 layer is a
+    mistake to report (it would silently double the cost and hide a missing ``.float()``)."""
+    present = [t for t in tensors if t is not None]
+    first = present[0]._data.dtype
+    if any(t._data.dtype != first for t in present[1:]):
+        names = ", ".join(str(dtypes.from_numpy_dtype(t._data.dtype)) for t in present)
+        shapes = ", ".join(str(tuple(t._data.shape)) for t in present)
+        raise RuntimeError(
+            f"{op}: expected all operands to have the same dtype, but got {names} (shapes "
+            f"{shapes}); convert one side, e.g. input.float() or layer.double()")
+
+
 def matmul2d(a: TensorBase, b: TensorBase) -> TensorBase:
     """Matrix product of operands with at least 2 dims each (batch dims broadcast)."""
     if autocast_state.dtype is not None:
         a, b = autocast_lower(a, b)
-    a, b = promote(a, b)
+    require_same_dtype("matmul", a, b)
     if a._data.shape[-1] != b._data.shape[-2]:
         raise RuntimeError(
             f"matmul: shapes {a._data.shape} and {b._data.shape} cannot be multiplied: a.shape[-1] "
@@ -159,13 +172,12 @@ class AddmmBackward0(Node):
 def linear(x: TensorBase, weight: TensorBase, bias: TensorBase | None = None) -> TensorBase:
     """``x @ weight.T + bias`` as one op (``nn.Linear``). A primitive for speed: one node and one
     backward rule instead of a transpose, a matmul and a broadcast add (three nodes)."""
+    if not isinstance(x, TensorBase):  # e.g. a NumPy batch handed straight to nn.Linear
+        raise TypeError(f"linear(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(x).__name__} (convert it with tl.from_numpy or tl.tensor)")
     if autocast_state.dtype is not None:
         x, weight, bias = autocast_lower(x, weight, bias)
-    if bias is None:
-        x, weight = promote(x, weight)
-    elif not (x._data.dtype == weight._data.dtype == bias._data.dtype):
-        dt = dtypes.result_type(x._data, weight._data, bias._data)
-        x, weight, bias = cast(x, dt), cast(weight, dt), cast(bias, dt)
+    require_same_dtype("linear", x, weight, bias)
     if weight._data.ndim != 2 or x._data.ndim == 0 or x._data.shape[-1] != weight._data.shape[1]:
         raise RuntimeError(
             f"linear: input of shape {x._data.shape} and weight of shape {weight._data.shape} do "

@@ -25,6 +25,9 @@ def ntuple(value: Any, n: int, name: str) -> tuple:
 
 def batched(input: TensorBase, nd: int, op: str) -> tuple[TensorBase, bool]:
     """Add the batch dim to unbatched input (C, *spatial); says whether it was added."""
+    if not isinstance(input, TensorBase):
+        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
     if input.ndim == nd + 1:
         return input.unsqueeze(0), True
     if input.ndim != nd + 2:

@@ -7,8 +7,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..._core.autocast_state import autocast_state
 from ..._core.tensor_base import TensorBase
 from ...ops.nn import fold, unfold
+from ...ops.reduce import require_same_dtype
 from ._utils import batched, ntuple, pad_spatial
 
 __all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d"]
@@ -18,16 +20,10 @@ def _convnd(input: TensorBase, weight: TensorBase, bias: TensorBase | None, stri
             padding: Any, dilation: Any, groups: int, nd: int, op: str) -> TensorBase:
     x, added = batched(input, nd, op)
     stride, dilation = ntuple(stride, nd, "stride"), ntuple(dilation, nd, "dilation")
+    _check_conv_arguments(op, x, weight, bias, stride, dilation, groups, nd)
     n, c = x.shape[:2]
     o, cg = weight.shape[:2]
     kernel = tuple(weight.shape[2:])
-    if weight.ndim != nd + 2 or c != cg * groups or o % groups:
-        raise RuntimeError(
-            f"{op}: input of shape {tuple(input.shape)} and weight of shape {tuple(weight.shape)}"
-            f" with groups={groups} do not match: expected weight (out_channels, in_channels / "
-            f"groups = {c // groups if groups else '?'}, *kernel) with out_channels divisible by "
-            "groups"
-        )
     if isinstance(padding, str):
         if padding == "valid":
             pads = ((0, 0),) * nd
@@ -40,16 +36,51 @@ def _convnd(input: TensorBase, weight: TensorBase, bias: TensorBase | None, stri
             raise ValueError(f"{op}: invalid padding string {padding!r} (use 'same' or 'valid')")
     else:
         pads = tuple((p, p) for p in ntuple(padding, nd, "padding"))
+        if any(p < 0 for p, _ in pads):
+            raise RuntimeError(f"{op}: negative padding is not supported, got padding={padding}")
+    padded = tuple(size + before + after for size, (before, after) in zip(x.shape[2:], pads))
+    spans = tuple(d * (kk - 1) + 1 for d, kk in zip(dilation, kernel))
+    if any(span > size for span, size in zip(spans, padded)):
+        raise RuntimeError(
+            f"{op}: calculated padded input size per channel: ({' x '.join(map(str, padded))}). "
+            f"Kernel size: ({' x '.join(map(str, spans))}). Kernel size can't be greater than "
+            f"actual input size (input of shape {tuple(input.shape)})")
     cols = unfold(pad_spatial(x, pads), kernel, stride, dilation)  # (N, C, *out, *k)
     out_sizes = tuple(cols.shape[2:2 + nd])
     p, k = math.prod(out_sizes), math.prod(kernel)
     g, og = groups, o // groups
     cols = cols.reshape(n, g, cg, p, k).permute(0, 1, 3, 2, 4).reshape(n, g, p, cg * k)
-    w = weight.reshape(g, og, cg * k).permute(0, 2, 1)  # (G, Cg*K, O/G)
-    out = (cols @ w).permute(0, 1, 3, 2).reshape(n, o, *out_sizes)
+    w = weight.reshape(g, og, cg * k)  # (G, O/G, Cg*K)
+    # weight @ cols^T gives (N, G, O/G, P): already the contiguous (N, O, *out) layout
+    out = (w @ cols.transpose(-1, -2)).reshape(n, o, *out_sizes)
     if bias is not None:
         out = out + bias.reshape((1, o) + (1,) * nd)
     return out.squeeze(0) if added else out
+
+
+def _check_conv_arguments(op: str, x: TensorBase, weight: TensorBase, bias: TensorBase | None,
+                          stride: tuple, dilation: tuple, groups: int, nd: int) -> None:
+    """PyTorch's refusals, worded to say what was expected and what came."""
+    if not isinstance(weight, TensorBase):
+        raise TypeError(f"{op}(): argument 'weight' must be Tensor, not {type(weight).__name__}")
+    if any(s <= 0 for s in stride):
+        raise RuntimeError(f"{op}: non-positive stride is not supported, got stride={stride}")
+    if any(d <= 0 for d in dilation):
+        raise RuntimeError(f"{op}: dilation should be greater than zero, got {dilation}")
+    if not isinstance(groups, int) or groups <= 0:
+        raise RuntimeError(f"{op}: non-positive groups is not supported, got groups={groups}")
+    if weight.ndim != nd + 2:
+        raise RuntimeError(f"{op}: expected a {nd + 2}-D weight (out_channels, in_channels / "
+                           f"groups, *kernel), got weight of shape {tuple(weight.shape)}")
+    c, (o, cg) = x.shape[1], weight.shape[:2]
+    if c != cg * groups:
+        raise RuntimeError(
+            f"{op}: given groups={groups}, weight of size {list(weight.shape)}, expected "
+            f"input{list(x.shape)} to have {cg * groups} channels, but got {c} channels instead")
+    if o % groups:
+        raise RuntimeError(f"{op}: out_channels ({o}) must be divisible by groups ({groups})")
+    if autocast_state.dtype is None:  # under autocast the matmul lowers both sides
+        require_same_dtype(op, x, weight, bias)
 
 
 def conv1d(input: TensorBase, weight: TensorBase, bias: TensorBase | None = None, stride: Any = 1,

@@ -5,6 +5,8 @@ of abs and relu) and at probabilities 0 and 1 (NaN)."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ... import functions as _fn
@@ -42,20 +44,57 @@ def _check_same_shape(input: TensorBase, target: TensorBase, op: str) -> None:
         )
 
 
+def _warn_if_broadcast(input: TensorBase, target: object, op: str) -> None:
+    """PyTorch's warning for the classic (N, 1) prediction against an (N,) target, which
+    broadcasts to (N, N) and trains on the wrong loss without any error."""
+    target_shape = tuple(getattr(target, "shape", ()))
+    if isinstance(target, TensorBase) and target_shape != tuple(input.shape):
+        warnings.warn(
+            f"{op}: using a target size ({target_shape}) that is different to the input size "
+            f"({tuple(input.shape)}). This will likely lead to incorrect results due to "
+            "broadcasting. Please ensure they have the same size.", UserWarning, stacklevel=3)
+
+
+def _check_class_weight(weight: TensorBase | None, input: TensorBase, op: str) -> None:
+    """A class weight must have one entry per class (the size of dim 1, or dim 0 unbatched)."""
+    if weight is None or input.ndim == 0:
+        return
+    classes = input.shape[0 if input.ndim == 1 else 1]
+    if tuple(weight.shape) != (classes,):
+        raise RuntimeError(
+            f"{op}: weight tensor should be defined either for all {classes} classes or no "
+            f"classes but got weight tensor of shape: {list(weight.shape)}")
+
+
+def _check_index_target_dtype(input: TensorBase, target: object, op: str) -> None:
+    """A float target shaped like class indices is a mistake (indices must be integers);
+    say so rather than complain about the shape probabilities would need."""
+    t = target._data if isinstance(target, TensorBase) else np.asarray(target)
+    index_shape = tuple(input.shape[:1]) + tuple(input.shape[2:]) if input.ndim > 1 else ()
+    if t.dtype.kind == "f" and tuple(t.shape) == index_shape and input.ndim > 0:
+        raise RuntimeError(
+            f"{op}: target of shape {tuple(t.shape)} looks like class indices but has dtype "
+            f"{t.dtype}; class indices must be integers (use target.long()), and class "
+            f"probabilities must have the input's shape {tuple(input.shape)}")
+
+
 def mse_loss(input: TensorBase, target: TensorBase, reduction: str = "mean") -> TensorBase:
     """Squared error ``(input - target) ** 2``, reduced."""
+    _warn_if_broadcast(input, target, "mse_loss")
     diff = input - target
     return _reduce(diff * diff, reduction, "mse_loss")
 
 
 def l1_loss(input: TensorBase, target: TensorBase, reduction: str = "mean") -> TensorBase:
     """Absolute error ``|input - target|``, reduced."""
+    _warn_if_broadcast(input, target, "l1_loss")
     return _reduce(_fn.abs(input - target), reduction, "l1_loss")
 
 
 def huber_loss(input: TensorBase, target: TensorBase, reduction: str = "mean", delta: float = 1.0
                ) -> TensorBase:
     """Quadratic for ``|d| < delta``, linear (slope delta) beyond."""
+    _warn_if_broadcast(input, target, "huber_loss")
     d = input - target
     a = _fn.abs(d)
     loss = _fn.where(a < delta, 0.5 * d * d, delta * (a - 0.5 * delta))
@@ -65,6 +104,7 @@ def huber_loss(input: TensorBase, target: TensorBase, reduction: str = "mean", d
 def smooth_l1_loss(input: TensorBase, target: TensorBase, reduction: str = "mean", beta: float = 1.0
                    ) -> TensorBase:
     """``0.5 d^2 / beta`` for ``|d| < beta``, ``|d| - 0.5 beta`` beyond (L1 when beta=0)."""
+    _warn_if_broadcast(input, target, "smooth_l1_loss")
     d = input - target
     a = _fn.abs(d)
     if beta == 0.0:
@@ -132,6 +172,7 @@ def nll_loss(input: TensorBase, target: TensorBase, weight: TensorBase | None = 
              ignore_index: int = -100, reduction: str = "mean") -> TensorBase:
     """Negative log-likelihood of log-probabilities ``input`` (N, C, ...) at class indices;
     ``mean`` divides by the summed weights of the non-ignored targets."""
+    _check_class_weight(weight, input, "nll_loss")
     return _nll(input, target, weight, ignore_index, reduction, 0.0, "nll_loss")
 
 
@@ -144,6 +185,8 @@ def cross_entropy(input: TensorBase, target: TensorBase, weight: TensorBase | No
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"cross_entropy: label_smoothing must be in [0, 1], got "
                          f"{label_smoothing}")
+    _check_class_weight(weight, input, "cross_entropy")
+    _check_index_target_dtype(input, target, "cross_entropy")
     fused = fused_cross_entropy(input, target, weight, ignore_index, reduction, label_smoothing)
     if fused is not None:
         return fused

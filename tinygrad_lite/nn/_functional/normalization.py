@@ -27,6 +27,13 @@ def batch_norm(input: TensorBase, running_mean: TensorBase | None,
     if input.ndim < 2:
         raise ValueError(f"batch_norm: expected at least 2D input, got {input.ndim}D")
     c = input.shape[1]
+    for name, stat in (("running_mean", running_mean), ("running_var", running_var),
+                       ("weight", weight), ("bias", bias)):
+        if stat is not None and stat.numel() != c:
+            raise RuntimeError(
+                f"batch_norm: {name} should contain {c} elements not {stat.numel()} (input of "
+                f"shape {tuple(input.shape)} has {c} features in dim 1; was the layer built "
+                f"with num_features={stat.numel()}?)")
     dims = (0,) + tuple(range(2, input.ndim))
     shape = (1, c) + (1,) * (input.ndim - 2)
     if training:
