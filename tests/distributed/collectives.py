@@ -67,6 +67,20 @@ for dt, stacked in everyone.items():
     for r, o in enumerate(outs):
         np.testing.assert_array_equal(o.numpy(), stacked[r] + 100 * rank)
 
+# uneven all_to_all_single: rank r sends i + 1 rows (each filled with 10 r + i) to rank i
+sizes_in = [i + 1 for i in range(world)]
+source = tl.tensor(np.concatenate([np.full((i + 1, 2), 10.0 * rank + i) for i in range(world)]))
+target = tl.zeros((rank + 1) * world, 2, dtype=tl.float64)
+dist.all_to_all_single(target, source, output_split_sizes=[rank + 1] * world,
+                       input_split_sizes=sizes_in)
+expected = np.concatenate([np.full((rank + 1, 2), 10.0 * r + rank) for r in range(world)])
+np.testing.assert_array_equal(target.numpy(), expected)
+# all_to_all with tensors of different sizes per destination
+outs = [tl.zeros(rank + 1) for _ in range(world)]
+dist.all_to_all(outs, [tl.full((i + 1,), float(rank)) for i in range(world)])
+for r, o in enumerate(outs):
+    np.testing.assert_array_equal(o.numpy(), np.full(rank + 1, float(r)))
+
 # point to point, in a ring
 left, right = (rank - 1) % world, (rank + 1) % world
 box = tl.zeros(3)

@@ -222,32 +222,67 @@ def scatter(tensor: Tensor, scatter_list: list[Tensor] | None = None, src: int =
                 lambda: _store(tensor, dest), async_op)
 
 
+def _counts_and_offsets(rows: list[int], row_size: int) -> tuple[np.ndarray, np.ndarray]:
+    """MPI's per-rank element counts and displacements for blocks of ``rows`` rows."""
+    counts = np.asarray(rows, dtype=np.int64) * row_size
+    offsets = np.zeros_like(counts)
+    np.cumsum(counts[:-1], out=offsets[1:])
+    return counts, offsets
+
+
 def all_to_all(output_tensor_list: list[Tensor], input_tensor_list: list[Tensor],
                group: ProcessGroup | None = None, async_op: bool = False) -> Work | None:
-    """Rank j's ``input_tensor_list[i]`` into rank i's ``output_tensor_list[j]`` (equal
-    shapes)."""
+    """Rank j's ``input_tensor_list[i]`` into rank i's ``output_tensor_list[j]``; the tensors
+    may differ in size (MPI's Alltoallv), as long as each pair agrees."""
     g = default_group(group)
-    source = _buffer(np.stack([_check(t, "all_to_all") for t in input_tensor_list]))
-    dest = np.empty_like(source)
+    if len(input_tensor_list) != g.size() or len(output_tensor_list) != g.size():
+        raise ValueError(f"all_to_all: expected {g.size()} input and output tensors (one per "
+                         f"rank), got {len(input_tensor_list)} and {len(output_tensor_list)}")
+    inputs = [_buffer(_check(t, "all_to_all")) for t in input_tensor_list]
+    outputs = [_check(t, "all_to_all") for t in output_tensor_list]
+    dtype = inputs[0].dtype
+    source = np.concatenate([a.reshape(-1) for a in inputs]) if inputs else np.empty(0, dtype)
+    dest = np.empty(sum(o.size for o in outputs), dtype)
+    send = _counts_and_offsets([a.size for a in inputs], 1)
+    recv = _counts_and_offsets([o.size for o in outputs], 1)
 
     def finish() -> None:
-        for t, part in zip(output_tensor_list, dest):
-            _store(t, part)
+        for t, (offset, count) in zip(output_tensor_list, zip(recv[1], recv[0])):
+            _store(t, dest[offset:offset + count])
 
-    return _run(lambda: [g.comm.Ialltoall(source, dest)], finish, async_op)
+    return _run(lambda: [g.comm.Ialltoallv([source, send], [dest, recv])], finish, async_op)
 
 
 def all_to_all_single(output: Tensor, input: Tensor, output_split_sizes: Any = None,
                       input_split_sizes: Any = None, group: ProcessGroup | None = None,
                       async_op: bool = False) -> Work | None:
-    """``all_to_all`` on the equal chunks (along dim 0) of one tensor."""
-    if output_split_sizes is not None or input_split_sizes is not None:
-        raise NotImplementedError("all_to_all_single: uneven split sizes are not supported")
+    """Split ``input`` along dim 0 (equally, or by ``input_split_sizes``), send block i to rank
+    i, and concatenate what arrives into ``output`` (blocks of ``output_split_sizes`` rows)."""
     g = default_group(group)
-    source = _buffer(_check(input, "all_to_all_single"))
-    dest = np.empty_like(source)
-    return _run(lambda: [g.comm.Ialltoall(source, dest)], lambda: _store(output, dest),
-                async_op)
+    source = np.ascontiguousarray(_buffer(_check(input, "all_to_all_single")))
+    out = _check(output, "all_to_all_single")
+    ranks = g.size()
+
+    def rows(sizes: Any, array: np.ndarray, name: str) -> list[int]:
+        total = array.shape[0] if array.ndim else 1
+        if sizes is None:
+            if total % ranks:
+                raise ValueError(f"all_to_all_single: dim 0 of {name} ({total}) is not "
+                                 f"divisible by the world size {ranks}; pass {name}_split_sizes")
+            return [total // ranks] * ranks
+        sizes = [int(s) for s in sizes]
+        if len(sizes) != ranks or sum(sizes) != total or min(sizes) < 0:
+            raise ValueError(f"all_to_all_single: {name}_split_sizes {sizes} must have one "
+                             f"non-negative entry per rank ({ranks}) summing to dim 0 ({total})")
+        return sizes
+
+    row_in = int(np.prod(source.shape[1:])) if source.ndim > 1 else 1
+    row_out = int(np.prod(out.shape[1:])) if out.ndim > 1 else 1
+    send = _counts_and_offsets(rows(input_split_sizes, source, "input"), row_in)
+    recv = _counts_and_offsets(rows(output_split_sizes, out, "output"), row_out)
+    dest = np.empty(out.size, source.dtype)
+    return _run(lambda: [g.comm.Ialltoallv([source.reshape(-1), send], [dest, recv])],
+                lambda: _store(output, dest), async_op)
 
 
 def isend(tensor: Tensor, dst: int, group: ProcessGroup | None = None, tag: int = 0) -> Work:
