@@ -8,6 +8,7 @@ from __future__ import annotations
 from ..functions.shape import pad
 from ._functional import activation_extra as _activation_extra
 from ._functional import loss_extra as _loss_extra
+from ._functional import vision as _vision
 from ._functional.activation import (
     elu,
     elu_,
@@ -27,7 +28,14 @@ from ._functional.activation import (
 from ._functional.activation_extra import *  # noqa: F403
 from ._functional.attention import multi_head_attention_forward, scaled_dot_product_attention
 from ._functional.conv import conv1d, conv2d, conv_transpose1d, conv_transpose2d
-from ._functional.dropout import dropout
+from ._functional.dropout import (
+    alpha_dropout,
+    dropout,
+    dropout1d,
+    dropout2d,
+    dropout3d,
+    feature_alpha_dropout,
+)
 from ._functional.linear import bilinear, linear
 from ._functional.loss import (
     binary_cross_entropy,
@@ -41,7 +49,15 @@ from ._functional.loss import (
     smooth_l1_loss,
 )
 from ._functional.loss_extra import *  # noqa: F403
-from ._functional.normalization import batch_norm, group_norm, layer_norm, normalize, rms_norm
+from ._functional.normalization import (
+    batch_norm,
+    group_norm,
+    instance_norm,
+    layer_norm,
+    local_response_norm,
+    normalize,
+    rms_norm,
+)
 from ._functional.pooling import (
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,
@@ -51,6 +67,7 @@ from ._functional.pooling import (
     max_pool2d,
 )
 from ._functional.sparse import embedding, one_hot
+from ._functional.vision import *  # noqa: F403
 
 __all__ = [
     "linear", "bilinear", "relu", "relu_", "leaky_relu", "leaky_relu_", "gelu", "silu", "elu",
@@ -61,5 +78,6 @@ __all__ = [
     "l1_loss", "huber_loss", "smooth_l1_loss", "cross_entropy", "nll_loss",
     "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
     "scaled_dot_product_attention", "multi_head_attention_forward", *_activation_extra.__all__,
-    *_loss_extra.__all__,
+    *_loss_extra.__all__, *_vision.__all__, "dropout1d", "dropout2d", "dropout3d",
+    "alpha_dropout", "feature_alpha_dropout", "instance_norm", "local_response_norm",
 ]

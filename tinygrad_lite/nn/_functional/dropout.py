@@ -5,7 +5,8 @@ from __future__ import annotations
 from ..._core.tensor_base import TensorBase, wrap
 from ...functions import creation
 
-__all__ = ["dropout"]
+__all__ = ["dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
+           "feature_alpha_dropout"]
 
 
 def dropout(input: TensorBase, p: float = 0.5, training: bool = True, inplace: bool = False
@@ -21,3 +22,76 @@ def dropout(input: TensorBase, p: float = 0.5, training: bool = True, inplace: b
     keep = creation.default_rng().random(input.shape) >= p
     scale = wrap((keep / (1.0 - p)).astype(input._data.dtype))
     return input.mul_(scale) if inplace else input * scale
+
+
+def _feature_mask_shape(input: TensorBase, batched_ndim: int, op: str) -> tuple[int, ...]:
+    """One mask entry per channel: (N, C, 1, ...) batched, (C, 1, ...) unbatched."""
+    if input.ndim not in (batched_ndim - 1, batched_ndim):
+        raise RuntimeError(f"{op}: expected {batched_ndim - 1}D (unbatched) or {batched_ndim}D "
+                           f"(batched) input, got input of shape {tuple(input.shape)}")
+    lead = 2 if input.ndim == batched_ndim else 1
+    return tuple(input.shape[:lead]) + (1,) * (input.ndim - lead)
+
+
+def _feature_dropout(input: TensorBase, p: float, training: bool, inplace: bool,
+                     batched_ndim: int, op: str) -> TensorBase:
+    """Zero whole channels with probability ``p``, scaling the kept ones by 1 / (1 - p)."""
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    shape = _feature_mask_shape(input, batched_ndim, op)
+    if not training or p == 0.0:
+        return input
+    keep = creation.default_rng().random(shape) >= p
+    scale = wrap((keep / (1.0 - p) if p < 1.0 else keep * 0.0).astype(input._data.dtype))
+    return input.mul_(scale) if inplace else input * scale
+
+
+def dropout1d(input: TensorBase, p: float = 0.5, training: bool = True, inplace: bool = False
+              ) -> TensorBase:
+    """Channel-wise dropout of (N, C, L) or (C, L) input."""
+    return _feature_dropout(input, p, training, inplace, 3, "dropout1d")
+
+
+def dropout2d(input: TensorBase, p: float = 0.5, training: bool = True, inplace: bool = False
+              ) -> TensorBase:
+    """Channel-wise dropout of (N, C, H, W) or (C, H, W) input."""
+    return _feature_dropout(input, p, training, inplace, 4, "dropout2d")
+
+
+def dropout3d(input: TensorBase, p: float = 0.5, training: bool = True, inplace: bool = False
+              ) -> TensorBase:
+    """Channel-wise dropout of (N, C, D, H, W) or (C, D, H, W) input."""
+    return _feature_dropout(input, p, training, inplace, 5, "dropout3d")
+
+
+# SELU's negative saturation value -lambda * alpha: dropped units are set to it, so alpha
+# dropout keeps a self-normalising network's mean and variance
+_SELU_SATURATION = -1.7580993408473766
+
+
+def _alpha_dropout(input: TensorBase, p: float, training: bool, mask_shape: tuple) -> TensorBase:
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input
+    if p == 1.0:
+        return input * 0.0
+    keep = (creation.default_rng().random(mask_shape) >= p).astype(input._data.dtype)
+    a = ((1.0 - p) * (1.0 + p * _SELU_SATURATION ** 2)) ** -0.5
+    b = -a * _SELU_SATURATION * p
+    dropped_value = wrap(((1.0 - keep) * _SELU_SATURATION * a + b).astype(input._data.dtype))
+    return input * wrap((keep * a).astype(input._data.dtype)) + dropped_value
+
+
+def alpha_dropout(input: TensorBase, p: float = 0.5, training: bool = False,
+                  inplace: bool = False) -> TensorBase:
+    """Dropout for SELU networks: dropped units take SELU's saturation value and an affine map
+    keeps the mean and variance (``inplace`` is accepted; the result is a new tensor)."""
+    return _alpha_dropout(input, p, training, tuple(input.shape))
+
+
+def feature_alpha_dropout(input: TensorBase, p: float = 0.5, training: bool = False,
+                          inplace: bool = False) -> TensorBase:
+    """Alpha dropout of whole channels (dim 1)."""
+    shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2)
+    return _alpha_dropout(input, p, training, shape)

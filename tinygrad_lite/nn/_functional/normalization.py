@@ -9,8 +9,10 @@ import numpy as np
 from ... import functions as _fn
 from ..._core.grad_mode import no_grad
 from ..._core.tensor_base import TensorBase, wrap
+from ...functions.shape import pad as _pad
 
-__all__ = ["batch_norm", "layer_norm", "group_norm", "rms_norm", "normalize"]
+__all__ = ["batch_norm", "layer_norm", "group_norm", "rms_norm", "normalize", "instance_norm",
+           "local_response_norm"]
 
 
 def _var(x: TensorBase, dims: tuple, keepdim: bool = True) -> TensorBase:
@@ -129,3 +131,62 @@ def normalize(input: TensorBase, p: float = 2.0, dim: int = 1, eps: float = 1e-1
     # the norms below eps do not take part: computed of ones instead, then replaced by eps
     safe = _fn.norm(_fn.where(wrap(small), 1.0, input), p, dim, keepdim=True)
     return input / _fn.where(wrap(small), eps, safe)
+
+
+def instance_norm(input: TensorBase, running_mean: TensorBase | None = None,
+                  running_var: TensorBase | None = None, weight: TensorBase | None = None,
+                  bias: TensorBase | None = None, use_input_stats: bool = True,
+                  momentum: float = 0.1, eps: float = 1e-5) -> TensorBase:
+    """Normalise each (sample, channel) over its spatial dims; running statistics, when given,
+    are updated with the batch average of the per-instance ones (unbiased variance)."""
+    if input.ndim < 3:
+        raise ValueError(f"instance_norm: expected at least 3D input (N, C, *spatial), got "
+                         f"input of shape {tuple(input.shape)}")
+    n, c = input.shape[:2]
+    dims = tuple(range(2, input.ndim))
+    shape = (1, c) + (1,) * (input.ndim - 2)
+    if use_input_stats:
+        mean = input.mean(dims, keepdim=True)
+        var = _var(input, dims)
+        if running_mean is not None and running_var is not None:
+            count = input.numel() // (n * c)
+            with no_grad():
+                correction = count / (count - 1) if count > 1 else 1.0
+                rm, rv = running_mean._data, running_var._data
+                rm *= 1.0 - momentum
+                rm += momentum * mean._data.reshape(n, c).mean(0)
+                rv *= 1.0 - momentum
+                rv += momentum * var._data.reshape(n, c).mean(0) * correction
+                running_mean._version_counter[0] += 1
+                running_var._version_counter[0] += 1
+        out = (input - mean) / (var + eps).sqrt()
+    else:
+        if running_mean is None or running_var is None:
+            raise ValueError("instance_norm: use_input_stats=False needs running_mean and "
+                             "running_var")
+        out = (input - running_mean.reshape(shape)) / (running_var.reshape(shape) + eps).sqrt()
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out
+
+
+def local_response_norm(input: TensorBase, size: int, alpha: float = 1e-4, beta: float = 0.75,
+                        k: float = 1.0) -> TensorBase:
+    """AlexNet's normalisation across channels: ``x / (k + alpha * mean of x^2 over a window of
+    size neighbouring channels) ** beta`` (zero-padded at the edges, as PyTorch)."""
+    if input.ndim < 3:
+        raise ValueError(f"local_response_norm: expected 3D or higher input, got input of "
+                         f"shape {tuple(input.shape)}")
+    if input.numel() == 0:
+        return input
+    c = input.shape[1]
+    squares = input * input
+    before, after = size // 2, (size - 1) // 2
+    pads = [0, 0] * (input.ndim - 2) + [before, after]
+    padded = _pad(squares, tuple(pads))
+    window = padded.narrow(1, 0, c)
+    for shift in range(1, size):
+        window = window + padded.narrow(1, shift, c)
+    return input / (window * (alpha / size) + k) ** beta

@@ -9,13 +9,16 @@ from . import (
     distance,
     dropout,
     flatten,
+    instancenorm,
     linear,
     loss,
     normalization,
+    padding,
     pooling,
     rnn,
     sparse,
     transformer,
+    vision,
 )
 from .activation import *  # noqa: F403
 from .batchnorm import *  # noqa: F403
@@ -24,18 +27,21 @@ from .conv import *  # noqa: F403
 from .distance import *  # noqa: F403
 from .dropout import *  # noqa: F403
 from .flatten import *  # noqa: F403
+from .instancenorm import *  # noqa: F403
 from .linear import *  # noqa: F403
 from .loss import *  # noqa: F403
 from .module import Module
 from .normalization import *  # noqa: F403
+from .padding import *  # noqa: F403
 from .pooling import *  # noqa: F403
 from .rnn import *  # noqa: F403
 from .sparse import *  # noqa: F403
 from .transformer import *  # noqa: F403
+from .vision import *  # noqa: F403
 
 __all__ = [
     "Module", *activation.__all__, *batchnorm.__all__, *container.__all__, *conv.__all__,
     *distance.__all__, *dropout.__all__, *flatten.__all__, *linear.__all__, *loss.__all__,
     *normalization.__all__, *pooling.__all__, *rnn.__all__, *sparse.__all__,
-    *transformer.__all__,
+    *transformer.__all__, *instancenorm.__all__, *padding.__all__, *vision.__all__,
 ]

@@ -1,4 +1,4 @@
-"""PyTorch's ``torch.nn.modules.batchnorm``: BatchNorm1d, BatchNorm2d."""
+"""PyTorch's ``torch.nn.modules.batchnorm``: BatchNorm1d, BatchNorm2d, BatchNorm3d."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from .. import functional as F  # noqa: N812 - PyTorch's conventional alias
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["BatchNorm1d", "BatchNorm2d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]
 
 
 def _np_dtype(dtype: Any) -> np.dtype:
@@ -27,14 +27,17 @@ class _BatchNorm(Module):
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
                  affine: bool = True, track_running_stats: bool = True, device: Any = None,
-                 dtype: Any = None) -> None:
+                 dtype: Any = None, *, bias: bool = True) -> None:
         super().__init__()
         dt = _np_dtype(dtype)
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
         if affine:
             self.weight = Parameter(np.ones(num_features, dt))
-            self.bias = Parameter(np.zeros(num_features, dt))
+            if bias:
+                self.bias = Parameter(np.zeros(num_features, dt))
+            else:
+                self.register_parameter("bias", None)
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
@@ -82,7 +85,8 @@ class _BatchNorm(Module):
     def extra_repr(self) -> str:
         """The number of features and the options."""
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
-                f"affine={self.affine}, track_running_stats={self.track_running_stats}")
+                f"affine={self.affine}, bias={self.bias is not None}, "
+                f"track_running_stats={self.track_running_stats}")
 
 
 class BatchNorm1d(_BatchNorm):
@@ -95,3 +99,9 @@ class BatchNorm2d(_BatchNorm):
     """Batch normalisation over (N, C, H, W) input."""
 
     _dims = (4,)
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch normalisation over (N, C, D, H, W) input."""
+
+    _dims = (5,)

@@ -1,0 +1,107 @@
+"""PyTorch's ``torch.nn.modules.instancenorm`` and ``LocalResponseNorm``: InstanceNorm1d/2d/3d
+(per-sample, per-channel statistics; optional affine and running statistics)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ... import dtypes
+from ..._core.tensor_base import TensorBase
+from ...tensor import Tensor
+from .. import functional as F  # noqa: N812 - PyTorch's conventional alias
+from ..parameter import Parameter
+from .module import Module
+
+__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LocalResponseNorm"]
+
+
+class _InstanceNorm(Module):
+    """Normalises each sample's channels over their spatial dims."""
+
+    _nd = 1
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.1,
+                 affine: bool = False, track_running_stats: bool = False, device: Any = None,
+                 dtype: Any = None, *, bias: bool = True) -> None:
+        super().__init__()
+        dt = dtypes.float32.np if dtype is None else dtypes.to_dtype(dtype).np
+        self.num_features, self.eps, self.momentum = num_features, eps, momentum
+        self.affine, self.track_running_stats = affine, track_running_stats
+        if affine:
+            self.weight = Parameter(np.ones(num_features, dt))
+            if bias:
+                self.bias = Parameter(np.zeros(num_features, dt))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        if track_running_stats:
+            self.register_buffer("running_mean", Tensor._wrap(np.zeros(num_features, dt)))
+            self.register_buffer("running_var", Tensor._wrap(np.ones(num_features, dt)))
+            self.register_buffer("num_batches_tracked", Tensor._wrap(np.zeros((), np.int64)))
+        else:
+            self.register_buffer("running_mean", None)
+            self.register_buffer("running_var", None)
+            self.register_buffer("num_batches_tracked", None)
+
+    def forward(self, input: TensorBase) -> TensorBase:
+        """Instance-normalised input (running statistics in eval mode when tracked)."""
+        if input.ndim not in (self._nd + 1, self._nd + 2):
+            raise ValueError(f"{type(self).__name__}: expected {self._nd + 1}D (unbatched) or "
+                             f"{self._nd + 2}D (batched) input, got input of shape "
+                             f"{tuple(input.shape)}")
+        unbatched = input.ndim == self._nd + 1
+        x = input.unsqueeze(0) if unbatched else input
+        if self.affine and x.shape[1] != self.num_features:
+            raise ValueError(f"{type(self).__name__}: expected input's size at dim=1 to match "
+                             f"num_features ({self.num_features}), but got {x.shape[1]}")
+        if self.training and self.track_running_stats:
+            self.num_batches_tracked._data += 1
+        use_input_stats = self.training or not self.track_running_stats
+        out = F.instance_norm(x, self.running_mean, self.running_var, self.weight, self.bias,
+                              use_input_stats, self.momentum, self.eps)
+        return out.squeeze(0) if unbatched else out
+
+    def extra_repr(self) -> str:
+        """The number of features and the options."""
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+                f"affine={self.affine}, bias={self.bias is not None}, "
+                f"track_running_stats={self.track_running_stats}")
+
+
+class InstanceNorm1d(_InstanceNorm):
+    """Instance normalisation of (N, C, L) or (C, L) input."""
+
+    _nd = 1
+
+
+class InstanceNorm2d(_InstanceNorm):
+    """Instance normalisation of (N, C, H, W) or (C, H, W) input."""
+
+    _nd = 2
+
+
+class InstanceNorm3d(_InstanceNorm):
+    """Instance normalisation of (N, C, D, H, W) or (C, D, H, W) input."""
+
+    _nd = 3
+
+
+class LocalResponseNorm(Module):
+    """Normalises each channel by the energy of ``size`` neighbouring channels (AlexNet)."""
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0
+                 ) -> None:
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input: TensorBase) -> TensorBase:
+        """The normalised input."""
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        """The window size and constants."""
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
