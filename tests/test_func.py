@@ -1,0 +1,125 @@
+"""tl.func transforms against torch.func (float64): grad (argnums, has_aux, nesting),
+grad_and_value, vjp, jvp, jacrev/jacfwd, hessian, vmap (in_dims/out_dims, nested structures,
+composed with grad) and functional_call (gradients w.r.t. a parameter dict)."""
+
+import numpy as np
+import pytest
+
+import tinygrad_lite as tl
+from tinygrad_lite import func as tf
+
+torch = pytest.importorskip("torch")
+TF = torch.func
+rng = np.random.default_rng(0)
+X, Y = rng.standard_normal(4), rng.standard_normal(4)
+M = rng.standard_normal((3, 4))
+
+
+def both(fn):
+    """``fn(tl)`` and ``fn(torch)``: one definition, written against either library."""
+    return fn(tl), fn(torch)
+
+
+def close(ours, theirs):
+    if isinstance(ours, (tuple, list)):
+        assert len(ours) == len(theirs)
+        for o, t in zip(ours, theirs):
+            close(o, t)
+    elif isinstance(ours, dict):
+        assert ours.keys() == theirs.keys()
+        for k in ours:
+            close(ours[k], theirs[k])
+    else:
+        assert not ours.requires_grad  # results leave the transforms detached
+        np.testing.assert_allclose(ours.numpy(), theirs.detach().numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_grad_argnums_and_aux():
+    def f(m):
+        return lambda x, y: ((x.sin() * y).sum() + (x * x).sum(), x.cos())
+    (fa, ft) = both(f)
+    a, b = (tl.tensor(X), tl.tensor(Y)), (torch.tensor(X), torch.tensor(Y))
+    close(tf.grad(fa, has_aux=True)(*a), TF.grad(ft, has_aux=True)(*b))
+    close(tf.grad(fa, argnums=(0, 1), has_aux=True)(*a),
+          TF.grad(ft, argnums=(0, 1), has_aux=True)(*b))
+    close(tf.grad_and_value(fa, argnums=1, has_aux=True)(*a),
+          TF.grad_and_value(ft, argnums=1, has_aux=True)(*b))
+    with pytest.raises(RuntimeError, match="scalar"):
+        tf.grad(lambda x: x * 2)(tl.tensor(X))
+
+
+def test_nested_transforms_give_higher_derivatives():
+    def f(m):
+        return lambda x: (x ** 3).sum() + (x.sin() * x).sum()
+    fa, ft = both(f)
+    a, b = tl.tensor(X), torch.tensor(X)
+    close(tf.grad(lambda x: tf.grad(fa)(x).sum())(a), TF.grad(lambda x: TF.grad(ft)(x).sum())(b))
+    close(tf.hessian(fa)(a), TF.hessian(ft)(b))
+    close(tf.jacrev(tf.grad(fa))(a), TF.jacrev(TF.grad(ft))(b))
+
+
+def test_jacobians_of_vector_functions_and_several_arguments():
+    def f(m):
+        return lambda x, w: (w @ x).tanh()
+    fa, ft = both(f)
+    a, b = (tl.tensor(X), tl.tensor(M)), (torch.tensor(X), torch.tensor(M))
+    close(tf.jacrev(fa)(*a), TF.jacrev(ft)(*b))
+    close(tf.jacfwd(fa, argnums=(0, 1))(*a), TF.jacfwd(ft, argnums=(0, 1))(*b))
+
+
+def test_vjp_and_jvp():
+    def f(m):
+        return lambda x, y: (x.exp() * y, (x * y).sum())
+    fa, ft = both(f)
+    a, b = (tl.tensor(X), tl.tensor(Y)), (torch.tensor(X), torch.tensor(Y))
+    out_a, fn_a = tf.vjp(fa, *a)
+    out_b, fn_b = TF.vjp(ft, *b)
+    close(out_a, out_b)
+    cot = (rng.standard_normal(4), np.array(0.7))
+    close(fn_a(tuple(tl.tensor(c) for c in cot)), fn_b(tuple(torch.tensor(c) for c in cot)))
+    tangents = (rng.standard_normal(4), rng.standard_normal(4))
+    close(tf.jvp(fa, a, tuple(tl.tensor(t) for t in tangents)),
+          TF.jvp(ft, b, tuple(torch.tensor(t) for t in tangents)))
+    with pytest.raises(RuntimeError, match="cotangents"):
+        fn_a((tl.ones(4),))
+
+
+def test_vmap_in_dims_out_dims_and_structures():
+    def f(m):
+        return lambda row, v: {"dot": (row * v).sum(), "scaled": (row * 2, v)}
+    fa, ft = both(f)
+    close(tf.vmap(fa, in_dims=(0, None))(tl.tensor(M), tl.tensor(X)),
+          TF.vmap(ft, in_dims=(0, None))(torch.tensor(M), torch.tensor(X)))
+    close(tf.vmap(lambda c: c * 3, in_dims=1, out_dims=1)(tl.tensor(M)),
+          TF.vmap(lambda c: c * 3, in_dims=1, out_dims=1)(torch.tensor(M)))
+    # per-sample gradients: vmap over grad
+    loss = both(lambda m: lambda w, x: ((w @ x).tanh() ** 2).sum())
+    w = rng.standard_normal((2, 4))
+    close(tf.vmap(tf.grad(loss[0]), in_dims=(None, 0))(tl.tensor(w), tl.tensor(M)),
+          TF.vmap(TF.grad(loss[1]), in_dims=(None, 0))(torch.tensor(w), torch.tensor(M)))
+    with pytest.raises(ValueError, match="same size"):
+        tf.vmap(lambda a, b: a + b)(tl.ones(2), tl.ones(3))
+
+
+def test_vmap_keeps_gradients_flowing_to_the_inputs():
+    x = tl.tensor(M, requires_grad=True)
+    tf.vmap(lambda r: (r ** 2).sum())(x).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), 2 * M)
+
+
+def test_functional_call_with_parameter_dicts():
+    layer = tl.nn.Linear(4, 2).double()
+    theirs = torch.nn.Linear(4, 2).double()
+    params = {"weight": rng.standard_normal((2, 4)), "bias": rng.standard_normal(2)}
+    ours_p = {k: tl.tensor(v) for k, v in params.items()}
+    theirs_p = {k: torch.tensor(v) for k, v in params.items()}
+    before = layer.weight.detach().numpy().copy()
+    close(tf.functional_call(layer, ours_p, (tl.tensor(X),)).detach(),
+          TF.functional_call(theirs, theirs_p, (torch.tensor(X),)))
+    assert np.array_equal(layer.weight.detach().numpy(), before)  # originals restored
+    close(tf.grad(lambda p, x: tf.functional_call(layer, p, (x,)).pow(2).sum())(
+        ours_p, tl.tensor(X)),
+          TF.grad(lambda p, x: TF.functional_call(theirs, p, (x,)).pow(2).sum())(
+        theirs_p, torch.tensor(X)))
+    with pytest.raises(RuntimeError, match="missing keys"):
+        tf.functional_call(layer, {"weight": ours_p["weight"]}, (tl.tensor(X),), strict=True)
