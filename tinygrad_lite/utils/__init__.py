@@ -1,5 +1,6 @@
-"""``tinygrad_lite.utils``: data loading, activation checkpointing."""
+"""``tinygrad_lite.utils``: data loading, activation checkpointing, TensorBoard logging
+(``utils.tensorboard``: its writer needs the optional tensorboard package when created)."""
 
-from . import checkpoint, data
+from . import checkpoint, data, tensorboard
 
-__all__ = ["checkpoint", "data"]
+__all__ = ["checkpoint", "data", "tensorboard"]
