@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..tensor import Tensor
-from .optimizer import Optimizer, axpy
+from .optimizer import Optimizer, axpy, implementation_options
 
 __all__ = ["Adagrad"]
 
@@ -19,7 +19,8 @@ class Adagrad(Optimizer):
 
     def __init__(self, params: Iterable[Any], lr: float = 1e-2, lr_decay: float = 0.0,
                  weight_decay: float = 0.0, initial_accumulator_value: float = 0.0,
-                 eps: float = 1e-10, *, maximize: bool = False) -> None:
+                 eps: float = 1e-10, foreach: bool | None = None, *, maximize: bool = False,
+                 differentiable: bool = False, fused: bool | None = None) -> None:
         if lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if lr_decay < 0.0:
@@ -30,7 +31,8 @@ class Adagrad(Optimizer):
         super().__init__(params, dict(lr=lr, lr_decay=lr_decay, eps=eps,
                                       weight_decay=weight_decay,
                                       initial_accumulator_value=initial_accumulator_value,
-                                      maximize=maximize))
+                                      maximize=maximize,
+                                      **implementation_options(foreach, fused, differentiable)))
         for group in self.param_groups:  # PyTorch creates the state eagerly
             for p in group["params"]:
                 self.state[p]["step"] = 0

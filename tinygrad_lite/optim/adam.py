@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..tensor import Tensor
-from .optimizer import Optimizer, axpy
+from .optimizer import Optimizer, axpy, implementation_options
 
 __all__ = ["Adam", "AdamW"]
 
@@ -23,8 +23,9 @@ class Adam(Optimizer):
 
     def __init__(self, params: Iterable[Any], lr: float = 1e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
-                 weight_decay: float = 0.0, amsgrad: bool = False, *, maximize: bool = False
-                 ) -> None:
+                 weight_decay: float = 0.0, amsgrad: bool = False, *, foreach: bool | None = None,
+                 maximize: bool = False, capturable: bool = False, differentiable: bool = False,
+                 fused: bool | None = None, decoupled_weight_decay: bool = False) -> None:
         if lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if eps < 0.0:
@@ -36,7 +37,10 @@ class Adam(Optimizer):
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps,
                                       weight_decay=weight_decay, amsgrad=amsgrad,
-                                      maximize=maximize))
+                                      maximize=maximize, decoupled_weight_decay=(
+                                          decoupled_weight_decay or self._decoupled),
+                                      **implementation_options(foreach, fused, differentiable,
+                                                               capturable)))
 
     def _update(self, p: Tensor, grad: np.ndarray, group: dict, state: dict) -> None:
         g, tmp = self.scratch(p, 0), self.scratch(p, 1)
@@ -54,7 +58,7 @@ class Adam(Optimizer):
         state["step"] += 1
         step = state["step"]
         if wd != 0:
-            if self._decoupled:
+            if group["decoupled_weight_decay"]:
                 p._data *= 1 - lr * wd
             else:
                 axpy(g, p._data, wd, tmp)
@@ -91,6 +95,9 @@ class AdamW(Adam):
 
     def __init__(self, params: Iterable[Any], lr: float = 1e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
-                 weight_decay: float = 1e-2, amsgrad: bool = False, *, maximize: bool = False
-                 ) -> None:
-        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize)
+                 weight_decay: float = 1e-2, amsgrad: bool = False, *, maximize: bool = False,
+                 foreach: bool | None = None, capturable: bool = False,
+                 differentiable: bool = False, fused: bool | None = None) -> None:
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize,
+                         foreach=foreach, capturable=capturable, differentiable=differentiable,
+                         fused=fused, decoupled_weight_decay=True)

@@ -12,7 +12,7 @@ from .optimizer import Optimizer
 __all__ = ["LRScheduler", "StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR",
            "LinearLR", "LambdaLR", "OneCycleLR", "ReduceLROnPlateau", "ConstantLR",
            "PolynomialLR", "MultiplicativeLR", "CosineAnnealingWarmRestarts", "SequentialLR",
-           "CyclicLR"]
+           "CyclicLR", "ChainedScheduler"]
 
 
 class LRScheduler:
@@ -43,11 +43,28 @@ class LRScheduler:
         return self._last_lr
 
     def step(self, epoch: int | None = None) -> None:
-        """Advance one epoch (or jump to ``epoch``) and update the optimizer's learning rates."""
-        self.last_epoch = self.last_epoch + 1 if epoch is None else epoch
-        for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
+        """Advance one epoch (or jump to ``epoch``) and update the optimizer's learning rates.
+
+        Stepping uses each schedule's recursive ("chainable") form, which scales the rate the
+        group has now, as PyTorch does: so schedulers stepped together (ChainedScheduler)
+        compose. Jumping to an explicit ``epoch`` uses the closed form."""
+        if epoch is None:
+            self.last_epoch += 1
+            lrs = self.get_lr()
+        else:
+            self.last_epoch = epoch
+            lrs = self._closed_form_lr()
+        for group, lr in zip(self.optimizer.param_groups, lrs):
             group["lr"] = lr
         self._last_lr = [g["lr"] for g in self.optimizer.param_groups]
+
+    def _current(self) -> list[float]:
+        return [g["lr"] for g in self.optimizer.param_groups]
+
+    def _closed_form_lr(self) -> list[float]:
+        """The rates at ``last_epoch`` from the base rates (schedules without a closed form
+        use ``get_lr``)."""
+        return self.get_lr()
 
     def state_dict(self) -> dict:
         """Everything but the optimizer (and functions)."""
@@ -69,6 +86,11 @@ class StepLR(LRScheduler):
 
     def get_lr(self) -> list[float]:
         """Decayed by ``gamma`` every ``step_size`` epochs."""
+        if self.last_epoch == 0 or self.last_epoch % self.step_size:
+            return self._current()
+        return [lr * self.gamma for lr in self._current()]
+
+    def _closed_form_lr(self) -> list[float]:
         return [b * self.gamma ** (self.last_epoch // self.step_size) for b in self.base_lrs]
 
 
@@ -82,6 +104,10 @@ class MultiStepLR(LRScheduler):
 
     def get_lr(self) -> list[float]:
         """Decayed by ``gamma`` at each milestone (repeated milestones count twice)."""
+        hits = self.milestones.count(self.last_epoch)
+        return [lr * self.gamma ** hits for lr in self._current()]
+
+    def _closed_form_lr(self) -> list[float]:
         n = sum(1 for m in self.milestones if m <= self.last_epoch)
         return [b * self.gamma ** n for b in self.base_lrs]
 
@@ -95,6 +121,11 @@ class ExponentialLR(LRScheduler):
 
     def get_lr(self) -> list[float]:
         """Decayed by ``gamma`` every epoch."""
+        if self.last_epoch == 0:
+            return self._current()
+        return [lr * self.gamma for lr in self._current()]
+
+    def _closed_form_lr(self) -> list[float]:
         return [b * self.gamma ** self.last_epoch for b in self.base_lrs]
 
 
@@ -107,7 +138,17 @@ class CosineAnnealingLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
-        """The cosine schedule (closed form)."""
+        """The cosine schedule, one step on from the current rate (PyTorch's recursion)."""
+        e, t, lo = self.last_epoch, self.T_max, self.eta_min
+        if e == 0:
+            return self._current()
+        if (e - 1 - t) % (2 * t) == 0:
+            return [lr + (b - lo) * (1 - math.cos(math.pi / t)) / 2
+                    for lr, b in zip(self._current(), self.base_lrs)]
+        ratio = (1 + math.cos(math.pi * e / t)) / (1 + math.cos(math.pi * (e - 1) / t))
+        return [ratio * (lr - lo) + lo for lr in self._current()]
+
+    def _closed_form_lr(self) -> list[float]:
         c = (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
         return [self.eta_min + (b - self.eta_min) * c for b in self.base_lrs]
 
@@ -125,7 +166,16 @@ class LinearLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
-        """``base_lr * factor(epoch)``."""
+        """The current rate times this epoch's change of factor."""
+        e, start, end, n = self.last_epoch, self.start_factor, self.end_factor, self.total_iters
+        if e == 0:
+            return [lr * start for lr in self._current()]
+        if e > n:
+            return self._current()
+        change = 1.0 + (end - start) / (n * start + (e - 1) * (end - start))
+        return [lr * change for lr in self._current()]
+
+    def _closed_form_lr(self) -> list[float]:
         t = min(self.last_epoch, self.total_iters)
         f = self.start_factor + (self.end_factor - self.start_factor) * t / self.total_iters
         return [b * f for b in self.base_lrs]
@@ -310,7 +360,14 @@ class ConstantLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
-        """The reduced rate before ``total_iters``."""
+        """The current rate, scaled by ``factor`` at epoch 0 and back at ``total_iters``."""
+        if self.last_epoch == 0:
+            return [lr * self.factor for lr in self._current()]
+        if self.last_epoch != self.total_iters:
+            return self._current()
+        return [lr / self.factor for lr in self._current()]
+
+    def _closed_form_lr(self) -> list[float]:
         f = self.factor if self.last_epoch < self.total_iters else 1.0
         return [b * f for b in self.base_lrs]
 
@@ -324,7 +381,14 @@ class PolynomialLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
-        """The polynomial decay."""
+        """The polynomial decay, one step on from the current rate."""
+        e, n = self.last_epoch, self.total_iters
+        if e == 0 or e > n:
+            return self._current()
+        factor = ((1.0 - e / n) / (1.0 - (e - 1) / n)) ** self.power
+        return [lr * factor for lr in self._current()]
+
+    def _closed_form_lr(self) -> list[float]:
         t = min(self.last_epoch, self.total_iters)
         return [b * (1.0 - t / self.total_iters) ** self.power for b in self.base_lrs]
 
@@ -507,3 +571,36 @@ class CyclicLR(LRScheduler):
                                      self.max_momentums):
                 self._set_momentum(group, hi - (hi - lo) * scale * self.scale_fn(where))
         return lrs
+
+
+class ChainedScheduler(LRScheduler):
+    """Steps every scheduler in ``schedulers`` at once, so their factors compose (e.g. a
+    constant warm-up factor times an exponential decay)."""
+
+    def __init__(self, schedulers: Sequence[Any], optimizer: Optimizer | None = None) -> None:
+        if len(schedulers) < 1:
+            raise ValueError("ChainedScheduler expects at least one scheduler to be chained, "
+                             "but got no scheduler.")
+        optimizer = optimizer or schedulers[0].optimizer
+        for index, s in enumerate(schedulers):
+            if s.optimizer is not optimizer:
+                raise ValueError(f"ChainedScheduler expects all schedulers to belong to the same "
+                                 f"optimizer, but got scheduler {type(s).__name__} at index "
+                                 f"{index} with a different one")
+        self.optimizer, self._schedulers = optimizer, list(schedulers)
+        self._last_lr = [group["lr"] for group in optimizer.param_groups]
+
+    def step(self, epoch: Any = None) -> None:
+        """Step each scheduler in order."""
+        for scheduler in self._schedulers:
+            scheduler.step()
+        self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
+
+    def state_dict(self) -> dict:
+        """Each scheduler's state."""
+        return {"_schedulers": [s.state_dict() for s in self._schedulers]}
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        """Restore what ``state_dict`` returned."""
+        for s, sd in zip(self._schedulers, state_dict["_schedulers"]):
+            s.load_state_dict(sd)

@@ -8,16 +8,93 @@ dtype, reused on every step, so a step allocates no parameter-sized arrays once 
 from __future__ import annotations
 
 import copy
-from collections import defaultdict
+import functools
+import itertools
+from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
 
 from .._core.grad_mode import enable_grad, no_grad
+from .._core.graph import RemovableHandle
 from ..tensor import Tensor
 
-__all__ = ["Optimizer", "required", "axpy"]
+__all__ = ["Optimizer", "required", "axpy", "implementation_options",
+           "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook"]
+
+# hooks every optimizer runs around step(), PyTorch's global ones
+_global_step_pre_hooks: OrderedDict[int, Callable] = OrderedDict()
+_global_step_post_hooks: OrderedDict[int, Callable] = OrderedDict()
+
+
+def _register(hooks: OrderedDict, hook: Callable, prepend: bool = False) -> RemovableHandle:
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = hook
+    if prepend:
+        hooks.move_to_end(handle.id, last=False)
+    return handle
+
+
+def register_optimizer_step_pre_hook(hook: Callable) -> RemovableHandle:
+    """Run ``hook(optimizer, args, kwargs)`` before every optimizer's step; it may return new
+    ``(args, kwargs)``."""
+    return _register(_global_step_pre_hooks, hook)
+
+
+def register_optimizer_step_post_hook(hook: Callable) -> RemovableHandle:
+    """Run ``hook(optimizer, args, kwargs)`` after every optimizer's step."""
+    return _register(_global_step_post_hooks, hook)
+
+
+def implementation_options(foreach: bool | None, fused: bool | None,
+                           differentiable: bool, capturable: bool | None = None,
+                           without_fused: bool = False) -> dict:
+    """PyTorch's choice-of-kernel flags, kept in the param groups as PyTorch keeps them. Every
+    update here is already one fused NumPy pass per parameter, so foreach/fused/capturable
+    change nothing; a differentiable step (through the update itself) is not supported.
+    ``without_fused``: the optimizer has no fused flag in PyTorch (RMSprop)."""
+    if foreach and fused:
+        raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+    if differentiable:
+        raise NotImplementedError("differentiable=True is not supported: tinygrad_lite's "
+                                  "optimizers update the parameters' arrays in place, outside "
+                                  "the autograd graph")
+    options: dict[str, Any] = {"foreach": foreach, "differentiable": differentiable}
+    if fused is not None or not without_fused:
+        options["fused"] = fused
+    if capturable is not None:
+        options["capturable"] = capturable
+    return options
+
+
+def _with_step_hooks(step: Callable) -> Callable:
+    """``step`` surrounded by the global and per-optimizer step hooks (once per call, also when
+    a subclass's step calls its parent's)."""
+
+    @functools.wraps(step)
+    def wrapper(self: Optimizer, *args: Any, **kwargs: Any) -> Any:
+        if self._running_step_hooks:
+            return step(self, *args, **kwargs)
+        self._running_step_hooks = True
+        try:
+            for hook in itertools.chain(_global_step_pre_hooks.values(),
+                                        self._optimizer_step_pre_hooks.values()):
+                result = hook(self, args, kwargs)
+                if result is not None:
+                    if not (isinstance(result, tuple) and len(result) == 2):
+                        raise RuntimeError(f"{hook} must return None or a tuple of (new_args, "
+                                           f"new_kwargs), but got {result}.")
+                    args, kwargs = result
+            out = step(self, *args, **kwargs)
+            for hook in itertools.chain(self._optimizer_step_post_hooks.values(),
+                                        _global_step_post_hooks.values()):
+                hook(self, args, kwargs)
+            return out
+        finally:
+            self._running_step_hooks = False
+
+    return wrapper
 
 
 def axpy(y: np.ndarray, x: np.ndarray, alpha: float, tmp: np.ndarray) -> None:
@@ -43,7 +120,20 @@ class Optimizer:
     """Base class: ``param_groups`` (dicts of params and their options), ``state`` (per
     parameter), ``step(closure)`` implemented by subclasses in ``_update``."""
 
+    _running_step_hooks = False  # set while step() runs its hooks (a nested step skips them)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "step" in cls.__dict__:  # a subclass's own step runs the hooks too
+            cls.step = _with_step_hooks(cls.__dict__["step"])  # type: ignore[method-assign]
+
     def __init__(self, params: Iterable[Any], defaults: dict) -> None:
+        self._optimizer_step_pre_hooks: OrderedDict[int, Callable] = OrderedDict()
+        self._optimizer_step_post_hooks: OrderedDict[int, Callable] = OrderedDict()
+        self._optimizer_state_dict_pre_hooks: OrderedDict[int, Callable] = OrderedDict()
+        self._optimizer_state_dict_post_hooks: OrderedDict[int, Callable] = OrderedDict()
+        self._optimizer_load_state_dict_pre_hooks: OrderedDict[int, Callable] = OrderedDict()
+        self._optimizer_load_state_dict_post_hooks: OrderedDict[int, Callable] = OrderedDict()
         self.defaults = defaults
         self.state: defaultdict = defaultdict(dict)
         self.param_groups: list[dict] = []
@@ -119,10 +209,51 @@ class Optimizer:
     def _update(self, p: Tensor, grad: np.ndarray, group: dict, state: dict) -> None:
         raise NotImplementedError
 
+    # -- hooks -------------------------------------------------------------------------------
+    def register_step_pre_hook(self, hook: Callable) -> RemovableHandle:
+        """Run ``hook(optimizer, args, kwargs)`` before each step; it may return new
+        ``(args, kwargs)``."""
+        return _register(self._optimizer_step_pre_hooks, hook)
+
+    def register_step_post_hook(self, hook: Callable) -> RemovableHandle:
+        """Run ``hook(optimizer, args, kwargs)`` after each step."""
+        return _register(self._optimizer_step_post_hooks, hook)
+
+    def register_state_dict_pre_hook(self, hook: Callable, prepend: bool = False
+                                     ) -> RemovableHandle:
+        """Run ``hook(optimizer)`` before ``state_dict`` builds its result."""
+        return _register(self._optimizer_state_dict_pre_hooks, hook, prepend)
+
+    def register_state_dict_post_hook(self, hook: Callable, prepend: bool = False
+                                      ) -> RemovableHandle:
+        """Run ``hook(optimizer, state_dict)`` on the result; a returned dict replaces it."""
+        return _register(self._optimizer_state_dict_post_hooks, hook, prepend)
+
+    def register_load_state_dict_pre_hook(self, hook: Callable, prepend: bool = False
+                                          ) -> RemovableHandle:
+        """Run ``hook(optimizer, state_dict)`` before loading; a returned dict is loaded
+        instead."""
+        return _register(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
+
+    def register_load_state_dict_post_hook(self, hook: Callable, prepend: bool = False
+                                           ) -> RemovableHandle:
+        """Run ``hook(optimizer)`` after loading."""
+        return _register(self._optimizer_load_state_dict_post_hooks, hook, prepend)
+
     # -- state dicts ---------------------------------------------------------------------------
     def state_dict(self) -> dict:
         """``{"state": {index: {...}}, "param_groups": [{..., "params": [index, ...]}]}`` with
         parameters replaced by their position across groups, as in PyTorch."""
+        for hook in self._optimizer_state_dict_pre_hooks.values():
+            hook(self)
+        result = self._state_dict()
+        for hook in self._optimizer_state_dict_post_hooks.values():
+            replaced = hook(self, result)
+            if replaced is not None:
+                result = replaced
+        return result
+
+    def _state_dict(self) -> dict:
         index: dict[int, int] = {}
         groups = []
         for g in self.param_groups:
@@ -142,6 +273,15 @@ class Optimizer:
 
     def load_state_dict(self, state_dict: dict) -> None:
         """Restore hyper-parameters and state saved by ``state_dict`` (group sizes must match)."""
+        for hook in self._optimizer_load_state_dict_pre_hooks.values():
+            replaced = hook(self, state_dict)
+            if replaced is not None:
+                state_dict = replaced
+        self._load_state_dict(state_dict)
+        for hook in self._optimizer_load_state_dict_post_hooks.values():
+            hook(self)
+
+    def _load_state_dict(self, state_dict: dict) -> None:
         groups = state_dict["param_groups"]
         if len(groups) != len(self.param_groups):
             raise ValueError("loaded state dict has a different number of parameter groups")
@@ -173,6 +313,11 @@ class Optimizer:
                 if k != "params":
                     ours[k] = tuple(v) if isinstance(v, list) and k == "betas" else v
 
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state.pop("_running_step_hooks", None)
+        return state
+
     def __repr__(self) -> str:
         lines = [type(self).__name__ + " ("]
         for i, g in enumerate(self.param_groups):
@@ -181,3 +326,6 @@ class Optimizer:
                 if k != "params":
                     lines.append(f"    {k}: {g[k]}")
         return "\n".join(lines) + "\n)"
+
+
+Optimizer.step = _with_step_hooks(Optimizer.step)  # type: ignore[method-assign]

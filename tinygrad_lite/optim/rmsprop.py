@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..tensor import Tensor
-from .optimizer import Optimizer, axpy
+from .optimizer import Optimizer, axpy, implementation_options
 
 __all__ = ["RMSprop"]
 
@@ -20,7 +20,8 @@ class RMSprop(Optimizer):
 
     def __init__(self, params: Iterable[Any], lr: float = 1e-2, alpha: float = 0.99,
                  eps: float = 1e-8, weight_decay: float = 0.0, momentum: float = 0.0,
-                 centered: bool = False, *, maximize: bool = False) -> None:
+                 centered: bool = False, capturable: bool = False, foreach: bool | None = None,
+                 maximize: bool = False, differentiable: bool = False) -> None:
         if lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if eps < 0.0:
@@ -30,7 +31,9 @@ class RMSprop(Optimizer):
         if alpha < 0.0:
             raise ValueError(f"Invalid alpha value: {alpha}")
         super().__init__(params, dict(lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay,
-                                      momentum=momentum, centered=centered, maximize=maximize))
+                                      momentum=momentum, centered=centered, maximize=maximize,
+                                      **implementation_options(foreach, None, differentiable,
+                                                               capturable, without_fused=True)))
 
     def _update(self, p: Tensor, grad: np.ndarray, group: dict, state: dict) -> None:
         g, tmp, avg = self.scratch(p, 0), self.scratch(p, 1), self.scratch(p, 2)

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..tensor import Tensor
-from .optimizer import Optimizer, axpy
+from .optimizer import Optimizer, axpy, implementation_options
 
 __all__ = ["SGD"]
 
@@ -19,7 +19,8 @@ class SGD(Optimizer):
 
     def __init__(self, params: Iterable[Any], lr: float = 1e-3, momentum: float = 0.0,
                  dampening: float = 0.0, weight_decay: float = 0.0, nesterov: bool = False,
-                 *, maximize: bool = False) -> None:
+                 *, maximize: bool = False, foreach: bool | None = None,
+                 differentiable: bool = False, fused: bool | None = None) -> None:
         if lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if momentum < 0.0:
@@ -30,7 +31,8 @@ class SGD(Optimizer):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening,
                                       weight_decay=weight_decay, nesterov=nesterov,
-                                      maximize=maximize))
+                                      maximize=maximize,
+                                      **implementation_options(foreach, fused, differentiable)))
 
     def _update(self, p: Tensor, grad: np.ndarray, group: dict, state: dict) -> None:
         # ``d_p`` starts as the gradient itself (never written to); it is copied into a scratch
