@@ -1,6 +1,6 @@
 """``tinygrad_lite.optim``: optimizers and learning-rate schedulers, PyTorch style."""
 
-from . import lr_scheduler
+from . import lr_scheduler, swa_utils
 from .adagrad import Adagrad
 from .adam import Adam, AdamW
 from .adaptive import ASGD, Adadelta, Adamax, NAdam, RAdam, Rprop
@@ -10,4 +10,4 @@ from .rmsprop import RMSprop
 from .sgd import SGD
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adamax", "NAdam", "RAdam",
-           "Adadelta", "Rprop", "ASGD", "LBFGS", "lr_scheduler"]
+           "Adadelta", "Rprop", "ASGD", "LBFGS", "lr_scheduler", "swa_utils"]
