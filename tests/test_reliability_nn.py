@@ -364,3 +364,9 @@ def test_elu_derivatives_at_zero_follow_pytorch(alpha):
     np.testing.assert_allclose(g.detach().numpy(), [alpha, alpha, 1, alpha * e[0], alpha * e[1]],
                                rtol=1e-15)
     np.testing.assert_allclose(h.numpy(), [0, 0, 0, alpha * e[0], alpha * e[1]], rtol=1e-15)
+
+
+def test_softplus_keeps_tiny_values_of_very_negative_inputs():
+    """softplus(-40) = 4.25e-18 (was 0: log(1 + exp(x)) rounds where log1p does not)."""
+    out = tl.nn.functional.softplus(tl.tensor([-40.0, -20.0], dtype=tl.float64))
+    np.testing.assert_allclose(out.numpy(), np.log1p(np.exp([-40.0, -20.0])), rtol=1e-14)

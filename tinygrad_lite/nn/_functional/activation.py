@@ -94,4 +94,5 @@ def softplus(input: TensorBase, beta: float = 1.0, threshold: float = 20.0) -> T
     scaled = input * beta
     linear_part = scaled > threshold
     safe = _fn.where(linear_part, 0.0, scaled)
-    return _fn.where(linear_part, input, _fn.log(1.0 + _fn.exp(safe)) / beta)
+    # log1p keeps the tiny values of very negative inputs (log(1 + 4e-18) would round to 0)
+    return _fn.where(linear_part, input, _fn.log1p(_fn.exp(safe)) / beta)

@@ -70,6 +70,9 @@ def _check_index_target_dtype(input: TensorBase, target: object, op: str) -> Non
     """A float target shaped like class indices is a mistake (indices must be integers);
     say so rather than complain about the shape probabilities would need."""
     t = target._data if isinstance(target, TensorBase) else np.asarray(target)
+    if t.dtype.kind in "iu" and t.dtype not in (np.int64, np.uint8):
+        raise RuntimeError(f"{op}: expected target dtype to be Long or Byte (int64 or uint8 "
+                           f"class indices), but got {t.dtype}; use target.long()")
     index_shape = tuple(input.shape[:1]) + tuple(input.shape[2:]) if input.ndim > 1 else ()
     if t.dtype.kind == "f" and tuple(t.shape) == index_shape and input.ndim > 0:
         raise RuntimeError(
@@ -173,6 +176,7 @@ def nll_loss(input: TensorBase, target: TensorBase, weight: TensorBase | None = 
     """Negative log-likelihood of log-probabilities ``input`` (N, C, ...) at class indices;
     ``mean`` divides by the summed weights of the non-ignored targets."""
     _check_class_weight(weight, input, "nll_loss")
+    _check_index_target_dtype(input, target, "nll_loss")
     return _nll(input, target, weight, ignore_index, reduction, 0.0, "nll_loss")
 
 
