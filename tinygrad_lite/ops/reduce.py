@@ -109,6 +109,14 @@ class MmBackward0(Node):
     def backward(self, grad):
         a, b = self.saved_tensors
         ea, eb = self.next_edges
+        if len(b.shape) == 2 and len(a.shape) > 2:
+            # a batch times one matrix: fold the batch into the rows, so each gradient is one
+            # 2-D GEMM (the weight's sums over the batch inside it) instead of a stack of small
+            # ones and a sum
+            k, n = b.shape
+            grad2 = grad.reshape(-1, n)
+            return ((grad2 @ swap_last_dims(b)).reshape(a.shape) if ea else None,
+                    (swap_last_dims(a.reshape(-1, k)) @ grad2) if eb else None)
         return (sum_to(grad @ swap_last_dims(b), a.shape) if ea else None,
                 sum_to(swap_last_dims(a) @ grad, b.shape) if eb else None)
 
@@ -137,7 +145,11 @@ def matmul2d(a: TensorBase, b: TensorBase) -> TensorBase:
             f"({a._data.shape[-1]}) must equal b.shape[-2] ({b._data.shape[-2]})"
         )
     try:
-        out = np.matmul(a._data, b._data)
+        if b._data.ndim == 2 and a._data.ndim > 2:  # one 2-D GEMM over the folded batch
+            out = (a._data.reshape(-1, a._data.shape[-1]) @ b._data).reshape(
+                a._data.shape[:-1] + b._data.shape[1:])
+        else:
+            out = np.matmul(a._data, b._data)
     except ValueError:
         raise RuntimeError(
             f"matmul: the batch dimensions of {a._data.shape} and {b._data.shape} cannot be "
@@ -162,8 +174,8 @@ class AddmmBackward0(Node):
     def backward(self, grad):
         x, w = self.saved_tensors
         edges = self.next_edges
-        grad2 = grad.reshape(-1, w.shape[0])  # batch dims flattened: (N, out)
-        grad_x = (grad @ w) if edges[0] else None
+        grad2 = grad.reshape(-1, w.shape[0])  # batch dims flattened: (N, out), one 2-D GEMM
+        grad_x = (grad2 @ w).reshape(x.shape) if edges[0] else None
         grad_w = (swap_last_dims(grad2) @ x.reshape(-1, w.shape[1])) if edges[1] else None
         grad_b = sum_to(grad2.sum(0), self.bias_shape) if len(edges) == 3 and edges[2] else None
         return grad_x, grad_w, grad_b
@@ -189,7 +201,11 @@ def linear(x: TensorBase, weight: TensorBase, bias: TensorBase | None = None) ->
             f"linear: bias of shape {bias._data.shape} does not match out_features "
             f"({weight._data.shape[0]})"
         )
-    out = x._data @ weight._data.T
+    if x._data.ndim > 2:  # fold the batch dims: one 2-D GEMM is faster than a stack of them
+        out = (x._data.reshape(-1, x._data.shape[-1]) @ weight._data.T).reshape(
+            x._data.shape[:-1] + weight._data.shape[:1])
+    else:
+        out = x._data @ weight._data.T
     if bias is not None:
         out += bias._data  # ``out`` is a fresh array: add in place
     inputs = (x, weight) if bias is None else (x, weight, bias)
