@@ -3,12 +3,11 @@ through the package's in-place machinery (version bump, graph rebased), as in Py
 
 from __future__ import annotations
 
-import math
-
 from ... import functions as _fn
 from ..._core.tensor_base import TensorBase
 from ...functions import log_softmax, sigmoid, softmax, tanh
 from ...ops import inplace as ops_inplace
+from ...ops.activation import gelu as _gelu_op
 from ...ops.special import erf
 
 __all__ = ["relu", "relu_", "leaky_relu", "leaky_relu_", "gelu", "silu", "elu", "elu_",
@@ -44,12 +43,9 @@ def leaky_relu_(input: TensorBase, negative_slope: float = 0.01) -> TensorBase:
 
 def gelu(input: TensorBase, approximate: str = "none") -> TensorBase:
     """``x * Phi(x)`` (exact, with erf) or its tanh approximation (``approximate='tanh'``)."""
-    if approximate == "tanh":
-        inner = math.sqrt(2.0 / math.pi) * (input + 0.044715 * input ** 3)
-        return 0.5 * input * (1.0 + tanh(inner))
-    if approximate != "none":
+    if approximate not in ("none", "tanh"):
         raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
-    return 0.5 * input * (1.0 + erf(input * (1.0 / math.sqrt(2.0))))
+    return _gelu_op(input, approximate)  # one node: see ops/activation.py
 
 
 def _silu(input: TensorBase) -> TensorBase:
