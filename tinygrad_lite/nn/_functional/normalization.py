@@ -10,6 +10,7 @@ from ... import functions as _fn
 from ..._core.grad_mode import no_grad
 from ..._core.tensor_base import TensorBase, wrap
 from ...functions.shape import pad as _pad
+from ...ops.normalization import normalize_affine
 
 __all__ = ["batch_norm", "layer_norm", "group_norm", "rms_norm", "normalize", "instance_norm",
            "local_response_norm"]
@@ -45,19 +46,22 @@ def batch_norm(input: TensorBase, running_mean: TensorBase | None,
                 f"Expected more than 1 value per channel when training, got input size "
                 f"{input.shape}"
             )
-        mean = input.mean(dims, keepdim=True)
-        var = _var(input, dims)
+        # one node (ops/normalization.py); it hands back the batch statistics it computed
+        out, batch_mean, batch_var = normalize_affine(
+            input, dims, None if weight is None else weight.reshape(shape),
+            None if bias is None else bias.reshape(shape), eps, "NativeBatchNormBackward0")
         if running_mean is not None and running_var is not None:
             m = 0.1 if momentum is None else momentum  # momentum None: set by caller (cumulative)
             with no_grad():
-                unbiased = var._data.reshape(c) * (count / (count - 1))
+                unbiased = batch_var.reshape(c) * (count / (count - 1))
                 rm, rv = running_mean._data, running_var._data
                 rm *= 1.0 - m
-                rm += m * mean._data.reshape(c)
+                rm += m * batch_mean.reshape(c)
                 rv *= 1.0 - m
                 rv += m * unbiased
                 running_mean._version_counter[0] += 1
                 running_var._version_counter[0] += 1
+        return out
     else:
         if running_mean is None or running_var is None:
             raise RuntimeError("batch_norm: running_mean and running_var are needed in eval mode")
@@ -81,12 +85,7 @@ def layer_norm(input: TensorBase, normalized_shape: Any, weight: TensorBase | No
             f"input of size {input.shape}"
         )
     dims = tuple(range(input.ndim - len(shape), input.ndim))
-    mean = input.mean(dims, keepdim=True)
-    out = (input - mean) / _fn.sqrt(_var(input, dims) + eps)
-    if weight is not None:
-        out = out * weight
-    if bias is not None:
-        out = out + bias
+    out, _, _ = normalize_affine(input, dims, weight, bias, eps, "NativeLayerNormBackward0")
     return out
 
 
