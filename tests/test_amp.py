@@ -197,3 +197,33 @@ def test_grad_scaler_rescues_float16_gradients_that_underflow():
     assert zeros_scaled < 0.1          # with it they survive, and training follows float32
     for p0, p in zip(reference, scaled):
         np.testing.assert_allclose(p, p0, rtol=2e-2, atol=2e-3)
+
+
+def test_cpu_autocast_op_lists_follow_pytorch():
+    """Convolutions run low (bias included), losses in float32, softmax and norms keep the
+    low dtype, as PyTorch's CPU autocast does; gradients reach float32 parameters."""
+    torch = pytest.importorskip("torch")
+    x = np.random.default_rng(0).standard_normal((4, 8)).astype(np.float32)
+    image = np.random.default_rng(1).standard_normal((1, 1, 5, 5)).astype(np.float32)
+
+    def dtypes_under(lib):
+        lin, conv = lib.nn.Linear(8, 3), lib.nn.Conv2d(1, 2, 3)
+        with lib.autocast("cpu", dtype=lib.float16):
+            y = lin(lib.tensor(x))
+            c = conv(lib.tensor(image))
+            target = lib.tensor([0, 1, 2, 0])
+            results = [y, lib.softmax(y, -1), lib.nn.functional.layer_norm(y, (3,)),
+                       lib.nn.functional.cross_entropy(y, target),
+                       lib.nn.functional.mse_loss(y, y.detach().float()), c,
+                       lib.nn.functional.conv_transpose2d(c, conv.weight)]
+        c.float().sum().backward()
+        return [str(r.dtype).split(".")[-1] for r in results] + \
+            [str(conv.weight.grad.dtype).split(".")[-1]]
+    assert dtypes_under(tl) == dtypes_under(torch)
+
+
+def test_bfloat16_is_named_and_refused_clearly():
+    with pytest.raises(TypeError, match="bfloat16 is not supported"):
+        tl.zeros(2, dtype=tl.bfloat16)
+    with pytest.raises(TypeError, match="use float16"):
+        tl.ones(2).to(tl.bfloat16)

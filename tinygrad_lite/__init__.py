@@ -56,6 +56,7 @@ from ._runtime import (
 from .amp import autocast
 from .dtypes import (
     DType,
+    bfloat16,
     bool,
     float16,
     float32,
@@ -81,8 +82,8 @@ double, half, long, float = float64, float16, int64, float32  # PyTorch's dtype 
 __all__ = [
     "Tensor", "autograd", "dtypes", "DType", "no_grad", "enable_grad", "set_grad_enabled",
     "is_grad_enabled", "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32",
-    "float64", "double", "half", "long", "float", "get_default_dtype", "functions", "nn",
-    "optim", "utils", "viz", "save", "load", "amp", "autocast", "accelerator", "backends",
+    "bfloat16", "float64", "double", "half", "long", "float", "get_default_dtype", "functions",
+    "nn", "optim", "utils", "viz", "save", "load", "amp", "autocast", "accelerator", "backends",
     "cuda", "distributed", "distributions", "func", "linalg", "random", "device", "Size",
     "inference_mode", "is_inference_mode_enabled", "set_default_dtype", "set_printoptions",
     "FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor",

@@ -9,8 +9,8 @@ import numpy as np
 
 __all__ = [
     "DType", "bool", "uint8", "int8", "int16", "int32", "int64",
-    "float16", "float32", "float64", "get_default_dtype", "set_default_dtype", "to_dtype",
-    "result_type",
+    "float16", "float32", "float64", "bfloat16", "get_default_dtype", "set_default_dtype",
+    "to_dtype", "result_type",
 ]
 
 _BOOL, _INT, _FLOAT = 0, 1, 2  # promotion categories, lowest to highest
@@ -21,11 +21,13 @@ class DType:
 
     __slots__ = ("name", "np", "category", "itemsize")
 
-    def __init__(self, name: str, np_dtype: Any, category: int) -> None:
+    def __init__(self, name: str, np_dtype: Any, category: int, itemsize: int = 0) -> None:
         self.name = name
-        self.np = np.dtype(np_dtype)
+        # None: a dtype whose NumPy type comes from a package that is not installed (bfloat16
+        # without ml_dtypes); to_dtype refuses it with the install command
+        self.np: np.dtype = np.dtype(np_dtype) if np_dtype is not None else cast(np.dtype, None)
         self.category = category
-        self.itemsize = self.np.itemsize
+        self.itemsize = self.np.itemsize if self.np is not None else itemsize
 
     @property
     def is_floating_point(self) -> builtins.bool:
@@ -49,12 +51,20 @@ float16 = DType("float16", np.float16, _FLOAT)
 float32 = DType("float32", np.float32, _FLOAT)
 float64 = DType("float64", np.float64, _FLOAT)
 
-_ALL = (bool, uint8, int8, int16, int32, int64, float16, float32, float64)
+
+# PyTorch's bfloat16, named so that code mentioning it gets a clear error rather than an
+# AttributeError: NumPy has no native bfloat16 (ml_dtypes' is a structured "V" kind that
+# NumPy's float machinery and BLAS do not treat as floating point), so it is not supported yet
+bfloat16 = DType("bfloat16", None, _FLOAT, itemsize=2)
+
+_ALL = tuple(d for d in (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32,
+                         float64) if d.np is not None)
 _FROM_NUMPY = {d.np: d for d in _ALL}
 _DEFAULT_FOR_CATEGORY = {_BOOL: bool, _INT: int64, _FLOAT: float32}
 _ALIASES = {
     "float": float32, "double": float64, "half": float16, "long": int64, "int": int32,
     "short": int16, "bool": bool, builtins.bool: bool, int: int64, float: float64,
+    "bfloat16": bfloat16,
 }
 
 
@@ -75,10 +85,15 @@ def set_default_dtype(d: Any) -> None:
 
 def to_dtype(spec: Any) -> DType:
     """A DType from a DType, NumPy dtype, Python type or name; TypeError if unsupported."""
-    if isinstance(spec, DType):
+    if isinstance(spec, DType) and spec.np is not None:
         return spec
-    alias = _ALIASES.get(spec) if isinstance(spec, (str, type)) else None
+    alias = spec if isinstance(spec, DType) else \
+        _ALIASES.get(spec) if isinstance(spec, (str, type)) else None
     if alias is not None:
+        if alias.np is None:
+            raise TypeError(f"{alias.name} is not supported: NumPy has no native {alias.name}; "
+                            f"use float16 (with tl.autocast(dtype=tl.float16) and "
+                            f"tl.amp.GradScaler for mixed precision) or float32")
         return alias
     try:
         found = _FROM_NUMPY.get(np.dtype(spec))
@@ -112,8 +127,15 @@ def _promote_same_tier(dtypes: list[np.dtype]) -> np.dtype | None:
     result = None
     for d in dtypes:
         if _FROM_NUMPY[d].category == top:
-            result = d if result is None else np.promote_types(result, d)
+            result = d if result is None else _promote_pair(result, d)
     return result
+
+
+def _promote_pair(a: np.dtype, b: np.dtype) -> np.dtype:
+    """NumPy's promotion of two dtypes of one category."""
+    if a == b:
+        return a
+    return np.promote_types(a, b)
 
 
 def result_type(*operands: Any) -> np.dtype:

@@ -1,13 +1,15 @@
 """``tl.autocast`` / ``tl.amp.autocast``: mixed precision regions (PyTorch's CPU autocast).
 
-Inside ``with tl.autocast(device_type="cpu", dtype=tl.bfloat16):`` the matmul-like ops (matmul,
-linear, convolution, bmm, baddbmm, addmm, attention) cast their floating-point inputs to the
-low-precision dtype, and precision-sensitive ops (softmax, log_softmax, the losses, the norms,
-exp/log, sum/mean) compute in float32, following PyTorch's CPU op lists. Parameters stay float32
-(the casts are recorded ops, so gradients arrive in float32), and each op's backward runs in the
-dtype its forward used. The state is thread-local and nests; ``enabled=False`` turns an inner
-region off. CUDA device types are accepted with PyTorch's warning and disabled, as on a machine
-without a GPU.
+Inside ``with tl.autocast(device_type="cpu", dtype=tl.float16):`` the ops of PyTorch's CPU
+lower-precision list (matmul, linear, convolutions and transposed convolutions, bmm, baddbmm,
+addmm, attention through its matmuls) cast their floating-point inputs to float16, and the
+losses (PyTorch's CPU float32 list) compute in float32; the other ops run in the dtype of their
+inputs, as on PyTorch's CPU (softmax and layer norm of a float16 activation stay float16).
+Parameters stay float32 (the casts are recorded ops, so gradients arrive in float32), and each
+op's backward runs in the dtype its forward used. The state is thread-local and nests;
+``enabled=False`` turns an inner region off. CUDA device types are accepted with PyTorch's
+warning and disabled, as on a machine without a GPU. PyTorch's CPU default, bfloat16, does not
+exist in NumPy, so the default here is float16 and ``dtype=tl.bfloat16`` is refused clearly.
 """
 
 from __future__ import annotations

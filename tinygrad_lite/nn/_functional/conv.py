@@ -9,6 +9,7 @@ from typing import Any
 
 from ..._core.autocast_state import autocast_state
 from ..._core.tensor_base import TensorBase
+from ...ops.elementwise import autocast_lower
 from ...ops.nn import fold, unfold
 from ...ops.reduce import require_same_dtype
 from ._utils import batched, ntuple, pad_spatial
@@ -19,6 +20,8 @@ __all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d"]
 def _convnd(input: TensorBase, weight: TensorBase, bias: TensorBase | None, stride: Any,
             padding: Any, dilation: Any, groups: int, nd: int, op: str) -> TensorBase:
     x, added = batched(input, nd, op)
+    if autocast_state.dtype is not None:  # PyTorch's CPU autocast runs convolutions low
+        x, weight, bias = autocast_lower(x, weight, bias)
     stride, dilation = ntuple(stride, nd, "stride"), ntuple(dilation, nd, "dilation")
     _check_conv_arguments(op, x, weight, bias, stride, dilation, groups, nd)
     n, c = x.shape[:2]
@@ -79,8 +82,7 @@ def _check_conv_arguments(op: str, x: TensorBase, weight: TensorBase, bias: Tens
             f"input{list(x.shape)} to have {cg * groups} channels, but got {c} channels instead")
     if o % groups:
         raise RuntimeError(f"{op}: out_channels ({o}) must be divisible by groups ({groups})")
-    if autocast_state.dtype is None:  # under autocast the matmul lowers both sides
-        require_same_dtype(op, x, weight, bias)
+    require_same_dtype(op, x, weight, bias)
 
 
 def conv1d(input: TensorBase, weight: TensorBase, bias: TensorBase | None = None, stride: Any = 1,
@@ -100,6 +102,8 @@ def _conv_transposend(input: TensorBase, weight: TensorBase, bias: TensorBase | 
                       padding: Any, output_padding: Any, groups: int, dilation: Any, nd: int,
                       op: str) -> TensorBase:
     x, added = batched(input, nd, op)
+    if autocast_state.dtype is not None:
+        x, weight, bias = autocast_lower(x, weight, bias)
     stride, dilation = ntuple(stride, nd, "stride"), ntuple(dilation, nd, "dilation")
     padding = ntuple(padding, nd, "padding")
     output_padding = ntuple(output_padding, nd, "output_padding")

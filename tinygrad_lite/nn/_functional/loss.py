@@ -11,6 +11,7 @@ import numpy as np
 
 from ... import functions as _fn
 from ..._core.tensor_base import TensorBase, wrap
+from ...ops.elementwise import autocast_fp32
 from ...ops.loss import binary_cross_entropy as _bce_elementwise
 from ...ops.loss import binary_cross_entropy_with_logits as _bce_logits_elementwise
 from ...ops.loss import fused_cross_entropy, log_sigmoid
@@ -83,6 +84,7 @@ def _check_index_target_dtype(input: TensorBase, target: object, op: str) -> Non
 
 def mse_loss(input: TensorBase, target: TensorBase, reduction: str = "mean") -> TensorBase:
     """Squared error ``(input - target) ** 2``, reduced."""
+    input, target = autocast_fp32(input, _as_tensor(target, input))  # float32 under autocast
     _warn_if_broadcast(input, target, "mse_loss")
     diff = input - target
     return _reduce(diff * diff, reduction, "mse_loss")
@@ -90,6 +92,7 @@ def mse_loss(input: TensorBase, target: TensorBase, reduction: str = "mean") -> 
 
 def l1_loss(input: TensorBase, target: TensorBase, reduction: str = "mean") -> TensorBase:
     """Absolute error ``|input - target|``, reduced."""
+    input, target = autocast_fp32(input, _as_tensor(target, input))
     _warn_if_broadcast(input, target, "l1_loss")
     return _reduce(_fn.abs(input - target), reduction, "l1_loss")
 
@@ -97,6 +100,7 @@ def l1_loss(input: TensorBase, target: TensorBase, reduction: str = "mean") -> T
 def huber_loss(input: TensorBase, target: TensorBase, reduction: str = "mean", delta: float = 1.0
                ) -> TensorBase:
     """Quadratic for ``|d| < delta``, linear (slope delta) beyond."""
+    input, target = autocast_fp32(input, _as_tensor(target, input))
     _warn_if_broadcast(input, target, "huber_loss")
     d = input - target
     a = _fn.abs(d)
@@ -107,6 +111,7 @@ def huber_loss(input: TensorBase, target: TensorBase, reduction: str = "mean", d
 def smooth_l1_loss(input: TensorBase, target: TensorBase, reduction: str = "mean", beta: float = 1.0
                    ) -> TensorBase:
     """``0.5 d^2 / beta`` for ``|d| < beta``, ``|d| - 0.5 beta`` beyond (L1 when beta=0)."""
+    input, target = autocast_fp32(input, _as_tensor(target, input))
     _warn_if_broadcast(input, target, "smooth_l1_loss")
     d = input - target
     a = _fn.abs(d)
@@ -175,6 +180,7 @@ def nll_loss(input: TensorBase, target: TensorBase, weight: TensorBase | None = 
              ignore_index: int = -100, reduction: str = "mean") -> TensorBase:
     """Negative log-likelihood of log-probabilities ``input`` (N, C, ...) at class indices;
     ``mean`` divides by the summed weights of the non-ignored targets."""
+    (input,) = autocast_fp32(input)
     _check_class_weight(weight, input, "nll_loss")
     _check_index_target_dtype(input, target, "nll_loss")
     return _nll(input, target, weight, ignore_index, reduction, 0.0, "nll_loss")
@@ -186,6 +192,7 @@ def cross_entropy(input: TensorBase, target: TensorBase, weight: TensorBase | No
     """``nll_loss(log_softmax(input, 1), target)`` for class indices, or ``-sum(target *
     log_softmax(input))`` per sample for class probabilities (a float target of input's shape);
     with ``label_smoothing`` the target is mixed with the uniform distribution."""
+    (input,) = autocast_fp32(input)  # PyTorch's CPU autocast runs losses in float32
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"cross_entropy: label_smoothing must be in [0, 1], got "
                          f"{label_smoothing}")
@@ -218,6 +225,7 @@ def cross_entropy(input: TensorBase, target: TensorBase, weight: TensorBase | No
 def binary_cross_entropy(input: TensorBase, target: TensorBase, weight: TensorBase | None = None,
                          reduction: str = "mean") -> TensorBase:
     """``-(t log x + (1 - t) log(1 - x))``, the logs clamped at -100 as in PyTorch."""
+    (input,) = autocast_fp32(input)
     target = _as_tensor(target, input)
     _check_same_shape(input, target, "binary_cross_entropy")
     if input._data.size and (input._data.min() < 0 or input._data.max() > 1):
@@ -237,6 +245,7 @@ def binary_cross_entropy_with_logits(input: TensorBase, target: TensorBase,
                                      pos_weight: TensorBase | None = None) -> TensorBase:
     """``binary_cross_entropy(sigmoid(input), target)`` computed stably; ``pos_weight`` scales
     the positive term."""
+    (input,) = autocast_fp32(input)
     target = _as_tensor(target, input)
     _check_same_shape(input, target, "binary_cross_entropy_with_logits")
     # (1 - t) x - log(sigmoid(x)) with the exact gradient sigmoid(x) - t: a stable composite of
@@ -260,6 +269,7 @@ def kl_div(input: TensorBase, target: TensorBase, reduction: str = "mean", log_t
            ) -> TensorBase:
     """``target * (log(target) - input)`` with log-probabilities ``input``; ``batchmean``
     divides the sum by the batch size (the mathematically correct KL)."""
+    (input,) = autocast_fp32(input)
     target = _as_tensor(target, input)
     if log_target:
         loss = _fn.exp(target) * (target - input)
