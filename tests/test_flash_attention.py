@@ -2,12 +2,20 @@
 in float64 for every mask kind, ragged block edges, cross-attention and broadcast batch dims;
 dropout regenerated exactly in backward; gradcheck; float32 at T=1024."""
 
+import math
+
 import numpy as np
 import pytest
 
 import tinygrad_lite as tl
-from tinygrad_lite.nn._functional.attention import scaled_dot_product_attention as naive
+from tinygrad_lite.nn._functional.attention import attention_math
 from tinygrad_lite.nn._functional.flash_attention import FlashAttention, flash_attention
+
+
+def naive(q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None):
+    """The plain matmul-softmax-matmul path, whatever the sequence length."""
+    scale = 1.0 / math.sqrt(q.shape[-1]) if scale is None else scale
+    return attention_math(q, k, v, attn_mask, dropout_p, is_causal, scale)
 
 rng = np.random.default_rng(0)
 
@@ -103,3 +111,22 @@ def test_double_backward_says_to_use_the_naive_path():
                             create_graph=True)
     with pytest.raises(RuntimeError, match="once_differentiable"):
         g.sum().backward()
+
+
+def test_sdpa_switches_to_the_blocked_kernel_for_long_sequences():
+    """From FLASH_MIN_SCORES scores per head, scaled_dot_product_attention runs the blocked
+    kernel (no (L, S) matrix kept) and gives the plain path's values and gradients."""
+    rng = np.random.default_rng(3)
+    q, k, v = (tl.tensor(rng.standard_normal((1, 1, 1024, 8)), requires_grad=True)
+               for _ in range(3))
+    out = tl.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+    assert out.grad_fn.name() == "FlashAttentionBackward"
+    out.sum().backward()
+    blocked = [t.grad.numpy().copy() for t in (q, k, v)]
+    for t in (q, k, v):
+        t.grad = None
+    reference = attention_math(q, k, v, None, 0.0, True, 1.0 / math.sqrt(8))
+    reference.sum().backward()
+    np.testing.assert_allclose(out.detach().numpy(), reference.detach().numpy(), atol=1e-12)
+    for got, t in zip(blocked, (q, k, v)):
+        np.testing.assert_allclose(got, t.grad.numpy(), atol=1e-11)

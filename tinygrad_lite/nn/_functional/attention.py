@@ -11,9 +11,15 @@ import numpy as np
 from ... import functions as _fn
 from ..._core.tensor_base import TensorBase, wrap
 from .dropout import dropout
+from .flash_attention import flash_attention
 from .linear import linear
 
 __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
+
+# scores per (batch, head) from which scaled_dot_product_attention runs the blocked kernel
+# (nn/_functional/flash_attention.py); below it the plain matmul-softmax-matmul is as fast and
+# differentiable to any order
+FLASH_MIN_SCORES = 1024 * 1024
 
 
 def scaled_dot_product_attention(query: TensorBase, key: TensorBase, value: TensorBase,
@@ -33,12 +39,25 @@ def scaled_dot_product_attention(query: TensorBase, key: TensorBase, value: Tens
         key = _repeat_heads(key, rep)
         value = _repeat_heads(value, rep)
     scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
+    if is_causal and attn_mask is not None:
+        raise RuntimeError("scaled_dot_product_attention: pass either attn_mask or "
+                           "is_causal=True, not both")
+    if query.shape[-2] * key.shape[-2] >= FLASH_MIN_SCORES:
+        # long sequences: the blocked algorithm never holds the (..., L, S) scores; it is as
+        # fast from L = S = 1024 on and faster beyond (benchmarks/bench_attention.py)
+        return flash_attention(query, key, value, attn_mask, dropout_p,  # type: ignore[arg-type]
+                               is_causal, scale)
+    return attention_math(query, key, value, attn_mask, dropout_p, is_causal, scale)
+
+
+def attention_math(query: TensorBase, key: TensorBase, value: TensorBase,
+                   attn_mask: TensorBase | None, dropout_p: float, is_causal: bool,
+                   scale: float) -> TensorBase:
+    """The plain path: scores, mask, softmax, dropout, product (differentiable to any
+    order; keeps the (..., L, S) weights for backward)."""
     scores = (query @ key.mT) * scale
     n_q, n_k = query.shape[-2], key.shape[-2]
     if is_causal:
-        if attn_mask is not None:
-            raise RuntimeError("scaled_dot_product_attention: pass either attn_mask or "
-                               "is_causal=True, not both")
         attn_mask = wrap(np.tril(np.ones((n_q, n_k), np.bool_)))
     dead = None
     if attn_mask is not None:
