@@ -105,6 +105,19 @@ def amax(x: TensorBase, dim=None, keepdim: bool = False, name: str = "amax") -> 
     return result
 
 
+_HALF = np.dtype(np.float16)
+_SINGLE = np.dtype(np.float32)
+
+
+def mm(a, b):
+    """``a @ b`` for arrays or tensors. NumPy has no half-precision GEMM (a float16 product
+    runs a scalar loop, ~100x slower): float16 operands are multiplied as float32 and the
+    result rounded to float16, which is also how PyTorch's CPU kernels accumulate."""
+    if is_array(a) and a.dtype == _HALF:
+        return np.matmul(a.astype(_SINGLE), b.astype(_SINGLE)).astype(_HALF)
+    return a @ b
+
+
 class MmBackward0(Node):
     def backward(self, grad):
         a, b = self.saved_tensors
@@ -115,10 +128,10 @@ class MmBackward0(Node):
             # ones and a sum
             k, n = b.shape
             grad2 = grad.reshape(-1, n)
-            return ((grad2 @ swap_last_dims(b)).reshape(a.shape) if ea else None,
-                    (swap_last_dims(a.reshape(-1, k)) @ grad2) if eb else None)
-        return (sum_to(grad @ swap_last_dims(b), a.shape) if ea else None,
-                sum_to(swap_last_dims(a) @ grad, b.shape) if eb else None)
+            return (mm(grad2, swap_last_dims(b)).reshape(a.shape) if ea else None,
+                    mm(swap_last_dims(a.reshape(-1, k)), grad2) if eb else None)
+        return (sum_to(mm(grad, swap_last_dims(b)), a.shape) if ea else None,
+                sum_to(mm(swap_last_dims(a), grad), b.shape) if eb else None)
 
 
 def require_same_dtype(op: str, *tensors: TensorBase | None) -> None:
@@ -146,10 +159,10 @@ def matmul2d(a: TensorBase, b: TensorBase) -> TensorBase:
         )
     try:
         if b._data.ndim == 2 and a._data.ndim > 2:  # one 2-D GEMM over the folded batch
-            out = (a._data.reshape(-1, a._data.shape[-1]) @ b._data).reshape(
+            out = mm(a._data.reshape(-1, a._data.shape[-1]), b._data).reshape(
                 a._data.shape[:-1] + b._data.shape[1:])
         else:
-            out = np.matmul(a._data, b._data)
+            out = mm(a._data, b._data)
     except ValueError:
         raise RuntimeError(
             f"matmul: the batch dimensions of {a._data.shape} and {b._data.shape} cannot be "
@@ -175,8 +188,8 @@ class AddmmBackward0(Node):
         x, w = self.saved_tensors
         edges = self.next_edges
         grad2 = grad.reshape(-1, w.shape[0])  # batch dims flattened: (N, out), one 2-D GEMM
-        grad_x = (grad2 @ w).reshape(x.shape) if edges[0] else None
-        grad_w = (swap_last_dims(grad2) @ x.reshape(-1, w.shape[1])) if edges[1] else None
+        grad_x = mm(grad2, w).reshape(x.shape) if edges[0] else None
+        grad_w = mm(swap_last_dims(grad2), x.reshape(-1, w.shape[1])) if edges[1] else None
         grad_b = sum_to(grad2.sum(0), self.bias_shape) if len(edges) == 3 and edges[2] else None
         return grad_x, grad_w, grad_b
 
@@ -202,10 +215,10 @@ def linear(x: TensorBase, weight: TensorBase, bias: TensorBase | None = None) ->
             f"({weight._data.shape[0]})"
         )
     if x._data.ndim > 2:  # fold the batch dims: one 2-D GEMM is faster than a stack of them
-        out = (x._data.reshape(-1, x._data.shape[-1]) @ weight._data.T).reshape(
+        out = mm(x._data.reshape(-1, x._data.shape[-1]), weight._data.T).reshape(
             x._data.shape[:-1] + weight._data.shape[:1])
     else:
-        out = x._data @ weight._data.T
+        out = mm(x._data, weight._data.T)
     if bias is not None:
         out += bias._data  # ``out`` is a fresh array: add in place
     inputs = (x, weight) if bias is None else (x, weight, bias)

@@ -59,7 +59,11 @@ class FlashAttention(Function):
     def forward(ctx: Any, q: Tensor, k: Tensor, v: Tensor, mask: Any, is_causal: bool,
                 scale: float, dropout_p: float, seed: int, block: int) -> Tensor:
         qa, ka, va = q.detach().numpy(), k.detach().numpy(), v.detach().numpy()
-        dtype = np.result_type(qa, ka, va)
+        ctx.result_dtype = np.result_type(qa, ka, va)
+        # float16 (autocast) tiles are computed in float32: NumPy has no half-precision GEMM,
+        # and PyTorch's CPU kernels accumulate half inputs in float32 too
+        dtype = np.dtype(np.float32) if ctx.result_dtype == np.float16 else ctx.result_dtype
+        qa, ka, va = (a.astype(dtype, copy=False) for a in (qa, ka, va))
         n_q, n_k = qa.shape[-2], ka.shape[-2]
         lead = np.broadcast_shapes(qa.shape[:-2], ka.shape[:-2], va.shape[:-2])
         out = np.zeros((*lead, n_q, va.shape[-1]), dtype)
@@ -94,15 +98,15 @@ class FlashAttention(Function):
                                           np.inf)
         ctx.arrays = (qa, ka, va, out, lse, mask)
         ctx.options = (is_causal, scale, dropout_p, seed, block)
-        return Tensor._wrap(out)
+        return Tensor._wrap(out.astype(ctx.result_dtype, copy=False))
 
     @staticmethod
     @once_differentiable
     def backward(ctx: Any, grad_out: Tensor) -> tuple:
         qa, ka, va, out, lse, mask = ctx.arrays
         is_causal, scale, dropout_p, seed, block = ctx.options
-        do = grad_out.numpy()
         dtype = out.dtype
+        do = grad_out.numpy().astype(dtype, copy=False)
         n_q, n_k = qa.shape[-2], ka.shape[-2]
         lead = out.shape[:-2]
         dq = np.zeros((*lead, *qa.shape[-2:]), dtype)
@@ -139,7 +143,8 @@ class FlashAttention(Function):
             extra = grad.ndim - len(shape)  # broadcast leading dims: sum them back
             axes = tuple(range(extra)) + tuple(extra + a for a, n in enumerate(shape)
                                                if n == 1 and grad.shape[extra + a] != 1)
-            return Tensor._wrap(grad.sum(axis=axes).reshape(shape) if axes else grad)
+            summed = grad.sum(axis=axes).reshape(shape) if axes else grad
+            return Tensor._wrap(summed.astype(ctx.result_dtype, copy=False))
 
         return (to_input(dq, qa.shape), to_input(dk, ka.shape), to_input(dv, va.shape),
                 None, None, None, None, None, None)
