@@ -36,6 +36,7 @@ from ._functional.dropout import (
     dropout3d,
     feature_alpha_dropout,
 )
+from ._functional.grid import affine_grid, grid_sample
 from ._functional.linear import bilinear, linear
 from ._functional.loss import (
     binary_cross_entropy,
@@ -49,6 +50,7 @@ from ._functional.loss import (
     smooth_l1_loss,
 )
 from ._functional.loss_extra import *  # noqa: F403
+from ._functional.loss_more import ctc_loss
 from ._functional.normalization import (
     batch_norm,
     group_norm,
@@ -66,7 +68,7 @@ from ._functional.pooling import (
     max_pool1d,
     max_pool2d,
 )
-from ._functional.sparse import embedding, one_hot
+from ._functional.sparse import embedding, embedding_bag, one_hot
 from ._functional.vision import *  # noqa: F403
 
 __all__ = [
@@ -80,4 +82,5 @@ __all__ = [
     "scaled_dot_product_attention", "multi_head_attention_forward", *_activation_extra.__all__,
     *_loss_extra.__all__, *_vision.__all__, "dropout1d", "dropout2d", "dropout3d",
     "alpha_dropout", "feature_alpha_dropout", "instance_norm", "local_response_norm",
+    "ctc_loss", "embedding_bag", "affine_grid", "grid_sample",
 ]

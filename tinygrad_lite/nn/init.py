@@ -4,6 +4,7 @@ drawing from the global generator (``tinygrad_lite.manual_seed``) unless given o
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 import numpy as np
@@ -14,7 +15,8 @@ from ..tensor import Tensor
 __all__ = [
     "calculate_gain", "uniform_", "normal_", "zeros_", "ones_", "constant_", "eye_",
     "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "orthogonal_",
-    "trunc_normal_",
+    "trunc_normal_", "dirac_", "sparse_", "uniform", "normal", "constant", "eye", "dirac",
+    "xavier_uniform", "xavier_normal", "kaiming_uniform", "kaiming_normal", "orthogonal", "sparse",
 ]
 
 
@@ -55,6 +57,11 @@ def _calculate_fan_in_and_fan_out(tensor: Tensor) -> tuple[int, int]:
                          "dimensions")
     receptive = math.prod(tensor.shape[2:])
     return tensor.shape[1] * receptive, tensor.shape[0] * receptive
+
+
+def _calculate_correct_fan(tensor: Tensor, mode: str) -> int:
+    """``fan_in`` or ``fan_out`` of a weight (PyTorch's private helper, used by layers)."""
+    return _fan(tensor, mode)
 
 
 def _fan(tensor: Tensor, mode: str) -> int:
@@ -157,3 +164,63 @@ def orthogonal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Ten
     if rows < cols:
         q = q.T
     return _fill(tensor, gain * q.reshape(tensor.shape))
+
+
+def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
+    """Fill a 3-, 4- or 5-D convolution weight with the Dirac delta: each of the first
+    ``min(out/groups, in)`` output channels of a group passes its input channel through."""
+    if tensor.ndim not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    sizes = tensor.shape
+    if sizes[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    per_group = sizes[0] // groups
+    n = min(per_group, sizes[1])
+    values = np.zeros(tensor.shape)
+    d = np.arange(n)
+    centre = tuple(s // 2 for s in sizes[2:])
+    for g in range(groups):
+        values[(g * per_group + d, d) + centre] = 1
+    return _fill(tensor, values)
+
+
+def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator: Any = None) -> Tensor:
+    """Fill a 2-D tensor from N(0, std^2) with a fraction ``sparsity`` of each column zeroed
+    (rows chosen at random)."""
+    if tensor.ndim != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = tensor.shape
+    num_zeros = int(math.ceil(sparsity * rows))
+    rng = _rng(generator)
+    values = rng.normal(0.0, std, tensor.shape)
+    # a random permutation of the rows per column: the first num_zeros of each are zeroed
+    order = np.argsort(rng.random((rows, cols)), axis=0)[:num_zeros]
+    values[order, np.arange(cols)[None, :]] = 0
+    return _fill(tensor, values)
+
+
+def _deprecated(new: Any) -> Any:
+    """PyTorch's old initialiser names without the trailing underscore (they warn)."""
+    old = new.__name__[:-1]
+
+    def fn(*args: Any, **kwargs: Any) -> Any:
+        warnings.warn(f"`nn.init.{old}` is now deprecated in favor of `nn.init.{new.__name__}`.",
+                      FutureWarning, stacklevel=2)
+        return new(*args, **kwargs)
+
+    fn.__name__ = old
+    fn.__doc__ = f"Deprecated alias of ``{new.__name__}``."
+    return fn
+
+
+uniform = _deprecated(uniform_)
+normal = _deprecated(normal_)
+constant = _deprecated(constant_)
+eye = _deprecated(eye_)
+dirac = _deprecated(dirac_)
+xavier_uniform = _deprecated(xavier_uniform_)
+xavier_normal = _deprecated(xavier_normal_)
+kaiming_uniform = _deprecated(kaiming_uniform_)
+kaiming_normal = _deprecated(kaiming_normal_)
+orthogonal = _deprecated(orthogonal_)
+sparse = _deprecated(sparse_)

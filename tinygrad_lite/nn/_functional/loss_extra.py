@@ -7,8 +7,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 from ... import functions as _fn
-from ..._core.tensor_base import TensorBase
+from ..._core.tensor_base import TensorBase, wrap
 from .activation import softplus
 from .loss import _reduce
 
@@ -36,13 +38,10 @@ def pairwise_distance(x1: TensorBase, x2: TensorBase, p: float = 2.0, eps: float
 
 def pdist(input: TensorBase, p: float = 2.0) -> TensorBase:
     """The p-norm distances between all pairs of rows (i < j), in row-major order."""
-    n = input.shape[0]
-    rows, cols = [], []
-    for i in range(n):
-        for j in range(i + 1, n):
-            rows.append(i)
-            cols.append(j)
-    if not rows:
+    if input.ndim != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
+    rows, cols = np.triu_indices(input.shape[0], 1)
+    if not rows.size:
         return input.new_zeros(0)
     diff = input[rows] - input[cols]
     return diff.norm(p, -1)
@@ -59,9 +58,10 @@ def margin_ranking_loss(input1: TensorBase, input2: TensorBase, target: TensorBa
 def hinge_embedding_loss(input: TensorBase, target: TensorBase, margin: float = 1.0,
                          size_average: Any = None, reduce: Any = None,
                          reduction: str = "mean") -> TensorBase:
-    """``x`` where the target is 1, ``max(0, margin - x)`` where it is -1."""
-    loss = _fn.where(target == 1, input, 0.0) + _fn.where(
-        target == -1, (margin - input).clamp(min=0.0), 0.0)
+    """``x`` where the target is 1, ``max(0, margin - x)`` where it is -1 (PyTorch's formula:
+    other target values get both terms)."""
+    loss = _fn.where(target != -1, input, 0.0) + _fn.where(
+        target != 1, (margin - input).clamp(min=0.0), 0.0)
     return _reduce(loss, reduction, "hinge_embedding_loss")
 
 
@@ -125,8 +125,12 @@ def gaussian_nll_loss(input: TensorBase, target: TensorBase, var: Any, full: boo
     """``0.5 (log(var) + (input - target)^2 / var)`` (+ ``0.5 log(2 pi)`` with ``full``);
     ``var`` is clamped to ``eps`` (without gradient through the clamp, as PyTorch)."""
     v = var if isinstance(var, TensorBase) else _fn.tensor(float(var))
-    if isinstance(var, TensorBase) and v.ndim == input.ndim - 1:
-        v = v.unsqueeze(-1)
+    in_shape, var_shape = tuple(input.shape), tuple(v.shape)
+    if isinstance(var, TensorBase) and var_shape != in_shape:
+        if var_shape == in_shape[:-1]:  # one variance per sample (homoscedastic)
+            v = v.unsqueeze(-1)
+        elif not (var_shape[:-1] == in_shape[:-1] and var_shape[-1:] == (1,)):
+            raise ValueError("var is of incorrect size")
     if isinstance(var, TensorBase) and (v.detach() < 0).any():
         raise ValueError("gaussian_nll_loss: var has negative entry/entries")
     v = _fn.where(v.detach() < eps, v - v.detach() + eps, v)
@@ -154,6 +158,10 @@ def multi_margin_loss(input: TensorBase, target: TensorBase, p: int = 1, margin:
         raise ValueError("multi_margin_loss: only p == 1 and p == 2 supported")
     x = input if input.ndim == 2 else input.unsqueeze(0)
     y = target.reshape(-1, 1)
+    t = target._data
+    if t.size != x.shape[0] or (t.size and (t.min() < 0 or t.max() >= x.shape[1])):
+        raise RuntimeError(f"multi_margin_loss: target out of range or of the wrong size "
+                           f"(target {tuple(target.shape)}, input {tuple(input.shape)})")
     correct = x.gather(1, y)
     margins = (margin - correct + x).clamp(min=0.0)
     if p == 2:
@@ -170,21 +178,25 @@ def multilabel_margin_loss(input: TensorBase, target: TensorBase, size_average: 
     """For each sample, ``sum_{j in targets, i not in targets} max(0, 1 - (x[j] - x[i])) / C``;
     the target lists class indices, ended by the first -1."""
     x = input if input.ndim == 2 else input.unsqueeze(0)
-    t = target.numpy() if target.ndim == 2 else target.numpy()[None]
-    rows = []
-    for r in range(x.shape[0]):
-        labels = []
-        for v in t[r]:
-            if v < 0:
-                break
-            labels.append(int(v))
-        others = [i for i in range(x.shape[1]) if i not in labels]
-        if not labels or not others:
-            rows.append(x[r].sum() * 0.0)
-            continue
-        xj = x[r][labels].reshape(-1, 1)
-        xi = x[r][others].reshape(1, -1)
-        rows.append((1.0 - (xj - xi)).clamp(min=0.0).sum() / x.shape[1])
-    loss = _fn.stack(rows)
+    t = np.asarray(target._data if isinstance(target, TensorBase) else target)
+    if t.shape != tuple(input.shape):
+        raise RuntimeError(f"multilabel_margin_loss: inconsistent target size: {list(t.shape)} "
+                           f"for input of size: {list(input.shape)}")
+    t = t.reshape(x.shape)
+    if t.dtype.kind not in "iu":
+        raise RuntimeError(f"multilabel_margin_loss: expected an integer target, got {t.dtype}")
+    n, c = x.shape
+    if t.size and t.max() >= c:
+        raise RuntimeError(f"multilabel_margin_loss: target index {t.max()} out of range for "
+                           f"{c} classes")
+    # the labels of a row are its entries before the first -1 (duplicates count twice)
+    valid = np.cumprod(t >= 0, axis=1).astype(bool)
+    counts = np.zeros((n, c))
+    rows = np.broadcast_to(np.arange(n)[:, None], t.shape)
+    np.add.at(counts, (rows[valid], t[valid]), 1.0)
+    # pairs (label j, non-label i): counts[n, j] * [i is not a label]
+    pair_w = counts[:, :, None] * (counts == 0)[:, None, :]
+    hinge = (1.0 - x.unsqueeze(2) + x.unsqueeze(1)).clamp(min=0.0)
+    loss = (hinge * wrap(pair_w.astype(x._data.dtype))).sum((1, 2)) / c
     return _reduce(loss if input.ndim == 2 else loss.reshape(()), reduction,
                    "multilabel_margin_loss")

@@ -11,6 +11,7 @@ inside the module (in-place ones included) cannot change what the hooks see.
 
 from __future__ import annotations
 
+import warnings
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
@@ -20,7 +21,11 @@ from ..._core.graph import Node, RemovableHandle
 from ...tensor import Tensor
 
 __all__ = ["global_forward_pre_hooks", "global_forward_hooks", "global_backward_pre_hooks",
-           "global_backward_hooks", "add_hook", "call_with_hooks"]
+           "global_backward_hooks", "global_forward_hooks_with_kwargs",
+           "global_forward_hooks_always_called", "add_hook", "call_with_hooks",
+           "HookRegistrationMixin", "register_module_forward_pre_hook",
+           "register_module_forward_hook", "register_module_full_backward_pre_hook",
+           "register_module_full_backward_hook"]
 
 # Global hooks (``register_module_*_hook`` in module.py), run for every module before the
 # module's own hooks, as in PyTorch. Only ever mutated in place.
@@ -28,6 +33,8 @@ global_forward_pre_hooks: OrderedDict[int, Callable] = OrderedDict()
 global_forward_hooks: OrderedDict[int, Callable] = OrderedDict()
 global_backward_pre_hooks: OrderedDict[int, Callable] = OrderedDict()
 global_backward_hooks: OrderedDict[int, Callable] = OrderedDict()
+global_forward_hooks_with_kwargs: dict[int, bool] = {}
+global_forward_hooks_always_called: dict[int, bool] = {}
 
 
 def add_hook(hooks: OrderedDict, hook: Callable, prepend: bool = False) -> RemovableHandle:
@@ -37,6 +44,96 @@ def add_hook(hooks: OrderedDict, hook: Callable, prepend: bool = False) -> Remov
     if prepend:
         hooks.move_to_end(handle.id, last=False)
     return handle
+
+
+def register_module_forward_pre_hook(hook: Callable) -> RemovableHandle:
+    """Run ``hook(module, args)`` before every module's forward."""
+    return add_hook(global_forward_pre_hooks, hook)
+
+
+def register_module_forward_hook(hook: Callable, *, with_kwargs: bool = False,
+                                 always_call: bool = False) -> RemovableHandle:
+    """Run ``hook(module, args, output)`` (``hook(module, args, kwargs, output)`` with
+    ``with_kwargs``) after every module's forward; ``always_call`` runs it even if forward
+    raised."""
+    handle = add_hook(global_forward_hooks, hook)
+    if with_kwargs:
+        global_forward_hooks_with_kwargs[handle.id] = True
+    if always_call:
+        global_forward_hooks_always_called[handle.id] = True
+    return handle
+
+
+def register_module_full_backward_pre_hook(hook: Callable) -> RemovableHandle:
+    """Run ``hook(module, grad_output)`` for every module when its output gradients are known."""
+    return add_hook(global_backward_pre_hooks, hook)
+
+
+def register_module_full_backward_hook(hook: Callable) -> RemovableHandle:
+    """Run ``hook(module, grad_input, grad_output)`` for every module in backward."""
+    return add_hook(global_backward_hooks, hook)
+
+
+class HookRegistrationMixin:
+    """``Module``'s hook registration methods (PyTorch's names and signatures)."""
+
+    __dict__: dict[str, Any]
+    _forward_pre_hooks: OrderedDict[int, Callable]
+    _forward_pre_hooks_with_kwargs: dict[int, bool]
+    _forward_hooks: OrderedDict[int, Callable]
+    _forward_hooks_with_kwargs: dict[int, bool]
+    _backward_pre_hooks: OrderedDict[int, Callable]
+    _backward_hooks: OrderedDict[int, Callable]
+
+    def register_forward_pre_hook(self, hook: Callable, *, prepend: bool = False,
+                                  with_kwargs: bool = False) -> RemovableHandle:
+        """Run ``hook(module, args)`` (or ``hook(module, args, kwargs)`` with ``with_kwargs``)
+        before forward; a non-None result replaces the arguments."""
+        handle = add_hook(self._forward_pre_hooks, hook, prepend)
+        if with_kwargs:
+            self._forward_pre_hooks_with_kwargs[handle.id] = True
+        return handle
+
+    def register_forward_hook(self, hook: Callable, *, prepend: bool = False,
+                              with_kwargs: bool = False, always_call: bool = False
+                              ) -> RemovableHandle:
+        """Run ``hook(module, args, output)`` (or ``hook(module, args, kwargs, output)``) after
+        forward; a non-None result replaces the output; ``always_call`` runs it (with output
+        None) even when forward raises."""
+        handle = add_hook(self._forward_hooks, hook, prepend)
+        if with_kwargs:
+            self._forward_hooks_with_kwargs[handle.id] = True
+        if always_call:
+            self.__dict__.setdefault("_forward_hooks_always_called", {})[handle.id] = True
+        return handle
+
+    def register_full_backward_pre_hook(self, hook: Callable, prepend: bool = False
+                                        ) -> RemovableHandle:
+        """Run ``hook(module, grad_output)`` when the gradients of the outputs are known; a
+        non-None result replaces them."""
+        return add_hook(self._backward_pre_hooks, hook, prepend)
+
+    def register_full_backward_hook(self, hook: Callable, prepend: bool = False
+                                    ) -> RemovableHandle:
+        """Run ``hook(module, grad_input, grad_output)`` when the gradients of the inputs are
+        known; a non-None result replaces ``grad_input``."""
+        if self.__dict__.get("_is_full_backward_hook") is False:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks "
+                               "on a single Module. Please use only one of them.")
+        self.__dict__["_is_full_backward_hook"] = True
+        return add_hook(self._backward_hooks, hook, prepend)
+
+    def register_backward_hook(self, hook: Callable) -> RemovableHandle:
+        """Deprecated (warns): ``register_full_backward_hook`` semantics, which PyTorch's
+        non-full hook only approximates."""
+        if self.__dict__.get("_is_full_backward_hook") is True:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks "
+                               "on a single Module. Please use only one of them.")
+        warnings.warn("register_backward_hook is deprecated and will be removed in future "
+                      "versions; use register_full_backward_hook, whose behaviour this hook "
+                      "gets.", FutureWarning, stacklevel=2)
+        self.__dict__["_is_full_backward_hook"] = False
+        return add_hook(self._backward_hooks, hook)
 
 
 def call_with_hooks(module: Any, args: tuple, kwargs: dict) -> Any:
@@ -60,17 +157,40 @@ def call_with_hooks(module: Any, args: tuple, kwargs: dict) -> Any:
                                or global_backward_hooks or global_backward_pre_hooks):
         state = BackwardHookState(module)
         args = state.wrap_inputs(args)
-    output = module.forward(*args, **kwargs)
-    for hook_id, hook in [*global_forward_hooks.items(), *module._forward_hooks.items()]:
-        if module._forward_hooks_with_kwargs.get(hook_id):
-            result = hook(module, args, kwargs, output)
-        else:
-            result = hook(module, args, output)
-        if result is not None:
-            output = result
+    always = module.__dict__.get("_forward_hooks_always_called") or {}
+    hooks = [*global_forward_hooks.items(), *module._forward_hooks.items()]
+    called: set = set()
+    try:
+        output = module.forward(*args, **kwargs)
+        for hook_id, hook in hooks:
+            called.add(hook_id)
+            result = _run_forward_hook(module, hook_id, hook, args, kwargs, output)
+            if result is not None:
+                output = result
+    except Exception:
+        # hooks registered with always_call run even when forward (or a hook) raised
+        for hook_id, hook in hooks:
+            if hook_id in called or not (always.get(hook_id)
+                                         or global_forward_hooks_always_called.get(hook_id)):
+                continue
+            try:
+                _run_forward_hook(module, hook_id, hook, args, kwargs, None)
+            except Exception as exc:  # the original error wins, as in PyTorch
+                warnings.warn("forward hook with ``always_call=True`` raised an exception that "
+                              f"was silenced as another error was raised in forward: {exc}",
+                              UserWarning, stacklevel=2)
+        raise
     if state is not None:
         output = state.wrap_outputs(output)
     return output
+
+
+def _run_forward_hook(module: Any, hook_id: int, hook: Callable, args: tuple, kwargs: dict,
+                      output: Any) -> Any:
+    if (module._forward_hooks_with_kwargs.get(hook_id)
+            or global_forward_hooks_with_kwargs.get(hook_id)):
+        return hook(module, args, kwargs, output)
+    return hook(module, args, output)
 
 
 def _as_tensors(grads: tuple) -> tuple:

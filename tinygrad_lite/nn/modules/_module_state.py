@@ -1,81 +1,280 @@
-"""The work behind ``Module``'s bulk operations on its tensors: ``state_dict`` (parameters and
-persistent buffers by dotted name), ``load_state_dict`` (all problems reported at once) and the
-in-place dtype conversions (``to``, ``float``, ``double``, ``half``)."""
+"""The work behind ``Module``'s bulk operations on its tensors: ``state_dict`` (parameters,
+persistent buffers and extra state by dotted name, with PyTorch's hooks and ``_metadata``),
+``load_state_dict`` (all problems reported at once, nothing copied then) and the in-place dtype
+conversions (``to``, ``float``, ``double``, ``half``)."""
 
 from __future__ import annotations
 
 from collections import OrderedDict, namedtuple
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
 
 from ... import dtypes
 from ..._core.grad_mode import no_grad
+from ..._core.graph import RemovableHandle
 from ...tensor import Tensor
+from ._hooks import add_hook
 
 __all__ = ["IncompatibleKeys", "collect_state", "load_state", "cast_floating",
-           "to_target_dtype"]
+           "to_target_dtype", "module_state_dict", "save_to_state_dict", "load_from_state_dict",
+           "StateDictMixin"]
 
-IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+class IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """What ``load_state_dict`` returns: the missing and the unexpected keys."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
+
+    __str__ = __repr__
+
+# The loads in progress (innermost last): the default ``_load_from_state_dict`` queues its
+# copies here so that a load that fails anywhere changes nothing. Only mutated in place.
+_pending_loads: list[list] = []
+
+
+def _hooks(module: Any, name: str) -> dict:
+    """A hook table of ``module`` (empty for modules built without ``Module.__init__``)."""
+    return module.__dict__.get(name) or {}
+
+
+def module_state_dict(module: Any, destination: Any, prefix: str, keep_vars: bool) -> Any:
+    """PyTorch's ``Module.state_dict``: pre-hooks, this module's own entries
+    (``_save_to_state_dict``), the children (through their ``state_dict``), then post-hooks;
+    the destination's ``_metadata`` records each module's state-dict version."""
+    if destination is None:
+        destination = OrderedDict()
+        destination._metadata = OrderedDict()
+    local_metadata = {"version": module._version}
+    if hasattr(destination, "_metadata"):
+        destination._metadata[prefix[:-1]] = local_metadata
+    for hook in _hooks(module, "_state_dict_pre_hooks").values():
+        hook(module, prefix, keep_vars)
+    module._save_to_state_dict(destination, prefix, keep_vars)
+    for name, child in module._modules.items():
+        if child is not None:
+            child.state_dict(destination=destination, prefix=prefix + name + ".",
+                             keep_vars=keep_vars)
+    for hook in _hooks(module, "_state_dict_hooks").values():
+        result = hook(module, destination, prefix, local_metadata)
+        if getattr(hook, "_from_public_api", False):
+            if result is not None:
+                raise RuntimeError("state_dict post-hook must return None")
+        elif result is not None:
+            destination = result
+    return destination
+
+
+def save_to_state_dict(module: Any, destination: Any, prefix: str, keep_vars: bool) -> None:
+    """This module's parameters, persistent buffers and extra state (not its children's)."""
+    for name, t in module._parameters.items():
+        if t is not None:
+            destination[prefix + name] = t if keep_vars else t.detach()
+    for name, t in module._buffers.items():
+        if t is not None and name not in module._non_persistent_buffers_set:
+            destination[prefix + name] = t if keep_vars else t.detach()
+    if type(module).get_extra_state is not _base_method(module, "get_extra_state"):
+        destination[prefix + "_extra_state"] = module.get_extra_state()
+
+
+def _base_method(module: Any, name: str) -> Any:
+    """``Module.<name>`` (the last class in the MRO that defines it)."""
+    for cls in reversed(type(module).__mro__):
+        if name in cls.__dict__:
+            return cls.__dict__[name]
+    return None
 
 
 def collect_state(module: Any, destination: OrderedDict | None, prefix: str,
                   keep_vars: bool) -> OrderedDict:
     """Parameters and persistent buffers of ``module`` and its descendants by dotted name."""
-    out: OrderedDict = OrderedDict() if destination is None else destination
-    for mod_prefix, mod in module.named_modules(prefix=prefix.rstrip("."),
-                                                remove_duplicate=False):
-        p = mod_prefix + ("." if mod_prefix else "")
-        for name, t in mod._parameters.items():
-            if t is not None:
-                out[p + name] = t if keep_vars else t.detach()
-        for name, t in mod._buffers.items():
-            if t is not None and name not in mod._non_persistent_buffers_set:
-                out[p + name] = t if keep_vars else t.detach()
-    return out
+    return module_state_dict(module, destination, prefix, keep_vars)
 
 
 def _as_array(value: Any) -> np.ndarray:
     return value._data if isinstance(value, Tensor) else np.asarray(value)
 
 
-def load_state(module: Any, state_dict: dict, strict: bool, assign: bool) -> IncompatibleKeys:
-    """Copy the values of ``state_dict`` into ``module``'s parameters and buffers, after checking
-    keys (with ``strict``) and shapes; on any problem raise one error and load nothing."""
-    if not isinstance(state_dict, dict):
-        raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
-    own = collect_state(module, None, "", keep_vars=True)
-    missing = [k for k in own if k not in state_dict]
-    unexpected = [k for k in state_dict if k not in own]
-    errors = []
-    for key, target in own.items():
-        if key in state_dict and _as_array(state_dict[key]).shape != target._data.shape:
-            errors.append(
-                f"\tsize mismatch for {key}: copying a param with shape "
-                f"{_as_array(state_dict[key]).shape} from checkpoint, the shape in current model "
-                f"is {target._data.shape}."
-            )
-    if strict and unexpected:
-        errors.insert(0, "\tUnexpected key(s) in state_dict: "
-                      + ", ".join(f'"{k}"' for k in unexpected) + ". ")
-    if strict and missing:
-        errors.insert(0, "\tMissing key(s) in state_dict: "
-                      + ", ".join(f'"{k}"' for k in missing) + ". ")
-    if errors:
-        raise RuntimeError(
-            f"Error(s) in loading state_dict for {type(module).__name__}:\n" + "\n".join(errors)
-        )
+def load_from_state_dict(module: Any, state_dict: dict, prefix: str, local_metadata: dict,
+                         strict: bool, missing_keys: list, unexpected_keys: list,
+                         error_msgs: list) -> None:
+    """PyTorch's default ``Module._load_from_state_dict``: run the load pre-hooks, check and
+    queue the copies of this module's own entries, note missing and unexpected keys."""
+    for hook in _hooks(module, "_load_state_dict_pre_hooks").values():
+        hook(module, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+             error_msgs)
+    persistent = {k: v for k, v in module._buffers.items()
+                  if k not in module._non_persistent_buffers_set}
+    local = {k: v for k, v in [*module._parameters.items(), *persistent.items()]
+             if v is not None}
+    assign = local_metadata.get("assign_to_params_buffers", False)
+    queue = _pending_loads[-1] if _pending_loads else None
+    for name, target in local.items():
+        key = prefix + name
+        if key not in state_dict:
+            if strict:
+                missing_keys.append(key)
+            continue
+        arr = _as_array(state_dict[key])
+        if arr.shape != target._data.shape:
+            error_msgs.append(f"size mismatch for {key}: copying a param with shape {arr.shape} "
+                              "from checkpoint, the shape in current model is "
+                              f"{target._data.shape}.")
+            continue
+        if queue is None:
+            _copy_into(target, arr, assign)
+        else:
+            queue.append((target, arr, assign))
+    extra_key = prefix + "_extra_state"
+    if type(module).set_extra_state is not _base_method(module, "set_extra_state"):
+        if extra_key in state_dict:
+            module.set_extra_state(state_dict[extra_key])
+        elif strict:
+            missing_keys.append(extra_key)
+    elif strict and extra_key in state_dict:
+        unexpected_keys.append(extra_key)
+    if strict:
+        for key in state_dict:
+            if key.startswith(prefix) and key != extra_key:
+                head = key[len(prefix):].split(".", 1)[0]
+                if head not in module._modules and head not in local:
+                    unexpected_keys.append(key)
+
+
+def _copy_into(target: Tensor, arr: np.ndarray, assign: bool) -> None:
     with no_grad():
-        for key, target in own.items():
-            if key not in state_dict:
-                continue
-            arr = _as_array(state_dict[key])
-            if assign:
-                target._data = np.array(arr, dtype=target._data.dtype)
-            else:
-                np.copyto(target._data, arr, casting="unsafe")
-            target._version_counter[0] += 1
+        if assign:
+            target._data = np.array(arr, dtype=target._data.dtype)
+        else:
+            np.copyto(target._data, arr, casting="unsafe")
+        target._version_counter[0] += 1
+
+
+def load_state(module: Any, state_dict: dict, strict: bool, assign: bool) -> IncompatibleKeys:
+    """PyTorch's ``load_state_dict``: every module loads its own entries (hooks included), the
+    post-hooks see the incompatible keys; all problems are reported in one RuntimeError, and
+    then none of the default copies is made."""
+    if not isinstance(state_dict, Mapping):
+        raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+    missing: list = []
+    unexpected: list = []
+    errors: list = []
+    metadata = getattr(state_dict, "_metadata", None)
+    state = OrderedDict(state_dict)
+    if metadata is not None:
+        state._metadata = metadata  # type: ignore[attr-defined]
+
+    def load(mod: Any, local_state: dict, prefix: str = "") -> None:
+        local_metadata = {} if metadata is None else dict(metadata.get(prefix[:-1], {}))
+        if assign:
+            local_metadata["assign_to_params_buffers"] = assign
+        mod._load_from_state_dict(local_state, prefix, local_metadata, True, missing,
+                                  unexpected, errors)
+        for name, child in mod._modules.items():
+            if child is not None:
+                child_prefix = prefix + name + "."
+                load(child, {k: v for k, v in local_state.items()
+                             if k.startswith(child_prefix)}, child_prefix)
+        keys = IncompatibleKeys(missing, unexpected)
+        for hook in _hooks(mod, "_load_state_dict_post_hooks").values():
+            if hook(mod, keys) is not None:
+                raise RuntimeError("load_state_dict post-hook must return None")
+
+    queue: list = []
+    _pending_loads.append(queue)
+    try:
+        load(module, state)
+    finally:
+        _pending_loads.pop()
+    if strict:
+        if unexpected:
+            errors.insert(0, "Unexpected key(s) in state_dict: "
+                          + ", ".join(f'"{k}"' for k in unexpected) + ". ")
+        if missing:
+            errors.insert(0, "Missing key(s) in state_dict: "
+                          + ", ".join(f'"{k}"' for k in missing) + ". ")
+    if errors:
+        raise RuntimeError(f"Error(s) in loading state_dict for {type(module).__name__}:\n\t"
+                           + "\n\t".join(errors))
+    for target, arr, assign_one in queue:
+        _copy_into(target, arr, assign_one)
     return IncompatibleKeys(missing, unexpected)
+
+
+class StateDictMixin:
+    """``Module``'s state-dict hooks and per-module save/load steps (PyTorch's names)."""
+
+    __dict__: dict[str, Any]
+
+    def register_state_dict_pre_hook(self, hook: Callable) -> RemovableHandle:
+        """Run ``hook(module, prefix, keep_vars)`` before ``state_dict`` saves this module."""
+        return add_hook(self.__dict__.setdefault("_state_dict_pre_hooks", OrderedDict()), hook)
+
+    def register_state_dict_post_hook(self, hook: Callable) -> RemovableHandle:
+        """Run ``hook(module, state_dict, prefix, local_metadata)`` after ``state_dict`` saved
+        this module (it may edit ``state_dict`` in place and must return None)."""
+        hook._from_public_api = True  # type: ignore[attr-defined]
+        return self._register_state_dict_hook(hook)
+
+    def _register_state_dict_hook(self, hook: Callable) -> RemovableHandle:
+        """The private form of the post-hook: a non-None result replaces the state dict."""
+        return add_hook(self.__dict__.setdefault("_state_dict_hooks", OrderedDict()), hook)
+
+    def register_load_state_dict_pre_hook(self, hook: Callable) -> RemovableHandle:
+        """Run ``hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
+        unexpected_keys, error_msgs)`` before this module loads its entries (it may rename
+        keys of ``state_dict`` in place)."""
+        return add_hook(self.__dict__.setdefault("_load_state_dict_pre_hooks", OrderedDict()),
+                        hook)
+
+    def _register_load_state_dict_pre_hook(self, hook: Callable,
+                                           with_module: bool = False) -> RemovableHandle:
+        """The private form: ``hook(state_dict, prefix, ...)`` unless ``with_module``."""
+        if with_module:
+            return self.register_load_state_dict_pre_hook(hook)
+        return self.register_load_state_dict_pre_hook(
+            lambda module, *args: hook(*args))
+
+    def register_load_state_dict_post_hook(self, hook: Callable) -> RemovableHandle:
+        """Run ``hook(module, incompatible_keys)`` after this module and its children loaded;
+        it may clear ``missing_keys``/``unexpected_keys`` in place before the strict check."""
+        return add_hook(self.__dict__.setdefault("_load_state_dict_post_hooks", OrderedDict()),
+                        hook)
+
+    def _save_to_state_dict(self, destination: dict, prefix: str, keep_vars: bool) -> None:
+        """Put this module's own parameters, persistent buffers and extra state (not the
+        children's) into ``destination``; override to change how a layer is saved."""
+        save_to_state_dict(self, destination, prefix, keep_vars)
+
+    def _load_from_state_dict(self, state_dict: dict, prefix: str, local_metadata: dict,
+                              strict: bool, missing_keys: list, unexpected_keys: list,
+                              error_msgs: list) -> None:
+        """Load this module's own entries from ``state_dict`` (keys under ``prefix``);
+        override to migrate old checkpoints (``local_metadata["version"]``)."""
+        load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                             unexpected_keys, error_msgs)
+
+    def get_extra_state(self) -> Any:
+        """Override (with ``set_extra_state``) to save non-tensor state in ``state_dict``."""
+        raise RuntimeError("Reached a code path in Module.get_extra_state() that should never "
+                           "be called.")
+
+    def set_extra_state(self, state: Any) -> None:
+        """Override (with ``get_extra_state``) to restore what ``get_extra_state`` saved."""
+        raise RuntimeError("Reached a code path in Module.set_extra_state() that should never "
+                           "be called.")
+
+    def load_state_dict(self, state_dict: dict, strict: bool = True,
+                        assign: bool = False) -> IncompatibleKeys:
+        """Copy values from ``state_dict`` into parameters and buffers. All problems (missing and
+        unexpected keys with ``strict``, shape mismatches always) are reported in one error, and
+        nothing is loaded then."""
+        return load_state(self, state_dict, strict, assign)
 
 
 def cast_floating(module: Any, dtype: dtypes.DType) -> None:

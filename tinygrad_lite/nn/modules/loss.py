@@ -15,7 +15,7 @@ __all__ = ["MSELoss", "L1Loss", "HuberLoss", "SmoothL1Loss", "CrossEntropyLoss",
            "BCELoss", "BCEWithLogitsLoss", "KLDivLoss", "MarginRankingLoss",
            "HingeEmbeddingLoss", "SoftMarginLoss", "CosineEmbeddingLoss", "TripletMarginLoss",
            "TripletMarginWithDistanceLoss", "PoissonNLLLoss", "GaussianNLLLoss",
-           "MultiLabelSoftMarginLoss", "MultiMarginLoss", "MultiLabelMarginLoss"]
+           "MultiLabelSoftMarginLoss", "MultiMarginLoss", "MultiLabelMarginLoss", "CTCLoss"]
 
 
 def legacy_reduction(size_average: Any, reduce: Any, reduction: str) -> str:
@@ -294,3 +294,19 @@ class MultiLabelMarginLoss(_Loss):
     def forward(self, input: TensorBase, target: TensorBase) -> TensorBase:
         """The loss."""
         return F.multilabel_margin_loss(input, target, reduction=self.reduction)
+
+
+class CTCLoss(_Loss):
+    """Connectionist temporal classification loss of (T, N, C) log-probabilities against
+    unaligned target sequences."""
+
+    def __init__(self, blank: int = 0, reduction: str = "mean",
+                 zero_infinity: bool = False) -> None:
+        super().__init__(reduction=reduction)
+        self.blank, self.zero_infinity = blank, zero_infinity
+
+    def forward(self, log_probs: TensorBase, targets: TensorBase, input_lengths: Any,
+                target_lengths: Any) -> TensorBase:
+        """The loss."""
+        return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
+                          self.reduction, self.zero_infinity)

@@ -10,47 +10,29 @@ from typing import Any
 import numpy as np
 
 from ... import dtypes
-from ..._core.graph import RemovableHandle
 from ...tensor import Tensor
 from ..parameter import Buffer, Parameter
 from ._hooks import (
-    add_hook,
+    HookRegistrationMixin,
     call_with_hooks,
     global_backward_hooks,
     global_backward_pre_hooks,
     global_forward_hooks,
     global_forward_pre_hooks,
+    register_module_forward_hook,
+    register_module_forward_pre_hook,
+    register_module_full_backward_hook,
+    register_module_full_backward_pre_hook,
 )
 from ._module_state import (
-    IncompatibleKeys,
+    StateDictMixin,
     cast_floating,
-    collect_state,
-    load_state,
+    module_state_dict,
     to_target_dtype,
 )
 
 __all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook",
            "register_module_full_backward_pre_hook", "register_module_full_backward_hook"]
-
-
-def register_module_forward_pre_hook(hook: Callable) -> RemovableHandle:
-    """Run ``hook(module, args)`` before every module's forward."""
-    return add_hook(global_forward_pre_hooks, hook)
-
-
-def register_module_forward_hook(hook: Callable) -> RemovableHandle:
-    """Run ``hook(module, args, output)`` after every module's forward."""
-    return add_hook(global_forward_hooks, hook)
-
-
-def register_module_full_backward_pre_hook(hook: Callable) -> RemovableHandle:
-    """Run ``hook(module, grad_output)`` for every module when its output gradients are known."""
-    return add_hook(global_backward_pre_hooks, hook)
-
-
-def register_module_full_backward_hook(hook: Callable) -> RemovableHandle:
-    """Run ``hook(module, grad_input, grad_output)`` for every module in backward."""
-    return add_hook(global_backward_hooks, hook)
 
 
 def _forward_unimplemented(self: Any, *args: Any, **kwargs: Any) -> Any:
@@ -64,7 +46,7 @@ def _addindent(text: str, spaces: int) -> str:
         [lines[0]] + [" " * spaces + line for line in lines[1:]])
 
 
-class Module:
+class Module(HookRegistrationMixin, StateDictMixin):
     """Base class for all layers: assigning a ``Parameter``, ``Module`` or registered buffer to an
     attribute registers it, so ``parameters()``, ``state_dict()`` and friends find it."""
 
@@ -95,6 +77,12 @@ class Module:
         d["_forward_hooks_with_kwargs"] = {}
         d["_backward_pre_hooks"] = OrderedDict()
         d["_backward_hooks"] = OrderedDict()
+        d["_forward_hooks_always_called"] = {}
+        d["_is_full_backward_hook"] = None
+        d["_state_dict_pre_hooks"] = OrderedDict()
+        d["_state_dict_hooks"] = OrderedDict()
+        d["_load_state_dict_pre_hooks"] = OrderedDict()
+        d["_load_state_dict_post_hooks"] = OrderedDict()
 
     # Declared as a Callable attribute (as in PyTorch) so that subclasses may define forward
     # with any signature.
@@ -107,37 +95,6 @@ class Module:
                 or global_backward_pre_hooks or global_backward_hooks):
             return self.forward(*args, **kwargs)  # fast path: no hooks anywhere
         return call_with_hooks(self, args, kwargs)
-
-    # -- hooks ---------------------------------------------------------------------------------
-    def register_forward_pre_hook(self, hook: Callable, *, prepend: bool = False,
-                                  with_kwargs: bool = False) -> RemovableHandle:
-        """Run ``hook(module, args)`` (or ``hook(module, args, kwargs)`` with ``with_kwargs``)
-        before forward; a non-None result replaces the arguments."""
-        handle = add_hook(self._forward_pre_hooks, hook, prepend)
-        if with_kwargs:
-            self._forward_pre_hooks_with_kwargs[handle.id] = True
-        return handle
-
-    def register_forward_hook(self, hook: Callable, *, prepend: bool = False,
-                              with_kwargs: bool = False) -> RemovableHandle:
-        """Run ``hook(module, args, output)`` (or ``hook(module, args, kwargs, output)``) after
-        forward; a non-None result replaces the output."""
-        handle = add_hook(self._forward_hooks, hook, prepend)
-        if with_kwargs:
-            self._forward_hooks_with_kwargs[handle.id] = True
-        return handle
-
-    def register_full_backward_pre_hook(self, hook: Callable, prepend: bool = False
-                                        ) -> RemovableHandle:
-        """Run ``hook(module, grad_output)`` when the gradients of the outputs are known; a
-        non-None result replaces them."""
-        return add_hook(self._backward_pre_hooks, hook, prepend)
-
-    def register_full_backward_hook(self, hook: Callable, prepend: bool = False
-                                    ) -> RemovableHandle:
-        """Run ``hook(module, grad_input, grad_output)`` when the gradients of the inputs are
-        known; a non-None result replaces ``grad_input``."""
-        return add_hook(self._backward_hooks, hook, prepend)
 
     # -- attribute registration ----------------------------------------------------------------
     def __setattr__(self, name: str, value: Any) -> None:
@@ -261,18 +218,43 @@ class Module:
         """The submodule at a dotted path such as ``"encoder.0"``."""
         mod = self
         for part in target.split(".") if target else []:
-            if part not in mod._modules or mod._modules[part] is None:
-                raise AttributeError(f"{type(mod).__name__} has no submodule `{part}`")
-            mod = mod._modules[part]
+            if not hasattr(mod, part):
+                raise AttributeError(f"{mod._get_name()} has no attribute `{part}`")
+            mod = getattr(mod, part)
+            if not isinstance(mod, Module):
+                raise AttributeError(f"`{part}` is not an nn.Module")
         return mod
+
+    def set_submodule(self, target: str, module: Module, strict: bool = False) -> None:
+        """Replace (or, unless ``strict``, add) the submodule at a dotted path."""
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        if not isinstance(module, Module):
+            raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
+        parent_path, _, name = target.rpartition(".")
+        parent = self.get_submodule(parent_path)
+        if strict and not hasattr(parent, name):
+            raise AttributeError(f"{parent._get_name()} has no attribute `{name}`")
+        if hasattr(parent, name) and not isinstance(getattr(parent, name), Module):
+            raise AttributeError(f"`{name}` is not an nn.Module")
+        setattr(parent, name, module)
+
+    def _get_member(self, target: str, store: str, kind: str) -> Any:
+        mod_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(mod_path)
+        if not hasattr(mod, name):
+            raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
+        if name not in getattr(mod, store):
+            raise AttributeError(f"`{name}` is not {kind}")
+        return getattr(mod, name)
 
     def get_parameter(self, target: str) -> Parameter:
         """The parameter at a dotted path such as ``"0.weight"``."""
-        mod_path, _, name = target.rpartition(".")
-        mod = self.get_submodule(mod_path)
-        if name not in mod._parameters:
-            raise AttributeError(f"{type(mod).__name__} has no parameter `{name}`")
-        return mod._parameters[name]
+        return self._get_member(target, "_parameters", "an nn.Parameter")
+
+    def get_buffer(self, target: str) -> Tensor:
+        """The buffer at a dotted path such as ``"bn.running_mean"``."""
+        return self._get_member(target, "_buffers", "a buffer")
 
     # -- traversal -----------------------------------------------------------------------------
     def named_modules(self, memo: set | None = None, prefix: str = "",
@@ -401,6 +383,15 @@ class Module:
         """This module (everything lives on the CPU)."""
         return self
 
+    def share_memory(self) -> Module:
+        """Move the parameters, buffers and existing gradients into shared memory, so that
+        processes started afterwards (fork or spawn) update this very module (Hogwild)."""
+        for t in [*self.parameters(), *self.buffers()]:
+            t.share_memory_()
+            if t._grad is not None:
+                t._grad.share_memory_()
+        return self
+
     # -- state dict ----------------------------------------------------------------------------
     def state_dict(self, *args: Any, destination: OrderedDict | None = None, prefix: str = "",
                    keep_vars: bool = False) -> OrderedDict:
@@ -409,14 +400,7 @@ class Module:
             destination = args[0]
             prefix = args[1] if len(args) > 1 else prefix
             keep_vars = args[2] if len(args) > 2 else keep_vars
-        return collect_state(self, destination, prefix, keep_vars)
-
-    def load_state_dict(self, state_dict: dict, strict: bool = True,
-                        assign: bool = False) -> IncompatibleKeys:
-        """Copy values from ``state_dict`` into parameters and buffers. All problems (missing and
-        unexpected keys with ``strict``, shape mismatches always) are reported in one error, and
-        nothing is loaded then."""
-        return load_state(self, state_dict, strict, assign)
+        return module_state_dict(self, destination, prefix, keep_vars)
 
     # -- printing ------------------------------------------------------------------------------
     def extra_repr(self) -> str:

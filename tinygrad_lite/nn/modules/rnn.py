@@ -19,8 +19,8 @@ from ... import functions as _fn
 from ..._core.tensor_base import TensorBase
 from ...functions.creation import default_rng
 from .. import functional as F  # noqa: N812 - PyTorch's conventional alias
+from .._packed_sequence import PackedSequence, pack_padded_sequence, pad_packed_sequence
 from ..parameter import Parameter
-from ..utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequence
 from .module import Module
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]

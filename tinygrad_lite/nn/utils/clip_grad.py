@@ -4,6 +4,7 @@ value."""
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Iterable
 
 import numpy as np
@@ -11,7 +12,8 @@ import numpy as np
 from ..._core.grad_mode import no_grad
 from ...tensor import Tensor
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_"]
+__all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_norm",
+           "clip_grads_with_norm_"]
 
 
 def _with_grads(parameters: Tensor | Iterable[Tensor]) -> list[Tensor]:
@@ -27,15 +29,35 @@ def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float,
     """Scale all gradients in place so that their joint ``norm_type`` norm is at most
     ``max_norm``; returns the total norm (before clipping) as a tensor."""
     params = _with_grads(parameters)
-    grads = [p._grad._data for p in params]
-    if not grads:
+    if not params:
         return Tensor._wrap(np.asarray(0.0, np.float32))
-    dtype = grads[0].dtype
+    total = get_total_norm([p._grad for p in params], norm_type, error_if_nonfinite)
+    clip_grads_with_norm_(params, max_norm, total)
+    return total
+
+
+def clip_grad_norm(parameters: Tensor | Iterable[Tensor], max_norm: float,
+                   norm_type: float = 2.0, error_if_nonfinite: bool = False,
+                   foreach: bool | None = None) -> Tensor:
+    """Deprecated alias of ``clip_grad_norm_`` (warns)."""
+    warnings.warn("`torch.nn.utils.clip_grad_norm` is now deprecated in favor of "
+                  "`torch.nn.utils.clip_grad_norm_`.", FutureWarning, stacklevel=2)
+    return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
+
+
+def get_total_norm(tensors: Tensor | Iterable[Tensor], norm_type: float = 2.0,
+                   error_if_nonfinite: bool = False, foreach: bool | None = None) -> Tensor:
+    """The ``norm_type`` norm of all ``tensors`` together (as if concatenated)."""
+    arrays = [t._data for t in ([tensors] if isinstance(tensors, Tensor) else tensors)
+              if t is not None]
+    if not arrays:
+        return Tensor._wrap(np.asarray(0.0, np.float32))
+    dtype = arrays[0].dtype
     norm_type = float(norm_type)
     if math.isinf(norm_type):
-        total = max(float(np.abs(g).max()) if g.size else 0.0 for g in grads)
+        total = max(float(np.abs(g).max()) if g.size else 0.0 for g in arrays)
     else:
-        total = float(sum(float((np.abs(g) ** norm_type).sum()) for g in grads)
+        total = float(sum(float((np.abs(g) ** norm_type).sum()) for g in arrays)
                       ) ** (1.0 / norm_type)
     if error_if_nonfinite and not math.isfinite(total):
         raise RuntimeError(
@@ -43,13 +65,18 @@ def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float,
             "non-finite, so it cannot be clipped. To disable this error and scale the gradients "
             "by the non-finite norm anyway, set `error_if_nonfinite=False`"
         )
-    coef = max_norm / (total + 1e-6)
+    return Tensor._wrap(np.asarray(total, dtype))
+
+
+def clip_grads_with_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float,
+                          total_norm: Tensor, foreach: bool | None = None) -> None:
+    """Scale the gradients in place by ``max_norm / (total_norm + 1e-6)`` when below 1."""
+    coef = max_norm / (float(total_norm.item()) + 1e-6)
     if coef < 1.0:
         with no_grad():
-            for p in params:
+            for p in _with_grads(parameters):
                 p._grad._data *= np.asarray(coef, p._grad._data.dtype)
                 p._grad._version_counter[0] += 1
-    return Tensor._wrap(np.asarray(total, dtype))
 
 
 def clip_grad_value_(parameters: Tensor | Iterable[Tensor], clip_value: float,

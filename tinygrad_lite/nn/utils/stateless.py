@@ -1,0 +1,85 @@
+"""PyTorch's ``torch.nn.utils.stateless``: ``functional_call`` runs a module with some of its
+parameters and buffers replaced by given tensors for that one call (meta-learning, per-sample
+gradients, ensembling), restoring them afterwards even if the call raises."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..modules.module import Module
+
+__all__ = ["functional_call"]
+
+_ABSENT = object()
+
+
+def _merge(parameters_and_buffers: Any) -> dict:
+    if isinstance(parameters_and_buffers, Mapping):
+        return dict(parameters_and_buffers)
+    merged: dict = {}
+    for part in parameters_and_buffers:
+        for key, value in part.items():
+            if key in merged:
+                raise ValueError(f"{key} appeared in multiple dictionaries; behavior of "
+                                 "functional call is ambiguous")
+            merged[key] = value
+    return merged
+
+
+def _tie(module: Module, values: dict) -> dict:
+    """Give every name of a shared (tied) tensor the value passed for any one of its names."""
+    names_of: dict[int, list[str]] = {}
+    for name, t in [*module.named_parameters(remove_duplicate=False),
+                    *module.named_buffers(remove_duplicate=False)]:
+        names_of.setdefault(id(t), []).append(name)
+    out = dict(values)
+    for names in names_of.values():
+        given = [n for n in names if n in values]
+        if len(names) < 2 or not given:
+            continue
+        first = values[given[0]]
+        if any(values[n] is not first for n in given[1:]):
+            raise ValueError(f"functional_call got multiple values for keys {given}, which are "
+                             "tied. Consider using tie_weights=False")
+        for n in names:
+            out[n] = first
+    return out
+
+
+def functional_call(module: Module, parameters_and_buffers: Any, args: Any = None,
+                    kwargs: dict | None = None, *, tie_weights: bool = True,
+                    strict: bool = False) -> Any:
+    """``module(*args, **kwargs)`` with the named parameters and buffers (dotted names, as in
+    ``state_dict``) replaced by the given tensors for this call only."""
+    values = _merge(parameters_and_buffers)
+    if tie_weights:
+        values = _tie(module, values)
+    if strict:
+        own = {n for n, _ in module.named_parameters(remove_duplicate=False)} | \
+            {n for n, _ in module.named_buffers(remove_duplicate=False)}
+        missing, unexpected = sorted(own - set(values)), sorted(set(values) - own)
+        if missing or unexpected:
+            raise RuntimeError(f"Error(s) in reparametrizing for {type(module).__name__}: "
+                               f"Missing key(s): {missing}. Unexpected key(s): {unexpected}.")
+    saved: list[tuple[dict, str, Any]] = []
+    try:
+        for name, value in values.items():
+            path, _, attr = name.rpartition(".")
+            mod = module.get_submodule(path)
+            for store in (mod.__dict__["_parameters"], mod.__dict__["_buffers"]):
+                if attr in store:
+                    saved.append((store, attr, store[attr]))
+                    store[attr] = value
+                    break
+            else:  # not a parameter or buffer: a plain attribute for the call
+                saved.append((mod.__dict__, attr, mod.__dict__.get(attr, _ABSENT)))
+                mod.__dict__[attr] = value
+        call_args = () if args is None else args if isinstance(args, tuple) else (args,)
+        return module(*call_args, **(kwargs or {}))
+    finally:
+        for store, attr, old in reversed(saved):
+            if old is _ABSENT:
+                del store[attr]
+            else:
+                store[attr] = old
