@@ -1,6 +1,6 @@
-"""Convolutions of ``nn.functional``: im2col through NumPy stride tricks (the ``unfold``
-primitive of ``ops.nn``) followed by one matmul; transposed convolutions through its adjoint
-``fold``. No loops over pixels."""
+"""Convolutions of ``nn.functional``: argument checking around the convolution primitive
+(``ops/conv.py``: im2col and one GEMM, one node); transposed convolutions through ``fold``, the
+adjoint of im2col. No loops over pixels."""
 
 from __future__ import annotations
 
@@ -9,10 +9,11 @@ from typing import Any
 
 from ..._core.autocast_state import autocast_state
 from ..._core.tensor_base import TensorBase
+from ...ops.conv import convolution
 from ...ops.elementwise import autocast_lower
-from ...ops.nn import fold, unfold
+from ...ops.nn import fold
 from ...ops.reduce import require_same_dtype
-from ._utils import batched, ntuple, pad_spatial
+from ._utils import batched, ntuple
 
 __all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d"]
 
@@ -24,8 +25,7 @@ def _convnd(input: TensorBase, weight: TensorBase, bias: TensorBase | None, stri
         x, weight, bias = autocast_lower(x, weight, bias)
     stride, dilation = ntuple(stride, nd, "stride"), ntuple(dilation, nd, "dilation")
     _check_conv_arguments(op, x, weight, bias, stride, dilation, groups, nd)
-    n, c = x.shape[:2]
-    o, cg = weight.shape[:2]
+    o = weight.shape[0]
     kernel = tuple(weight.shape[2:])
     if isinstance(padding, str):
         if padding == "valid":
@@ -48,24 +48,10 @@ def _convnd(input: TensorBase, weight: TensorBase, bias: TensorBase | None, stri
             f"{op}: calculated padded input size per channel: ({' x '.join(map(str, padded))}). "
             f"Kernel size: ({' x '.join(map(str, spans))}). Kernel size can't be greater than "
             f"actual input size (input of shape {tuple(input.shape)})")
-    cols = unfold(pad_spatial(x, pads), kernel, stride, dilation)  # (N, C, *out, *k)
-    out_sizes = tuple(cols.shape[2:2 + nd])
-    p, k = math.prod(out_sizes), math.prod(kernel)
-    g, og = groups, o // groups
-    if g == 1:
-        # one 2-D GEMM over every output position of the batch: (N P, C K) @ (C K, O); a
-        # stack of per-sample products, or one with a transposed operand, is 2-4x slower
-        spatial = tuple(range(2, 2 + nd))
-        windows = tuple(range(2 + nd, 2 + 2 * nd))
-        cols2d = cols.permute(0, *spatial, 1, *windows).reshape(n * p, cg * k)
-        out2d = cols2d @ weight.reshape(o, cg * k).t()
-        out = out2d.reshape(n, p, o).permute(0, 2, 1).contiguous().reshape(n, o, *out_sizes)
-    else:
-        cols = cols.reshape(n, g, cg, p, k).permute(0, 1, 3, 2, 4).reshape(n, g, p, cg * k)
-        w = weight.reshape(g, og, cg * k).permute(0, 2, 1)  # (G, Cg*K, O/G)
-        out = (cols @ w).permute(0, 1, 3, 2).contiguous().reshape(n, o, *out_sizes)
-    if bias is not None:
-        out = out + bias.reshape((1, o) + (1,) * nd)
+    if bias is not None and tuple(bias.shape) != (o,):
+        raise RuntimeError(f"{op}: bias of shape {tuple(bias.shape)} does not match "
+                           f"out_channels ({o})")
+    out = convolution(x, weight, bias, stride, pads, dilation, groups)  # one node: ops/conv.py
     return out.squeeze(0) if added else out
 
 
