@@ -264,13 +264,23 @@ def _rmod(self: TensorBase, other: Any) -> TensorBase:
     return functions.remainder(other, self)
 
 
-def _shift(self: TensorBase, other: Any, left: bool) -> TensorBase:
-    if self._data.dtype.kind not in "iu":
-        raise RuntimeError(f"{'lshift' if left else 'rshift'}: not implemented for "
-                           f"{self.dtype} (integer tensors only)")
-    amount = other._data if isinstance(other, TensorBase) else other
-    fn = np.left_shift if left else np.right_shift
-    return wrap(fn(self._data, np.asarray(amount).astype(self._data.dtype)))
+def _shift(value: Any, amount: Any, left: bool) -> TensorBase:
+    """``value << amount`` / ``>>``: integer tensors (or a Python int with an integer tensor),
+    in the tensor's dtype, as PyTorch promotes."""
+    name = "lshift" if left else "rshift"
+    tensor = value if isinstance(value, TensorBase) else amount
+    dt = tensor._data.dtype
+    other = amount if tensor is value else value
+    other_arr = other._data if isinstance(other, TensorBase) else np.asarray(other)
+    if dt.kind not in "iu" or other_arr.dtype.kind not in "biu":
+        bad = dt if dt.kind not in "iu" else other_arr.dtype
+        raise NotImplementedError(f"{name}: not implemented for {bad} (integer tensors only; "
+                                  f"\"{name}_cpu\" not implemented for floating point)")
+    if isinstance(other, TensorBase):
+        dt = np.result_type(dt, other_arr.dtype)
+    a = np.asarray(value._data if isinstance(value, TensorBase) else value).astype(dt)
+    b = np.asarray(amount._data if isinstance(amount, TensorBase) else amount).astype(dt)
+    return wrap(np.asarray((np.left_shift if left else np.right_shift)(a, b)))
 
 
 def _lshift(self: TensorBase, other: Any) -> TensorBase:
@@ -279,6 +289,26 @@ def _lshift(self: TensorBase, other: Any) -> TensorBase:
 
 def _rshift(self: TensorBase, other: Any) -> TensorBase:
     return _shift(self, other, False)
+
+
+def _rlshift(self: TensorBase, other: Any) -> TensorBase:
+    return _shift(other, self, True)
+
+
+def _rrshift(self: TensorBase, other: Any) -> TensorBase:
+    return _shift(other, self, False)
+
+
+def _rand(self: TensorBase, other: Any) -> TensorBase:
+    return functions.bitwise_and(self, other)  # & | ^ commute; a Python scalar keeps our dtype
+
+
+def _ror(self: TensorBase, other: Any) -> TensorBase:
+    return functions.bitwise_or(self, other)
+
+
+def _rxor(self: TensorBase, other: Any) -> TensorBase:
+    return functions.bitwise_xor(self, other)
 
 
 def rebuild_tensor(cls: Any, data: np.ndarray, requires_grad: bool) -> TensorBase:
@@ -319,6 +349,8 @@ def _deepcopy(self: TensorBase, memo: dict) -> TensorBase:
 
 OPERATORS = {"__floordiv__": _floordiv, "__rfloordiv__": _rfloordiv, "__mod__": _mod,
              "__rmod__": _rmod, "__lshift__": _lshift, "__rshift__": _rshift,
+             "__rlshift__": _rlshift, "__rrshift__": _rrshift, "__rand__": _rand,
+             "__ror__": _ror, "__rxor__": _rxor,
              "__reduce_ex__": _reduce_ex, "__deepcopy__": _deepcopy}
 
 METHODS = {f.__name__: f for f in (

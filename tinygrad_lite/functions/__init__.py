@@ -21,6 +21,7 @@ with its backward rule in ``ops/``, imported by one of them), its name in that m
 """
 
 from . import (
+    api_options,
     basic,
     creation,
     indexing,
@@ -28,6 +29,7 @@ from . import (
     inplace_extra,
     linalg,
     mathops,
+    nan_reductions,
     pointwise,
     reduction,
     shape,
@@ -42,6 +44,7 @@ from .inplace import clamp_, clip_, exp_, neg_, relu_
 from .inplace_extra import *  # noqa: F403 - x.sqrt_() & co, methods only
 from .linalg import *  # noqa: F403
 from .mathops import *  # noqa: F403
+from .nan_reductions import *  # noqa: F403
 from .pointwise import *  # noqa: F403
 from .reduction import *  # noqa: F403
 from .shape import *  # noqa: F403
@@ -53,7 +56,7 @@ from .sorting import *  # noqa: F403
 __all__ = [
     *basic.__all__, *creation.__all__, *indexing.__all__, *pointwise.__all__,
     *reduction.__all__, *shape.__all__, *mathops.__all__, *sorting.__all__,
-    *shape_extra.__all__, *linalg.__all__, "relu_", "clamp_",
+    *shape_extra.__all__, *linalg.__all__, *nan_reductions.__all__, "relu_", "clamp_",
     "clip_", "neg_",
     "exp_",
 ]
@@ -61,6 +64,50 @@ __all__ = [
 # Names bound as Tensor methods, ``x.name(*args)`` being ``name(x, *args)``: every tl.* function
 # that takes a tensor first, and the in-place functions. tensor.py binds each one it does not
 # write out itself (``x.reshape(2, 3)``, ``x.where(cond, y)``, ... whose arguments differ).
+# PyTorch's argument conventions, applied by name and signature (see api_options.py): NumPy's
+# axis/keepdims spellings wherever there is a dim/keepdim, and out= on the functions PyTorch
+# gives it to (the creation functions take out's dtype as their default).
+_OUT_CREATION = {"arange", "empty", "eye", "full", "linspace", "logspace", "ones", "rand",
+                 "randint", "randn", "randperm", "zeros"}
+_OUT = {
+    *_OUT_CREATION, "abs", "absolute", "acos", "acosh", "add", "addbmm", "addmm", "addmv",
+    "addr", "all", "amax", "amin", "any", "arccos", "arccosh", "arcsin", "arcsinh", "arctan",
+    "arctanh", "argmax", "argmin", "asin", "asinh", "atan", "atan2", "atanh", "baddbmm",
+    "bernoulli", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "bmm", "bucketize",
+    "cat", "ceil", "chain_matmul", "cholesky_inverse", "cholesky_solve", "clamp", "clip",
+    "column_stack", "concat", "concatenate", "copysign", "cos", "cosh", "cross", "cummax",
+    "cummin", "cumprod", "cumsum", "deg2rad", "diag", "diff", "digamma", "div", "dot",
+    "dstack", "eq", "erf", "erfc", "erfinv", "exp", "exp2", "expm1", "fix", "float_power",
+    "floor", "floor_divide", "fmod", "frac", "gather", "ge", "ger", "gt", "heaviside", "histc",
+    "hstack", "hypot", "index_add", "index_copy", "index_select", "inner", "inverse",
+    "isneginf", "isposinf", "kron", "kthvalue", "le", "lerp", "lgamma", "log", "log10",
+    "log1p", "log2", "log_softmax", "logaddexp", "logaddexp2", "logcumsumexp", "logical_and",
+    "logical_not", "logical_or", "logical_xor", "logit", "logsumexp", "lt", "masked_select",
+    "matmul", "matrix_power", "max", "maximum", "mean", "median", "min", "minimum", "mm",
+    "mode", "msort", "mul", "divide", "histogram", "multinomial", "mv", "nan_to_num",
+    "nanmean", "nanmedian",
+    "nansum", "narrow_copy", "ne", "neg", "negative", "nonzero", "norm", "normal", "outer",
+    "polygamma", "pow", "prod", "rad2deg", "reciprocal", "remainder", "round", "row_stack",
+    "rsqrt", "scatter", "scatter_add", "scatter_reduce", "searchsorted", "sgn", "sigmoid",
+    "sign", "signbit", "sin", "sinc", "sinh", "softmax", "sort", "sqrt", "square", "stack",
+    "std", "sub", "sum", "take", "take_along_dim", "tan", "tanh", "tensordot", "topk", "tril",
+    "triu", "true_divide", "trunc", "var", "vdot", "vstack", "where", "xlogy",
+}
+
+
+def _apply_conventions() -> None:
+    """Rebind each exported function here with the conventions it takes (one wrapper each)."""
+    names = globals()
+    for name in __all__:
+        fn = names[name]
+        if not callable(fn) or isinstance(fn, type):
+            continue
+        names[name] = api_options.conventions(fn, out=name in _OUT,
+                                              creation=name in _OUT_CREATION)
+
+
+_apply_conventions()
+
 _NOT_METHODS = {"cat", "concat", "concatenate", "stack", "einsum", "setitem", *creation.__all__}
 TENSOR_METHODS = [name for name in (*__all__, *inplace.__all__, *inplace_extra.__all__)
                   if name not in _NOT_METHODS]

@@ -13,7 +13,6 @@ from .. import ops
 from .._core.tensor_base import TensorBase, wrap
 from ..ops import (
     cos,
-    div,
     exp,
     log,
     maximum,
@@ -28,7 +27,7 @@ from ..ops import (
 )
 
 __all__ = [
-    "add", "sub", "mul", "div", "pow", "neg", "exp", "log", "sin", "cos", "relu", "maximum",
+    "add", "sub", "mul", "pow", "neg", "exp", "log", "sin", "cos", "relu", "maximum",
     "where", "sum", "mean", "max", "amax", "matmul", "reshape", "permute", "expand", "t",
     "transpose", "squeeze", "unsqueeze", "flatten", "sqrt", "tanh", "sigmoid", "softmax",
     "log_softmax",

@@ -132,7 +132,11 @@ def linspace(start: float, end: float, steps: int, *, dtype: Any = None,
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
     if steps < 0:
         raise RuntimeError(f"linspace: number of steps must be non-negative, got {steps}")
-    return _finish(np.linspace(start, end, steps).astype(_np_dtype(dtype)), requires_grad, device)
+    dt = _np_dtype(dtype)
+    if dt.kind == "b":  # PyTorch has no bool kernel (NotImplementedError, a RuntimeError)
+        raise NotImplementedError("linspace: not implemented for dtype bool (\"linspace_cpu\" "
+                                  "not implemented for 'Bool'); create a float range and compare")
+    return _finish(np.linspace(start, end, steps).astype(dt), requires_grad, device)
 
 
 def eye(n: int, m: int | None = None, *, dtype: Any = None, requires_grad: bool = False,

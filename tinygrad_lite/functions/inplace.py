@@ -10,8 +10,9 @@ import numpy as np
 
 from .._core.tensor_base import TensorBase, wrap
 from ..ops import inplace
-from .basic import add, div, exp, mul, neg, pow, relu, sub
+from .basic import add, exp, mul, neg, pow, relu, sub
 from .indexing import masked_fill
+from .nan_reductions import div
 from .pointwise import clamp
 
 __all__ = ["add_", "sub_", "mul_", "div_", "pow_", "clamp_", "clip_", "relu_", "neg_", "exp_",
@@ -45,8 +46,11 @@ def mul_(input: _TensorT, other: Any) -> _TensorT:
     return inplace.arith(input, "mul_", np.multiply, other, lambda s: mul(s, other))
 
 
-def div_(input: _TensorT, other: Any) -> _TensorT:
-    """In place: ``input /= other`` (float tensors only, as the result is float)."""
+def div_(input: _TensorT, other: Any, *, rounding_mode: str | None = None) -> _TensorT:
+    """In place: ``input /= other`` (float tensors only, as the result is float; with a
+    ``rounding_mode``, integer tensors too)."""
+    if rounding_mode is not None:
+        return inplace.apply(input, "div_", lambda s: div(s, other, rounding_mode=rounding_mode))
     return inplace.arith(input, "div_", np.divide, other, lambda s: div(s, other))
 
 

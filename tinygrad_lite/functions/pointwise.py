@@ -219,15 +219,24 @@ def _bitwise(name: str, ufunc: np.ufunc, input: TensorBase, other: Any) -> Tenso
     """``~ & | ^``: logical on bool tensors, bitwise on integers (no gradient)."""
     x = input._data
     if x.dtype.kind == "f":
-        raise TypeError(f"{name}: only integer and bool tensors are supported, got {input.dtype}")
+        if other is None:  # PyTorch's ~ on a float tensor is a TypeError
+            raise TypeError(f"{name}: only integer and bool tensors are supported, got "
+                            f"{input.dtype}")
+        raise _not_for_float(name, input.dtype)
     if other is None:
         return wrap(ufunc(x))
     y = other._data if isinstance(other, TensorBase) else np.asarray(other)
     if y.dtype.kind == "f":
-        raise TypeError(f"{name}: only integer and bool tensors are supported, got {y.dtype}")
+        raise _not_for_float(name, y.dtype)
     # PyTorch's promotion: a Python int keeps the tensor's dtype (int32 & 0x1337 is int32)
     target = dtypes.result_type(x, other if not isinstance(other, TensorBase) else y)
     return wrap(np.asarray(ufunc(x.astype(target, copy=False), y.astype(target, copy=False))))
+
+
+def _not_for_float(name: str, dtype: Any) -> NotImplementedError:
+    """PyTorch's error for a bitwise op on floats: NotImplementedError, a RuntimeError."""
+    return NotImplementedError(f"{name}: only integer and bool tensors are supported, got "
+                               f"{dtype} (\"{name}_cpu\" not implemented for floating point)")
 
 
 def bitwise_not(input: TensorBase) -> TensorBase:

@@ -3,6 +3,7 @@ comparisons; casts and copies; the promotion rule and the backward-rule helpers 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -134,6 +135,13 @@ def _pow_base_grad(grad, a, b):
         e = b_arr.item()
         if e == 0:
             return constant(np.zeros(grad.shape, array_of(grad).dtype), grad)
+        constant_exponent = not getattr(b, "_requires_grad", False)  # else b's graph stays
+        if e == 2 and constant_exponent:  # the common square: no pow in the rule
+            return grad * (a * 2.0)
+        if e in _FAST_POW and constant_exponent:
+            # a Python exponent takes the fast kernels (NumPy's or ours) for a ** (e - 1)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                return grad * (a ** (e - 1.0) * e)
         if e >= 1 and float(e).is_integer():  # a ** (b - 1) cannot divide by 0 or be invalid
             return grad * b * a ** (b - 1)
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -160,8 +168,30 @@ class PowBackward0(Node):
         return grad_a, grad_b
 
 
+def _rsqrt(x: np.ndarray) -> np.ndarray:
+    r = np.asarray(np.sqrt(x))  # 0-d inputs give NumPy scalars, which cannot be out=
+    return np.divide(1, r, out=r)
+
+
+# Exponents PyTorch's CPU kernel computes without pow() (square, sqrt, reciprocal, rsqrt): the
+# same values, including sqrt's -0.0 and NaN at -inf, several times faster.
+_FAST_POW: dict[float, Callable] = {2.0: np.square, 3.0: lambda x: x * x * x, 0.5: np.sqrt,
+                                    -1.0: np.reciprocal, -0.5: _rsqrt}
+
+
 def pow(a, b) -> TensorBase:  # noqa: A001 - PyTorch's name
     """``a ** b`` with broadcasting; either side may be a Python scalar."""
+    if type(b) in (int, float) and isinstance(a, TensorBase) and a._data.dtype.kind == "f":
+        fast = _FAST_POW.get(b)
+        if fast is not None:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                out = np.asarray(fast(a._data))  # a 0-d input gives a NumPy scalar
+            if not (grad_state.enabled and a._requires_grad):
+                return wrap(out)
+            a, b = promote(a, b)
+            node = PowBackward0(a, b)
+            node.save_for_backward(a, b)
+            return wrap(out, node)
     a, b = promote(a, b)
     if a._data.dtype.kind in "iu" and (b._data < 0).any():
         raise RuntimeError("pow: integers to negative integer powers are not allowed")

@@ -109,7 +109,8 @@ def _scan_input(x: TensorBase, dim: int, dtype, op: str) -> tuple[TensorBase, in
         x = cast(x, dtypes.to_dtype(dtype).np)
     elif x._data.dtype.kind in "biu":
         x = cast(x, _INT64)
-    (d,) = normalize_dims(dim, x._data.ndim, op)
+    # a 0-d tensor scans as one element: dim 0 or -1, as in PyTorch
+    (d,) = normalize_dims(dim, max(x._data.ndim, 1), op)
     return x, d
 
 
