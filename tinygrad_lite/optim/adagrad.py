@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..tensor import Tensor
-from .optimizer import Optimizer, axpy, implementation_options
+from .optimizer import Optimizer, axpy, bump_step, implementation_options, state_like, state_scalar
 
 __all__ = ["Adagrad"]
 
@@ -35,8 +35,8 @@ class Adagrad(Optimizer):
                                       **implementation_options(foreach, fused, differentiable)))
         for group in self.param_groups:  # PyTorch creates the state eagerly
             for p in group["params"]:
-                self.state[p]["step"] = 0
-                self.state[p]["sum"] = np.full_like(p._data, group["initial_accumulator_value"])
+                self.state[p]["step"] = state_scalar(0.0)
+                self.state[p]["sum"] = state_like(p, group["initial_accumulator_value"])
 
     def _update(self, p: Tensor, grad: np.ndarray, group: dict, state: dict) -> None:
         g, tmp = self.scratch(p, 0), self.scratch(p, 1)
@@ -45,13 +45,13 @@ class Adagrad(Optimizer):
         else:
             np.copyto(g, grad)
         if "sum" not in state:
-            state["step"] = 0
-            state["sum"] = np.full_like(p._data, group["initial_accumulator_value"])
-        state["step"] += 1
+            state["step"] = state_scalar(0.0)
+            state["sum"] = state_like(p, group["initial_accumulator_value"])
+        step = bump_step(state)
         if group["weight_decay"] != 0:
             axpy(g, p._data, group["weight_decay"], tmp)
-        clr = group["lr"] / (1 + (state["step"] - 1) * group["lr_decay"])
-        s = state["sum"]
+        clr = group["lr"] / (1 + (step - 1) * group["lr_decay"])
+        s = state["sum"]._data
         np.multiply(g, g, out=tmp)
         s += tmp
         np.sqrt(s, out=tmp)

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..tensor import Tensor
-from .optimizer import Optimizer, axpy, implementation_options
+from .optimizer import Optimizer, axpy, bump_step, implementation_options, state_like, state_scalar
 
 __all__ = ["Adam", "AdamW"]
 
@@ -50,19 +50,18 @@ class Adam(Optimizer):
             np.copyto(g, grad)
         lr, (b1, b2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
         if not state:
-            state["step"] = 0
-            state["exp_avg"] = np.zeros_like(p._data)
-            state["exp_avg_sq"] = np.zeros_like(p._data)
+            state["step"] = state_scalar(0.0)
+            state["exp_avg"] = state_like(p)
+            state["exp_avg_sq"] = state_like(p)
             if group["amsgrad"]:
-                state["max_exp_avg_sq"] = np.zeros_like(p._data)
-        state["step"] += 1
-        step = state["step"]
+                state["max_exp_avg_sq"] = state_like(p)
+        step = bump_step(state)
         if wd != 0:
             if group["decoupled_weight_decay"]:
                 p._data *= 1 - lr * wd
             else:
                 axpy(g, p._data, wd, tmp)
-        m, v = state["exp_avg"], state["exp_avg_sq"]
+        m, v = state["exp_avg"]._data, state["exp_avg_sq"]._data
         # m.lerp_(g, 1 - b1) == m + (1 - b1) * (g - m)
         np.subtract(g, m, out=tmp)
         tmp *= 1 - b1
@@ -75,7 +74,7 @@ class Adam(Optimizer):
         bias_correction2_sqrt = math.sqrt(1 - b2 ** step)
         step_size = lr / bias_correction1
         if group["amsgrad"]:
-            vmax = state["max_exp_avg_sq"]
+            vmax = state["max_exp_avg_sq"]._data
             np.maximum(vmax, v, out=vmax)
             np.sqrt(vmax, out=tmp)
         else:

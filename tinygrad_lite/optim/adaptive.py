@@ -1,6 +1,7 @@
 """More of ``torch.optim``'s first-order optimizers: Adamax, NAdam, RAdam, Adadelta, Rprop and
 ASGD, each following PyTorch's update rule (its single-tensor implementation) on the
-parameter's array in place; state arrays are kept per parameter as in the other optimizers."""
+parameter's array in place; the state holds Tensors as in the other optimizers (the 0-d ones,
+``step``, ``mu_product``, ``eta``, ``mu``, in PyTorch's float32 scalar dtype)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from ..tensor import Tensor
-from .optimizer import Optimizer
+from .optimizer import Optimizer, bump_step, scalar_dtype, state_like, state_scalar
 
 __all__ = ["Adamax", "NAdam", "RAdam", "Adadelta", "Rprop", "ASGD"]
 
@@ -45,14 +46,14 @@ class Adamax(Optimizer):
         g = _signed(grad, group)
         (b1, b2), eps, wd, lr = group["betas"], group["eps"], group["weight_decay"], group["lr"]
         if not state:
-            state.update(step=0, exp_avg=np.zeros_like(p._data), exp_inf=np.zeros_like(p._data))
-        state["step"] += 1
+            state.update(step=state_scalar(0.0), exp_avg=state_like(p), exp_inf=state_like(p))
+        step = bump_step(state)
         if wd:
             g += wd * p._data
-        m, u = state["exp_avg"], state["exp_inf"]
+        m, u = state["exp_avg"]._data, state["exp_inf"]._data
         m += (1 - b1) * (g - m)
         np.maximum(u * b2, np.abs(g) + eps, out=u)
-        p._data -= (lr / (1 - b1 ** state["step"])) * m / u
+        p._data -= (lr / (1 - b1 ** step)) * m / u
 
 
 class NAdam(Optimizer):
@@ -77,10 +78,9 @@ class NAdam(Optimizer):
         g = _signed(grad, group)
         (b1, b2), eps, wd, lr = group["betas"], group["eps"], group["weight_decay"], group["lr"]
         if not state:
-            state.update(step=0, mu_product=1.0, exp_avg=np.zeros_like(p._data),
-                         exp_avg_sq=np.zeros_like(p._data))
-        state["step"] += 1
-        t = state["step"]
+            state.update(step=state_scalar(0.0), mu_product=state_scalar(1.0),
+                         exp_avg=state_like(p), exp_avg_sq=state_like(p))
+        t = bump_step(state)
         if wd:
             if group["decoupled_weight_decay"]:
                 p._data *= 1 - lr * wd
@@ -89,14 +89,19 @@ class NAdam(Optimizer):
         decay = group["momentum_decay"]
         mu = b1 * (1.0 - 0.5 * 0.96 ** (t * decay))
         mu_next = b1 * (1.0 - 0.5 * 0.96 ** ((t + 1) * decay))
-        state["mu_product"] *= mu
-        m, v = state["exp_avg"], state["exp_avg_sq"]
+        # the running product is kept in the scalar dtype (float32), rounding as PyTorch's does
+        # (a float32 product of float32 values is exact in float64, so rounding it on the store
+        # gives the float32 multiplication's result, without a ufunc call)
+        product = state["mu_product"]._data
+        product[()] = product.item() * float(product.dtype.type(mu))
+        mu_product = product.item()
+        m, v = state["exp_avg"]._data, state["exp_avg_sq"]._data
         m += (1 - b1) * (g - m)
         v *= b2
         v += (1 - b2) * g * g
         denom = np.sqrt(v / (1 - b2 ** t)) + eps
-        p._data -= (lr * (1 - mu) / (1 - state["mu_product"])) * g / denom
-        p._data -= (lr * mu_next / (1 - state["mu_product"] * mu_next)) * m / denom
+        p._data -= (lr * (1 - mu) / (1 - mu_product)) * g / denom
+        p._data -= (lr * mu_next / (1 - mu_product * mu_next)) * m / denom
 
 
 class RAdam(Optimizer):
@@ -118,16 +123,14 @@ class RAdam(Optimizer):
         g = _signed(grad, group)
         (b1, b2), eps, wd, lr = group["betas"], group["eps"], group["weight_decay"], group["lr"]
         if not state:
-            state.update(step=0, exp_avg=np.zeros_like(p._data),
-                         exp_avg_sq=np.zeros_like(p._data))
-        state["step"] += 1
-        t = state["step"]
+            state.update(step=state_scalar(0.0), exp_avg=state_like(p), exp_avg_sq=state_like(p))
+        t = bump_step(state)
         if wd:
             if group["decoupled_weight_decay"]:
                 p._data *= 1 - lr * wd
             else:
                 g += wd * p._data
-        m, v = state["exp_avg"], state["exp_avg_sq"]
+        m, v = state["exp_avg"]._data, state["exp_avg_sq"]._data
         m += (1 - b1) * (g - m)
         v *= b2
         v += (1 - b2) * g * g
@@ -161,12 +164,12 @@ class Adadelta(Optimizer):
         g = _signed(grad, group)
         rho, eps, wd, lr = group["rho"], group["eps"], group["weight_decay"], group["lr"]
         if not state:
-            state.update(step=0, square_avg=np.zeros_like(p._data),
-                         acc_delta=np.zeros_like(p._data))
-        state["step"] += 1
+            state.update(step=state_scalar(0.0), square_avg=state_like(p),
+                         acc_delta=state_like(p))
+        bump_step(state)
         if wd:
             g += wd * p._data
-        sq, acc = state["square_avg"], state["acc_delta"]
+        sq, acc = state["square_avg"]._data, state["acc_delta"]._data
         sq *= rho
         sq += (1 - rho) * g * g
         delta = np.sqrt(acc + eps) / np.sqrt(sq + eps) * g
@@ -194,16 +197,17 @@ class Rprop(Optimizer):
         g = _signed(grad, group)
         (eta_minus, eta_plus), (step_min, step_max) = group["etas"], group["step_sizes"]
         if not state:
-            state.update(step=0, prev=np.zeros_like(p._data),
-                         step_size=np.full_like(p._data, group["lr"]))
-        state["step"] += 1
-        sign = np.sign(g * state["prev"])
+            state.update(step=state_scalar(0.0), prev=state_like(p),
+                         step_size=state_like(p, group["lr"]))
+        bump_step(state)
+        prev = state["prev"]._data
+        sign = np.sign(g * prev)
         factor = np.where(sign > 0, eta_plus, np.where(sign < 0, eta_minus, 1.0))
-        step_size = state["step_size"]
+        step_size = state["step_size"]._data
         np.clip(step_size * factor, step_min, step_max, out=step_size)
         g = np.where(sign < 0, 0.0, g).astype(p._data.dtype)
         p._data -= np.sign(g) * step_size
-        state["prev"] = g
+        np.copyto(prev, g)
 
 
 class ASGD(Optimizer):
@@ -221,17 +225,21 @@ class ASGD(Optimizer):
     def _update(self, p: Tensor, grad: np.ndarray, group: dict, state: dict) -> None:
         g = _signed(grad, group)
         if not state:
-            state.update(step=0, eta=group["lr"], mu=1.0, ax=np.zeros_like(p._data))
-        state["step"] += 1
+            state.update(step=state_scalar(0.0), eta=state_scalar(group["lr"]),
+                         mu=state_scalar(1.0), ax=state_like(p))
+        step = bump_step(state)
         if group["weight_decay"]:
             g += group["weight_decay"] * p._data
-        eta = state["eta"]
-        p._data *= 1 - group["lambd"] * eta
-        p._data -= eta * g
-        if state["mu"] != 1:
-            state["ax"] += (p._data - state["ax"]) * state["mu"]
+        eta, mu, ax = state["eta"]._data, state["mu"]._data, state["ax"]._data
+        p._data *= 1 - group["lambd"] * eta.item()
+        p._data -= eta.item() * g
+        if mu.item() != 1:
+            ax += (p._data - ax) * mu.item()
         else:
-            np.copyto(state["ax"], p._data)
-        step = state["step"]
-        state["eta"] = group["lr"] / (1 + group["lambd"] * group["lr"] * step) ** group["alpha"]
-        state["mu"] = 1 / max(1, step - group["t0"])
+            np.copyto(ax, p._data)
+        # rounded to the scalar dtype (PyTorch makes them with as_tensor) whatever the dtype of
+        # the Tensors they are written into (a loaded state dict's may be the parameter's)
+        rounding = scalar_dtype()
+        eta[...] = rounding(group["lr"] / (1 + group["lambd"] * group["lr"] * step)
+                            ** group["alpha"])
+        mu[...] = rounding(1 / max(1, step - group["t0"]))

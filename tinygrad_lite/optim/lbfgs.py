@@ -4,12 +4,15 @@ gradients. The iteration, its stopping tests and the first step length follow Py
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
 
 from .._core.grad_mode import enable_grad, no_grad
+from ..tensor import Tensor
+from ._line_search import strong_wolfe
 from .optimizer import Optimizer
 
 __all__ = ["LBFGS"]
@@ -24,10 +27,6 @@ class LBFGS(Optimizer):
                  line_search_fn: str | None = None) -> None:
         if lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
-        if line_search_fn is not None:
-            raise NotImplementedError(
-                f"LBFGS: line_search_fn={line_search_fn!r} is not implemented yet; use "
-                "line_search_fn=None (fixed step length lr)")
         max_eval = max_iter * 5 // 4 if max_eval is None else max_eval
         super().__init__(params, dict(lr=lr, max_iter=max_iter, max_eval=max_eval,
                                       tolerance_grad=tolerance_grad,
@@ -51,6 +50,18 @@ class LBFGS(Optimizer):
             p._version_counter[0] += 1
             offset += n
 
+    def _directional_evaluate(self, closure: Callable[[], Any], x: list[np.ndarray], t: float,
+                              *, d: np.ndarray) -> tuple[float, np.ndarray]:
+        """Loss and flat gradient at ``x + t * d``; the parameters are put back to ``x``."""
+        self._add(t, d)
+        with enable_grad():
+            loss = float(closure())
+        grad = self._flat_grad()
+        for p, saved in zip(self._params, x):
+            np.copyto(p._data, saved)
+            p._version_counter[0] += 1
+        return loss, grad
+
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Run up to ``max_iter`` iterations; returns the loss the closure gave first."""
         if closure is None:
@@ -59,7 +70,9 @@ class LBFGS(Optimizer):
         group = self.param_groups[0]
         lr, max_iter, max_eval = group["lr"], group["max_iter"], group["max_eval"]
         tol_grad, tol_change = group["tolerance_grad"], group["tolerance_change"]
-        history = group["history_size"]
+        history, line_search = group["history_size"], group["line_search_fn"]
+        if line_search not in (None, "strong_wolfe"):
+            raise RuntimeError("only 'strong_wolfe' is supported")
         state = self.state[self._params[0]]
         state.setdefault("func_evals", 0)
         state.setdefault("n_iter", 0)
@@ -71,11 +84,13 @@ class LBFGS(Optimizer):
         grad = self._flat_grad()
         if np.abs(grad).max() <= tol_grad:
             return orig_loss
-        d, t = state.get("d"), state.get("t")
-        old_dirs, old_steps, ro = state.get("old_dirs", []), state.get("old_stps", []), \
-            state.get("ro", [])
-        h_diag = state.get("H_diag", 1.0)
-        prev_grad, prev_loss = state.get("prev_flat_grad"), state.get("prev_loss")
+        # the state holds Tensors (as PyTorch's does); the iteration works on their arrays
+        d, prev_grad = _array(state.get("d")), _array(state.get("prev_flat_grad"))
+        t = _number(state.get("t"))
+        old_dirs = [_array(v) for v in state.get("old_dirs", [])]
+        old_steps = [_array(v) for v in state.get("old_stps", [])]
+        ro = [_number(v) for v in state.get("ro", [])]
+        h_diag, prev_loss = _number(state.get("H_diag", 1.0)), _number(state.get("prev_loss"))
         n_iter = 0
         with no_grad():
             while n_iter < max_iter:
@@ -84,39 +99,29 @@ class LBFGS(Optimizer):
                 if state["n_iter"] == 1:
                     d, old_dirs, old_steps, ro, h_diag = -grad, [], [], [], 1.0
                 else:
-                    y = grad - prev_grad
-                    s = d * t
-                    ys = float(y @ s)
-                    if ys > 1e-10:
-                        if len(old_dirs) == history:
-                            old_dirs.pop(0)
-                            old_steps.pop(0)
-                            ro.pop(0)
-                        old_dirs.append(y)
-                        old_steps.append(s)
-                        ro.append(1.0 / ys)
-                        h_diag = ys / float(y @ y)
-                    alphas = [0.0] * len(old_dirs)
-                    q = -grad
-                    for i in range(len(old_dirs) - 1, -1, -1):
-                        alphas[i] = float(old_steps[i] @ q) * ro[i]
-                        q = q - alphas[i] * old_dirs[i]
-                    d = r = q * h_diag
-                    for i in range(len(old_dirs)):
-                        beta = float(old_dirs[i] @ r) * ro[i]
-                        r = r + (alphas[i] - beta) * old_steps[i]
-                    d = r
+                    d, h_diag = _direction(grad, grad - prev_grad, d * t, old_dirs, old_steps,
+                                           ro, h_diag, history)
                 prev_grad, prev_loss = grad.copy(), loss
                 t = min(1.0, 1.0 / np.abs(grad).sum()) * lr if state["n_iter"] == 1 else lr
-                if float(grad @ d) > -tol_change:
+                gtd = float(grad @ d)
+                if gtd > -tol_change:
                     break
-                self._add(t, d)
                 ls_evals = 0
-                if n_iter != max_iter:
+                if line_search is not None:
+                    x = [p._data.copy() for p in self._params]
+                    loss, grad, t, ls_evals = strong_wolfe(
+                        functools.partial(self._directional_evaluate, closure, x, d=d),
+                        t, d, loss, grad, gtd, max_ls=max_eval - evals)
+                    self._add(t, d)
+                elif n_iter != max_iter:
+                    self._add(t, d)
+                    # the last iteration's point is not evaluated (as in PyTorch)
                     with enable_grad():
                         loss = float(closure())
                     grad = self._flat_grad()
                     ls_evals = 1
+                else:
+                    self._add(t, d)
                 evals += ls_evals
                 state["func_evals"] += ls_evals
                 if n_iter == max_iter or evals >= max_eval:
@@ -125,6 +130,54 @@ class LBFGS(Optimizer):
                     break
                 if np.abs(d * t).max() <= tol_change or abs(loss - prev_loss) < tol_change:
                     break
-        state.update(d=d, t=t, old_dirs=old_dirs, old_stps=old_steps, ro=ro, H_diag=h_diag,
-                     prev_flat_grad=prev_grad, prev_loss=prev_loss)
+        state.update(d=_tensor(d), t=t, old_dirs=[_tensor(v) for v in old_dirs],
+                     old_stps=[_tensor(v) for v in old_steps], ro=[_tensor(v) for v in ro],
+                     H_diag=_tensor(h_diag), prev_flat_grad=_tensor(prev_grad),
+                     prev_loss=prev_loss)
         return orig_loss
+
+
+def _direction(grad: np.ndarray, y: np.ndarray, s: np.ndarray, old_dirs: list, old_steps: list,
+               ro: list, h_diag: float, history: int) -> tuple[np.ndarray, float]:
+    """Record the newest curvature pair ``(y, s)`` (if its curvature is positive, rescaling the
+    initial inverse Hessian ``h_diag``) and return the two-loop recursion's direction
+    ``-H grad`` with ``h_diag``."""
+    ys = float(y @ s)
+    if ys > 1e-10:
+        if len(old_dirs) == history:
+            old_dirs.pop(0)
+            old_steps.pop(0)
+            ro.pop(0)
+        old_dirs.append(y)
+        old_steps.append(s)
+        ro.append(1.0 / ys)
+        h_diag = ys / float(y @ y)
+    alphas = [0.0] * len(old_dirs)
+    q = -grad
+    for i in range(len(old_dirs) - 1, -1, -1):
+        alphas[i] = float(old_steps[i] @ q) * ro[i]
+        q -= alphas[i] * old_dirs[i]
+    r = q * h_diag
+    for i in range(len(old_dirs)):
+        beta = float(old_dirs[i] @ r) * ro[i]
+        r += (alphas[i] - beta) * old_steps[i]
+    return r, h_diag
+
+
+def _array(value: Any) -> Any:
+    """A state entry's array (Tensors, as loaded from a state dict, or arrays); None stays."""
+    if value is None:
+        return None
+    return np.asarray(value._data if isinstance(value, Tensor) else value, dtype=np.float64)
+
+
+def _number(value: Any) -> Any:
+    """A state entry's Python float (0-d Tensors or numbers); None stays."""
+    if value is None:
+        return None
+    return float(value._data if isinstance(value, Tensor) else value)
+
+
+def _tensor(value: Any) -> Any:
+    """A state entry as a Tensor, as PyTorch keeps it; None stays."""
+    return None if value is None else Tensor._wrap(np.asarray(value, dtype=np.float64))

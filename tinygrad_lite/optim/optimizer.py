@@ -3,6 +3,10 @@
 Updates run in place on ``p._data`` under no_grad with NumPy ``out=`` arguments; each step bumps
 the parameter's version counter. Temporaries go into one scratch buffer per parameter shape and
 dtype, reused on every step, so a step allocates no parameter-sized arrays once warm.
+
+``optimizer.state[p]`` holds Tensors as PyTorch's does (``exp_avg``, ``momentum_buffer``, and
+``step`` as a 0-d float32 Tensor); the updates work on the arrays those Tensors wrap, read anew
+at every step, so a state entry a user replaces or changes in place is the one used.
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ from __future__ import annotations
 import copy
 import functools
 import itertools
+import warnings
 from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -18,10 +23,12 @@ import numpy as np
 
 from .._core.grad_mode import enable_grad, no_grad
 from .._core.graph import RemovableHandle
+from ..dtypes import float64, get_default_dtype
 from ..tensor import Tensor
 
 __all__ = ["Optimizer", "required", "axpy", "implementation_options",
-           "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook"]
+           "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook",
+           "state_like", "state_scalar", "scalar_dtype", "bump_step"]
 
 # hooks every optimizer runs around step(), PyTorch's global ones
 _global_step_pre_hooks: OrderedDict[int, Callable] = OrderedDict()
@@ -108,6 +115,60 @@ def axpy(y: np.ndarray, x: np.ndarray, alpha: float, tmp: np.ndarray) -> None:
         y += tmp
 
 
+def state_like(p: Tensor, fill: float = 0.0) -> Tensor:
+    """A state Tensor shaped like parameter ``p`` filled with ``fill``."""
+    return Tensor._wrap(np.full_like(p._data, fill) if fill else np.zeros_like(p._data))
+
+
+def scalar_dtype() -> type:
+    """PyTorch's dtype for 0-d optimizer state: float32, or float64 when that is the default
+    dtype."""
+    return np.float64 if get_default_dtype() == float64 else np.float32
+
+
+def state_scalar(value: float) -> Tensor:
+    """A 0-d state Tensor (``step``, NAdam's ``mu_product``...) of the scalar dtype."""
+    return Tensor._wrap(np.array(value, dtype=scalar_dtype()))
+
+
+def bump_step(state: dict) -> float:
+    """Add one to ``state["step"]`` in place and return it as a float; a plain number there (an
+    older state dict, or a user's assignment) becomes a 0-d Tensor."""
+    step = state["step"]
+    if isinstance(step, Tensor):
+        # item() and a 0-d store take a tenth of the time of ``data += 1`` (a ufunc call); the
+        # sum is rounded to the Tensor's dtype on the store, and read back as stored
+        data = step._data
+        data[()] = data.item() + 1
+        return data.item()
+    value = float(step) + 1
+    state["step"] = state_scalar(value)
+    return value
+
+
+def _copy_state(value: Any) -> Any:
+    """A state entry with its Tensors (also inside lists) copied, the rest deep-copied."""
+    if isinstance(value, (Tensor, np.ndarray)):
+        return Tensor._wrap(np.array(value._data if isinstance(value, Tensor) else value))
+    if isinstance(value, (list, tuple)):
+        return type(value)(_copy_state(v) for v in value)
+    return copy.deepcopy(value)
+
+
+def _restore_state(value: Any, param: Tensor, key: Any = None) -> Any:
+    """A loaded state entry as this optimizer keeps it: Tensors (or arrays) copied and cast to
+    the parameter's dtype when it is floating point, except ``step``, as PyTorch does."""
+    if isinstance(value, (Tensor, np.ndarray)):
+        arr = value._data if isinstance(value, Tensor) else value
+        cast = key != "step" and np.issubdtype(param._data.dtype, np.floating)
+        return Tensor._wrap(np.array(arr, dtype=param._data.dtype if cast else arr.dtype))
+    if isinstance(value, dict):
+        return {k: _restore_state(v, param, k) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_restore_state(v, param) for v in value)
+    return copy.deepcopy(value)
+
+
 class _Required:
     def __repr__(self) -> str:
         return "<required parameter>"
@@ -150,16 +211,40 @@ class Optimizer:
             self.add_param_group(g)
 
     def add_param_group(self, param_group: dict) -> None:
-        """Add a group of parameters with its own options (missing ones from the defaults)."""
+        """Add a group of parameters with its own options (missing ones from the defaults);
+        ``(name, tensor)`` pairs, as ``named_parameters()`` gives, record ``param_names``."""
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group).__name__}")
         group = dict(param_group)
         params = group["params"]
-        group["params"] = [params] if isinstance(params, Tensor) else list(params)
+        if isinstance(params, set):
+            raise TypeError("optimizer parameters need to be organized in ordered collections, "
+                            "but the ordering of tensors in sets will change between runs. "
+                            "Please use a list instead.")
+        params = [params] if isinstance(params, Tensor) else list(params)
+        names = [p[0] for p in params if isinstance(p, tuple)]
+        group["params"] = [p[1] if isinstance(p, tuple) else p for p in params]
+        if names:
+            if len(names) != len(params):
+                raise ValueError("all optimizer params should be with/without names. Some param "
+                                 "names are missing")
+            group["param_names"] = names
         for p in group["params"]:
             if not isinstance(p, Tensor):
                 raise TypeError(f"optimizer can only optimize Tensors, but one of the params is "
                                 f"{type(p).__name__}")
-            if not p.is_leaf:
+            if not (p.is_leaf or getattr(p, "retains_grad", False)):
                 raise ValueError("can't optimize a non-leaf Tensor")
+        if len({id(p) for p in group["params"]}) != len(group["params"]):
+            warnings.warn("optimizer contains a parameter group with duplicate parameters; in "
+                          "future, this will cause an error; see "
+                          "github.com/pytorch/pytorch/issues/40967 for more information",
+                          UserWarning, stacklevel=3)
+        for g in self.param_groups:
+            if ("param_names" in g) != ("param_names" in group):
+                kind = "with names" if "param_names" in group else "without names"
+                raise ValueError("all optimizer param groups should be with/without names. "
+                                 f"cannot add param group {kind} to the optimizer")
         for key, value in self.defaults.items():
             if value is required and key not in group:
                 raise ValueError(f"parameter group didn't specify a value of required "
@@ -267,8 +352,7 @@ class Optimizer:
         state = {}
         for p, s in self.state.items():
             if id(p) in index:
-                state[index[id(p)]] = {k: (Tensor._wrap(v.copy()) if isinstance(v, np.ndarray)
-                                           else v) for k, v in s.items()}
+                state[index[id(p)]] = {k: _copy_state(v) for k, v in s.items()}
         return {"state": state, "param_groups": groups}
 
     def load_state_dict(self, state_dict: dict) -> None:
@@ -298,16 +382,7 @@ class Optimizer:
             p = id_map.get(int(key))
             if p is None:
                 continue
-            restored = {}
-            for k, v in s.items():
-                if isinstance(v, Tensor) and v.ndim > 0 or isinstance(v, np.ndarray):
-                    arr = v._data if isinstance(v, Tensor) else v
-                    restored[k] = np.array(arr, dtype=p._data.dtype)
-                elif isinstance(v, Tensor):
-                    restored[k] = v._data.item()
-                else:
-                    restored[k] = copy.deepcopy(v)
-            self.state[p] = restored
+            self.state[p] = _restore_state(dict(s), p)
         for ours, theirs in zip(self.param_groups, groups):
             for k, v in theirs.items():
                 if k != "params":

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..tensor import Tensor
-from .optimizer import Optimizer, axpy, implementation_options
+from .optimizer import Optimizer, axpy, bump_step, implementation_options, state_like, state_scalar
 
 __all__ = ["RMSprop"]
 
@@ -43,22 +43,22 @@ class RMSprop(Optimizer):
             np.copyto(g, grad)
         alpha, eps, momentum = group["alpha"], group["eps"], group["momentum"]
         if not state:
-            state["step"] = 0
-            state["square_avg"] = np.zeros_like(p._data)
+            state["step"] = state_scalar(0.0)
+            state["square_avg"] = state_like(p)
             if momentum > 0:
-                state["momentum_buffer"] = np.zeros_like(p._data)
+                state["momentum_buffer"] = state_like(p)
             if group["centered"]:
-                state["grad_avg"] = np.zeros_like(p._data)
-        state["step"] += 1
+                state["grad_avg"] = state_like(p)
+        bump_step(state)
         if group["weight_decay"] != 0:
             axpy(g, p._data, group["weight_decay"], tmp)
-        sq = state["square_avg"]
+        sq = state["square_avg"]._data
         sq *= alpha
         np.multiply(g, g, out=tmp)
         tmp *= 1 - alpha
         sq += tmp
         if group["centered"]:
-            ga = state["grad_avg"]
+            ga = state["grad_avg"]._data
             np.subtract(g, ga, out=tmp)  # ga.lerp_(g, 1 - alpha)
             tmp *= 1 - alpha
             ga += tmp
@@ -69,7 +69,7 @@ class RMSprop(Optimizer):
             np.sqrt(sq, out=avg)
         avg += eps
         if momentum > 0:
-            buf = state["momentum_buffer"]
+            buf = state["momentum_buffer"]._data
             buf *= momentum
             np.divide(g, avg, out=tmp)
             buf += tmp

@@ -46,10 +46,12 @@ class SGD(Optimizer):
             d_p = self._writable(p, d_p, grad)
             axpy(d_p, p._data, wd, self.scratch(p, 1))
         if momentum != 0:
-            buf = state.get("momentum_buffer")
-            if buf is None:
-                buf = state["momentum_buffer"] = d_p.copy()  # the algorithm's state
+            held = state.get("momentum_buffer")
+            if held is None:
+                buf = d_p.copy()  # the algorithm's state, kept as a Tensor as in PyTorch
+                state["momentum_buffer"] = Tensor._wrap(buf)
             else:
+                buf = held._data
                 buf *= momentum
                 axpy(buf, d_p, 1.0 - group["dampening"], self.scratch(p, 1))
             if group["nesterov"]:
