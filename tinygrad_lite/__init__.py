@@ -16,9 +16,11 @@ from . import (
     func,
     functions,
     linalg,
+    multiprocessing,
     nn,
     optim,
     random,
+    sparse,
     utils,
     viz,
 )
@@ -71,6 +73,7 @@ from .dtypes import (
 )
 from .functions import *  # noqa: F403 - the whole tl.* API (functions.__all__)
 from .serialization import load, save
+from .sparse import sparse_coo_tensor, spmm
 from .tensor import Tensor
 
 __version__ = "0.1.0"
@@ -85,6 +88,7 @@ __all__ = [
     "bfloat16", "float64", "double", "half", "long", "float", "get_default_dtype", "functions",
     "nn", "optim", "utils", "viz", "save", "load", "amp", "autocast", "accelerator", "backends",
     "cuda", "distributed", "distributions", "func", "linalg", "random", "device", "Size",
+    "multiprocessing", "sparse", "sparse_coo_tensor", "spmm",
     "inference_mode", "is_inference_mode_enabled", "set_default_dtype", "set_printoptions",
     "FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor",
     "CharTensor",

@@ -28,6 +28,7 @@ from ._core.device import CPU, check_device, device
 from ._core.engine import run_backward
 from ._core.grad_mode import grad_state
 from ._core.graph import RemovableHandle, RetainGradHook
+from ._core.shared_storage import is_shared_array, share_array
 from ._core.size import Size
 from ._core.tensor_base import TensorBase, register_result_type, to_array, wrap
 from ._format import format_tensor
@@ -77,6 +78,18 @@ class Tensor(TensorBase):
     def device(self) -> device:
         """``device(type='cpu')``: tensors live in NumPy arrays."""
         return CPU
+
+    def share_memory_(self) -> Tensor:
+        """Move the values into shared memory (inherited by forked processes, sent as a handle
+        to others by ``tl.multiprocessing``); a no-op when they already are. Views made earlier
+        keep the old memory."""
+        if not is_shared_array(self._data):
+            self._data = share_array(self._data)
+        return self
+
+    def is_shared(self) -> bool:
+        """Whether the values are in shared memory (see ``share_memory_``)."""
+        return is_shared_array(self._data)
 
     def size(self, dim: int | None = None) -> Any:
         """The shape (a ``tl.Size``), or the size of one dimension."""
