@@ -17,12 +17,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a plain checkout too
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from mlp_digits import accuracy, load_digits, make_model  # noqa: E402
-from tinygrad_lite.utils.data.distributed import DistributedSampler  # noqa: E402
 
 import tinygrad_lite as tl  # noqa: E402
 import tinygrad_lite.distributed as dist  # noqa: E402
 from tinygrad_lite import nn  # noqa: E402
 from tinygrad_lite.utils.data import DataLoader, TensorDataset  # noqa: E402
+from tinygrad_lite.utils.data.distributed import DistributedSampler  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> float:
