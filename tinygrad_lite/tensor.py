@@ -162,6 +162,13 @@ class Tensor(TensorBase):
     def __repr__(self) -> str:
         return format_tensor(self)
 
+    def __format__(self, format_spec: str) -> str:
+        # as PyTorch: a 0-d plain Tensor formats as its Python number (f"{loss:.4f}"); anything
+        # else only takes the empty spec (its repr) and raises TypeError otherwise
+        if self._data.ndim == 0 and type(self) is Tensor:
+            return format(self._data.item(), format_spec)
+        return object.__format__(self, format_spec)
+
     # -- autograd ------------------------------------------------------------------------------
     @property
     def grad(self) -> Tensor | None:
