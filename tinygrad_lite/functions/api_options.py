@@ -26,7 +26,7 @@ from .._core.grad_mode import grad_state
 from .._core.tensor_base import TensorBase
 from ..ops.inplace import check_writable
 
-__all__: list[str] = []
+__all__: list[str] = []  # helpers for other modules; nothing for tl.*
 
 # PyTorch's argument parser: each canonical name and the NumPy names it also accepts
 _ALIASES = {"dim": ("axis",), "keepdim": ("keepdims",), "input": ("x", "a", "x1"),
@@ -48,7 +48,32 @@ def _renames(fn: Callable) -> dict[str, str]:
         return {}
     renames = {alias: name for name, aliases in _ALIASES.items() if name in params
                for alias in aliases if alias not in params}
-    return renames if any(n in ("dim", "keepdim") for n in renames.values()) else {}
+    if not any(n in ("dim", "keepdim") for n in renames.values()):
+        renames = {}
+    # PyTorch's keywords for ours named otherwise: exp(input=t), pow(t, exponent=2), where(c,
+    # input=a, other=b) reach the positional parameters named x / a, b / y
+    positional = [n for n, p in params.items()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    shift = 1 if positional[:1] == ["condition"] else 0  # where(condition, x, y)
+    for position, ours in enumerate(positional[shift:shift + 2]):
+        for torch_name in _TORCH_KEYWORDS[position].get(ours, ()):
+            if torch_name not in params:
+                renames[torch_name] = ours
+    return renames
+
+
+# PyTorch's keyword names for our first and second operands when ours are named otherwise
+_TORCH_KEYWORDS: list[dict[str, tuple[str, ...]]] = [
+    {"x": ("input",), "a": ("input",)}, {"b": ("other", "exponent"), "y": ("other",)}]
+
+
+def _positional_only(fn: Callable) -> list[str]:
+    """The names of ``fn``'s positional-only parameters, in order."""
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return []
+    return [p.name for p in params if p.kind == p.POSITIONAL_ONLY]
 
 
 def conventions(fn: Callable, out: bool = False, creation: bool = False) -> Callable:
@@ -59,6 +84,7 @@ def conventions(fn: Callable, out: bool = False, creation: bool = False) -> Call
     if not renames and not out:
         return fn
     name = fn.__name__
+    positional_only = _positional_only(fn)
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -68,10 +94,14 @@ def conventions(fn: Callable, out: bool = False, creation: bool = False) -> Call
             if renames[alias] in kwargs:
                 raise TypeError(f"{name}() got both '{renames[alias]}' and its alias '{alias}'")
             kwargs[renames[alias]] = kwargs.pop(alias)
+        # a keyword for a positional-only parameter goes in its place (mul(a, other=b))
+        for index, param in enumerate(positional_only):
+            if param in kwargs and len(args) == index:
+                args = (*args, kwargs.pop(param))
         target = kwargs.pop("out", None) if out else None
         if target is None:
             return fn(*args, **kwargs)
-        return _call_with_out(fn, name, args, kwargs, target, creation)
+        return call_with_out(fn, name, args, kwargs, target, creation)
 
     return wrapper
 
@@ -113,7 +143,7 @@ def write_out(result: TensorBase, out: TensorBase, op: str) -> TensorBase:
     return out
 
 
-def _call_with_out(fn: Callable, name: str, args: tuple, kwargs: dict, out: Any,
+def call_with_out(fn: Callable, name: str, args: tuple, kwargs: dict, out: Any,
                    creation: bool) -> Any:
     """``fn(*args, **kwargs)`` stored in ``out`` (a tensor, or a tuple of tensors for functions
     returning several), which is returned."""

@@ -3,15 +3,42 @@ through the package's in-place machinery (version bump, graph rebased), as in Py
 
 from __future__ import annotations
 
+import warnings
+from typing import Any
+
 from ... import functions as _fn
 from ..._core.tensor_base import TensorBase
-from ...functions import log_softmax, sigmoid, softmax, tanh
+from ...functions import sigmoid, tanh
 from ...ops import inplace as ops_inplace
 from ...ops.activation import gelu as _gelu_op
 from ...ops.special import erf
 
 __all__ = ["relu", "relu_", "leaky_relu", "leaky_relu_", "gelu", "silu", "elu", "elu_",
            "softplus", "sigmoid", "tanh", "softmax", "log_softmax", "erf"]
+
+
+def implicit_softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
+    """PyTorch's deprecated default dim of softmax-like functions called without one: 0 for
+    0-, 1- and 3-D input, else 1 (with its warning)."""
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call "
+                  "to include dim=X as an argument.", UserWarning, stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input: TensorBase, dim: int | None = None, _stacklevel: int = 3,
+            dtype: Any = None) -> TensorBase:
+    """``exp(x) / sum(exp(x))`` along ``dim`` (computed in ``dtype`` when given)."""
+    if dim is None:
+        dim = implicit_softmax_dim("softmax", input.ndim, _stacklevel)
+    return _fn.softmax(input, dim, dtype=dtype)
+
+
+def log_softmax(input: TensorBase, dim: int | None = None, _stacklevel: int = 3,
+                dtype: Any = None) -> TensorBase:
+    """``x - logsumexp(x)`` along ``dim`` (computed in ``dtype`` when given)."""
+    if dim is None:
+        dim = implicit_softmax_dim("log_softmax", input.ndim, _stacklevel)
+    return _fn.log_softmax(input, dim, dtype=dtype)
 
 
 def relu(input: TensorBase, inplace: bool = False) -> TensorBase:

@@ -11,7 +11,7 @@ from ... import functions as _fn
 from ..._core.tensor_base import TensorBase
 from ...functions.creation import default_rng
 from ...ops import inplace as ops_inplace
-from .activation import elu, softplus
+from .activation import elu, implicit_softmax_dim, softplus
 
 __all__ = ["relu6", "hardtanh", "hardtanh_", "hardswish", "hardsigmoid", "hardshrink",
            "softshrink", "mish", "logsigmoid", "softsign", "tanhshrink", "threshold",
@@ -168,8 +168,10 @@ def rrelu_(input: TensorBase, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
 def softmin(input: TensorBase, dim: int | None = None, _stacklevel: int = 3,
             dtype: Any = None) -> TensorBase:
     """``softmax(-x)`` along ``dim``."""
+    if dim is None:
+        dim = implicit_softmax_dim("softmin", input.ndim, _stacklevel)
     x = input if dtype is None else input.to(dtype)
-    return _fn.softmax(-x, -1 if dim is None else dim)
+    return _fn.softmax(-x, dim)
 
 
 def prelu(input: TensorBase, weight: TensorBase) -> TensorBase:

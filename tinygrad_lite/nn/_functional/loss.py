@@ -6,6 +6,7 @@ of abs and relu) and at probabilities 0 and 1 (NaN)."""
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import numpy as np
 
@@ -18,8 +19,39 @@ from ...ops.loss import fused_cross_entropy, log_sigmoid
 
 __all__ = [
     "mse_loss", "l1_loss", "huber_loss", "smooth_l1_loss", "cross_entropy", "nll_loss",
-    "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
+    "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "legacy_reduction",
 ]
+
+
+def legacy_reduction(size_average: Any, reduce: Any, reduction: str) -> str:
+    """PyTorch's mapping of the deprecated ``size_average``/``reduce`` flags to ``reduction``
+    (with its warning when either is given); ``reduction`` itself when both are None."""
+    if size_average is None and reduce is None:
+        return reduction
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    legacy = "none" if not reduce else "mean" if size_average else "sum"
+    warnings.warn(f"size_average and reduce args will be deprecated, please use "
+                  f"reduction='{legacy}' instead.", UserWarning, stacklevel=3)
+    return legacy
+
+
+def _weighted(loss: TensorBase, weight: TensorBase | None, input: TensorBase, reduction: str,
+              op: str, mean_over_weights: bool = True) -> TensorBase:
+    """``loss * weight`` reduced as PyTorch's weighted regression losses do: ``mean`` is
+    ``sum(w l) / sum(w)`` (``mean(w l)`` for huber_loss)."""
+    if weight is None:
+        return _reduce(loss, reduction, op)
+    if tuple(weight.shape) != tuple(input.shape):
+        raise ValueError(f"{op}: Weights and input must have the same size (weight "
+                         f"{tuple(weight.shape)}, input {tuple(input.shape)})")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', "
+                         "'mean', 'sum'.")
+    weighted = loss * weight
+    if reduction == "mean" and mean_over_weights:
+        return weighted.sum() / weight.sum()
+    return _reduce(weighted, reduction, op)
 
 
 def _reduce(loss: TensorBase, reduction: str, op: str) -> TensorBase:
@@ -82,35 +114,43 @@ def _check_index_target_dtype(input: TensorBase, target: object, op: str) -> Non
             f"probabilities must have the input's shape {tuple(input.shape)}")
 
 
-def mse_loss(input: TensorBase, target: TensorBase, reduction: str = "mean") -> TensorBase:
-    """Squared error ``(input - target) ** 2``, reduced."""
+def mse_loss(input: TensorBase, target: TensorBase, size_average: Any = None,
+             reduce: Any = None, reduction: str = "mean",
+             weight: TensorBase | None = None) -> TensorBase:
+    """Squared error ``(input - target) ** 2``, reduced (``weight``: per-element weights)."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
     input, target = autocast_fp32(input, _as_tensor(target, input))  # float32 under autocast
     _warn_if_broadcast(input, target, "mse_loss")
     diff = input - target
-    return _reduce(diff * diff, reduction, "mse_loss")
+    return _weighted(diff * diff, weight, input, reduction, "mse_loss")
 
 
-def l1_loss(input: TensorBase, target: TensorBase, reduction: str = "mean") -> TensorBase:
-    """Absolute error ``|input - target|``, reduced."""
+def l1_loss(input: TensorBase, target: TensorBase, size_average: Any = None, reduce: Any = None,
+            reduction: str = "mean", weight: TensorBase | None = None) -> TensorBase:
+    """Absolute error ``|input - target|``, reduced (``weight``: per-element weights)."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
     input, target = autocast_fp32(input, _as_tensor(target, input))
     _warn_if_broadcast(input, target, "l1_loss")
-    return _reduce(_fn.abs(input - target), reduction, "l1_loss")
+    return _weighted(_fn.abs(input - target), weight, input, reduction, "l1_loss")
 
 
-def huber_loss(input: TensorBase, target: TensorBase, reduction: str = "mean", delta: float = 1.0
-               ) -> TensorBase:
-    """Quadratic for ``|d| < delta``, linear (slope delta) beyond."""
+def huber_loss(input: TensorBase, target: TensorBase, reduction: str = "mean", delta: float = 1.0,
+               weight: TensorBase | None = None) -> TensorBase:
+    """Quadratic for ``|d| < delta``, linear (slope delta) beyond (``weight``: per-element
+    weights, averaged over the element count as PyTorch does)."""
     input, target = autocast_fp32(input, _as_tensor(target, input))
     _warn_if_broadcast(input, target, "huber_loss")
     d = input - target
     a = _fn.abs(d)
     loss = _fn.where(a < delta, 0.5 * d * d, delta * (a - 0.5 * delta))
-    return _reduce(loss, reduction, "huber_loss")
+    return _weighted(loss, weight, input, reduction, "huber_loss", mean_over_weights=False)
 
 
-def smooth_l1_loss(input: TensorBase, target: TensorBase, reduction: str = "mean", beta: float = 1.0
+def smooth_l1_loss(input: TensorBase, target: TensorBase, size_average: Any = None,
+                   reduce: Any = None, reduction: str = "mean", beta: float = 1.0
                    ) -> TensorBase:
     """``0.5 d^2 / beta`` for ``|d| < beta``, ``|d| - 0.5 beta`` beyond (L1 when beta=0)."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
     input, target = autocast_fp32(input, _as_tensor(target, input))
     _warn_if_broadcast(input, target, "smooth_l1_loss")
     d = input - target
@@ -177,9 +217,11 @@ def _nll(logp: TensorBase, target: TensorBase, weight: TensorBase | None, ignore
 
 
 def nll_loss(input: TensorBase, target: TensorBase, weight: TensorBase | None = None,
-             ignore_index: int = -100, reduction: str = "mean") -> TensorBase:
+             size_average: Any = None, ignore_index: int = -100, reduce: Any = None,
+             reduction: str = "mean") -> TensorBase:
     """Negative log-likelihood of log-probabilities ``input`` (N, C, ...) at class indices;
     ``mean`` divides by the summed weights of the non-ignored targets."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
     (input,) = autocast_fp32(input)
     _check_class_weight(weight, input, "nll_loss")
     _check_index_target_dtype(input, target, "nll_loss")
@@ -187,11 +229,12 @@ def nll_loss(input: TensorBase, target: TensorBase, weight: TensorBase | None = 
 
 
 def cross_entropy(input: TensorBase, target: TensorBase, weight: TensorBase | None = None,
-                  ignore_index: int = -100, reduction: str = "mean",
-                  label_smoothing: float = 0.0) -> TensorBase:
+                  size_average: Any = None, ignore_index: int = -100, reduce: Any = None,
+                  reduction: str = "mean", label_smoothing: float = 0.0) -> TensorBase:
     """``nll_loss(log_softmax(input, 1), target)`` for class indices, or ``-sum(target *
     log_softmax(input))`` per sample for class probabilities (a float target of input's shape);
     with ``label_smoothing`` the target is mixed with the uniform distribution."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
     (input,) = autocast_fp32(input)  # PyTorch's CPU autocast runs losses in float32
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"cross_entropy: label_smoothing must be in [0, 1], got "
@@ -223,8 +266,10 @@ def cross_entropy(input: TensorBase, target: TensorBase, weight: TensorBase | No
 
 
 def binary_cross_entropy(input: TensorBase, target: TensorBase, weight: TensorBase | None = None,
+                         size_average: Any = None, reduce: Any = None,
                          reduction: str = "mean") -> TensorBase:
     """``-(t log x + (1 - t) log(1 - x))``, the logs clamped at -100 as in PyTorch."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
     (input,) = autocast_fp32(input)
     target = _as_tensor(target, input)
     _check_same_shape(input, target, "binary_cross_entropy")
@@ -241,10 +286,13 @@ def binary_cross_entropy(input: TensorBase, target: TensorBase, weight: TensorBa
 
 
 def binary_cross_entropy_with_logits(input: TensorBase, target: TensorBase,
-                                     weight: TensorBase | None = None, reduction: str = "mean",
+                                     weight: TensorBase | None = None,
+                                     size_average: Any = None, reduce: Any = None,
+                                     reduction: str = "mean",
                                      pos_weight: TensorBase | None = None) -> TensorBase:
     """``binary_cross_entropy(sigmoid(input), target)`` computed stably; ``pos_weight`` scales
     the positive term."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
     (input,) = autocast_fp32(input)
     target = _as_tensor(target, input)
     _check_same_shape(input, target, "binary_cross_entropy_with_logits")
@@ -265,10 +313,11 @@ def binary_cross_entropy_with_logits(input: TensorBase, target: TensorBase,
     return _reduce(loss, reduction, "binary_cross_entropy_with_logits")
 
 
-def kl_div(input: TensorBase, target: TensorBase, reduction: str = "mean", log_target: bool = False
-           ) -> TensorBase:
+def kl_div(input: TensorBase, target: TensorBase, size_average: Any = None, reduce: Any = None,
+           reduction: str = "mean", log_target: bool = False) -> TensorBase:
     """``target * (log(target) - input)`` with log-probabilities ``input``; ``batchmean``
     divides the sum by the batch size (the mathematically correct KL)."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
     (input,) = autocast_fp32(input)
     target = _as_tensor(target, input)
     if log_target:

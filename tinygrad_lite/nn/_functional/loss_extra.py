@@ -12,7 +12,7 @@ import numpy as np
 from ... import functions as _fn
 from ..._core.tensor_base import TensorBase, wrap
 from .activation import softplus
-from .loss import _reduce
+from .loss import _reduce, legacy_reduction
 
 __all__ = ["margin_ranking_loss", "hinge_embedding_loss", "soft_margin_loss",
            "cosine_embedding_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss",
@@ -52,6 +52,7 @@ def margin_ranking_loss(input1: TensorBase, input2: TensorBase, target: TensorBa
                         reduction: str = "mean") -> TensorBase:
     """``max(0, -target * (input1 - input2) + margin)``."""
     loss = (-target * (input1 - input2) + margin).clamp(min=0.0)
+    reduction = legacy_reduction(size_average, reduce, reduction)
     return _reduce(loss, reduction, "margin_ranking_loss")
 
 
@@ -62,12 +63,14 @@ def hinge_embedding_loss(input: TensorBase, target: TensorBase, margin: float = 
     other target values get both terms)."""
     loss = _fn.where(target != -1, input, 0.0) + _fn.where(
         target != 1, (margin - input).clamp(min=0.0), 0.0)
+    reduction = legacy_reduction(size_average, reduce, reduction)
     return _reduce(loss, reduction, "hinge_embedding_loss")
 
 
 def soft_margin_loss(input: TensorBase, target: TensorBase, size_average: Any = None,
                      reduce: Any = None, reduction: str = "mean") -> TensorBase:
     """``log(1 + exp(-target * input))``."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
     return _reduce(softplus(-target * input), reduction, "soft_margin_loss")
 
 
@@ -77,6 +80,7 @@ def cosine_embedding_loss(input1: TensorBase, input2: TensorBase, target: Tensor
     """``1 - cos(x1, x2)`` for target 1, ``max(0, cos(x1, x2) - margin)`` for -1."""
     cos = cosine_similarity(input1, input2, dim=-1, eps=1e-12)
     loss = _fn.where(target == 1, 1.0 - cos, (cos - margin).clamp(min=0.0))
+    reduction = legacy_reduction(size_average, reduce, reduction)
     return _reduce(loss, reduction, "cosine_embedding_loss")
 
 
@@ -88,9 +92,9 @@ def triplet_margin_loss(anchor: TensorBase, positive: TensorBase, negative: Tens
     def distance(a: TensorBase, b: TensorBase) -> TensorBase:
         return pairwise_distance(a, b, p, eps)
 
-    return triplet_margin_with_distance_loss(anchor, positive, negative,
-                                             distance_function=distance, margin=margin,
-                                             swap=swap, reduction=reduction)
+    return triplet_margin_with_distance_loss(
+        anchor, positive, negative, distance_function=distance, margin=margin, swap=swap,
+        reduction=legacy_reduction(size_average, reduce, reduction))
 
 
 def triplet_margin_with_distance_loss(anchor: TensorBase, positive: TensorBase,
@@ -117,6 +121,7 @@ def poisson_nll_loss(input: TensorBase, target: TensorBase, log_input: bool = Tr
         safe = _fn.where(t > 1, t, 2.0)
         stirling = safe * safe.log() - safe + 0.5 * (2 * math.pi * safe).log()
         loss = loss + _fn.where(t > 1, stirling, 0.0)
+    reduction = legacy_reduction(size_average, reduce, reduction)
     return _reduce(loss, reduction, "poisson_nll_loss")
 
 
@@ -147,6 +152,7 @@ def multilabel_soft_margin_loss(input: TensorBase, target: TensorBase,
     loss = target * softplus(-input) + (1 - target) * softplus(input)
     if weight is not None:
         loss = loss * weight
+    reduction = legacy_reduction(size_average, reduce, reduction)
     return _reduce(loss.mean(-1), reduction, "multilabel_soft_margin_loss")
 
 
@@ -170,6 +176,7 @@ def multi_margin_loss(input: TensorBase, target: TensorBase, p: int = 1, margin:
         margins = margins * weight[target.reshape(-1)].reshape(-1, 1)
     not_target = _fn.arange(x.shape[1]).reshape(1, -1) != y
     loss = _fn.where(not_target, margins, 0.0).sum(1) / x.shape[1]
+    reduction = legacy_reduction(size_average, reduce, reduction)
     return _reduce(loss if input.ndim == 2 else loss.reshape(()), reduction, "multi_margin_loss")
 
 
@@ -198,5 +205,6 @@ def multilabel_margin_loss(input: TensorBase, target: TensorBase, size_average: 
     pair_w = counts[:, :, None] * (counts == 0)[:, None, :]
     hinge = (1.0 - x.unsqueeze(2) + x.unsqueeze(1)).clamp(min=0.0)
     loss = (hinge * wrap(pair_w.astype(x._data.dtype))).sum((1, 2)) / c
+    reduction = legacy_reduction(size_average, reduce, reduction)
     return _reduce(loss if input.ndim == 2 else loss.reshape(()), reduction,
                    "multilabel_margin_loss")

@@ -9,6 +9,7 @@ import numpy as np
 from ... import functions as _fn
 from ..._core.grad_mode import no_grad
 from ..._core.tensor_base import TensorBase, wrap
+from ...functions.api_options import call_with_out
 from ...functions.shape import pad as _pad
 from ...ops.normalization import normalize_affine
 
@@ -119,10 +120,13 @@ def rms_norm(input: TensorBase, normalized_shape: Any, weight: TensorBase | None
     return out if weight is None else out * weight
 
 
-def normalize(input: TensorBase, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> TensorBase:
+def normalize(input: TensorBase, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
+              out: TensorBase | None = None) -> TensorBase:
     """``x / max(||x||_p, eps)`` along ``dim``. Where the norm is below ``eps`` it is the constant
     eps, as in PyTorch: a zero vector gives 0 with the gradient ``grad / eps``, not NaN (the
-    norm's own derivative at 0 is 0/0)."""
+    norm's own derivative at 0 is 0/0). With ``out`` the result is written there."""
+    if out is not None:
+        return call_with_out(normalize, "normalize", (input, p, dim, eps), {}, out, False)
     norm = _fn.norm(input, p, dim, keepdim=True)
     small = norm._data < eps
     if not small.any():  # the usual case: max(norm, eps) is the norm, gradient and all

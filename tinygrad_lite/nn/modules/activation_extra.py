@@ -3,6 +3,7 @@ holds its arguments and calls the ``nn.functional`` function of the same name.""
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -24,9 +25,21 @@ def _inplace(flag: bool) -> str:
 class Hardtanh(Module):
     """``x`` clamped to ``[min_val, max_val]``."""
 
-    def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False
-                 ) -> None:
+    def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False,
+                 min_value: float | None = None, max_value: float | None = None) -> None:
         super().__init__()
+        # PyTorch's older keyword spellings, still accepted with its deprecation warning
+        if min_value is not None:
+            warnings.warn("keyword argument `min_value` is deprecated and renamed to `min_val`",
+                          FutureWarning, stacklevel=2)
+            min_val = min_value
+        if max_value is not None:
+            warnings.warn("keyword argument `max_value` is deprecated and renamed to `max_val`",
+                          FutureWarning, stacklevel=2)
+            max_val = max_value
+        if not max_val > min_val:
+            raise AssertionError(f"Hardtanh: max_val ({max_val}) must be greater than min_val "
+                                 f"({min_val})")
         self.min_val, self.max_val, self.inplace = min_val, max_val, inplace
 
     def forward(self, input: TensorBase) -> TensorBase:

@@ -3,12 +3,12 @@ with PyTorch's constructor signatures (the deprecated ``size_average``/``reduce`
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 from ..._core.tensor_base import TensorBase
 from ...tensor import Tensor
 from .. import functional as F  # noqa: N812 - PyTorch's conventional alias
+from .._functional.loss import legacy_reduction
 from .module import Module
 
 __all__ = ["MSELoss", "L1Loss", "HuberLoss", "SmoothL1Loss", "CrossEntropyLoss", "NLLLoss",
@@ -16,22 +16,6 @@ __all__ = ["MSELoss", "L1Loss", "HuberLoss", "SmoothL1Loss", "CrossEntropyLoss",
            "HingeEmbeddingLoss", "SoftMarginLoss", "CosineEmbeddingLoss", "TripletMarginLoss",
            "TripletMarginWithDistanceLoss", "PoissonNLLLoss", "GaussianNLLLoss",
            "MultiLabelSoftMarginLoss", "MultiMarginLoss", "MultiLabelMarginLoss", "CTCLoss"]
-
-
-def legacy_reduction(size_average: Any, reduce: Any, reduction: str) -> str:
-    """PyTorch's mapping of the deprecated ``size_average``/``reduce`` flags to
-    ``reduction`` (with its warning when either is given)."""
-    if size_average is None and reduce is None:
-        return reduction
-    warnings.warn("size_average and reduce args will be deprecated, please use "
-                  "reduction='{}' instead.".format(
-                      "none" if reduce is False else "mean" if size_average is not False
-                      else "sum"), UserWarning, stacklevel=3)
-    size_average = True if size_average is None else size_average
-    reduce = True if reduce is None else reduce
-    if not reduce:
-        return "none"
-    return "mean" if size_average else "sum"
 
 
 class _Loss(Module):
@@ -57,7 +41,7 @@ class MSELoss(_Loss):
 
     def forward(self, input: TensorBase, target: TensorBase) -> TensorBase:
         """The loss."""
-        return F.mse_loss(input, target, self.reduction)
+        return F.mse_loss(input, target, reduction=self.reduction)
 
 
 class L1Loss(_Loss):
@@ -65,7 +49,7 @@ class L1Loss(_Loss):
 
     def forward(self, input: TensorBase, target: TensorBase) -> TensorBase:
         """The loss."""
-        return F.l1_loss(input, target, self.reduction)
+        return F.l1_loss(input, target, reduction=self.reduction)
 
 
 class HuberLoss(_Loss):
@@ -90,7 +74,7 @@ class SmoothL1Loss(_Loss):
 
     def forward(self, input: TensorBase, target: TensorBase) -> TensorBase:
         """The loss."""
-        return F.smooth_l1_loss(input, target, self.reduction, self.beta)
+        return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
 
 
 class CrossEntropyLoss(_WeightedLoss):
@@ -104,8 +88,8 @@ class CrossEntropyLoss(_WeightedLoss):
 
     def forward(self, input: TensorBase, target: TensorBase) -> TensorBase:
         """The loss."""
-        return F.cross_entropy(input, target, self.weight, self.ignore_index, self.reduction,
-                               self.label_smoothing)
+        return F.cross_entropy(input, target, self.weight, ignore_index=self.ignore_index,
+                               reduction=self.reduction, label_smoothing=self.label_smoothing)
 
 
 class NLLLoss(_WeightedLoss):
@@ -118,7 +102,8 @@ class NLLLoss(_WeightedLoss):
 
     def forward(self, input: TensorBase, target: TensorBase) -> TensorBase:
         """The loss."""
-        return F.nll_loss(input, target, self.weight, self.ignore_index, self.reduction)
+        return F.nll_loss(input, target, self.weight, ignore_index=self.ignore_index,
+                          reduction=self.reduction)
 
 
 class BCELoss(_WeightedLoss):
@@ -126,7 +111,7 @@ class BCELoss(_WeightedLoss):
 
     def forward(self, input: TensorBase, target: TensorBase) -> TensorBase:
         """The loss."""
-        return F.binary_cross_entropy(input, target, self.weight, self.reduction)
+        return F.binary_cross_entropy(input, target, self.weight, reduction=self.reduction)
 
 
 class BCEWithLogitsLoss(_WeightedLoss):
@@ -140,8 +125,9 @@ class BCEWithLogitsLoss(_WeightedLoss):
 
     def forward(self, input: TensorBase, target: TensorBase) -> TensorBase:
         """The loss."""
-        return F.binary_cross_entropy_with_logits(input, target, self.weight, self.reduction,
-                                                  self.pos_weight)
+        return F.binary_cross_entropy_with_logits(input, target, self.weight,
+                                                  reduction=self.reduction,
+                                                  pos_weight=self.pos_weight)
 
 
 class KLDivLoss(_Loss):
@@ -154,7 +140,7 @@ class KLDivLoss(_Loss):
 
     def forward(self, input: TensorBase, target: TensorBase) -> TensorBase:
         """The loss."""
-        return F.kl_div(input, target, self.reduction, self.log_target)
+        return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
 
 
 class MarginRankingLoss(_Loss):

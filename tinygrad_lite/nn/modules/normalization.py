@@ -55,18 +55,21 @@ class GroupNorm(Module):
     """Normalisation over groups of channels."""
 
     def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5,
-                 affine: bool = True, device: Any = None, dtype: Any = None) -> None:
+                 affine: bool = True, device: Any = None, dtype: Any = None, *,
+                 bias: bool = True) -> None:
         super().__init__()
         if num_channels % num_groups:
             raise ValueError("num_channels must be divisible by num_groups")
         self.num_groups, self.num_channels = num_groups, num_channels
-        self.eps, self.affine = eps, affine
+        self.eps, self.affine, self._has_bias = eps, affine, bias
         dt = _np_dtype(dtype)
         if affine:
             self.weight = Parameter(np.ones(num_channels, dt))
-            self.bias = Parameter(np.zeros(num_channels, dt))
         else:
             self.register_parameter("weight", None)
+        if affine and bias:
+            self.bias = Parameter(np.zeros(num_channels, dt))
+        else:
             self.register_parameter("bias", None)
 
     def forward(self, input: TensorBase) -> TensorBase:
@@ -75,7 +78,9 @@ class GroupNorm(Module):
 
     def extra_repr(self) -> str:
         """The groups, channels and options."""
-        return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}"
+        extra = "" if self._has_bias else ", bias=False"
+        return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, "
+                f"affine={self.affine}{extra}")
 
 
 class RMSNorm(Module):
