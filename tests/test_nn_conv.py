@@ -189,3 +189,32 @@ def test_conv_modules_shapes_and_errors():
     out = model(tl.randn(4, 1, 8, 8))
     out.sum().backward()
     assert model[0].weight.grad.shape == (2, 1, 3, 3)
+
+
+@pytest.mark.parametrize("shape,kernel,stride,nd", [
+    ((2, 3, 8, 8), 2, None, 2), ((2, 3, 9, 7), 2, None, 2), ((2, 3, 8, 9), (2, 3), None, 2),
+    ((3, 8, 8), 2, None, 2), ((2, 3, 12), 3, None, 1), ((2, 3, 8, 8), 3, 2, 2)])
+def test_max_pool_matches_pytorch_with_ties_nan_and_indices(shape, kernel, stride, nd):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    x = rng.integers(-2, 3, shape).astype(np.float64)  # many ties inside windows
+    x.flat[5] = np.nan
+    tl_fn = F.max_pool2d if nd == 2 else F.max_pool1d
+    th_fn = torch.nn.functional.max_pool2d if nd == 2 else torch.nn.functional.max_pool1d
+    a, b = tl.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    (out, idx), (ref, ref_idx) = (tl_fn(a, kernel, stride, return_indices=True),
+                                  th_fn(b, kernel, stride, return_indices=True))
+    np.testing.assert_array_equal(out.detach().numpy(), ref.detach().numpy())
+    np.testing.assert_array_equal(idx.numpy(), ref_idx.numpy())
+    g = rng.standard_normal(ref.shape)
+    out.backward(tl.tensor(g))
+    ref.backward(torch.tensor(g))
+    np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy())
+
+
+def test_max_pool_by_blocks_second_order():
+    x = np.random.default_rng(1).standard_normal((2, 2, 4, 6))  # distinct values: smooth
+    for fn, arr in ((lambda a: F.max_pool2d(a, 2) ** 2, x), (lambda a: F.max_pool1d(a, 3) ** 2,
+                                                            x[0])):
+        check_grads(fn, arr)
+        check_second_order(fn, arr)

@@ -17,8 +17,9 @@ from .._core.grad_mode import grad_state
 from .._core.graph import Node
 from .._core.tensor_base import TensorBase
 from .common import is_array, wrap
+from .movement import permute_rule
 
-__all__ = ["unfold", "fold"]
+__all__ = ["unfold", "fold", "max_pool_blocks"]
 
 
 # -- im2col / col2im --------------------------------------------------------------------------
@@ -107,3 +108,54 @@ def fold(cols: TensorBase, spatial: tuple, kernel: tuple, stride: tuple,
     node = Col2ImBackward0(cols)
     node.kernel, node.stride, node.dilation = kernel, stride, dilation
     return wrap(out, node)
+
+
+# -- max pooling over non-overlapping windows ------------------------------------------------
+
+
+def _interleave(nlead: int, nd: int) -> tuple:
+    """Axis order taking (lead, o1, k1, o2, k2, ...) to (lead, o1, o2, ..., k1, k2, ...)."""
+    return tuple(range(nlead)) + tuple(nlead + 2 * i for i in range(nd)) + \
+        tuple(nlead + 2 * i + 1 for i in range(nd))
+
+
+class MaxPoolBlocksBackward0(Node):
+    kernel: tuple
+    argmax: np.ndarray  # (lead, *out): the flat window offset of each maximum
+
+    def backward(self, grad):
+        kernel, nd = self.kernel, len(self.kernel)
+        nlead = self.argmax.ndim - nd
+        onehot = self.argmax[..., None] == np.arange(int(np.prod(kernel)))
+        if is_array(grad):
+            windows = grad[..., None] * onehot
+        else:  # create_graph: the same product, recorded (linear in grad)
+            windows = grad.unsqueeze(-1) * wrap(onehot.astype(grad._data.dtype))
+        outs = tuple(self.argmax.shape[nlead:])
+        lead = tuple(self.argmax.shape[:nlead])
+        windows = windows.reshape(lead + outs + kernel)
+        # the inverse of the forward's interleave, then the blocks back into the spatial dims
+        inverse = tuple(np.argsort(_interleave(nlead, nd)))
+        spatial = tuple(o * k for o, k in zip(outs, kernel))
+        return (permute_rule(windows, inverse).reshape(lead + spatial),)
+
+
+def max_pool_blocks(x: TensorBase, kernel: tuple) -> tuple[TensorBase, np.ndarray]:
+    """Max pooling with stride == kernel over spatial dims that are multiples of the kernel:
+    (values, flat window offset of each maximum). Reshapes instead of sliding windows, and a
+    backward that places each gradient with a one-hot product instead of ``np.add.at``. The
+    first maximum of a window wins, and NaN counts as the maximum, as in PyTorch."""
+    a = x._data
+    nd = len(kernel)
+    lead, spatial = a.shape[:a.ndim - nd], a.shape[a.ndim - nd:]
+    outs = tuple(s // k for s, k in zip(spatial, kernel))
+    blocks = a.reshape(lead + tuple(v for o, k in zip(outs, kernel) for v in (o, k)))
+    windows = blocks.transpose(_interleave(len(lead), nd)).reshape(
+        lead + outs + (int(np.prod(kernel)),))
+    argmax = windows.argmax(-1)
+    values = np.take_along_axis(windows, argmax[..., None], -1)[..., 0]
+    if not (grad_state.enabled and x._requires_grad):
+        return wrap(values), argmax
+    node = MaxPoolBlocksBackward0(x)
+    node.kernel, node.argmax = tuple(kernel), argmax
+    return wrap(values, node), argmax

@@ -10,7 +10,7 @@ import numpy as np
 
 from ... import functions as _fn
 from ..._core.tensor_base import TensorBase, wrap
-from ...ops.nn import unfold
+from ...ops.nn import max_pool_blocks, unfold
 from ._utils import batched, ntuple, pad_spatial
 
 __all__ = ["max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
@@ -33,19 +33,49 @@ def _pool_windows(input: TensorBase, kernel_size: Any, stride: Any, padding: Any
     return cols, added, (kernel, stride, pads, dilation)
 
 
+def _max_pool_by_blocks(input: TensorBase, kernel_size: Any, stride: Any, padding: Any,
+                        dilation: Any, ceil_mode: bool, nd: int, op: str) -> Any:
+    """(values, argmax array, added) when the windows tile the input (stride == kernel, no
+    padding or dilation, the common case), pooled by reshapes; None otherwise."""
+    kernel = ntuple(kernel_size, nd, "kernel_size")
+    if ceil_mode or (stride is not None and stride != () and
+                     ntuple(stride, nd, "stride") != kernel):
+        return None
+    if any(ntuple(padding, nd, "padding")) or ntuple(dilation, nd, "dilation") != (1,) * nd:
+        return None
+    x, added = batched(input, nd, op)
+    spatial = tuple(x.shape[2:])
+    if any(s < k for s, k in zip(spatial, kernel)):
+        return None  # the general path reports the error
+    if any(s % k for s, k in zip(spatial, kernel)):  # floor mode drops the ragged edge
+        x = x[(slice(None), slice(None)) + tuple(slice(0, s - s % k)
+                                                 for s, k in zip(spatial, kernel))]
+    values, argmax = max_pool_blocks(x, kernel)
+    return values, argmax, added
+
+
 def _max_pool(input: TensorBase, kernel_size: Any, stride: Any, padding: Any, dilation: Any,
               ceil_mode: bool, return_indices: bool, nd: int, op: str) -> Any:
-    cols, added, (kernel, stride, pads, dilation) = _pool_windows(
-        input, kernel_size, stride, padding, dilation, ceil_mode, nd, -np.inf, op)
-    out_sizes = tuple(cols.shape[2:2 + nd])
-    flat = cols.reshape(*cols.shape[:2 + nd], -1)
-    # max over the window: the gradient goes to one (the first) maximum, as in PyTorch
-    values, arg = _fn.max(flat, -1)
+    by_blocks = _max_pool_by_blocks(input, kernel_size, stride, padding, dilation, ceil_mode,
+                                    nd, op)
+    if by_blocks is not None:
+        values, arg_offsets, added = by_blocks
+        kernel = ntuple(kernel_size, nd, "kernel_size")
+        stride, pads, dilation = kernel, (0,) * nd, (1,) * nd
+        out_sizes = tuple(values.shape[-nd:])
+    else:
+        cols, added, (kernel, stride, pads, dilation) = _pool_windows(
+            input, kernel_size, stride, padding, dilation, ceil_mode, nd, -np.inf, op)
+        out_sizes = tuple(cols.shape[2:2 + nd])
+        flat = cols.reshape(*cols.shape[:2 + nd], -1)
+        # max over the window: the gradient goes to one (the first) maximum, as in PyTorch
+        values, arg = _fn.max(flat, -1)
+        arg_offsets = arg._data
     if added:
         values = values.squeeze(0)
     if not return_indices:
         return values
-    offs = np.unravel_index(arg._data, kernel)  # window offsets of the maxima
+    offs = np.unravel_index(arg_offsets, kernel)  # window offsets of the maxima
     spatial = tuple(input.shape[-nd:])
     coords = []
     for i in range(nd):

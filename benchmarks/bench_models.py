@@ -1,0 +1,273 @@
+"""Training steps of small models against PyTorch CPU in the same run, and against their GEMM floor.
+
+One step = forward, backward and the optimizer's update. Each (model, framework) runs in its own
+subprocess with the same BLAS thread count, so that peak RSS is the step's own; the model code is
+written once against the PyTorch API and run with ``torch`` and with ``tinygrad_lite``.
+
+- LeNet-style CNN: 1x28x28, batch 100, conv5x5 16 + BN + ReLU + maxpool, conv5x5 32 + BN + ReLU +
+  maxpool, linear; SGD with momentum.
+- small ResNet: 3x32x32, batch 64, a 3x3 stem of 16 channels and 4 basic blocks (16, 16, 32
+  with stride 2 and a 1x1 downsample, 32), adaptive average pool, linear; SGD with momentum.
+- small GPT: 4 layers, width 128, 4 heads, T = 64, batch 16, exact GELU, AdamW.
+- LSTM: 1 layer, input 64, hidden 128, sequence 64, batch 32, linear head; Adam.
+
+The **GEMM floor** is the time of the same matrix products alone in NumPy: every product
+tinygrad_lite's step sends to BLAS (forward and backward) is recorded with its shapes, then
+timed on fresh contiguous arrays. A step cannot be faster than its GEMMs in this design.
+
+    python3 benchmarks/bench_models.py [--models cnn,resnet,gpt,lstm] [--steps 5] [--threads 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+MODELS = ("cnn", "resnet", "gpt", "lstm")
+
+
+# -- the models, written once against the PyTorch API (``lib`` is torch or tinygrad_lite) ------
+
+def lenet(lib: Any) -> tuple[Any, Any, Any]:
+    """(model, optimizer, step inputs) of the LeNet-style CNN."""
+    nn = lib.nn
+    model = nn.Sequential(
+        nn.Conv2d(1, 16, 5, padding=2), nn.BatchNorm2d(16), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(16, 32, 5, padding=2), nn.BatchNorm2d(32), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Flatten(), nn.Linear(32 * 7 * 7, 10))
+    opt = lib.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    x = lib.randn(100, 1, 28, 28)
+    y = lib.randint(0, 10, (100,))
+    return model, opt, (x, y)
+
+
+def resnet(lib: Any) -> tuple[Any, Any, Any]:
+    """(model, optimizer, step inputs) of the small ResNet."""
+    nn = lib.nn
+
+    class Block(nn.Module):
+        """A basic residual block: two 3x3 convolutions with BN, a 1x1 shortcut when needed."""
+
+        def __init__(self, cin: int, cout: int, stride: int) -> None:
+            super().__init__()
+            self.conv1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
+            self.bn1 = nn.BatchNorm2d(cout)
+            self.conv2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
+            self.bn2 = nn.BatchNorm2d(cout)
+            self.shortcut = nn.Sequential()
+            if stride != 1 or cin != cout:
+                self.shortcut = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False),
+                                              nn.BatchNorm2d(cout))
+
+        def forward(self, x: Any) -> Any:
+            out = self.bn1(self.conv1(x)).relu()
+            return (self.bn2(self.conv2(out)) + self.shortcut(x)).relu()
+
+    model = nn.Sequential(
+        nn.Conv2d(3, 16, 3, padding=1, bias=False), nn.BatchNorm2d(16), nn.ReLU(),
+        Block(16, 16, 1), Block(16, 16, 1), Block(16, 32, 2), Block(32, 32, 1),
+        nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(32, 10))
+    opt = lib.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    return model, opt, (lib.randn(64, 3, 32, 32), lib.randint(0, 10, (64,)))
+
+
+def gpt(lib: Any) -> tuple[Any, Any, Any]:
+    """(model, optimizer, step inputs) of the small GPT."""
+    nn, F = lib.nn, lib.nn.functional  # noqa: N806 - PyTorch's alias
+    width, heads, layers, length, vocab = 128, 4, 4, 64, 65
+
+    class Layer(nn.Module):
+        """Pre-norm attention and MLP with residuals."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.ln1, self.ln2 = nn.LayerNorm(width), nn.LayerNorm(width)
+            self.qkv, self.proj = nn.Linear(width, 3 * width), nn.Linear(width, width)
+            self.fc, self.out = nn.Linear(width, 4 * width), nn.Linear(4 * width, width)
+
+        def forward(self, x: Any) -> Any:
+            b, t, c = x.shape
+            q, k, v = self.qkv(self.ln1(x)).split(c, dim=2)
+            q, k, v = (z.view(b, t, heads, c // heads).transpose(1, 2) for z in (q, k, v))
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            x = x + self.proj(y.transpose(1, 2).reshape(b, t, c))
+            return x + self.out(F.gelu(self.fc(self.ln2(x))))
+
+    class GPT(nn.Module):
+        """Token and position embeddings, the layers, a final norm and the vocabulary head."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.tok, self.pos = nn.Embedding(vocab, width), nn.Embedding(length, width)
+            self.layers = nn.Sequential(*[Layer() for _ in range(layers)])
+            self.ln, self.head = nn.LayerNorm(width), nn.Linear(width, vocab)
+
+        def forward(self, idx: Any) -> Any:
+            x = self.tok(idx) + self.pos(lib.arange(idx.shape[1]))
+            return self.head(self.ln(self.layers(x))).reshape(-1, vocab)
+
+    model = GPT()
+    opt = lib.optim.AdamW(model.parameters(), lr=3e-4)
+    idx = lib.randint(0, vocab, (16, length))
+    return model, opt, (idx, lib.randint(0, vocab, (16 * length,)))
+
+
+def lstm(lib: Any) -> tuple[Any, Any, Any]:
+    """(model, optimizer, step inputs) of the LSTM."""
+    nn = lib.nn
+
+    class Tagger(nn.Module):
+        """An LSTM and a linear head on its last output."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.lstm, self.head = nn.LSTM(64, 128, batch_first=True), nn.Linear(128, 10)
+
+        def forward(self, x: Any) -> Any:
+            out, _ = self.lstm(x)
+            return self.head(out[:, -1])
+
+    model = Tagger()
+    opt = lib.optim.Adam(model.parameters(), lr=1e-3)
+    return model, opt, (lib.randn(32, 64, 64), lib.randint(0, 10, (32,)))
+
+
+BUILDERS = {"cnn": lenet, "resnet": resnet, "gpt": gpt, "lstm": lstm}
+
+
+# -- one (model, framework) in this process ------------------------------------------------------
+
+def run_one(model_name: str, framework: str, steps: int, threads: int) -> dict:
+    """Median step time, peak RSS and (for tinygrad_lite) the GEMM floor of one model."""
+    rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    if framework == "torch":
+        lib = importlib.import_module("torch")
+        lib.set_num_threads(threads)
+    else:
+        sys.path.insert(0, str(REPO))
+        lib = importlib.import_module("tinygrad_lite")
+    lib.manual_seed(0)
+    rss_imported = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    model, opt, (x, y) = BUILDERS[model_name](lib)
+    loss_fn = lib.nn.functional.cross_entropy
+
+    def step() -> None:
+        opt.zero_grad()
+        loss_fn(model(x), y).backward()
+        opt.step()
+
+    gemms = _record_gemms(lib, step) if framework == "tinygrad_lite" else []
+    step()
+    times = []
+    for _ in range(steps):
+        start = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - start)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    result = {"ms": 1e3 * statistics.median(times), "peak_mib": peak / 1024,
+              "step_mib": (peak - max(rss_before, rss_imported)) / 1024}
+    if gemms:
+        result["floor_ms"] = 1e3 * _gemm_floor(gemms, steps)
+        result["gemms"] = len(gemms)
+    return result
+
+
+def _record_gemms(lib: Any, step: Any) -> list[tuple]:
+    """The (shape a, shape b, dtype) of every BLAS product one step of tinygrad_lite makes: its
+    ``mm`` helper is swapped, for one step, in every module that imported it."""
+    reduce_ops = importlib.import_module(lib.__name__ + ".ops.reduce")
+    original = reduce_ops.mm
+    seen: list[tuple] = []
+
+    def recording_mm(a: Any, b: Any) -> Any:
+        if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+            seen.append((a.shape, b.shape, a.dtype))
+        return original(a, b)
+
+    holders = [m for name, m in sys.modules.items()
+               if name.startswith(lib.__name__) and getattr(m, "mm", None) is original]
+    for m in holders:
+        m.mm = recording_mm
+    try:
+        step()
+    finally:
+        for m in holders:
+            m.mm = original
+    return seen
+
+
+def _gemm_floor(gemms: list[tuple], steps: int) -> float:
+    """Median seconds of the recorded products run alone on fresh contiguous arrays."""
+    rng = np.random.default_rng(0)
+    operands = [(rng.standard_normal(sa).astype(dt), rng.standard_normal(sb).astype(dt))
+                for sa, sb, dt in gemms]
+    times = []
+    for _ in range(steps + 1):
+        start = time.perf_counter()
+        for a, b in operands:
+            np.matmul(a, b)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times[1:])
+
+
+# -- the table ------------------------------------------------------------------------------------
+
+def _subprocess(model_name: str, framework: str, steps: int, threads: int) -> dict | None:
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads),
+               MKL_NUM_THREADS=str(threads))
+    cmd = [sys.executable, __file__, "--one", f"{model_name}:{framework}", "--steps", str(steps),
+           "--threads", str(threads)]
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        if framework == "torch" and "No module named 'torch'" in done.stderr:
+            return None
+        raise RuntimeError(f"{model_name} on {framework} failed:\n{done.stderr}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main(argv: list[str] | None = None) -> list[dict]:
+    """Run the table (or, with ``--one``, a single model in this process) and print it."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", default=",".join(MODELS))
+    parser.add_argument("--steps", type=int, default=5)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--one", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.one:
+        model_name, framework = args.one.split(":")
+        print(json.dumps(run_one(model_name, framework, args.steps, args.threads)))
+        return []
+    print(f"loadavg {os.getloadavg()[0]:.2f}, {args.threads} BLAS threads, median of "
+          f"{args.steps} steps")
+    print("| model | tinygrad_lite ms | PyTorch ms | ratio | GEMM floor ms | tl / floor "
+          "| peak RSS MiB tl / torch (step's own) |")
+    print("|---|---|---|---|---|---|---|")
+    rows = []
+    for name in args.models.split(","):
+        ours = _subprocess(name, "tinygrad_lite", args.steps, args.threads)
+        theirs = _subprocess(name, "torch", args.steps, args.threads)
+        assert ours is not None
+        ratio = f"{ours['ms'] / theirs['ms']:.2f}x" if theirs else "-"
+        torch_ms = f"{theirs['ms']:.1f}" if theirs else "-"
+        rss = (f"{ours['peak_mib']:.0f} / {theirs['peak_mib']:.0f} ({ours['step_mib']:.0f} / "
+               f"{theirs['step_mib']:.0f})" if theirs else f"{ours['peak_mib']:.0f}")
+        print(f"| {name} | {ours['ms']:.1f} | {torch_ms} | {ratio} | {ours['floor_ms']:.1f} "
+              f"| {ours['ms'] / ours['floor_ms']:.2f}x | {rss} |", flush=True)
+        rows.append({"model": name, "tinygrad_lite": ours, "torch": theirs})
+    return rows
+
+
+if __name__ == "__main__":
+    main()
