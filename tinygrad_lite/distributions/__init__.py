@@ -1,12 +1,11 @@
 """``tl.distributions``: probability distributions with PyTorch's names and semantics
 (``torch.distributions``): sampling, reparameterised sampling, log-probabilities, entropies,
-moments, validation of parameters and values, and KL divergences.
-
-Not here yet: TransformedDistribution and transforms, RelaxedBernoulli /
-RelaxedOneHotCategorical, StudentT, Multinomial, and reparameterised Gamma/Beta/Dirichlet
-samples (they sample without a gradient path).
+moments, validation of parameters and values, transforms and transformed distributions,
+continuous relaxations, mixtures, and KL divergences.
 """
 
+from . import transforms
+from .constraint_registry import biject_to, transform_to
 from .continuous import (
     Beta,
     Cauchy,
@@ -19,12 +18,64 @@ from .continuous import (
     Normal,
     Uniform,
 )
+from .continuous_more import (
+    Chi2,
+    ContinuousBernoulli,
+    FisherSnedecor,
+    StudentT,
+    VonMises,
+)
 from .discrete import Bernoulli, Binomial, Categorical, Geometric, OneHotCategorical, Poisson
+from .discrete_more import MixtureSameFamily, Multinomial, NegativeBinomial
 from .distribution import Distribution, constraints
 from .independent import Independent
 from .kl import kl_divergence, register_kl
+from .lowrank_mvn import LowRankMultivariateNormal
+from .relaxed import (
+    ExpRelaxedCategorical,
+    LogitRelaxedBernoulli,
+    RelaxedBernoulli,
+    RelaxedOneHotCategorical,
+)
+from .transformed import (
+    Gumbel,
+    HalfCauchy,
+    HalfNormal,
+    Pareto,
+    TransformedDistribution,
+    Weibull,
+)
+from .transformed_more import Kumaraswamy, LogisticNormal
+from .transforms import (
+    AbsTransform,
+    AffineTransform,
+    ComposeTransform,
+    CumulativeDistributionTransform,
+    ExpTransform,
+    IndependentTransform,
+    LowerCholeskyTransform,
+    PowerTransform,
+    ReshapeTransform,
+    SigmoidTransform,
+    SoftmaxTransform,
+    SoftplusTransform,
+    StickBreakingTransform,
+    TanhTransform,
+    Transform,
+    identity_transform,
+)
 
-__all__ = ["Distribution", "constraints", "Normal", "LogNormal", "Uniform", "Exponential",
-           "Laplace", "Cauchy", "Gamma", "Beta", "Dirichlet", "MultivariateNormal", "Bernoulli",
-           "Categorical", "OneHotCategorical", "Binomial", "Poisson", "Geometric",
-           "Independent", "kl_divergence", "register_kl"]
+__all__ = ["Distribution", "constraints", "transforms", "biject_to", "transform_to",
+           "Normal", "LogNormal", "Uniform", "Exponential", "Laplace", "Cauchy", "Gamma",
+           "Beta", "Dirichlet", "MultivariateNormal", "Bernoulli", "Categorical",
+           "OneHotCategorical", "Binomial", "Poisson", "Geometric", "Independent",
+           "kl_divergence", "register_kl", "Chi2", "StudentT", "FisherSnedecor",
+           "ContinuousBernoulli", "VonMises", "LowRankMultivariateNormal", "Multinomial",
+           "NegativeBinomial", "MixtureSameFamily", "LogitRelaxedBernoulli", "RelaxedBernoulli",
+           "ExpRelaxedCategorical", "RelaxedOneHotCategorical", "TransformedDistribution",
+           "Gumbel", "HalfNormal", "HalfCauchy", "Weibull", "Pareto", "Kumaraswamy",
+           "LogisticNormal", "Transform", "ComposeTransform", "ExpTransform", "PowerTransform",
+           "SigmoidTransform", "TanhTransform", "SoftplusTransform", "AbsTransform",
+           "AffineTransform", "SoftmaxTransform", "StickBreakingTransform",
+           "LowerCholeskyTransform", "ReshapeTransform", "IndependentTransform",
+           "CumulativeDistributionTransform", "identity_transform"]

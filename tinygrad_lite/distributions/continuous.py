@@ -13,6 +13,7 @@ from .. import functions as _fn
 from .. import linalg
 from .._core.tensor_base import TensorBase, wrap
 from ..functions.creation import default_rng
+from ._gamma import standard_gamma
 from .distribution import LOG_2PI, Distribution, broadcast_all, constraints
 
 __all__ = ["Normal", "LogNormal", "Uniform", "Exponential", "Laplace", "Cauchy", "Gamma",
@@ -334,21 +335,20 @@ class Cauchy(Distribution):
 
 
 class Gamma(Distribution):
-    """Gamma with shape ``concentration`` and ``rate``; sampled without a gradient path."""
+    """Gamma with shape ``concentration`` and ``rate``."""
 
     arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
     support = constraints.nonnegative
+    has_rsample = True
 
     def __init__(self, concentration: Any, rate: Any, validate_args: bool | None = None) -> None:
         self.concentration, self.rate = broadcast_all(concentration, rate)
         super().__init__(self.rate.shape, validate_args=validate_args)
 
-    def sample(self, sample_shape: Any = ()) -> TensorBase:
-        """Draws from NumPy's gamma sampler."""
+    def rsample(self, sample_shape: Any = ()) -> TensorBase:
+        """Standard Gamma draws over ``rate``; implicit reparameterisation gradients."""
         shape = self._extended_shape(sample_shape)
-        draws = default_rng().gamma(np.broadcast_to(self.concentration._data, shape),
-                                    1.0 / np.broadcast_to(self.rate._data, shape))
-        return wrap(np.asarray(draws, self.rate._data.dtype))
+        return standard_gamma(self.concentration.expand(*shape)) / self.rate.expand(*shape)
 
     def log_prob(self, value: TensorBase) -> TensorBase:
         """``a log b + (a - 1) log x - b x - lgamma(a)``."""
@@ -383,18 +383,20 @@ class Beta(Distribution):
     arg_constraints = {"concentration1": constraints.positive,
                        "concentration0": constraints.positive}
     support = constraints.unit_interval
+    has_rsample = True
 
     def __init__(self, concentration1: Any, concentration0: Any,
                  validate_args: bool | None = None) -> None:
         self.concentration1, self.concentration0 = broadcast_all(concentration1, concentration0)
         super().__init__(self.concentration1.shape, validate_args=validate_args)
 
-    def sample(self, sample_shape: Any = ()) -> TensorBase:
-        """Draws from NumPy's beta sampler."""
+    def rsample(self, sample_shape: Any = ()) -> TensorBase:
+        """``X / (X + Y)`` for Gamma draws X, Y (differentiable in both concentrations)."""
         shape = self._extended_shape(sample_shape)
-        draws = default_rng().beta(np.broadcast_to(self.concentration1._data, shape),
-                                   np.broadcast_to(self.concentration0._data, shape))
-        return wrap(np.asarray(draws, self.concentration1._data.dtype))
+        x = standard_gamma(self.concentration1.expand(*shape))
+        y = standard_gamma(self.concentration0.expand(*shape))
+        return (x / (x + y)).clamp(min=float(np.finfo(x._data.dtype).tiny),
+                                   max=1 - float(np.finfo(x._data.dtype).eps))
 
     def log_prob(self, value: TensorBase) -> TensorBase:
         """``(a-1) log x + (b-1) log(1-x) - log B(a, b)``."""
@@ -438,6 +440,7 @@ class Dirichlet(Distribution):
 
     arg_constraints = {"concentration": constraints.positive}
     support = constraints.simplex
+    has_rsample = True
 
     def __init__(self, concentration: TensorBase, validate_args: bool | None = None) -> None:
         if concentration.ndim < 1:
@@ -445,11 +448,11 @@ class Dirichlet(Distribution):
         self.concentration = concentration
         super().__init__(concentration.shape[:-1], concentration.shape[-1:], validate_args)
 
-    def sample(self, sample_shape: Any = ()) -> TensorBase:
-        """Normalised Gamma draws."""
+    def rsample(self, sample_shape: Any = ()) -> TensorBase:
+        """Normalised Gamma draws (differentiable in the concentration)."""
         shape = self._extended_shape(sample_shape)
-        g = default_rng().gamma(np.broadcast_to(self.concentration._data, shape))
-        return wrap((g / g.sum(-1, keepdims=True)).astype(self.concentration._data.dtype))
+        g = standard_gamma(self.concentration.expand(*shape))
+        return g / g.sum(-1, keepdim=True)
 
     def log_prob(self, value: TensorBase) -> TensorBase:
         """``sum (a_i - 1) log x_i + lgamma(sum a) - sum lgamma(a_i)``."""

@@ -5,6 +5,7 @@ moments, and PyTorch's ValueErrors for invalid parameters or values outside the 
 
 from __future__ import annotations
 
+import copy
 import math
 from typing import Any
 
@@ -22,13 +23,20 @@ __all__ = ["Distribution", "constraints", "as_tensor_like", "broadcast_all"]
 class _Constraint:
     """A predicate on values, named as PyTorch prints it."""
 
-    def __init__(self, name: str, check: Any, is_discrete: bool = False) -> None:
+    def __init__(self, name: str, check: Any, is_discrete: bool = False, event_dim: int = 0,
+                 kind: str = "", lower_bound: Any = None, upper_bound: Any = None) -> None:
         self.name, self._check, self.is_discrete = name, check, is_discrete
+        # kind and bounds let biject_to/transform_to pick a transform (PyTorch keys on class)
+        self.event_dim, self.kind = event_dim, kind or name.split("(")[0]
+        self.lower_bound, self.upper_bound = lower_bound, upper_bound
+        self.base_constraint: _Constraint | None = None  # set by constraints.independent
+        self.reinterpreted_batch_ndims = 0
 
     def check(self, value: TensorBase) -> np.ndarray:
-        """Elementwise: whether each value satisfies the constraint."""
+        """Whether each value satisfies the constraint (over the batch: event dims reduced)."""
+        data = value._data if isinstance(value, TensorBase) else np.asarray(value)
         with np.errstate(invalid="ignore"):
-            return np.asarray(self._check(value._data))
+            return np.asarray(self._check(data))
 
     def __repr__(self) -> str:
         return self.name
@@ -38,22 +46,33 @@ class constraints:  # noqa: N801 - PyTorch's module name
     """The constraints the distributions use (``torch.distributions.constraints``)."""
 
     real = _Constraint("Real()", lambda a: a == a)
-    positive = _Constraint("GreaterThan(lower_bound=0.0)", lambda a: a > 0)
-    nonnegative = _Constraint("GreaterThanEq(lower_bound=0.0)", lambda a: a >= 0)
+    dependent = _Constraint("Dependent()", lambda a: np.ones(np.shape(a), bool))
+    positive = _Constraint("GreaterThan(lower_bound=0.0)", lambda a: a > 0, kind="positive",
+                           lower_bound=0.0)
+    nonnegative = _Constraint("GreaterThanEq(lower_bound=0.0)", lambda a: a >= 0,
+                              kind="positive", lower_bound=0.0)
     unit_interval = _Constraint("Interval(lower_bound=0.0, upper_bound=1.0)",
-                                lambda a: (a >= 0) & (a <= 1))
+                                lambda a: (a >= 0) & (a <= 1), kind="unit_interval",
+                                lower_bound=0.0, upper_bound=1.0)
     boolean = _Constraint("Boolean()", lambda a: (a == 0) | (a == 1), True)
     nonnegative_integer = _Constraint("IntegerGreaterThan(lower_bound=0)",
                                       lambda a: (a >= 0) & (a == np.floor(a)), True)
     positive_integer = _Constraint("IntegerGreaterThan(lower_bound=1)",
                                    lambda a: (a >= 1) & (a == np.floor(a)), True)
     simplex = _Constraint("Simplex()", lambda a: (a >= 0).all(-1) & (np.abs(a.sum(-1) - 1)
-                                                                       < 1e-6))
-    real_vector = _Constraint("IndependentConstraint(Real(), 1)", lambda a: (a == a).all(-1))
+                                                                       < 1e-6), event_dim=1)
+    real_vector = _Constraint("IndependentConstraint(Real(), 1)", lambda a: (a == a).all(-1),
+                              event_dim=1, kind="real_vector")
     positive_definite = _Constraint("PositiveDefinite()", lambda a: np.all(
-        np.linalg.eigvalsh(a) > 0, -1))
+        np.linalg.eigvalsh(a) > 0, -1), event_dim=2)
     lower_cholesky = _Constraint("LowerCholesky()", lambda a: np.all(
-        (np.triu(a, 1) == 0) & True, (-2, -1)) & np.all(np.diagonal(a, 0, -2, -1) > 0, -1))
+        (np.triu(a, 1) == 0) & True, (-2, -1)) & np.all(np.diagonal(a, 0, -2, -1) > 0, -1),
+        event_dim=2)
+    lower_triangular = _Constraint("LowerTriangular()", lambda a: np.all(
+        np.triu(a, 1) == 0, (-2, -1)), event_dim=2)
+    open_unit_interval = _Constraint("OpenInterval(lower_bound=0.0, upper_bound=1.0)",
+                                     lambda a: (a > 0) & (a < 1), kind="Interval",
+                                     lower_bound=0.0, upper_bound=1.0)
 
     @staticmethod
     def integer_interval(low: int, high: int) -> _Constraint:
@@ -67,13 +86,50 @@ class constraints:  # noqa: N801 - PyTorch's module name
         lo = low._data if isinstance(low, TensorBase) else low
         hi = high._data if isinstance(high, TensorBase) else high
         return _Constraint(f"Interval(lower_bound={low}, upper_bound={high})",
-                           lambda a: (a >= lo) & (a <= hi))
+                           lambda a: (a >= lo) & (a <= hi), lower_bound=low, upper_bound=high)
+
+    @staticmethod
+    def half_open_interval(low: Any, high: Any) -> _Constraint:
+        """Values in [low, high)."""
+        lo = low._data if isinstance(low, TensorBase) else low
+        hi = high._data if isinstance(high, TensorBase) else high
+        return _Constraint(f"HalfOpenInterval(lower_bound={low}, upper_bound={high})",
+                           lambda a: (a >= lo) & (a < hi), kind="Interval", lower_bound=low,
+                           upper_bound=high)
 
     @staticmethod
     def greater_than(low: Any) -> _Constraint:
         """Values above ``low``."""
         lo = low._data if isinstance(low, TensorBase) else low
-        return _Constraint(f"GreaterThan(lower_bound={low})", lambda a: a > lo)
+        return _Constraint(f"GreaterThan(lower_bound={low})", lambda a: a > lo,
+                           lower_bound=low)
+
+    @staticmethod
+    def greater_than_eq(low: Any) -> _Constraint:
+        """Values at or above ``low``."""
+        lo = low._data if isinstance(low, TensorBase) else low
+        return _Constraint(f"GreaterThanEq(lower_bound={low})", lambda a: a >= lo,
+                           kind="GreaterThan", lower_bound=low)
+
+    @staticmethod
+    def less_than(high: Any) -> _Constraint:
+        """Values below ``high``."""
+        hi = high._data if isinstance(high, TensorBase) else high
+        return _Constraint(f"LessThan(upper_bound={high})", lambda a: a < hi,
+                           upper_bound=high)
+
+    @staticmethod
+    def independent(base: _Constraint, reinterpreted_batch_ndims: int) -> _Constraint:
+        """``base`` with its last ``reinterpreted_batch_ndims`` dims checked as one event."""
+        n = reinterpreted_batch_ndims
+
+        def check(a: np.ndarray) -> np.ndarray:
+            ok = np.asarray(base._check(a))
+            return np.asarray(ok.all(tuple(range(-n, 0)))) if n and ok.ndim >= n else ok
+        out = _Constraint(f"IndependentConstraint({base!r}, {n})", check, base.is_discrete,
+                          base.event_dim + n, kind="independent")
+        out.base_constraint, out.reinterpreted_batch_ndims = base, n
+        return out
 
 
 def as_tensor_like(value: Any, like: TensorBase | None = None) -> TensorBase:
@@ -194,6 +250,17 @@ class Distribution:
     def stddev(self) -> TensorBase:
         """The standard deviation."""
         return self.variance.sqrt()
+
+    def expand(self, batch_shape: Any) -> Distribution:
+        """The same distribution over a larger ``batch_shape`` (its parameters broadcast)."""
+        new = copy.copy(self)
+        shape, old = tuple(batch_shape), len(self._batch_shape)
+        for name in self.arg_constraints:
+            value = self.__dict__.get(name)
+            if isinstance(value, TensorBase):
+                new.__dict__[name] = value.expand(*shape, *value.shape[old:])
+        new._batch_shape = Size(shape)
+        return new
 
     def _validate_sample(self, value: TensorBase) -> None:
         if not self._validate_args or self.support is None:

@@ -12,17 +12,21 @@ from .. import linalg
 from .._core.tensor_base import TensorBase
 from .continuous import (
     Beta,
+    Cauchy,
     Dirichlet,
     Exponential,
     Gamma,
     Laplace,
+    LogNormal,
     MultivariateNormal,
     Normal,
     Uniform,
 )
-from .discrete import Bernoulli, Categorical, Poisson
+from .continuous_more import ContinuousBernoulli
+from .discrete import Bernoulli, Binomial, Categorical, Geometric, OneHotCategorical, Poisson
 from .distribution import Distribution
 from .independent import Independent
+from .transformed import Gumbel, HalfNormal, Pareto, TransformedDistribution
 
 __all__ = ["kl_divergence", "register_kl"]
 
@@ -137,3 +141,72 @@ def _independent_independent(p: Any, q: Any) -> TensorBase:
     result = kl_divergence(p.base_dist, q.base_dist)
     n = p.reinterpreted_batch_ndims
     return result.sum(tuple(range(-n, 0))) if n else result
+
+
+@register_kl(LogNormal, LogNormal)
+def _lognormal_lognormal(p: Any, q: Any) -> TensorBase:
+    return _normal_normal(p.base_dist, q.base_dist)
+
+
+@register_kl(HalfNormal, HalfNormal)
+def _halfnormal_halfnormal(p: Any, q: Any) -> TensorBase:
+    return _normal_normal(p.base_dist, q.base_dist)
+
+
+@register_kl(Gumbel, Gumbel)
+def _gumbel_gumbel(p: Any, q: Any) -> TensorBase:
+    euler = 0.57721566490153286061
+    ct1, ct2, ct3 = p.scale / q.scale, q.loc / q.scale, p.loc / q.scale
+    t1 = -ct1.log() - ct2 + ct3
+    t3 = (ct2 + _fn.lgamma(1 + ct1) - ct3).exp()
+    return t1 + ct1 * euler + t3 - (1 + euler)
+
+
+@register_kl(Pareto, Pareto)
+def _pareto_pareto(p: Any, q: Any) -> TensorBase:
+    alpha_ratio = q.alpha / p.alpha
+    result = q.alpha * (p.scale / q.scale).log() - alpha_ratio.log() + alpha_ratio - 1
+    return _fn.where(p.scale < q.scale, math.inf, result)
+
+
+@register_kl(TransformedDistribution, TransformedDistribution)
+def _transformed_transformed(p: Any, q: Any) -> TensorBase:
+    # KL is invariant under one bijection applied to both
+    if p.transforms != q.transforms or p.event_shape != q.event_shape:
+        raise NotImplementedError
+    return kl_divergence(p.base_dist, q.base_dist)
+
+
+@register_kl(Cauchy, Cauchy)
+def _cauchy_cauchy(p: Any, q: Any) -> TensorBase:
+    t1 = ((p.scale + q.scale).pow(2) + (p.loc - q.loc).pow(2)).log()
+    return t1 - (4 * p.scale * q.scale).log()
+
+
+@register_kl(Geometric, Geometric)
+def _geometric_geometric(p: Any, q: Any) -> TensorBase:
+    q_logits = q.probs.log() - (-q.probs).log1p()
+    return -p.entropy() - (-q.probs).log1p() / p.probs - q_logits
+
+
+@register_kl(OneHotCategorical, OneHotCategorical)
+def _onehot_onehot(p: Any, q: Any) -> TensorBase:
+    return _categorical_categorical(p._categorical, q._categorical)
+
+
+@register_kl(Binomial, Binomial)
+def _binomial_binomial(p: Any, q: Any) -> TensorBase:
+    if (p.total_count < q.total_count).any():
+        raise NotImplementedError("KL between Binomials where q.total_count > "
+                                  "p.total_count is not implemented")
+    kl = p.total_count * (p.probs * (p.logits - q.logits) + (-p.probs).log1p()
+                          - (-q.probs).log1p())
+    return _fn.where(p.total_count > q.total_count, math.inf, kl)
+
+
+@register_kl(ContinuousBernoulli, ContinuousBernoulli)
+def _cb_cb(p: Any, q: Any) -> TensorBase:
+    t1 = p.mean * (p.logits - q.logits)
+    t2 = p._cont_bern_log_norm() + (-p.probs).log1p()
+    t3 = -q._cont_bern_log_norm() - (-q.probs).log1p()
+    return t1 + t2 + t3

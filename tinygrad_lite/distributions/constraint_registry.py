@@ -1,0 +1,82 @@
+"""``biject_to`` and ``transform_to``: from a constraint to a transform that maps the reals
+onto it (for optimising constrained parameters unconstrained), as PyTorch's registries.
+``biject_to`` gives bijections (stick breaking for the simplex); ``transform_to`` may give
+cheaper non-injective ones (softmax, and lower Cholesky factors)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .transforms import (
+    AffineTransform,
+    ComposeTransform,
+    ExpTransform,
+    IndependentTransform,
+    LowerCholeskyTransform,
+    SigmoidTransform,
+    SoftmaxTransform,
+    StickBreakingTransform,
+    Transform,
+    identity_transform,
+)
+
+__all__ = ["ConstraintRegistry", "biject_to", "transform_to"]
+
+
+class ConstraintRegistry:
+    """Maps constraint kinds (the name PyTorch's constraint class has) to transform
+    factories."""
+
+    def __init__(self) -> None:
+        self._registry: dict[str, Callable[[Any], Transform]] = {}
+
+    def register(self, kind: str, factory: Callable[[Any], Transform] | None = None) -> Any:
+        """Register ``factory(constraint) -> Transform`` for constraints of ``kind`` (usable
+        as a decorator)."""
+        if factory is None:
+            return lambda f: self.register(kind, f)
+        self._registry[kind] = factory
+        return factory
+
+    def __call__(self, constraint: Any) -> Transform:
+        """The registered transform for ``constraint``."""
+        factory = self._registry.get(getattr(constraint, "kind", ""))
+        if factory is None:
+            raise NotImplementedError(f"Cannot transform {type(constraint).__name__} "
+                                      f"constraints ({constraint!r})")
+        return factory(constraint)
+
+
+biject_to = ConstraintRegistry()
+transform_to = ConstraintRegistry()
+
+
+def _interval(c: Any) -> Transform:
+    lb, ub = c.lower_bound, c.upper_bound
+    if isinstance(lb, (int, float)) and isinstance(ub, (int, float)) and lb == 0 and ub == 1:
+        return SigmoidTransform()
+    return ComposeTransform([SigmoidTransform(), AffineTransform(lb, ub - lb)])
+
+
+def _independent(registry: ConstraintRegistry) -> Callable[[Any], Transform]:
+    def build(c: Any) -> Transform:
+        return IndependentTransform(registry(c.base_constraint), c.reinterpreted_batch_ndims)
+    return build
+
+
+for _registry in (biject_to, transform_to):
+    _registry.register("Real", lambda c: identity_transform)
+    _registry.register("real_vector", lambda c: IndependentTransform(identity_transform, 1))
+    _registry.register("positive", lambda c: ExpTransform())
+    _registry.register("GreaterThan", lambda c: ComposeTransform(
+        [ExpTransform(), AffineTransform(c.lower_bound, 1)]))
+    _registry.register("LessThan", lambda c: ComposeTransform(
+        [ExpTransform(), AffineTransform(c.upper_bound, -1)]))
+    _registry.register("Interval", _interval)
+    _registry.register("unit_interval", lambda c: SigmoidTransform())
+    _registry.register("independent", _independent(_registry))
+
+biject_to.register("Simplex", lambda c: StickBreakingTransform())
+transform_to.register("Simplex", lambda c: SoftmaxTransform())
+transform_to.register("LowerCholesky", lambda c: LowerCholeskyTransform())
