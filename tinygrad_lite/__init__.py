@@ -21,6 +21,7 @@ from . import (
     optim,
     random,
     sparse,
+    special,
     utils,
     viz,
 )
@@ -88,7 +89,7 @@ __all__ = [
     "bfloat16", "float64", "double", "half", "long", "float", "get_default_dtype", "functions",
     "nn", "optim", "utils", "viz", "save", "load", "amp", "autocast", "accelerator", "backends",
     "cuda", "distributed", "distributions", "func", "linalg", "random", "device", "Size",
-    "multiprocessing", "sparse", "sparse_coo_tensor", "spmm",
+    "multiprocessing", "sparse", "special", "sparse_coo_tensor", "spmm",
     "inference_mode", "is_inference_mode_enabled", "set_default_dtype", "set_printoptions",
     "FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor",
     "CharTensor",

@@ -13,6 +13,7 @@ from .. import functions as _fn
 from .. import linalg
 from .._core.tensor_base import TensorBase, wrap
 from ..functions.creation import default_rng
+from ..special import gammainc
 from ._gamma import standard_gamma
 from .distribution import LOG_2PI, Distribution, broadcast_all, constraints
 
@@ -355,6 +356,12 @@ class Gamma(Distribution):
         self._validate_sample(value)
         a, b = self.concentration, self.rate
         return a * b.log() + (a - 1) * value.log() - b * value - _fn.lgamma(a)
+
+    def cdf(self, value: TensorBase) -> TensorBase:
+        """``P(a, b x)``, the regularised incomplete gamma function (differentiable in the value
+        and the rate, not in the concentration, as in PyTorch)."""
+        self._validate_sample(value)
+        return gammainc(self.concentration, self.rate * value)
 
     def entropy(self) -> TensorBase:
         """``a - log b + lgamma(a) + (1 - a) digamma(a)``."""
