@@ -99,3 +99,18 @@ def test_mlp_784_256_128_10_trains_with_adam():
             losses.append(loss.item())
     assert len(losses) == 24
     assert np.mean(losses[-4:]) < 0.2 * np.mean(losses[:2])
+
+
+def test_datasets_have_no_default_len_so_length_hints_work():
+    """PyTorch's Dataset defines no __len__: len() of an iterable dataset is a TypeError, which
+    list(DataLoader(...)) treats as 'no length hint'."""
+    from tinygrad_lite.utils.data import DataLoader, IterableDataset
+
+    class Counting(IterableDataset):
+        def __iter__(self):
+            return iter(range(5))
+
+    batches = list(DataLoader(Counting(), batch_size=2))
+    assert [b.tolist() for b in batches] == [[0, 1], [2, 3], [4]]
+    with pytest.raises(TypeError):
+        len(DataLoader(Counting(), batch_size=2))

@@ -8,7 +8,7 @@ import itertools
 import math
 import warnings
 from collections.abc import Iterable, Sequence
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from ..._core.tensor_base import TensorBase
 from ._utils.generator import as_generator, resolve
@@ -24,8 +24,11 @@ class Dataset(Generic[T_co]):
     def __getitem__(self, index: int) -> T_co:
         raise NotImplementedError("Subclasses of Dataset should implement __getitem__.")
 
-    def __len__(self) -> int:
-        raise NotImplementedError("Subclasses of Dataset should implement __len__.")
+    # no default __len__, as in PyTorch: len() of a dataset without one is a TypeError, which
+    # list(DataLoader(iterable_dataset)) and other length hints rely on; the type checker is
+    # told that map-style datasets have one
+    if TYPE_CHECKING:
+        def __len__(self) -> int: ...
 
     def __add__(self, other: Dataset[T_co]) -> ConcatDataset[T_co]:
         return ConcatDataset([self, other])
