@@ -1,5 +1,8 @@
-"""Catalogue rows of the linear algebra (ops/linalg.py, functions/linalg.py): first and second
-order gradients through inv, slogdet, solve and cholesky, and the composites on them."""
+"""Catalogue rows of the linear algebra (ops/linalg.py, ops/linalg_decomp.py,
+functions/linalg.py): first and second order gradients through inv, slogdet, solve, cholesky,
+pinv, eigh, svd, qr, and the composites on them. Eigen- and singular vectors are defined up to
+sign, so their rows check a sign-invariant function of them (abs, or U f(S) Vh), as PyTorch's
+own gradchecks do; symmetric inputs are made as ``a + a^T``."""
 
 import numpy as np
 
@@ -23,11 +26,60 @@ def _np_spd(a):
     return a @ np.swapaxes(a, -1, -2) + 2 * np.eye(a.shape[-1])
 
 
+def _np_t(a):
+    return np.swapaxes(a, -1, -2)
+
+
+def _svd_mix(a):
+    """U exp(S) Vh (the sign of each singular pair cancels) plus |U| |Vh|."""
+    u, s, vh = tl.linalg.svd(a, full_matrices=False)
+    return (u * s.exp().unsqueeze(-2)) @ vh + u.abs() @ vh.abs()
+
+
+def _np_svd_mix(a):
+    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    return (u * np.exp(s)[..., None, :]) @ vh + np.abs(u) @ np.abs(vh)
+
+
+def _eigh_mix(a):
+    lam, vec = tl.linalg.eigh(a + a.mT)
+    return vec.abs() * lam.unsqueeze(-2)
+
+
+def _np_eigh_mix(a):
+    lam, vec = np.linalg.eigh(a + _np_t(a))
+    return np.abs(vec) * lam[..., None, :]
+
+
+def _qr_mix(a):
+    q, r = tl.linalg.qr(a)
+    return q @ r.sin()
+
+
+def _np_qr_mix(a):
+    q, r = np.linalg.qr(a)
+    return q @ np.sin(r)
+
+
+def _old_svd(a):
+    u, s, v = tl.svd(a, some=True)
+    return u.abs() @ (v.abs() * s.unsqueeze(-2)).mT
+
+
+def _np_old_svd(a):
+    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    return np.abs(u) @ (np.abs(vh) * s[..., :, None])
+
+
 def add_rows(row) -> None:
     from op_catalog import NO_FLOAT16
 
     NO_FLOAT16.update({"linalg-inv", "linalg-det", "linalg-slogdet", "linalg-solve",
-                       "linalg-cholesky"})
+                       "linalg-cholesky", "linalg-svd-tall", "linalg-svd-wide-full",
+                       "linalg-svdvals", "linalg-eigh", "linalg-eigvalsh-upper", "linalg-qr-tall",
+                       "linalg-qr-wide", "linalg-pinv-tall", "linalg-pinv-wide",
+                       "linalg-pinv-hermitian", "linalg-lstsq", "linalg-matrix_norm-2",
+                       "linalg-matrix_norm--2", "linalg-matrix_norm-nuc", "svd-old", "pinverse"})
     row("linalg-inv", lambda a: tl.linalg.inv(_well(a)), [(2, 3, 3)], "real",
         lambda a: np.linalg.inv(_np_well(a)))
     row("linalg-det", lambda a: tl.linalg.det(_well(a)), [(2, 3, 3)], "real",
@@ -38,6 +90,31 @@ def add_rows(row) -> None:
         "real", lambda a, b: np.linalg.solve(_np_well(a), b))
     row("linalg-cholesky", lambda a: tl.linalg.cholesky(_spd(a)), [(3, 3)], "real",
         lambda a: np.linalg.cholesky(_np_spd(a)))
+    # decompositions (distinct singular values/eigenvalues: random normal input has them)
+    row("linalg-svd-tall", _svd_mix, [(2, 4, 3)], "real", _np_svd_mix)
+    row("linalg-svd-wide-full",
+        lambda a: tl.linalg.svd(a).U.abs() @ tl.linalg.svd(a).Vh[..., :3, :].abs(), [(3, 4)],
+        "real", lambda a: np.abs(np.linalg.svd(a)[0]) @ np.abs(np.linalg.svd(a)[2][:3]))
+    row("linalg-svdvals", tl.linalg.svdvals, [(2, 3, 4)], "real",
+        lambda a: np.linalg.svd(a, compute_uv=False))
+    row("linalg-eigh", _eigh_mix, [(2, 3, 3)], "real", _np_eigh_mix)
+    row("linalg-eigvalsh-upper", lambda a: tl.linalg.eigvalsh(a + a.mT, UPLO="U"), [(3, 3)],
+        "real", lambda a: np.linalg.eigvalsh(a + a.T, UPLO="U"))
+    row("linalg-qr-tall", _qr_mix, [(2, 4, 3)], "real", _np_qr_mix)
+    row("linalg-qr-wide", _qr_mix, [(3, 4)], "real", _np_qr_mix)
+    row("linalg-pinv-tall", tl.linalg.pinv, [(2, 4, 3)], "real", np.linalg.pinv)
+    row("linalg-pinv-wide", tl.linalg.pinv, [(3, 4)], "real", np.linalg.pinv)
+    row("linalg-pinv-hermitian", lambda a: tl.linalg.pinv(_well(a + a.mT), hermitian=True),
+        [(3, 3)], "real", lambda a: np.linalg.pinv(_np_well(a + a.T)))
+    row("linalg-lstsq", lambda a, b: tl.linalg.lstsq(a, b).solution, [(2, 4, 3), (2, 4, 2)],
+        "real", lambda a, b: np.linalg.pinv(a) @ b)
+    for _ord, _ref in ((2, lambda s: s.max(-1)), (-2, lambda s: s.min(-1)),
+                       ("nuc", lambda s: s.sum(-1))):
+        row(f"linalg-matrix_norm-{_ord}", lambda a, _ord=_ord: tl.linalg.matrix_norm(a, _ord),
+            [(2, 3, 4)], "real",
+            lambda a, _ref=_ref: _ref(np.linalg.svd(a, compute_uv=False)))
+    row("svd-old", _old_svd, [(3, 4)], "real", _np_old_svd)
+    row("pinverse", tl.pinverse, [(3, 3)], "real", np.linalg.pinv)
     row("linalg-matrix_power", lambda a: tl.linalg.matrix_power(a, 3), [(3, 3)], "real",
         lambda a: np.linalg.matrix_power(a, 3))
     row("linalg-vector_norm-3", lambda a: tl.linalg.vector_norm(a, 3, dim=1), [(3, 4)],

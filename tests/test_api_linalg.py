@@ -1,5 +1,6 @@
 """tl.linalg and the matrix products against PyTorch: values and gradients (float64), and
-PyTorch's errors for singular and low-precision input."""
+PyTorch's errors for singular and low-precision input (the decompositions in more depth:
+test_linalg_decomp.py)."""
 
 import numpy as np
 import pytest
@@ -38,6 +39,10 @@ cases = {  # name: (function of the library and tensors, input arrays)
     "vector_norm": (lambda lib, a: lib.linalg.vector_norm(a, 3, dim=-1), A),
     "matrix_norm": (lambda lib, a: lib.linalg.matrix_norm(a), A),
     "matrix_norm-1": (lambda lib, a: lib.linalg.matrix_norm(a, 1), A),
+    "matrix_norm-nuc": (lambda lib, a: lib.linalg.matrix_norm(a, "nuc"), A),
+    "norm-2": (lambda lib, a: lib.linalg.norm(a[1], 2), A),
+    "pinv": (lambda lib, b: lib.linalg.pinv(b), B),
+    "svdvals": (lambda lib, b: lib.linalg.svdvals(b), B),
     "norm": (lambda lib, a: lib.linalg.norm(a[0]), A),
     "addmm": (lambda lib, a, b: lib.addmm(a[0, :, :2], a[1], b[0], beta=0.5, alpha=2), A, B),
     "baddbmm": (lambda lib, a, b: lib.baddbmm(b, a, b, alpha=0.3), A, B),

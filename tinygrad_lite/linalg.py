@@ -1,9 +1,17 @@
 """``tl.linalg``: PyTorch's ``torch.linalg`` names over ``functions/linalg.py`` and the
-primitives of ``ops/linalg.py``. Gradients exist wherever the matrix is invertible (and, for
-cholesky, symmetric positive-definite). Not here yet: eigh/eigvalsh, svd/svdvals, qr, pinv,
-lstsq, matrix_rank and the nuclear/2-norm of matrices (they need decompositions with their own
-backward rules)."""
+primitives of ``ops/linalg.py`` and ``ops/linalg_decomp.py``, plus the composites only this
+namespace has (svdvals, eigvalsh, pinv, matrix_rank, lstsq). Gradients exist wherever PyTorch
+has them: the matrix invertible (cholesky: symmetric positive-definite; qr: full rank), and
+distinct eigenvalues / distinct nonzero singular values when eigen/singular vectors are used.
+Not here: the general (non-symmetric, complex) eig/eigvals, lu, ldl, householder_product,
+matrix_exp, cond, tensorinv/tensorsolve, vander."""
 
+from collections import namedtuple
+from typing import Any
+
+import numpy as np
+
+from ._core.tensor_base import TensorBase, wrap
 from .functions.basic import matmul
 from .functions.linalg import (
     cholesky_ex,
@@ -20,10 +28,116 @@ from .functions.linalg import (
     vecdot,
     vector_norm,
 )
-from .ops.linalg import LinAlgError, cholesky, inv, solve
+from .ops.linalg import LinAlgError, cholesky, inv, low_precision_note, solve, torch_dtype_name
+from .ops.linalg import pinv as _pinv
+from .ops.linalg_decomp import eigh, qr, svd
 
 cross = linalg_cross
 
 __all__ = ["LinAlgError", "inv", "inv_ex", "det", "slogdet", "solve", "solve_triangular",
            "cholesky", "cholesky_ex", "norm", "vector_norm", "matrix_norm", "matrix_power",
-           "multi_dot", "cross", "vecdot", "matmul", "diagonal"]
+           "multi_dot", "cross", "vecdot", "matmul", "diagonal", "eigh", "eigvalsh", "svd",
+           "svdvals", "qr", "pinv", "matrix_rank", "lstsq"]
+
+LstsqResult = namedtuple("LstsqResult", ["solution", "residuals", "rank", "singular_values"])
+LstsqResult.__name__ = LstsqResult.__qualname__ = "linalg_lstsq"  # torch.return_types name
+_DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
+
+
+def svdvals(A: TensorBase) -> TensorBase:  # noqa: N803
+    """The singular values, descending (differentiable even when some are repeated)."""
+    return svd(A, full_matrices=False).S
+
+
+def eigvalsh(A: TensorBase, UPLO: str = "L") -> TensorBase:  # noqa: N803
+    """The eigenvalues of symmetric matrices, ascending."""
+    return eigh(A, UPLO).eigenvalues
+
+
+def pinv(A: TensorBase, *, atol: Any = None, rtol: Any = None, hermitian: bool = False,  # noqa: N803
+         rcond: Any = None) -> TensorBase:
+    """The pseudo-inverse, dropping singular values <= ``max(atol, rtol * largest)``."""
+    # rcond: PyTorch's older name of rtol, which it still accepts
+    return _pinv(A, atol=atol, rtol=rtol if rcond is None else rcond, hermitian=hermitian)
+
+
+def _tolerances(a: np.ndarray, atol: Any, rtol: Any) -> tuple[np.ndarray, np.ndarray]:
+    """PyTorch's (atol, rtol) per matrix: rtol defaults to eps * max(m, n), or to 0 where an
+    explicit atol is positive."""
+    def arr(v: Any) -> np.ndarray:
+        return np.asarray(v._data if isinstance(v, TensorBase) else v, a.dtype)
+
+    default = np.asarray(np.finfo(a.dtype).eps * max(a.shape[-2:]), a.dtype)
+    atol_ = arr(0.0 if atol is None else atol)
+    if rtol is not None:
+        return atol_, arr(rtol)
+    return atol_, np.where(atol_ > 0, 0.0, default) if atol is not None else default
+
+
+def matrix_rank(A: TensorBase, *, atol: Any = None, rtol: Any = None,  # noqa: N803
+                hermitian: bool = False, tol: Any = None) -> TensorBase:
+    """The number of singular values above ``max(atol, rtol * largest)``, as int64."""
+    # hermitian: |eigenvalues| stand for singular values; tol: NumPy's name of atol
+    if A.ndim < 2:
+        raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least "
+                           "2 dimensions.")
+    a = A._data
+    if a.dtype.kind != "f" or a.dtype.itemsize < 4:
+        raise RuntimeError("This function doesn't handle types other than float and double"
+                           + low_precision_note(a.dtype))
+    atol_, rtol_ = _tolerances(a, atol if tol is None else tol, rtol)
+    if hermitian:
+        values = np.abs(np.linalg.eigvalsh(a))
+    else:
+        values = np.linalg.svd(a, compute_uv=False)
+    largest = values.max(-1) if values.shape[-1] else np.zeros(values.shape[:-1], a.dtype)
+    threshold = np.maximum(atol_, rtol_ * largest)
+    return wrap((values > threshold[..., None]).sum(-1).astype(np.int64))
+
+
+def lstsq(A: TensorBase, B: TensorBase, rcond: float | None = None, *,  # noqa: N803
+          driver: str | None = None) -> LstsqResult:
+    """``(solution, residuals, rank, singular_values)`` of ``min ||A X - B||`` per driver."""
+    # the fields a driver does not compute are empty, as PyTorch's on CPU
+    a, b = A._data, B._data
+    if a.ndim < 2:
+        raise RuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
+    if b.ndim < 1:
+        raise RuntimeError("torch.linalg.lstsq: other must have at least 1 dimension.")
+    if a.dtype.kind != "f" or a.dtype.itemsize < 4:
+        raise RuntimeError("This function doesn't handle types other than float and double"
+                           + low_precision_note(a.dtype))
+    if a.dtype != b.dtype:
+        raise RuntimeError("torch.linalg.lstsq: Expected input and other to have the same dtype, "
+                           f"but got input's dtype {torch_dtype_name(a.dtype)} and other's dtype "
+                           f"{torch_dtype_name(b.dtype)}")
+    if not (a.ndim >= b.ndim and a.ndim - b.ndim <= 1):
+        raise RuntimeError("torch.linalg.lstsq: input.dim() must be greater or equal to "
+                           "other.dim() and (input.dim() - other.dim()) <= 1")
+    vector = b.ndim == a.ndim - 1
+    if (b.shape[-1] if vector else b.shape[-2]) != a.shape[-2]:
+        raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
+    driver = "gelsy" if driver is None else driver  # PyTorch's default on CPU
+    if driver not in _DRIVERS:
+        raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, "
+                           "gelsy, gelsd, gelss)")
+    m, n = a.shape[-2:]
+    if rcond is None or rcond < 0:
+        rcond = float(np.finfo(a.dtype).eps) * max(m, n)
+    # X = pinv(A) B: the minimum-norm solution the rank-revealing drivers give, and exactly the
+    # gradient PyTorch's lstsq backward defines (through pinv; residuals, rank: none)
+    bm = B.unsqueeze(-1) if vector else B
+    solution = _pinv(A, rtol=0.0 if driver == "gels" else rcond) @ bm
+    empty = wrap(np.empty((0,), a.dtype))
+    rank, sv = wrap(np.empty((0,), np.int64)), empty
+    if driver != "gels":
+        rank = matrix_rank(A, rtol=rcond)
+    if driver in ("gelsd", "gelss"):
+        sv = wrap(np.linalg.svd(a, compute_uv=False))
+    residuals = empty
+    # PyTorch fills residuals for tall A, except with gelsy, and (gelsd/gelss) at full rank
+    if m > n and driver != "gelsy" and (driver == "gels" or bool((rank._data == n).all())):
+        residuals = ((A @ solution - bm) ** 2).sum(-2)
+    if vector:  # the residuals keep their trailing 1, as PyTorch's
+        solution = solution.squeeze(-1)
+    return LstsqResult(solution, residuals, rank, sv)

@@ -1,10 +1,12 @@
 """Linear algebra of ``tl.*`` and ``tl.linalg``: the primitives of ``ops/linalg.py`` (inv,
-slogdet, solve, cholesky) and composites over them and matmul (det, norms, matrix_power,
-addmm & co, tensordot, kron, cross, trace, diag, ...), all differentiable."""
+slogdet, solve, cholesky, pinv) and ``ops/linalg_decomp.py`` (eigh, svd, qr), and composites
+over them and matmul (det, norms, matrix_power, addmm & co, tensordot, kron, cross, trace, diag,
+PyTorch's older svd/qr/pinverse, ...), all differentiable."""
 
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 from functools import reduce as _fold
 from typing import Any
 
@@ -12,19 +14,25 @@ import numpy as np
 
 from .. import ops
 from .._core.tensor_base import TensorBase, wrap
-from ..ops.linalg import cholesky, inv, slogdet, solve
+from ..ops import linalg_decomp
+from ..ops.linalg import cholesky, inv, pinv, slogdet, solve
 from .basic import matmul
 from .shape import stack
 
 __all__ = ["det", "logdet", "slogdet", "inverse", "matrix_power", "addmm", "addmv", "addbmm",
            "baddbmm", "addr", "tensordot", "kron", "cross", "cdist", "trace", "diag",
            "diag_embed", "diagflat", "chain_matmul", "inner", "ger", "vdot", "cholesky_solve",
-           "cholesky_inverse"]
+           "cholesky_inverse", "svd", "qr", "pinverse"]
 
 # what tl.linalg holds beyond the names above (tinygrad_lite/linalg.py re-exports them)
 LINALG_ONLY = ["inv_ex", "cholesky_ex", "solve_triangular", "multi_dot", "vector_norm",
                "matrix_norm", "norm", "vecdot", "diagonal", "linalg_cross"]
 
+# torch.return_types.svd / qr of the older functions (V, not Vh)
+OldSVDResult = namedtuple("OldSVDResult", ["U", "S", "V"])
+OldQRResult = namedtuple("OldQRResult", ["Q", "R"])
+OldSVDResult.__name__ = OldSVDResult.__qualname__ = "svd"
+OldQRResult.__name__ = OldQRResult.__qualname__ = "qr"
 
 
 def det(input: TensorBase) -> TensorBase:
@@ -137,12 +145,24 @@ def vector_norm(x: TensorBase, ord: float = 2, dim: Any = None, keepdim: bool = 
 
 def matrix_norm(A: TensorBase, ord: Any = "fro", dim: tuple = (-2, -1),  # noqa: N803, A002
                 keepdim: bool = False, *, dtype: Any = None) -> TensorBase:
-    """Frobenius (``'fro'``) or the induced 1/inf norms (max column/row absolute sum) and
-    their minimum versions (-1/-inf)."""
+    """The 'fro', 'nuc', 2/-2 (extreme singular values) or 1/-1/inf/-inf matrix norm."""
+    if A.ndim < 2:
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 "
+                           "dimensions.")
     m = A if dtype is None else A.to(dtype)
     if ord == "fro":
         return (m * m).sum(dim, keepdim).sqrt()
     d0, d1 = dim
+    if ord in ("nuc", 2, -2):
+        if m._data.dtype.kind == "f" and m._data.dtype.itemsize < 4:
+            raise RuntimeError("linalg.matrix_norm: Low precision dtypes not supported. Got Half")
+        d0, d1 = d0 % m.ndim, d1 % m.ndim
+        sv = linalg_decomp.svd(m.movedim((d0, d1), (-2, -1)), False)[1]
+        out = sv.sum(-1) if ord == "nuc" else sv.amax(-1) if ord == 2 else sv.amin(-1)
+        if keepdim:  # put the two reduced dims back where they were
+            for d in sorted((d0, d1)):
+                out = out.unsqueeze(d)
+        return out
     if ord in (1, -1):
         sums = m.abs().sum(d0, True)
         out = sums.amax(d1, True) if ord == 1 else sums.amin(d1, True)
@@ -150,8 +170,7 @@ def matrix_norm(A: TensorBase, ord: Any = "fro", dim: tuple = (-2, -1),  # noqa:
         sums = m.abs().sum(d1, True)
         out = sums.amax(d0, True) if ord == math.inf else sums.amin(d0, True)
     else:
-        raise RuntimeError(f"linalg.matrix_norm: ord={ord!r} needs singular values, which are "
-                           "not implemented; use 'fro', 1, -1, inf or -inf")
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
     return out if keepdim else out.squeeze(max(d0 % m.ndim, d1 % m.ndim)).squeeze(
         min(d0 % m.ndim, d1 % m.ndim))
 
@@ -165,6 +184,32 @@ def norm(A: TensorBase, ord: Any = None, dim: Any = None, keepdim: bool = False,
         return matrix_norm(A, "fro" if ord is None else ord, tuple(dim or (-2, -1)), keepdim,
                            dtype=dtype)
     return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
+
+
+def svd(input: TensorBase, some: bool = True, compute_uv: bool = True) -> tuple:
+    """PyTorch's older ``svd``: ``(U, S, V)`` with V, not Vh."""
+    # some=False: full U and V; compute_uv=False: zero-filled U and V, as PyTorch's
+    if input.ndim < 2:
+        raise RuntimeError(f"linalg.svd: input should have at least 2 dimensions, but has "
+                           f"{input.ndim} dimensions instead")
+    if not compute_uv:
+        m, n = input.shape[-2:]
+        s = linalg_decomp.svd(input, False)[1]
+        zeros = [wrap(np.zeros((*input.shape[:-2], k, k), input._data.dtype)) for k in (m, n)]
+        return OldSVDResult(zeros[0], s, zeros[1])
+    u, s, vh = linalg_decomp.svd(input, not some)
+    return OldSVDResult(u, s, vh.mT)
+
+
+def qr(input: TensorBase, some: bool = True) -> tuple:
+    """PyTorch's older ``qr``: ``linalg.qr`` with mode 'reduced' (``some``) or 'complete'."""
+    q, r = linalg_decomp.qr(input, "reduced" if some else "complete")
+    return OldQRResult(q, r)
+
+
+def pinverse(input: TensorBase, rcond: float = 1e-15) -> TensorBase:
+    """The pseudo-inverse, dropping singular values <= ``rcond`` times the largest."""
+    return pinv(input, rtol=rcond)
 
 
 def vecdot(x: TensorBase, y: TensorBase, *, dim: int = -1) -> TensorBase:

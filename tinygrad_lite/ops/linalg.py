@@ -1,4 +1,5 @@
-"""Linear-algebra primitives over the last two dims (batched): inv, slogdet, solve, cholesky.
+"""Linear-algebra primitives over the last two dims (batched): inv, slogdet, solve, cholesky,
+pinv.
 
 Each backward rule is written with these same ops and matmul, so it is differentiable again:
 ``d inv(A) = -inv(A)^T g inv(A)^T``; ``d logabsdet(A) = g inv(A)^T``; for ``X = solve(A, B)``
@@ -17,7 +18,25 @@ from .._core.graph import Node
 from .._core.tensor_base import TensorBase
 from .common import is_array, swap_last_dims, wrap
 
-__all__ = ["LinAlgError", "inv", "slogdet", "solve", "cholesky"]
+__all__ = ["LinAlgError", "inv", "slogdet", "solve", "cholesky", "pinv",
+           "torch_dtype_name", "low_precision_note"]
+
+
+_TORCH_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int64": "Long",
+                "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+                "bool": "Bool"}
+
+
+def torch_dtype_name(dtype: np.dtype) -> str:
+    """PyTorch's name of a dtype in error messages (``Long``, ``Half``)."""
+    return _TORCH_NAMES.get(np.dtype(dtype).name, str(dtype))
+
+
+def low_precision_note(dtype: np.dtype) -> str:
+    """The reason other linear-algebra errors give for float16, for messages that give none."""
+    if np.dtype(dtype).kind == "f" and np.dtype(dtype).itemsize < 4:
+        return f" (Low precision dtypes not supported. Got {torch_dtype_name(dtype)})"
+    return ""
 
 
 class LinAlgError(RuntimeError):
@@ -168,3 +187,65 @@ def cholesky(x: TensorBase, upper: bool = False) -> TensorBase:
         result = wrap(out, node)
         node.save_output(result)
     return result.mT if upper else result
+
+
+class LinalgPinvBackward0(Node):
+    def backward(self, grad):
+        # PyTorch's pinv_backward: matmuls of A, pinv(A) and the gradient only, so defined at
+        # any rank (constant-rank perturbations) and differentiable again
+        (a,) = self.saved_tensors
+        p = self.saved_output()
+        m, n = a.shape[-2], a.shape[-1]
+        ph, gh = swap_last_dims(p), swap_last_dims(grad)
+        if m <= n:
+            k = gh @ p
+            kph = k @ ph
+            return (-swap_last_dims(p @ k) + kph - (a @ p) @ kph + (ph @ p) @ (gh - k @ a),)
+        k = p @ gh
+        phk = ph @ k
+        return (-swap_last_dims(k @ p) + (gh - a @ k) @ p @ ph + phk - (phk @ p) @ a,)
+
+
+def _tolerance(value, dtype: np.dtype) -> np.ndarray:
+    """A tolerance (float or tensor, one per matrix) as an array that broadcasts over a batch
+    of singular values (a trailing 1)."""
+    arr = np.asarray(value._data if isinstance(value, TensorBase) else value, dtype)
+    return arr[..., None]
+
+
+def pinv(x: TensorBase, *, atol=None, rtol=None, hermitian: bool = False) -> TensorBase:
+    """The pseudo-inverse, dropping singular values <= ``max(atol, rtol * largest)``."""
+    # with ``hermitian``, |eigenvalues| of the lower triangle stand for the singular values
+    a = x._data
+    if a.ndim < 2 or a.dtype.kind != "f" or a.dtype.itemsize < 4:
+        raise RuntimeError(f"linalg.pinv({torch_dtype_name(a.dtype)}{{{list(a.shape)}}}): "
+                           "expected a tensor with 2 or more dimensions of float, double, "
+                           "cfloat or cdouble types" + low_precision_note(a.dtype))
+    m, n = a.shape[-2:]
+    default_rtol = np.asarray(np.finfo(a.dtype).eps * max(m, n), a.dtype)
+    atol_ = _tolerance(0.0 if atol is None else atol, a.dtype)
+    if rtol is not None:
+        rtol_ = _tolerance(rtol, a.dtype)
+    elif atol is not None:  # PyTorch: an explicit atol > 0 alone turns the relative one off
+        rtol_ = np.where(atol_ > 0, np.zeros((), a.dtype), default_rtol)
+    else:
+        rtol_ = default_rtol
+    with np.errstate(divide="ignore"):
+        if hermitian:  # PyTorch reads the lower triangle
+            lam, vec = np.linalg.eigh(a)
+            tol = np.maximum(atol_, rtol_ * np.abs(lam).max(-1, keepdims=True))
+            inv_lam = np.where(np.abs(lam) > tol, 1.0 / lam, 0.0).astype(a.dtype)
+            out = (vec * inv_lam[..., None, :]) @ vec.swapaxes(-1, -2)
+        else:
+            u, s, vh = np.linalg.svd(a, full_matrices=False)
+            tol = np.maximum(atol_, rtol_ * s[..., :1])
+            inv_s = np.where(s > tol, 1.0 / s, 0.0).astype(a.dtype)
+            out = ((u * inv_s[..., None, :]) @ vh).swapaxes(-1, -2)
+    out = np.ascontiguousarray(out, a.dtype)
+    if not (grad_state.enabled and x._requires_grad):
+        return wrap(out)
+    node = LinalgPinvBackward0(x)
+    node.save_for_backward(x)
+    result = wrap(out, node)
+    node.save_output(result)
+    return result

@@ -1,0 +1,284 @@
+"""Matrix decompositions with PyTorch's backward rules: eigh, svd, qr (batched over leading dims).
+
+Each rule is written with matmul, elementwise ops, constant masks and ``solve``, so it works on
+arrays (first order) and on tensors (``create_graph``: second order). The saved outputs come
+back attached to their node under create_graph, and the eigen/singular-value gaps are built
+from them, so the rules are differentiable in everything they use. Conditions, as PyTorch's:
+
+- eigh: ``V (diag(gL) + skew(V^T gV)/2 / E) V^T`` with ``E_ij = L_j - L_i``: finite only for
+  distinct eigenvalues when the eigenvectors' gradient is used (eigenvalues alone: always).
+- svd: PyTorch's ``svd_backward`` (``E_ij = S_j^2 - S_i^2``; the ``(I - UU^T) gU S^-1`` term for
+  tall, ``S^-1 gV^T (I - VV^T)`` for wide inputs): distinct, nonzero singular values when the
+  singular vectors' gradients are used; ``full_matrices=True`` differentiates the first k
+  columns, as PyTorch does.
+- qr: ``gA = (gQ + Q copyltu(M)) R^-T`` with ``M = R gR^T - gQ^T Q`` for m >= n (reduced), and
+  the split ``A = [X | Y]`` for m < n; R must be invertible (full rank). ``mode='r'`` and
+  ``mode='complete'`` with m > n are not differentiable (PyTorch refuses them too).
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+
+from .._core.grad_mode import grad_state
+from .._core.graph import Node
+from .._core.tensor_base import TensorBase
+from .common import constant, is_array, swap_last_dims, wrap
+from .linalg import LinAlgError, solve, torch_dtype_name
+from .shape import cat
+
+__all__ = ["eigh", "svd", "qr", "EighResult", "SVDResult", "QRResult", "float_matrix"]
+
+# torch.return_types.linalg_eigh & co: fields by name, printed under PyTorch's names
+EighResult = namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
+SVDResult = namedtuple("SVDResult", ["U", "S", "Vh"])
+QRResult = namedtuple("QRResult", ["Q", "R"])
+for _result, _op in ((EighResult, "linalg_eigh"), (SVDResult, "linalg_svd"),
+                     (QRResult, "linalg_qr")):
+    _result.__name__ = _result.__qualname__ = _op
+
+def float_matrix(x: TensorBase, op: str, square: bool = False) -> np.ndarray:
+    """The array of ``x``, checked as PyTorch checks a decomposition's input."""
+    a = x._data
+    if a.ndim < 2:
+        raise RuntimeError(f"linalg.{op}: The input tensor A must have at least 2 dimensions.")
+    if square and a.shape[-1] != a.shape[-2]:
+        raise RuntimeError(f"linalg.{op}: A must be batches of square matrices, but they are "
+                           f"{a.shape[-2]} by {a.shape[-1]} matrices")
+    if a.dtype.kind != "f":
+        raise RuntimeError(f"linalg.{op}: Expected a floating point or complex tensor as input. "
+                           f"Got {torch_dtype_name(a.dtype)}")
+    if a.dtype.itemsize < 4:
+        raise RuntimeError(f"linalg.{op}: Low precision dtypes not supported. Got "
+                           f"{torch_dtype_name(a.dtype)}")
+    return a
+
+
+def _record(node: Node, outs: list[np.ndarray]) -> tuple:
+    """The outputs of a several-output node, also saved for its rule."""
+    # saved as plain tensors sharing the outputs' version counters: holding the outputs would
+    # make a reference cycle (out -> grad_fn -> out); the shared counters catch in-place edits
+    node.n_outputs = len(outs)
+    node._direct = False
+    results, plain = [], []
+    for i, arr in enumerate(outs):
+        t = wrap(arr, node)
+        t._output_nr = i
+        p = wrap(arr)
+        p._version_counter = t._version_counter
+        results.append(t)
+        plain.append(p)
+    node.save_for_backward(*plain)
+    return tuple(results)
+
+
+def _outputs(node: Node) -> tuple:
+    """The saved outputs: arrays in a plain backward, else tensors attached to ``node``."""
+    # attached again under create_graph, so that the second order flows through the node
+    saved = node.saved_tensors
+    if is_array(saved[0]):
+        return saved
+    outs = []
+    for i, t in enumerate(saved):
+        o = wrap(t._data, node)
+        o._output_nr = i
+        outs.append(o)
+    return tuple(outs)
+
+
+def _dtype(x) -> np.dtype:
+    return x.dtype if is_array(x) else x._data.dtype
+
+
+def _eye(n: int, like):
+    return constant(np.eye(n, dtype=_dtype(like)), like)
+
+
+def _row(v):
+    """``v[..., None, :]``: a batch of vectors as rows, for broadcasting over matrices."""
+    return v.reshape((*v.shape[:-1], 1, v.shape[-1]))
+
+
+def _col(v):
+    """``v[..., :, None]``."""
+    return v.reshape((*v.shape, 1))
+
+
+def _diag_embed(v, like):
+    return _col(v) * _eye(v.shape[-1], like)
+
+
+def _inverse_gaps(v):
+    """``1 / (v_j - v_i)`` off the diagonal, 0 on it (equal values: inf, as PyTorch's)."""
+    # an expression in v, not a constant: the second order differentiates it
+    n = v.shape[-1]
+    eye = np.eye(n, dtype=_dtype(v))
+    gaps = _row(v) - _col(v) + constant(eye, v)  # 1 on the diagonal: no 0/0 there
+    return (1.0 / gaps) * constant(1.0 - eye, v)
+
+
+def _solve(a, b):
+    return np.linalg.solve(a, b) if is_array(a) else solve(a, b)
+
+
+# -- eigh ---------------------------------------------------------------------------------------
+
+
+class LinalgEighBackward0(Node):
+    def backward(self, grad_l, grad_v):
+        lam, vec = _outputs(self)
+        vt = swap_last_dims(vec)
+        middle = None
+        if grad_v is not None:
+            vtgv = vt @ grad_v
+            middle = 0.5 * (vtgv - swap_last_dims(vtgv)) * _inverse_gaps(lam)
+        if grad_l is not None:
+            d = _diag_embed(grad_l, vec)
+            middle = d if middle is None else middle + d
+        if middle is None:
+            return (None,)
+        return (vec @ middle @ vt,)
+
+
+def eigh(x: TensorBase, UPLO: str = "L") -> EighResult:  # noqa: N803
+    """Eigenvalues (ascending) and orthonormal eigenvectors (columns) of symmetric matrices."""
+    a = float_matrix(x, "eigh", square=True)
+    if UPLO not in ("L", "U"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+    try:
+        lam, vec = np.linalg.eigh(a, UPLO="L" if UPLO == "L" else "U")  # a Literal for mypy
+    except np.linalg.LinAlgError:
+        raise LinAlgError("linalg.eigh: The algorithm failed to converge because the input "
+                          "matrix is ill-conditioned or has too many repeated eigenvalues") \
+            from None
+    lam, vec = lam.astype(a.dtype, copy=False), vec.astype(a.dtype, copy=False)
+    if not (grad_state.enabled and x._requires_grad):
+        return EighResult(wrap(lam), wrap(vec))
+    return EighResult(*_record(LinalgEighBackward0(x), [lam, vec]))
+
+
+# -- svd ----------------------------------------------------------------------------------------
+
+
+class LinalgSvdBackward0(Node):
+    full_matrices: bool
+
+    def backward(self, grad_u, grad_s, grad_vh):
+        u, s, vh = _outputs(self)
+        m, n = u.shape[-2], vh.shape[-1]
+        k = s.shape[-1]
+        if self.full_matrices:  # differentiate the first k singular vectors, as PyTorch
+            u, vh = u[..., :, :k], vh[..., :k, :]
+            grad_u = None if grad_u is None else grad_u[..., :, :k]
+            grad_vh = None if grad_vh is None else grad_vh[..., :k, :]
+        if grad_u is None and grad_vh is None:  # svdvals: defined even for repeated values
+            if grad_s is None:
+                return (None,)
+            return ((u * _row(grad_s)) @ vh,)
+        ut, v = swap_last_dims(u), swap_last_dims(vh)
+        inv_e = _inverse_gaps(s * s)
+        ga = None
+        if grad_u is not None:
+            utgu = ut @ grad_u
+            ga = (utgu - swap_last_dims(utgu)) * inv_e * _row(s)
+        if grad_vh is not None:
+            vtgv = vh @ swap_last_dims(grad_vh)
+            term = _col(s) * ((vtgv - swap_last_dims(vtgv)) * inv_e)
+            ga = term if ga is None else ga + term
+        if grad_s is not None:
+            ga = ga + _diag_embed(grad_s, s)
+        if m > k and grad_u is not None:  # tall: the part of gU outside span(U)
+            gu_sinv = grad_u / _row(s)
+            ga = (u @ ga + gu_sinv - u @ (ut @ gu_sinv)) @ vh
+        elif n > k and grad_vh is not None:  # wide: the part of gVh outside span(V)
+            sinv_gvh = grad_vh / _col(s)
+            ga = u @ (ga @ vh + sinv_gvh - (sinv_gvh @ v) @ vh)
+        else:
+            ga = u @ ga @ vh
+        return (ga,)
+
+
+def svd(x: TensorBase, full_matrices: bool = True) -> SVDResult:
+    """``U, S, Vh`` with ``A = U diag(S) Vh``, singular values descending."""
+    a = float_matrix(x, "svd")
+    try:
+        u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
+    except np.linalg.LinAlgError:
+        raise LinAlgError("linalg.svd: The algorithm failed to converge because the input "
+                          "matrix is ill-conditioned or has too many repeated singular values") \
+            from None
+    u, s, vh = (t.astype(a.dtype, copy=False) for t in (u, s, vh))
+    if not (grad_state.enabled and x._requires_grad):
+        return SVDResult(wrap(u), wrap(s), wrap(vh))
+    node = LinalgSvdBackward0(x)
+    node.full_matrices = full_matrices
+    return SVDResult(*_record(node, [u, s, vh]))
+
+
+# -- qr -----------------------------------------------------------------------------------------
+
+
+def _qr_tall_backward(q, r, grad_q, grad_r):
+    """The m >= n rule: ``(gQ + Q copyltu(M)) R^-T`` with ``M = R gR^T - gQ^T Q``."""
+    n = r.shape[-1]
+    m_ = 0.0
+    if grad_r is not None:
+        m_ = r @ swap_last_dims(grad_r)
+    if grad_q is not None:
+        m_ = m_ - swap_last_dims(grad_q) @ q
+    strict = m_ * constant(np.tril(np.ones((n, n), _dtype(r)), -1), r)
+    b = q @ (strict + swap_last_dims(strict) + m_ * _eye(n, r))
+    if grad_q is not None:
+        b = b + grad_q
+    return swap_last_dims(_solve(r, swap_last_dims(b)))  # b R^-T = (R^-1 b^T)^T
+
+
+class LinalgQrBackward0(Node):
+    mode: str
+
+    def backward(self, grad_q, grad_r):
+        if self.mode == "r":
+            raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed "
+                               "when mode='r'. Please use linalg.qr(A, mode='reduced') if you "
+                               "are going to differentiate through linalg.qr.")
+        q, r = _outputs(self)
+        m, n = q.shape[-2], r.shape[-1]
+        if self.mode == "complete" and m > n:
+            raise RuntimeError("The QR decomposition is not differentiable when mode='complete' "
+                               "and nrows > ncols.")
+        if grad_q is None and grad_r is None:
+            return (None,)
+        if m >= n:
+            return (_qr_tall_backward(q, r, grad_q, grad_r),)
+        # wide: A = [X | Y] with X square, R = [U | V]: X = Q U (a square QR) and Y = Q V
+        u, v = r[..., :, :m], r[..., :, m:]
+        gu = None if grad_r is None else grad_r[..., :, :m]
+        gv = None if grad_r is None else grad_r[..., :, m:]
+        gq = grad_q
+        if gv is not None:  # V = Q^T Y also moves with Q
+            extra = (q @ v) @ swap_last_dims(gv)
+            gq = extra if gq is None else gq + extra
+        gx = _qr_tall_backward(q, u, gq, gu)
+        shape = (*q.shape[:-1], n - m)
+        gy = q @ gv if gv is not None else constant(np.zeros(shape, _dtype(q)), q)
+        if is_array(gx):
+            return (np.concatenate([gx, gy], axis=-1),)
+        return (cat([gx, gy], -1),)
+
+
+def qr(x: TensorBase, mode: str = "reduced") -> QRResult:
+    """``Q, R`` with ``A = Q R``, Q orthonormal columns and R upper triangular."""
+    a = float_matrix(x, "qr")
+    if mode not in ("reduced", "complete", "r"):
+        raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
+                           "'reduced' (default), 'r', or 'complete'")
+    q, r = np.linalg.qr(a, mode="complete" if mode == "complete" else "reduced")
+    q, r = q.astype(a.dtype, copy=False), r.astype(a.dtype, copy=False)
+    q_out = np.empty((0,), a.dtype) if mode == "r" else q  # PyTorch's empty Q for mode='r'
+    if not (grad_state.enabled and x._requires_grad):
+        return QRResult(wrap(q_out), wrap(r))
+    node = LinalgQrBackward0(x)
+    node.mode = mode
+    return QRResult(*_record(node, [q_out, r]))
