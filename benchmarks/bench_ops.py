@@ -7,6 +7,7 @@ its own subprocess; see benchmarks/README.md. ``--per-op`` instead times each co
 forward and forward + backward, against NumPy doing the same arithmetic (see _per_op.py).
 
     python3 benchmarks/bench_ops.py [--sizes 8,32,512] [--rounds 3] [--quick] [--per-op]
+        [--ops sort(1),erf]
 """
 
 from __future__ import annotations
@@ -224,6 +225,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--frameworks", default=None, help="comma-separated subset")
     p.add_argument("--per-op", action="store_true",
                    help="per-op table: forward and forward+backward of each common op")
+    p.add_argument("--ops", default=None,
+                   help="with --per-op: comma-separated subset of the op rows (default all)")
     p.add_argument("--quick", action="store_true",
                    help="smoke test: 1 round, 0.05 s per repeat, 3 repeats")
     p.add_argument("--min-time", type=float, default=None,
@@ -289,7 +292,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.worker:
         fw, n = args.worker[0], int(args.worker[1])
         if args.per_op:
-            return per_op_bench.worker(fw, n, args.min_time, args.repeats)
+            return per_op_bench.worker(fw, n, args.min_time, args.repeats, args.ops)
         return worker(fw, n, args.min_time, args.repeats)
     return harness.print_report(run(args))
 

@@ -353,11 +353,44 @@ OPERATORS = {"__floordiv__": _floordiv, "__rfloordiv__": _rfloordiv, "__mod__": 
              "__ror__": _ror, "__rxor__": _rxor,
              "__reduce_ex__": _reduce_ex, "__deepcopy__": _deepcopy}
 
+def byte(self: TensorBase) -> TensorBase:
+    """Convert to uint8."""
+    return ops.cast(self, np.dtype(np.uint8))
+
+
+def char(self: TensorBase) -> TensorBase:
+    """Convert to int8."""
+    return ops.cast(self, np.dtype(np.int8))
+
+
+def short(self: TensorBase) -> TensorBase:
+    """Convert to int16."""
+    return ops.cast(self, np.dtype(np.int16))
+
+
+def sum_to_size(self: TensorBase, *size: Any) -> TensorBase:
+    """Sum this tensor down to ``size``, which it must be expandable from (the reverse of
+    ``expand``: leading dims summed away, size-1 dims summed with keepdim)."""
+    shape = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list, Size)) \
+        else tuple(size)
+    have = self._data.shape
+    lead = len(have) - len(shape)
+    if lead < 0 or any(s != 1 and s != h for s, h in zip(shape, have[lead:])):
+        raise RuntimeError(f"size {list(shape)} is not expandable to size {list(have)}")
+    out = self
+    if lead:
+        out = ops.reduce_sum(out, tuple(range(lead)), False)
+    dims = tuple(i for i, (s, h) in enumerate(zip(shape, have[lead:])) if s == 1 and h != 1)
+    return ops.reduce_sum(out, dims, True) if dims else out
+
+
 METHODS = {f.__name__: f for f in (
     type, type_as, new_zeros, new_ones, new_empty, new_full, new_tensor, nelement,
     element_size, is_contiguous, is_floating_point, is_complex, is_signed, ndimension,
     get_device, cuda, share_memory_, uniform_, normal_, bernoulli_, exponential_, geometric_,
-    log_normal_, cauchy_, random_, multinomial, bernoulli, unfold)} | OPERATORS
-PROPERTIES = {"is_cuda": False, "is_sparse": False, "is_quantized": False, "is_meta": False,
+    log_normal_, cauchy_, random_, multinomial, bernoulli, unfold, byte, char, short,
+    sum_to_size)} | OPERATORS
+PROPERTIES = {"is_cpu": True, "is_cuda": False, "is_sparse": False, "is_quantized": False,
+              "is_meta": False,
               "is_mps": False, "layout": "torch.strided"}
 DEVICE = CPU

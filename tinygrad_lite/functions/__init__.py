@@ -108,6 +108,7 @@ def _apply_conventions() -> None:
 
 _apply_conventions()
 
-_NOT_METHODS = {"cat", "concat", "concatenate", "stack", "einsum", "setitem", *creation.__all__}
+_NOT_METHODS = {"cat", "concat", "concatenate", "stack", "einsum", "setitem", "broadcast_shapes",
+                "broadcast_tensors", *creation.__all__}
 TENSOR_METHODS = [name for name in (*__all__, *inplace.__all__, *inplace_extra.__all__)
                   if name not in _NOT_METHODS]

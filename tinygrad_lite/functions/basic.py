@@ -30,7 +30,7 @@ __all__ = [
     "add", "sub", "mul", "pow", "neg", "exp", "log", "sin", "cos", "relu", "maximum",
     "where", "sum", "mean", "max", "amax", "matmul", "reshape", "permute", "expand", "t",
     "transpose", "squeeze", "unsqueeze", "flatten", "sqrt", "tanh", "sigmoid", "softmax",
-    "log_softmax",
+    "log_softmax", "multiply", "subtract", "rsub",
 ]
 
 def add(input: Any, other: Any, *, alpha: Any = 1) -> TensorBase:
@@ -254,3 +254,12 @@ def extremum_with_dim(input: TensorBase, dim: Any, keepdim: bool, name: str, res
     if not keepdim:
         values, index = values.squeeze(d), index.squeeze(d)
     return result(values, wrap(index))
+
+
+# PyTorch's NumPy-style spellings
+multiply, subtract = mul, sub
+
+
+def rsub(input: Any, other: Any, *, alpha: Any = 1) -> TensorBase:
+    """``other - alpha * input`` (``sub`` with the operands swapped)."""
+    return ops.sub(other, input if alpha == 1 else _scaled(input, alpha))

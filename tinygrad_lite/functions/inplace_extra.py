@@ -9,11 +9,11 @@ from typing import Any
 
 from .._core.grad_mode import grad_state
 from ..ops import inplace
-from . import basic, indexing, mathops, pointwise, reduction, shape, shape_extra
+from . import basic, indexing, mathops, nan_reductions, pointwise, reduction, shape, shape_extra
 
 __all__: list[str] = []  # filled below: the generated names
 
-_SOURCES = (basic, pointwise, mathops, reduction, shape, indexing, shape_extra)
+_SOURCES = (basic, pointwise, mathops, reduction, shape, indexing, shape_extra, nan_reductions)
 # out-of-place function -> in-place method, when that is all the in-place version does
 _NAMES = ("abs", "sqrt", "rsqrt", "sigmoid", "tanh", "sin", "cos", "tan", "asin", "acos",
           "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log", "log2", "log10", "log1p",
@@ -24,7 +24,11 @@ _NAMES = ("abs", "sqrt", "rsqrt", "sigmoid", "tanh", "sin", "cos", "tan", "asin"
           "scatter_reduce", "masked_scatter", "tril", "triu", "deg2rad", "rad2deg", "logical_not",
           "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or",
           "bitwise_xor", "bitwise_not", "minimum", "maximum", "eq", "ne", "lt", "le", "gt", "ge",
-          "cumsum", "cumprod", "renorm", "fix", "negative")
+          "cumsum", "cumprod", "renorm", "fix", "negative", "arcsin", "arccos", "arctan",
+          "arcsinh", "arccosh", "arctanh", "arctan2", "absolute", "greater", "greater_equal",
+          "less", "less_equal", "not_equal", "multiply", "subtract", "divide", "true_divide",
+          "heaviside", "sinc", "clamp_min", "clamp_max", "addcmul", "addcdiv", "gcd", "lcm",
+          "nextafter", "ldexp", "mvlgamma")
 
 
 # in-place view changes: the tensor itself takes the new shape (no values change)

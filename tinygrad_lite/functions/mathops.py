@@ -38,7 +38,8 @@ __all__ = [
     "signbit", "sgn", "frac", "fmod", "remainder", "floor_divide", "true_divide", "float_power",
     "nan_to_num", "isclose", "allclose", "equal", "isneginf", "isposinf", "isreal", "deg2rad",
     "rad2deg", "diff", "count_nonzero", "bincount", "histc", "trapezoid", "trapz",
-    "cumulative_trapezoid", "fix", "negative", "positive",
+    "cumulative_trapezoid", "fix", "negative", "positive", "mvlgamma", "ldexp", "is_conj",
+    "is_neg", "conj", "resolve_conj", "resolve_neg", "is_nonzero", "is_same_size",
 ]
 
 arcsin, arccos, arctan = asin, acos, atan
@@ -329,3 +330,66 @@ def cumulative_trapezoid(y: TensorBase, x: TensorBase | None = None, *,
     mid = (y[first] + y[last]) * 0.5
     step = mid * (1.0 if dx is None else dx) if x is None else mid * diff(x, dim=d)
     return step.cumsum(d)
+
+
+def mvlgamma(input: TensorBase, p: int) -> TensorBase:
+    """Log of the multivariate gamma function of dimension ``p``: ``p(p-1)/4 log(pi) +
+    sum_i lgamma(x - i/2)``; every element must exceed ``(p-1)/2``."""
+    if p < 1:
+        raise RuntimeError(f"mvlgamma: p has to be greater than or equal to 1, got {p}")
+    if input._data.dtype.kind != "f":
+        input = input.float()
+    if (input._data <= (p - 1) / 2).any():
+        raise RuntimeError(f"mvlgamma: all elements must be greater than (p-1)/2 = {(p - 1) / 2}")
+    total = lgamma(input)
+    for i in range(1, p):
+        total = total + lgamma(input - i / 2)
+    return total + p * (p - 1) / 4 * math.log(math.pi)
+
+
+def ldexp(input: TensorBase, other: Any) -> TensorBase:
+    """``input * 2 ** other`` (floating point; integer inputs give the default dtype)."""
+    if input._data.dtype.kind != "f":
+        input = input.float()
+    return input * ops.pow(2.0, _t(other).to(input._data.dtype))
+
+
+# Real tensors only (complex dtypes are out of scope): conjugation is the identity, and a real
+# tensor never carries the lazy conjugate or negative bit.
+def is_conj(input: TensorBase) -> bool:
+    """False: a real tensor has no lazy conjugation."""
+    return False
+
+
+def is_neg(input: TensorBase) -> bool:
+    """False: a real tensor has no lazy negation."""
+    return False
+
+
+def conj(input: TensorBase) -> TensorBase:
+    """The complex conjugate: the tensor itself, as for every real tensor in PyTorch."""
+    return input
+
+
+def resolve_conj(input: TensorBase) -> TensorBase:
+    """The tensor itself (no lazy conjugation to materialise)."""
+    return input
+
+
+def resolve_neg(input: TensorBase) -> TensorBase:
+    """The tensor itself (no lazy negation to materialise)."""
+    return input
+
+
+def is_nonzero(input: TensorBase) -> bool:
+    """Whether a one-element tensor is nonzero (an error for any other size)."""
+    if input._data.size == 0:
+        raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+    if input._data.size != 1:
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+    return bool(input._data.reshape(()) != 0)
+
+
+def is_same_size(input: TensorBase, other: TensorBase) -> bool:
+    """Whether both tensors have the same shape."""
+    return input._data.shape == other._data.shape

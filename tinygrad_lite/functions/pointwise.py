@@ -17,7 +17,9 @@ __all__ = [
     "log10", "log1p", "tan", "reciprocal", "floor", "ceil", "round", "trunc", "minimum", "lerp",
     "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_not",
     "logical_xor", "isnan", "isinf", "isfinite", "bitwise_not", "bitwise_and", "bitwise_or",
-    "bitwise_xor", "atan2", "hypot",
+    "bitwise_xor", "atan2", "hypot", "arctan2", "greater", "greater_equal", "less",
+    "less_equal", "not_equal", "clamp_min", "clamp_max", "fmax", "fmin", "addcmul", "addcdiv",
+    "gcd", "lcm", "nextafter", "isin",
 ]
 
 
@@ -257,3 +259,84 @@ def bitwise_or(input: TensorBase, other: Any) -> TensorBase:
 def bitwise_xor(input: TensorBase, other: Any) -> TensorBase:
     """``input ^ other`` (bool or integer tensors)."""
     return _bitwise("bitwise_xor", np.bitwise_xor, input, other)
+
+
+# PyTorch's NumPy-style spellings of the comparisons
+arctan2 = atan2
+greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
+
+
+def clamp_min(input: TensorBase, min: Any) -> TensorBase:  # noqa: A002 - PyTorch's name
+    """``clamp(input, min=min)``."""
+    return clamp(input, min=min)
+
+
+def clamp_max(input: TensorBase, max: Any) -> TensorBase:  # noqa: A002 - PyTorch's name
+    """``clamp(input, max=max)``."""
+    return clamp(input, max=max)
+
+
+def _nan_ignoring(input: TensorBase, other: Any, bigger: bool) -> TensorBase:
+    # PyTorch's gradient rule: ties go to ``input``, and a NaN operand hands it to the other
+    b = _tensor(other)
+    wins = ops.compare(np.greater_equal if bigger else np.less_equal, input, b, "fmax")
+    wins = wrap(np.asarray(wins._data | np.isnan(b._data)))
+    return ops.where(wins, input, b)
+
+
+def fmax(input: TensorBase, other: Any) -> TensorBase:
+    """Elementwise maximum that ignores NaN (NaN only where both are NaN)."""
+    return _nan_ignoring(input, other, True)
+
+
+def fmin(input: TensorBase, other: Any) -> TensorBase:
+    """Elementwise minimum that ignores NaN (NaN only where both are NaN)."""
+    return _nan_ignoring(input, other, False)
+
+
+def addcmul(input: TensorBase, tensor1: Any, tensor2: Any, *, value: Any = 1) -> TensorBase:
+    """``input + value * tensor1 * tensor2``."""
+    prod = tensor1 * tensor2
+    return input + (prod if value == 1 else value * prod)
+
+
+def addcdiv(input: TensorBase, tensor1: Any, tensor2: Any, *, value: Any = 1) -> TensorBase:
+    """``input + value * tensor1 / tensor2`` (floating point only, as in PyTorch)."""
+    for t in (tensor1, tensor2):
+        if isinstance(t, TensorBase) and t._data.dtype.kind in "iub":
+            raise RuntimeError("addcdiv: integer division with addcdiv is no longer supported; "
+                               "use (input + value * tensor1 / tensor2) or floor_divide")
+    quot = tensor1 / tensor2
+    return input + (quot if value == 1 else value * quot)
+
+
+def _integer_ufunc(ufunc: np.ufunc, name: str, input: TensorBase, other: Any) -> TensorBase:
+    a, b = _tensor(input), _tensor(other)
+    if a._data.dtype.kind not in "iu" or b._data.dtype.kind not in "iu":
+        raise RuntimeError(f"{name}: only integer tensors are supported, got "
+                           f"{a._data.dtype} and {b._data.dtype}")
+    target = dtypes.result_type(a._data, other if not isinstance(other, TensorBase) else b._data)
+    return wrap(np.asarray(ufunc(a._data, b._data)).astype(target, copy=False))
+
+
+def gcd(input: TensorBase, other: Any) -> TensorBase:
+    """Elementwise greatest common divisor of integer tensors (non-negative)."""
+    return _integer_ufunc(np.gcd, "gcd", input, other)
+
+
+def lcm(input: TensorBase, other: Any) -> TensorBase:
+    """Elementwise least common multiple of integer tensors (non-negative)."""
+    return _integer_ufunc(np.lcm, "lcm", input, other)
+
+
+def nextafter(input: TensorBase, other: Any) -> TensorBase:
+    """The next floating-point value after ``input`` towards ``other`` (no gradient)."""
+    b = _tensor(other)
+    return wrap(np.asarray(np.nextafter(input._data, b._data.astype(input._data.dtype))))
+
+
+def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False,
+         invert: bool = False) -> TensorBase:
+    """Whether each element of ``elements`` is in ``test_elements`` (bool, ``elements``' shape)."""
+    a, b = _tensor(elements)._data, _tensor(test_elements)._data
+    return wrap(np.asarray(np.isin(a, b, assume_unique=assume_unique, invert=invert)))

@@ -16,11 +16,13 @@ from .basic import extremum_with_dim, matmul
 
 __all__ = [
     "min", "amin", "argmax", "argmin", "prod", "cumsum", "cumprod", "var", "std", "logsumexp",
-    "norm", "all", "any", "mm", "bmm", "mv", "dot", "outer", "einsum",
+    "norm", "all", "any", "mm", "bmm", "mv", "dot", "outer", "einsum", "aminmax", "std_mean",
+    "var_mean", "dist",
 ]
 
 # Named "min" like ``torch.return_types.min`` (see MaxResult in basic.py).
 MinResult = namedtuple("min", ["values", "indices"])  # type: ignore[name-match]
+AminmaxResult = namedtuple("aminmax", ["min", "max"])  # type: ignore[name-match]
 
 
 
@@ -218,3 +220,42 @@ def outer(input: TensorBase, vec2: TensorBase) -> TensorBase:
 def einsum(equation: str, *operands: TensorBase) -> TensorBase:
     """Einstein summation (any equation NumPy's einsum accepts), differentiable."""
     return _einsum_op(equation, *operands)
+
+
+def aminmax(input: TensorBase, *, dim: int | None = None, keepdim: bool = False) -> Any:
+    """``(min, max)`` over ``dim`` (all elements by default), a named tuple like PyTorch's."""
+    if input._data.size == 0:
+        raise RuntimeError("aminmax: cannot compute on an empty tensor; specify dim")
+    axis = None if dim is None else dim
+    return AminmaxResult(ops.amax(input, axis, keepdim, name="amin"),
+                         ops.amax(input, axis, keepdim, name="amax"))
+
+
+def var_mean(input: TensorBase, dim: Any = None, unbiased: bool | None = None,
+             keepdim: bool = False, *, correction: float | None = None) -> tuple:
+    """``(var, mean)`` over ``dim``, with var's arguments."""
+    if isinstance(dim, bool):  # the legacy var_mean(input, unbiased)
+        dim, unbiased = None, dim
+    return (var(input, dim, unbiased, keepdim, correction=correction),
+            input.mean(dim=dim, keepdim=keepdim) if dim is not None else
+            _mean_all(input, keepdim))
+
+
+def std_mean(input: TensorBase, dim: Any = None, unbiased: bool | None = None,
+             keepdim: bool = False, *, correction: float | None = None) -> tuple:
+    """``(std, mean)`` over ``dim``, with std's arguments."""
+    if isinstance(dim, bool):
+        dim, unbiased = None, dim
+    return (std(input, dim, unbiased, keepdim, correction=correction),
+            input.mean(dim=dim, keepdim=keepdim) if dim is not None else
+            _mean_all(input, keepdim))
+
+
+def _mean_all(input: TensorBase, keepdim: bool) -> TensorBase:
+    mean = input.mean()
+    return ops.reshape(mean, (1,) * input._data.ndim) if keepdim else mean
+
+
+def dist(input: TensorBase, other: Any, p: float = 2) -> TensorBase:
+    """The ``p``-norm of ``input - other`` (broadcast), a 0-dim tensor."""
+    return norm(input - other, p)

@@ -23,7 +23,8 @@ __all__ = ["meshgrid", "hstack", "vstack", "dstack", "column_stack", "row_stack"
            "index_add", "index_copy", "index_fill", "scatter_reduce", "masked_scatter",
            "block_diag", "cartesian_prod", "combinations", "tril_indices", "triu_indices",
            "atleast_1d", "atleast_2d", "atleast_3d", "tensor_split", "hsplit", "vsplit",
-           "dsplit", "fliplr", "flipud", "narrow_copy"]
+           "dsplit", "fliplr", "flipud", "narrow_copy", "ravel", "split_with_sizes", "argwhere",
+           "adjoint", "broadcast_shapes", "broadcast_tensors"]
 
 
 def _seq(tensors: Any) -> list[TensorBase]:
@@ -334,3 +335,51 @@ def flipud(input: TensorBase) -> TensorBase:
 def narrow_copy(input: TensorBase, dim: int, start: int, length: int) -> TensorBase:
     """``narrow`` as a copy."""
     return input.narrow(dim, start, length).clone()
+
+
+def ravel(input: TensorBase) -> TensorBase:
+    """The elements as a 1-D tensor, in row-major order."""
+    return ops.reshape(input, (-1,))
+
+
+def split_with_sizes(input: TensorBase, split_sizes: Any, dim: int = 0) -> tuple:
+    """``split`` into pieces of exactly ``split_sizes`` (which must add up to the dim)."""
+    sizes = [int(n) for n in split_sizes]
+    d = ops.normalize_dims(dim, input._data.ndim, "split_with_sizes")[0]
+    if sum(sizes) != input._data.shape[d]:
+        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to "
+                           f"{input._data.shape[d]} (input tensor's size at dimension {dim}), "
+                           f"but got split_sizes={sizes}")
+    return split(input, sizes, dim)
+
+
+def argwhere(input: TensorBase) -> TensorBase:
+    """The indices of the nonzero elements, one row per element: ``(count, ndim)`` int64."""
+    return wrap(np.argwhere(input._data).astype(np.int64, copy=False))
+
+
+def adjoint(input: TensorBase) -> TensorBase:
+    """The conjugate transpose of the last two dims (the transpose: tensors are real)."""
+    if input._data.ndim < 2:
+        raise RuntimeError("tensor.adjoint() is only supported on matrices or batches of "
+                           f"matrices. Got {input._data.ndim}-D tensor.")
+    return transpose(input, -2, -1)
+
+
+def broadcast_shapes(*shapes: Any) -> Any:
+    """The shape that tensors of these shapes broadcast to (a ``Size``)."""
+    from .._core.size import Size
+
+    norm = [(s,) if isinstance(s, int) else tuple(s) for s in shapes]
+    try:
+        return Size(np.broadcast_shapes(*norm))
+    except ValueError:
+        raise RuntimeError(f"Shape mismatch: objects cannot be broadcast to a single shape; "
+                           f"got {norm}") from None
+
+
+def broadcast_tensors(*tensors: Any) -> tuple:
+    """Each tensor expanded to the common broadcast shape (views, sharing the gradient)."""
+    seq = _seq(tensors)
+    shape = tuple(broadcast_shapes(*(t._data.shape for t in seq)))
+    return tuple(t if t._data.shape == shape else ops.expand(t, shape) for t in seq)
