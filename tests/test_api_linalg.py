@@ -2,6 +2,8 @@
 PyTorch's errors for singular and low-precision input (the decompositions in more depth:
 test_linalg_decomp.py)."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -88,3 +90,25 @@ def test_errors_match_pytorch():
     with pytest.raises(RuntimeError, match="square matrices"):
         tl.linalg.inv(tl.ones(2, 3))
     assert tl.linalg.det(singular).item() == 0.0
+
+
+@pytest.mark.parametrize("p", [0.0, 0.5, 1.0, 2.0, 3.0, float("inf")])
+@pytest.mark.parametrize("rows", [(3, 4), (30, 27)])
+def test_cdist_matches_pytorch_at_ties_and_zero_distances(p, rows):
+    """Small integer coordinates make zero distances and tied coordinates, where PyTorch's
+    gradient rules (0 at zero distance, the full gradient to each tied maximum) apply; above 25
+    rows p = 2 takes the matrix-product path, as in PyTorch."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(rows[0] + (7 if math.isinf(p) else int(p * 10)))
+    a = rng.integers(-1, 2, (2, rows[0], 3)).astype(np.float64)
+    b = rng.integers(-1, 2, (1, rows[1], 3)).astype(np.float64)  # batch broadcast
+    ours = [tl.tensor(v, requires_grad=True) for v in (a, b)]
+    theirs = [torch.tensor(v, requires_grad=True) for v in (a, b)]
+    out, ref = tl.cdist(*ours, p=p), torch.cdist(*theirs, p=p)
+    np.testing.assert_allclose(out.detach().numpy(), ref.detach().numpy(), atol=1e-7)
+    g = rng.standard_normal(ref.shape)
+    out.backward(tl.tensor(g))
+    ref.backward(torch.tensor(g))
+    for x, y in zip(ours, theirs):
+        # the product path's gradient at zero distance is 0 in both; elsewhere it agrees
+        np.testing.assert_allclose(x.grad.numpy(), y.grad.numpy(), atol=1e-6)

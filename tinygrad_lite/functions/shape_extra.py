@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import ops
 from .._core.grad_mode import grad_state
+from .._core.size import Size
 from .._core.tensor_base import TensorBase, wrap
 from .basic import transpose
 from .creation import tensor as _tensor
@@ -368,8 +369,6 @@ def adjoint(input: TensorBase) -> TensorBase:
 
 def broadcast_shapes(*shapes: Any) -> Any:
     """The shape that tensors of these shapes broadcast to (a ``Size``)."""
-    from .._core.size import Size
-
     norm = [(s,) if isinstance(s, int) else tuple(s) for s in shapes]
     try:
         return Size(np.broadcast_shapes(*norm))

@@ -41,11 +41,23 @@ def _dim(x: TensorBase, dim: int, op: str) -> int:
 
 def _order(a: np.ndarray, axis: int, descending: bool) -> np.ndarray:
     """Stable sorting indices along ``axis``; NaN counts as the largest value, as in PyTorch."""
-    if not descending:
-        return np.argsort(a, axis=axis, kind="stable")
-    if a.dtype.kind == "f":  # NaN first (as the largest), then by value
-        return np.argsort(np.where(np.isnan(a), -np.inf, -a), axis=axis, kind="stable")
-    return np.argsort(-(a.astype(np.int64)), axis=axis, kind="stable")
+    if descending:
+        if a.dtype.kind == "f":  # NaN first (as the largest), then by value
+            a = np.where(np.isnan(a), -np.inf, -a)
+        else:
+            a = -(a.astype(np.int64))
+    elif a.dtype.kind == "f" and np.isnan(a).any():
+        return np.argsort(a, axis=axis, kind="stable")  # equal NaNs keep their order
+    # NumPy's default sort is 3x faster than its stable one; it gives the same indices unless
+    # equal values meet, which the sorted keys show: those rows are sorted again, stably
+    rows = np.moveaxis(a, axis, -1)
+    order = np.argsort(rows, axis=-1)
+    if rows.shape[-1] > 1 and rows.size:
+        keys = np.take_along_axis(rows, order, -1)
+        tied = (keys[..., 1:] == keys[..., :-1]).any(-1)
+        if tied.any():
+            order[tied] = np.argsort(rows[tied], axis=-1, kind="stable")
+    return np.moveaxis(order, -1, axis)
 
 
 def _select(x: TensorBase, index: np.ndarray, dim: int) -> TensorBase:
@@ -267,22 +279,17 @@ def _cumulative(input: TensorBase, dim: int, take_max: bool, result: type) -> An
     if a.ndim == 0:
         return result(input, wrap(np.zeros((), np.int64)))
     d = _dim(input, dim, "cummax" if take_max else "cummin")
-    moved = np.moveaxis(a, d, -1)
-    n = moved.shape[-1]
-    positions = np.broadcast_to(np.arange(n), moved.shape)
-    best = moved[..., :1].copy()
-    best_idx = np.zeros(moved.shape[:-1] + (1,), np.int64)
-    out_idx = np.empty(moved.shape, np.int64)
-    for i in range(n):  # a running arg-extreme (ties take the later index, as PyTorch)
-        current = moved[..., i:i + 1]
-        better = (current >= best) if take_max else (current <= best)
-        if a.dtype.kind == "f":
-            better |= np.isnan(current)
-            better &= ~np.isnan(best) | np.isnan(current)
-        best = np.where(better, current, best)
-        best_idx = np.where(better, positions[..., i:i + 1], best_idx)
-        out_idx[..., i:i + 1] = best_idx
-    idx = np.moveaxis(out_idx, -1, d)
+    running = (np.maximum if take_max else np.minimum).accumulate(a, axis=d)  # NaN sticks
+    # the index is the latest position (ties take the later one, as PyTorch) where the element
+    # equals the running extreme, or is NaN: between two such positions the extreme is constant
+    shape = [1] * a.ndim
+    shape[d] = a.shape[d]
+    positions = np.arange(a.shape[d]).reshape(shape)
+    hit = a == running
+    if a.dtype.kind == "f":
+        hit |= np.isnan(a)
+    out_idx = np.maximum.accumulate(np.where(hit, positions, 0), axis=d)
+    idx = out_idx.astype(np.int64, copy=False)
     return result(_select(input, idx, d), wrap(idx))
 
 
