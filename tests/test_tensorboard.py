@@ -78,8 +78,6 @@ def test_bad_arguments_are_named(tmp_path):
             writer.add_scalar("x", tl.ones(3))
         with pytest.raises(ValueError, match="dataformats"):
             writer.add_image("x", np.zeros((2, 3, 4, 5)))
-        with pytest.raises(NotImplementedError, match="viz.draw"):
-            writer.add_graph(tl.nn.Linear(2, 2))
 
 
 def test_default_log_dir_is_runs_time_host(tmp_path):
@@ -98,3 +96,30 @@ def test_missing_tensorboard_says_how_to_install(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
                          text=True, check=True).stdout
     assert "pip install tensorboard" in out
+
+
+def test_add_graph_writes_the_recorded_graph_scoped_by_module(tmp_path):
+    class Net(tl.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.body = tl.nn.Sequential(tl.nn.Linear(3, 4), tl.nn.ReLU())
+            self.head = tl.nn.Linear(4, 2)
+
+        def forward(self, x):
+            return self.head(self.body(x)).softmax(-1)
+
+    with SummaryWriter(tmp_path) as writer:
+        writer.add_graph(Net(), tl.randn(5, 3))
+    graph = load(tmp_path).Graph()
+    nodes = {n.name: n for n in graph.node}
+    ops = sorted(n.op for n in graph.node)
+    assert ops.count("Parameter") == 4 and ops.count("IO Node") == 2  # input and output
+    assert "Net/body.0.weight" in nodes and "input/input.0" in nodes
+    relu = next(n for n in graph.node if n.op == "Relu")
+    assert relu.name.startswith("Net/Sequential[body]/ReLU[1]/")
+    first = nodes[relu.input[0]]  # the first linear's op, inside its own scope
+    assert first.name.startswith("Net/Sequential[body]/Linear[0]/")
+    assert "Net/body.0.weight" in first.input and "input/input.0" in first.input
+    last = nodes[nodes["output/output.0"].input[0]]  # softmax, in the root's own forward
+    assert last.name.startswith("Net/") and "Linear[head]" not in last.name
+    assert all(source in nodes for n in graph.node for source in n.input)

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..._core.tensor_base import TensorBase
+from .graph import graph_def
 
 __all__ = ["SummaryWriter"]
 
@@ -223,10 +224,15 @@ class SummaryWriter:
 
     def add_graph(self, model: Any, input_to_model: Any = None, verbose: bool = False,
                   use_strict_trace: bool = True) -> None:
-        """Not supported: draw the graph with ``tl.viz.draw`` instead (SVG with gradients)."""
-        raise NotImplementedError("SummaryWriter.add_graph is not supported (it needs a traced "
-                                  "TorchScript graph); draw the autograd graph with "
-                                  "tinygrad_lite.viz.draw(output) instead")
+        """The graph autograd records for ``model(*input_to_model)``, for TensorBoard's Graphs
+        tab: ops scoped by module, parameters and inputs as nodes (see ``graph.py``).
+        ``verbose`` and ``use_strict_trace`` are PyTorch's tracing options, accepted."""
+        from tensorboard.compat.proto import attr_value_pb2, graph_pb2, node_def_pb2
+
+        graph = graph_def(model, input_to_model, graph_pb2, node_def_pb2, attr_value_pb2,
+                          self._protos[3])
+        self._writer.add_event(self._protos[0].Event(wall_time=time.time(),
+                                                     graph_def=graph.SerializeToString()))
 
     def flush(self) -> None:
         """Write pending events to disk."""
