@@ -100,7 +100,20 @@ def topk(input: TensorBase, k: int, dim: int = -1, largest: bool = True,
     if not 0 <= k <= n:
         raise RuntimeError(f"topk: selected index k out of range (k={k}, dimension {d} has "
                            f"size {n})")
-    idx = np.take(_order(input._data, d, largest), np.arange(k), axis=d)
+    a = input._data
+    if 0 < k < n // 2:
+        # partial selection, then only the k chosen sorted (PyTorch leaves the order of tied
+        # elements unspecified too); NaN counts as the largest value
+        if largest:
+            key = np.where(np.isnan(a), -np.inf, -a) if a.dtype.kind == "f" else \
+                -(a.astype(np.int64))
+        else:
+            key = a
+        chosen = np.take(np.argpartition(key, k - 1, axis=d), np.arange(k), axis=d)
+        ranks = np.argsort(np.take_along_axis(key, chosen, d), axis=d, kind="stable")
+        idx = np.take_along_axis(chosen, ranks, d)
+    else:
+        idx = np.take(_order(a, d, largest), np.arange(k), axis=d)
     return TopkResult(_select(input, idx, d), wrap(idx.astype(np.int64)))
 
 
