@@ -33,6 +33,7 @@ from ._core.size import Size
 from ._core.tensor_base import TensorBase, register_result_type, to_array, wrap
 from ._format import format_tensor
 from ._tensor_api import METHODS, PROPERTIES
+from ._tensor_extra import EXTRA_METHODS, EXTRA_PROPERTIES
 
 __all__ = ["Tensor"]
 
@@ -477,6 +478,11 @@ for _name in functions.TENSOR_METHODS:
 for _name, _method in METHODS.items():  # types, devices, sizes, random filling
     if _name not in Tensor.__dict__:
         setattr(Tensor, _name, _method)
+for _name, _method in EXTRA_METHODS.items():  # membership, in-place operators, strides, ...
+    if _name not in Tensor.__dict__:
+        setattr(Tensor, _name, _method)
+for _name, _getter in EXTRA_PROPERTIES.items():
+    setattr(Tensor, _name, property(_getter))
 for _name, _value in PROPERTIES.items():  # constant attributes (is_cuda, layout, ...)
     setattr(Tensor, _name, property(functools.partial(_constant, value=_value)))
 register_result_type(Tensor)  # every op's result is a Tensor from now on (see TensorBase)
