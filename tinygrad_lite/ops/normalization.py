@@ -40,6 +40,13 @@ def _statistics(x, dims: tuple, eps: float):
     return centred * rstd, rstd
 
 
+def _constant_over(shape: tuple, dims: tuple, ndim: int) -> bool:
+    """Whether an array of ``shape``, broadcast (right-aligned) against ``ndim`` dims, has size
+    1 along every one of ``dims``."""
+    offset = ndim - len(shape)
+    return all(d % ndim - offset < 0 or shape[d % ndim - offset] == 1 for d in dims)
+
+
 class NormalizeBackward(Node):
     """The backward of batch and layer normalisation (named after the op that made it)."""
 
@@ -59,6 +66,8 @@ class NormalizeBackward(Node):
         weight = saved[3] if self.has_weight else None
         if not is_array(x):  # create_graph: rebuild the statistics as recorded tensor ops
             xhat, rstd = _statistics(x, self.dims, self.eps)
+        elif weight is None or _constant_over(weight.shape, self.dims, x.ndim):
+            return self._backward_per_channel(grad, xhat, rstd, weight)
         edges = self.next_edges
         scaled = grad if weight is None else grad * weight
         grad_x = None
@@ -73,6 +82,31 @@ class NormalizeBackward(Node):
         return tuple(results)
 
     bias_shape: tuple
+
+    def _backward_per_channel(self, grad: np.ndarray, xhat: np.ndarray, rstd: np.ndarray,
+                              weight: np.ndarray | None) -> tuple:
+        """The same formula on arrays when the weight is constant over the normalised dims
+        (batch norm): it factors out of the means, and the two sums the input gradient needs
+        are the bias and weight gradients, so seven passes over the activation instead of
+        eleven."""
+        dims, edges = self.dims, self.next_edges
+        count = grad.size // rstd.size
+        grad_sum = grad.sum(axis=dims, keepdims=True)
+        product = grad * xhat
+        product_sum = product.sum(axis=dims, keepdims=True)
+        grad_x = None
+        if edges[0]:
+            scale = rstd if weight is None else rstd * weight
+            grad_x = grad - grad_sum / count
+            np.multiply(xhat, product_sum / count, out=product)
+            grad_x -= product
+            grad_x *= scale
+        results = [grad_x]
+        if self.has_weight:
+            results.append(sum_to(product_sum, weight.shape) if edges[1] else None)
+        if self.has_bias:
+            results.append(sum_to(grad_sum, self.bias_shape) if edges[-1] else None)
+        return tuple(results)
 
 
 def normalize_affine(x: TensorBase, dims: tuple, weight: TensorBase | None,
