@@ -37,6 +37,18 @@ from ._core.grad_mode import (
 )
 from ._core.quiet import silence_numpy_warnings
 from ._core.size import Size
+from ._dtype_info import (
+    can_cast,
+    e,
+    finfo,
+    iinfo,
+    inf,
+    nan,
+    newaxis,
+    pi,
+    promote_types,
+    result_type,
+)
 from ._format import set_printoptions
 from ._legacy import (
     BoolTensor,
@@ -86,7 +98,10 @@ __version__ = "0.1.0"
 
 silence_numpy_warnings()  # PyTorch prints no floating-point warnings: see _core/quiet.py
 
-double, half, long, float = float64, float16, int64, float32  # PyTorch's dtype aliases
+# PyTorch's dtype aliases (int and float shadow the builtins in this namespace only, as torch's)
+double, half, long, float = float64, float16, int64, float32
+int, short = int32, int16  # noqa: A001
+dtype = DType
 
 __all__ = [
     "Tensor", "autograd", "dtypes", "DType", "no_grad", "enable_grad", "set_grad_enabled",
@@ -100,5 +115,7 @@ __all__ = [
     "CharTensor",
     "ByteTensor", "BoolTensor", "set_num_threads", "get_num_threads", "set_num_interop_threads",
     "get_num_interop_threads", "use_deterministic_algorithms",
-    "are_deterministic_algorithms_enabled", *functions.__all__,
+    "are_deterministic_algorithms_enabled", "int", "short", "dtype", "finfo", "iinfo",
+    "promote_types", "can_cast", "result_type", "pi", "e", "inf", "nan", "newaxis",
+    *functions.__all__,
 ]

@@ -102,7 +102,7 @@ class NormalizeBackward(Node):
             grad_x -= product
             grad_x *= scale
         results = [grad_x]
-        if self.has_weight:
+        if weight is not None:
             results.append(sum_to(product_sum, weight.shape) if edges[1] else None)
         if self.has_bias:
             results.append(sum_to(grad_sum, self.bias_shape) if edges[-1] else None)
