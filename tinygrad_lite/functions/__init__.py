@@ -31,6 +31,7 @@ from . import (
     mathops,
     nan_reductions,
     pointwise,
+    quantiles,
     reduction,
     shape,
     shape_extra,
@@ -46,6 +47,7 @@ from .linalg import *  # noqa: F403
 from .mathops import *  # noqa: F403
 from .nan_reductions import *  # noqa: F403
 from .pointwise import *  # noqa: F403
+from .quantiles import *  # noqa: F403
 from .reduction import *  # noqa: F403
 from .shape import *  # noqa: F403
 from .shape_extra import *  # noqa: F403
@@ -56,7 +58,8 @@ from .sorting import *  # noqa: F403
 __all__ = [
     *basic.__all__, *creation.__all__, *indexing.__all__, *pointwise.__all__,
     *reduction.__all__, *shape.__all__, *mathops.__all__, *sorting.__all__,
-    *shape_extra.__all__, *linalg.__all__, *nan_reductions.__all__, "relu_", "clamp_",
+    *shape_extra.__all__, *linalg.__all__, *nan_reductions.__all__, *quantiles.__all__,
+    "relu_", "clamp_",
     "clip_", "neg_",
     "exp_",
 ]

@@ -1,0 +1,151 @@
+"""Order statistics and second moments: ``quantile``, ``nanquantile``, ``cov``, ``corrcoef``.
+
+Composites of sort, gather and elementwise ops, so their gradients are PyTorch's: a quantile's
+gradient goes to the (at most two) order statistics it interpolates between, with the
+interpolation weights.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import ops
+from .._core.tensor_base import TensorBase, wrap
+from .basic import matmul, sqrt
+from .indexing import take_along_dim
+from .shape import movedim
+from .sorting import sort
+
+__all__ = ["quantile", "nanquantile", "cov", "corrcoef"]
+
+_MODES = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _q_values(q: Any, op: str, dtype: np.dtype) -> tuple[np.ndarray, bool]:
+    """The probabilities as a float64 vector, and whether ``q`` was a scalar."""
+    if isinstance(q, TensorBase) and q._data.dtype != dtype:
+        raise RuntimeError(f"{op}() q tensor must be same dtype as the input tensor (got "
+                           f"{q.dtype} and the input's {dtype})")
+    values = q._data if isinstance(q, TensorBase) else np.asarray(q, dtype=np.float64)
+    if values.ndim > 1:
+        raise RuntimeError(f"{op}() q must be a scalar or 1D tensor")
+    if ((values < 0) | (values > 1)).any():
+        raise RuntimeError(f"{op}() q values must be in the range [0, 1]")
+    return np.atleast_1d(values).astype(np.float64), values.ndim == 0
+
+
+def _quantile(input: TensorBase, q: Any, dim: int | None, keepdim: bool, interpolation: str,
+              ignore_nan: bool, op: str) -> TensorBase:
+    if input._data.dtype.kind != "f":
+        raise RuntimeError(f"{op}() input tensor must be either float or double dtype")
+    if interpolation not in _MODES:
+        raise RuntimeError(f"{op}() interpolation must be one of linear, lower, higher, "
+                           f"midpoint or nearest. Got {interpolation}")
+    probabilities, scalar_q = _q_values(q, op, input._data.dtype)
+    ndim = input.ndim
+    if dim is None:
+        rows, d = input.reshape(-1), 0
+    else:
+        d = ops.normalize_dims(dim, max(ndim, 1), op)[0]
+        rows = movedim(input, d, -1) if ndim else input.reshape(1)
+    n = rows.shape[-1]
+    if n == 0:
+        raise RuntimeError(f"{op}() input tensor must be non-empty")
+    ordered = sort(rows, -1).values  # NaN sorts last
+    nan = np.isnan(rows._data)
+    valid = (n - nan.sum(-1)) if ignore_nan else np.full(rows.shape[:-1], n)
+    rank = probabilities * (np.maximum(valid, 1) - 1)[..., None]  # (..., Q)
+    lower, upper = np.floor(rank), np.ceil(rank)
+    if interpolation == "nearest":
+        lower = upper = np.round(rank)  # half to even, as torch.round
+    lo_values = take_along_dim(ordered, wrap(lower.astype(np.int64)), -1)
+    hi_values = take_along_dim(ordered, wrap(upper.astype(np.int64)), -1)
+    if interpolation in ("lower", "nearest"):
+        result = lo_values
+    elif interpolation == "higher":
+        result = hi_values
+    elif interpolation == "midpoint":
+        result = (lo_values + hi_values) * 0.5
+    else:
+        weight = wrap((rank - lower).astype(input._data.dtype))
+        result = lo_values + (hi_values - lo_values) * weight
+    undefined = (valid == 0) if ignore_nan else nan.any(-1)  # all NaN / any NaN
+    if undefined.any():
+        result = ops.where(wrap(np.broadcast_to(undefined[..., None], result.shape)),
+                           float("nan"), result)
+    result = movedim(result, -1, 0)  # (Q, ...)
+    if keepdim:
+        kept = [1] * ndim if dim is None else list(input.shape)
+        if dim is not None and ndim:
+            kept[d] = 1
+        result = result.reshape(result.shape[0], *kept)
+    return result[0] if scalar_q else result
+
+
+def quantile(input: TensorBase, q: Any, dim: int | None = None, keepdim: bool = False, *,
+             interpolation: str = "linear") -> TensorBase:
+    """The ``q``-th quantiles along ``dim`` (all elements when None); a 1-D ``q`` adds a
+    leading dimension. Any NaN in a slice makes its quantiles NaN."""
+    return _quantile(input, q, dim, keepdim, interpolation, False, "quantile")
+
+
+def nanquantile(input: TensorBase, q: Any, dim: int | None = None, keepdim: bool = False, *,
+                interpolation: str = "linear") -> TensorBase:
+    """``quantile`` ignoring NaN (a slice of only NaN gives NaN)."""
+    return _quantile(input, q, dim, keepdim, interpolation, True, "nanquantile")
+
+
+def cov(input: TensorBase, *, correction: int = 1, fweights: TensorBase | None = None,
+        aweights: TensorBase | None = None) -> TensorBase:
+    """The covariance of the variables in the rows of ``input`` (observations in columns), with
+    optional integer frequency and float observation weights, as ``numpy.cov``."""
+    if input.ndim > 2:
+        raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an "
+                           f"input with {input.ndim} dimensions")
+    x = input.reshape(1, -1) if input.ndim < 2 else input
+    if x._data.dtype.kind not in "f":
+        x = x.to(np.float32 if x._data.dtype.kind in "biu" else x._data.dtype)
+    observations = x.shape[1]
+    weights = None
+    if fweights is not None:
+        if fweights._data.dtype.kind not in "iu":
+            raise RuntimeError("cov(): expected fweights to have integral dtype")
+        if (fweights._data < 0).any():
+            raise RuntimeError("cov(): fweights cannot be negative")
+        weights = fweights.to(x.dtype)
+    if aweights is not None:
+        if aweights._data.dtype.kind != "f":
+            raise RuntimeError("cov(): expected aweights to have floating point dtype")
+        if (aweights._data < 0).any():
+            raise RuntimeError("cov(): aweights cannot be negative")
+        weights = aweights if weights is None else weights * aweights
+    if weights is None:
+        total = float(observations)
+        mean = x.mean(1, keepdim=True)
+        norm = total - correction
+    else:
+        total_t = weights.sum()
+        mean = (x * weights).sum(1, keepdim=True) / total_t
+        if aweights is None:
+            norm = total_t - correction
+        else:
+            norm = total_t - correction * (weights * aweights).sum() / total_t
+    centred = x - mean
+    weighted = centred if weights is None else centred * weights
+    norm_value = norm if not isinstance(norm, TensorBase) else norm.clamp(min=0.0)
+    if not isinstance(norm, TensorBase):
+        norm_value = max(norm, 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        covariance = matmul(weighted, centred.mT) / norm_value
+    return covariance.reshape(()) if input.ndim < 2 else covariance
+
+
+def corrcoef(input: TensorBase) -> TensorBase:
+    """Pearson correlation coefficients of the rows of ``input``, clipped to [-1, 1]."""
+    c = cov(input)
+    if c.ndim == 0:
+        return c / c
+    std = sqrt(c.diagonal())
+    return (c / std.unsqueeze(1) / std.unsqueeze(0)).clamp(-1.0, 1.0)
