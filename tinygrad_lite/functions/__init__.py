@@ -35,6 +35,7 @@ from . import (
     reduction,
     shape,
     shape_extra,
+    signal_windows,
     sorting,
 )
 from .basic import *  # noqa: F403
@@ -51,6 +52,7 @@ from .quantiles import *  # noqa: F403
 from .reduction import *  # noqa: F403
 from .shape import *  # noqa: F403
 from .shape_extra import *  # noqa: F403
+from .signal_windows import *  # noqa: F403
 from .sorting import *  # noqa: F403
 
 # tl.* names: everything the themed modules export, except the in-place helpers that PyTorch
@@ -59,6 +61,7 @@ __all__ = [
     *basic.__all__, *creation.__all__, *indexing.__all__, *pointwise.__all__,
     *reduction.__all__, *shape.__all__, *mathops.__all__, *sorting.__all__,
     *shape_extra.__all__, *linalg.__all__, *nan_reductions.__all__, *quantiles.__all__,
+    *signal_windows.__all__,
     "relu_", "clamp_",
     "clip_", "neg_",
     "exp_",
@@ -112,6 +115,6 @@ def _apply_conventions() -> None:
 _apply_conventions()
 
 _NOT_METHODS = {"cat", "concat", "concatenate", "stack", "einsum", "setitem", "broadcast_shapes",
-                "broadcast_tensors", *creation.__all__}
+                "broadcast_tensors", *creation.__all__, *signal_windows.__all__}
 TENSOR_METHODS = [name for name in (*__all__, *inplace.__all__, *inplace_extra.__all__)
                   if name not in _NOT_METHODS]
