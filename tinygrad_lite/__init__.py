@@ -25,6 +25,7 @@ from . import (
     utils,
     viz,
 )
+from ._compile import compile  # noqa: A004 - PyTorch's name
 from ._core.allocator import tune_allocator
 from ._core.device import device
 from ._core.grad_mode import (
@@ -116,6 +117,6 @@ __all__ = [
     "ByteTensor", "BoolTensor", "set_num_threads", "get_num_threads", "set_num_interop_threads",
     "get_num_interop_threads", "use_deterministic_algorithms",
     "are_deterministic_algorithms_enabled", "int", "short", "dtype", "finfo", "iinfo",
-    "promote_types", "can_cast", "result_type", "pi", "e", "inf", "nan", "newaxis",
+    "promote_types", "can_cast", "result_type", "pi", "e", "inf", "nan", "newaxis", "compile",
     *functions.__all__,
 ]
