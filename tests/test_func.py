@@ -123,3 +123,27 @@ def test_functional_call_with_parameter_dicts():
         theirs_p, torch.tensor(X)))
     with pytest.raises(RuntimeError, match="missing keys"):
         tf.functional_call(layer, {"weight": ours_p["weight"]}, (tl.tensor(X),), strict=True)
+
+
+def test_stack_module_state_ensembles_with_vmap():
+    """PyTorch's model-ensembling recipe: stacked parameters, vmap over functional_call."""
+    from tinygrad_lite.func import functional_call, stack_module_state, vmap
+
+    models = [tl.nn.Linear(3, 2) for _ in range(4)]
+    params, buffers = stack_module_state(models)
+    assert {k: tuple(v.shape) for k, v in params.items()} == {"weight": (4, 2, 3),
+                                                              "bias": (4, 2)}
+    assert all(v.is_leaf and v.requires_grad for v in params.values()) and buffers == {}
+    x = tl.randn(5, 3)
+    out = vmap(lambda p, xx: functional_call(models[0], p, (xx,)), in_dims=(0, None))(params, x)
+    expected = tl.stack([m(x) for m in models])
+    np.testing.assert_allclose(out.detach().numpy(), expected.detach().numpy(), rtol=1e-6)
+    out.sum().backward()
+    assert params["weight"].grad is not None and models[0].weight.grad is None
+    with pytest.raises(RuntimeError, match="at least one model"):
+        stack_module_state([])
+    models[1].eval()
+    with pytest.raises(RuntimeError, match="training/eval"):
+        stack_module_state(models)
+    with tl.autograd.inference_mode(), tl.autograd.set_multithreading_enabled(False):
+        assert not tl.is_grad_enabled()

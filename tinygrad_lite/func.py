@@ -23,7 +23,7 @@ from ._core.grad_mode import enable_grad
 from ._core.tensor_base import TensorBase
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap",
-           "functional_call"]
+           "functional_call", "stack_module_state"]
 
 _depth = [0]  # how many transforms are running: inside one, gradients must stay differentiable
 
@@ -370,3 +370,28 @@ def functional_call(module: Any, parameter_and_buffer_dicts: Any, args: Any = No
     finally:
         for name, old in originals.items():
             _swap(module, name, old)
+
+
+def stack_module_state(models: Any) -> tuple[dict, dict]:
+    """The parameters and buffers of same-shaped ``models``, each stacked along a new leading
+    dimension (for ``vmap`` over ``functional_call`` ensembles): new leaves, the parameters
+    requiring grad where the originals do."""
+    models = list(models)
+    if not models:
+        raise RuntimeError("stack_module_state: Expected at least one model, got 0.")
+    if len({bool(m.training) for m in models}) > 1:
+        raise RuntimeError("stack_module_state: Expected all models to have the same "
+                           "training/eval mode.")
+    first = models[0]
+    if any(type(m) is not type(first) for m in models):
+        raise RuntimeError("stack_module_state: Expected all models to be of the same class.")
+
+    def stacked(named: list[dict], name: str, grad: bool) -> Any:
+        values = [entry[name] for entry in named]
+        out = functions.stack([v.detach() for v in values], 0)
+        return out.requires_grad_(grad and any(v.requires_grad for v in values))
+
+    params = [dict(m.named_parameters()) for m in models]
+    buffers = [dict(m.named_buffers()) for m in models]
+    return ({n: stacked(params, n, True) for n in params[0]},
+            {n: stacked(buffers, n, False) for n in buffers[0]})

@@ -6,7 +6,13 @@ this package re-exports what PyTorch users import from ``torch.autograd``.
 """
 
 from .._core.backward import backward, grad
-from .._core.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .._core.grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from .._core.graph import Node, RemovableHandle
 from . import function, functional, grad_mode, graph
 from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
@@ -19,5 +25,18 @@ __all__ = [
     "backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "Node",
     "RemovableHandle", "Function", "once_differentiable", "function", "functional", "gradcheck",
     "gradgradcheck", "GradcheckError", "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
-    "explain", "grad_mode", "graph", "Variable",
+    "explain", "grad_mode", "graph", "Variable", "inference_mode", "set_multithreading_enabled",
 ]
+
+
+class set_multithreading_enabled:  # noqa: N801 - PyTorch's name
+    """Accepted (context manager or call): backward runs in the calling thread here."""
+
+    def __init__(self, mode: bool) -> None:
+        self.mode = bool(mode)
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
