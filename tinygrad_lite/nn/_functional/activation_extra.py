@@ -1,11 +1,13 @@
 """The rest of ``nn.functional``'s activations: the hard (piecewise linear) family, shrinks,
-SELU/CELU, Mish, GLU, PReLU, RReLU, softmin; each composed from existing ops, so gradients
-(first and second order) come from them. ``inplace=True`` overwrites the input through the
+SELU/CELU, Mish, GLU, PReLU, RReLU, softmin, Gumbel-softmax; each composed from existing ops, so
+gradients (first and second order) come from them. ``inplace=True`` overwrites the input through the
 in-place machinery, as in PyTorch."""
 
 from __future__ import annotations
 
 from typing import Any
+
+import numpy as np
 
 from ... import functions as _fn
 from ..._core.tensor_base import TensorBase
@@ -16,7 +18,7 @@ from .activation import elu, implicit_softmax_dim, softplus
 __all__ = ["relu6", "hardtanh", "hardtanh_", "hardswish", "hardsigmoid", "hardshrink",
            "softshrink", "mish", "logsigmoid", "softsign", "tanhshrink", "threshold",
            "threshold_", "glu", "celu", "celu_", "selu", "selu_", "rrelu", "rrelu_", "softmin",
-           "prelu"]
+           "prelu", "gumbel_softmax"]
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
@@ -183,3 +185,22 @@ def prelu(input: TensorBase, weight: TensorBase) -> TensorBase:
                                f"input channel size ({input.shape[1] if input.ndim > 1 else 1})")
         w = weight.reshape(-1, *([1] * (input.ndim - 2)))
     return _fn.where(input > 0, input, input * w)
+
+
+def gumbel_softmax(logits: TensorBase, tau: float = 1.0, hard: bool = False, eps: float = 1e-10,
+                   dim: int = -1) -> TensorBase:
+    """``softmax((logits + g) / tau)`` with Gumbel(0, 1) noise ``g`` from the package's RNG
+    (``manual_seed`` makes it reproducible); ``hard`` returns the one-hot argmax whose gradient
+    is the soft sample's (straight-through). ``eps`` is unused, as in PyTorch."""
+    data = logits._data
+    # -log(Exp(1)) is Gumbel(0, 1), drawn as PyTorch draws it; the noise needs no gradient
+    gumbels = -np.log(default_rng().exponential(1.0, data.shape).astype(data.dtype))
+    y_soft = _fn.softmax((logits + _fn.tensor(gumbels)) / tau, dim)
+    if not hard:
+        return y_soft
+    axis = dim % data.ndim if data.ndim else 0
+    index = np.expand_dims(np.argmax(y_soft._data, axis=axis), axis)
+    one_hot = np.zeros_like(y_soft._data)
+    np.put_along_axis(one_hot, index, 1.0, axis=axis)
+    # the forward value is the one-hot; the gradient flows through y_soft alone
+    return _fn.tensor(one_hot) - y_soft.detach() + y_soft

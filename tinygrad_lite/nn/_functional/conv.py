@@ -15,7 +15,8 @@ from ...ops.nn import fold
 from ...ops.reduce import require_same_dtype
 from ._utils import batched, ntuple
 
-__all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d"]
+__all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+           "conv_transpose3d"]
 
 
 def _convnd(input: TensorBase, weight: TensorBase, bias: TensorBase | None, stride: Any,
@@ -92,6 +93,13 @@ def conv2d(input: TensorBase, weight: TensorBase, bias: TensorBase | None = None
     return _convnd(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
 
 
+def conv3d(input: TensorBase, weight: TensorBase, bias: TensorBase | None = None, stride: Any = 1,
+           padding: Any = 0, dilation: Any = 1, groups: int = 1) -> TensorBase:
+    """3-D convolution (cross-correlation) of (N, C, D, H, W) input with (O, C/groups, kd, kh,
+    kw) weight; ``padding`` may be an int, a triple, 'valid' or 'same'."""
+    return _convnd(input, weight, bias, stride, padding, dilation, groups, 3, "conv3d")
+
+
 def _conv_transposend(input: TensorBase, weight: TensorBase, bias: TensorBase | None, stride: Any,
                       padding: Any, output_padding: Any, groups: int, dilation: Any, nd: int,
                       op: str) -> TensorBase:
@@ -146,3 +154,11 @@ def conv_transpose2d(input: TensorBase, weight: TensorBase, bias: TensorBase | N
     """2-D transposed convolution with weight (C_in, C_out / groups, kh, kw)."""
     return _conv_transposend(input, weight, bias, stride, padding, output_padding, groups,
                              dilation, 2, "conv_transpose2d")
+
+
+def conv_transpose3d(input: TensorBase, weight: TensorBase, bias: TensorBase | None = None,
+                     stride: Any = 1, padding: Any = 0, output_padding: Any = 0, groups: int = 1,
+                     dilation: Any = 1) -> TensorBase:
+    """3-D transposed convolution with weight (C_in, C_out / groups, kd, kh, kw)."""
+    return _conv_transposend(input, weight, bias, stride, padding, output_padding, groups,
+                             dilation, 3, "conv_transpose3d")

@@ -1,5 +1,7 @@
-"""Pooling of ``nn.functional``: max and average pooling over im2col windows (``ops.nn.unfold``),
-and adaptive average pooling as matmuls with averaging matrices."""
+"""Pooling of ``nn.functional`` over sliding windows: max and average pooling in 1, 2 and 3
+dims over im2col windows (``ops.nn.unfold``), or by reshapes when the windows tile the input;
+``ceil_mode`` follows PyTorch's output-size rule. Adaptive average pooling is one matmul with an
+averaging matrix per spatial axis. Adaptive max, Lp and unpooling live in ``pooling_more``."""
 
 from __future__ import annotations
 
@@ -13,60 +15,78 @@ from ..._core.tensor_base import TensorBase, wrap
 from ...ops.nn import max_pool_blocks, unfold
 from ._utils import batched, ntuple, pad_spatial
 
-__all__ = ["max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
-           "adaptive_avg_pool2d"]
+__all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices",
+           "max_pool2d_with_indices", "max_pool3d_with_indices", "avg_pool1d", "avg_pool2d",
+           "avg_pool3d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d"]
 
 
-def _pool_windows(input: TensorBase, kernel_size: Any, stride: Any, padding: Any, dilation: Any,
-                  ceil_mode: bool, nd: int, fill: float, op: str) -> tuple[TensorBase, bool, tuple]:
-    if ceil_mode:
-        raise NotImplementedError(f"{op}: ceil_mode=True is not supported")
-    x, added = batched(input, nd, op)
+def _output_sizes(spatial: tuple, kernel: tuple, stride: tuple, pads: tuple, dilation: tuple,
+                  ceil_mode: bool) -> tuple[tuple, tuple]:
+    """PyTorch's pooling output sizes, and the extra right padding ``ceil_mode`` needs so that
+    the last (partial) window fits: ceil((L + 2p - d(k-1) - 1) / s) + 1, less one when that
+    window would start at or beyond L + p (in the padded input)."""
+    outs, extras = [], []
+    for size, k, s, p, d in zip(spatial, kernel, stride, pads, dilation):
+        span = d * (k - 1) + 1
+        o = (size + 2 * p - span + (s - 1 if ceil_mode else 0)) // s + 1
+        if ceil_mode and (o - 1) * s >= size + p:
+            o -= 1
+        outs.append(o)
+        extras.append(max(0, (o - 1) * s + span - (size + 2 * p)))
+    return tuple(outs), tuple(extras)
+
+
+def _pool_geometry(x: TensorBase, kernel_size: Any, stride: Any, padding: Any, dilation: Any,
+                   ceil_mode: bool, nd: int, max_pool: bool) -> tuple:
+    """(kernel, stride, pads, dilation, out sizes, ceil extras) with PyTorch's checks."""
     kernel = ntuple(kernel_size, nd, "kernel_size")
     stride = kernel if stride is None or stride == () else ntuple(stride, nd, "stride")
-    pads = ntuple(padding, nd, "padding")
-    if any(2 * pp > kk for pp, kk in zip(pads, kernel)):
-        raise RuntimeError(f"{op}: pad should be at most half of effective kernel size, but got "
-                           f"pad={pads} and kernel_size={kernel}")
-    dilation = ntuple(dilation, nd, "dilation")
-    cols = unfold(pad_spatial(x, tuple((pp, pp) for pp in pads), fill), kernel, stride, dilation)
-    return cols, added, (kernel, stride, pads, dilation)
-
-
-def _max_pool_by_blocks(input: TensorBase, kernel_size: Any, stride: Any, padding: Any,
-                        dilation: Any, ceil_mode: bool, nd: int, op: str) -> Any:
-    """(values, argmax array, added) when the windows tile the input (stride == kernel, no
-    padding or dilation, the common case), pooled by reshapes; None otherwise."""
-    kernel = ntuple(kernel_size, nd, "kernel_size")
-    if ceil_mode or (stride is not None and stride != () and
-                     ntuple(stride, nd, "stride") != kernel):
-        return None
-    if any(ntuple(padding, nd, "padding")) or ntuple(dilation, nd, "dilation") != (1,) * nd:
-        return None
-    x, added = batched(input, nd, op)
+    pads, dilation = ntuple(padding, nd, "padding"), ntuple(dilation, nd, "dilation")
+    if any(s == 0 for s in stride):
+        raise RuntimeError("stride should not be zero")
+    if any(k <= 0 for k in kernel) or any(s < 0 for s in stride) or any(d <= 0 for d in dilation):
+        raise RuntimeError(f"kernel_size, stride and dilation should be greater than zero, but "
+                           f"got kernel_size={kernel}, stride={stride}, dilation={dilation}")
+    if any(2 * p > k or p < 0 for p, k in zip(pads, kernel)):
+        raise RuntimeError(
+            f"pad should be at most half of effective kernel size, but got pad={pads}, "
+            f"kernel_size={kernel}" + (f" and dilation={dilation}" if max_pool else ""))
     spatial = tuple(x.shape[2:])
-    if any(s < k for s, k in zip(spatial, kernel)):
-        return None  # the general path reports the error
+    outs, extras = _output_sizes(spatial, kernel, stride, pads, dilation, ceil_mode)
+    if any(o <= 0 for o in outs):
+        c = x.shape[1]
+        raise RuntimeError(f"Given input size: ({'x'.join(map(str, (c,) + spatial))}). "
+                           f"Calculated output size: ({'x'.join(map(str, (c,) + outs))}). "
+                           "Output size is too small")
+    return kernel, stride, pads, dilation, outs, extras
+
+
+def _max_pool_by_blocks(x: TensorBase, kernel: tuple, stride: tuple, pads: tuple,
+                        dilation: tuple) -> Any:
+    """(values, flat window offset of each maximum) when the windows tile the input (stride ==
+    kernel, no padding or dilation, the common case), pooled by reshapes; None otherwise.
+    ``ceil_mode`` needs no extra positions here (the geometry says so), so it is allowed."""
+    nd = len(kernel)
+    if stride != kernel or any(pads) or dilation != (1,) * nd:
+        return None
+    spatial = tuple(x.shape[2:])
     if any(s % k for s, k in zip(spatial, kernel)):  # floor mode drops the ragged edge
         x = x[(slice(None), slice(None)) + tuple(slice(0, s - s % k)
                                                  for s, k in zip(spatial, kernel))]
-    values, argmax = max_pool_blocks(x, kernel)
-    return values, argmax, added
+    return max_pool_blocks(x, kernel)
 
 
 def _max_pool(input: TensorBase, kernel_size: Any, stride: Any, padding: Any, dilation: Any,
               ceil_mode: bool, return_indices: bool, nd: int, op: str) -> Any:
-    by_blocks = _max_pool_by_blocks(input, kernel_size, stride, padding, dilation, ceil_mode,
-                                    nd, op)
+    x, added = batched(input, nd, op)
+    kernel, stride, pads, dilation, out_sizes, extras = _pool_geometry(
+        x, kernel_size, stride, padding, dilation, ceil_mode, nd, True)
+    by_blocks = None if any(extras) else _max_pool_by_blocks(x, kernel, stride, pads, dilation)
     if by_blocks is not None:
-        values, arg_offsets, added = by_blocks
-        kernel = ntuple(kernel_size, nd, "kernel_size")
-        stride, pads, dilation = kernel, (0,) * nd, (1,) * nd
-        out_sizes = tuple(values.shape[-nd:])
-    else:
-        cols, added, (kernel, stride, pads, dilation) = _pool_windows(
-            input, kernel_size, stride, padding, dilation, ceil_mode, nd, -np.inf, op)
-        out_sizes = tuple(cols.shape[2:2 + nd])
+        values, arg_offsets = by_blocks
+    else:  # padding and the ceil overhang count as -inf: never a window's first maximum
+        padded = pad_spatial(x, tuple((p, p + e) for p, e in zip(pads, extras)), -np.inf)
+        cols = unfold(padded, kernel, stride, dilation)
         flat = cols.reshape(*cols.shape[:2 + nd], -1)
         # max over the window: the gradient goes to one (the first) maximum, as in PyTorch
         values, arg = _fn.max(flat, -1)
@@ -76,14 +96,17 @@ def _max_pool(input: TensorBase, kernel_size: Any, stride: Any, padding: Any, di
     if not return_indices:
         return values
     offs = np.unravel_index(arg_offsets, kernel)  # window offsets of the maxima
-    spatial = tuple(input.shape[-nd:])
     coords = []
     for i in range(nd):
         grid_shape = [1] * (2 + nd)
         grid_shape[2 + i] = out_sizes[i]
         start = (np.arange(out_sizes[i]) * stride[i] - pads[i]).reshape(grid_shape)
-        coords.append(start + offs[i] * dilation[i])
-    index = np.ravel_multi_index(tuple(coords), spatial) if nd > 1 else coords[0]
+        coord = start + offs[i] * dilation[i]
+        # an all -inf window's first maximum is its (padded) corner; PyTorch names the
+        # window's first real element instead
+        first_real = start + -(start // dilation[i]) * dilation[i] * (start < 0)
+        coords.append(np.where(coord < 0, first_real, coord))
+    index = np.ravel_multi_index(tuple(coords), tuple(x.shape[2:])) if nd > 1 else coords[0]
     index = wrap(np.asarray(index, np.int64))
     return values, (index.squeeze(0) if added else index)
 
@@ -102,22 +125,68 @@ def max_pool2d(input: TensorBase, kernel_size: Any, stride: Any = None, padding:
                      2, "max_pool2d")
 
 
+def max_pool3d(input: TensorBase, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    """3-D max pooling over (N, C, D, H, W); padding counts as -inf."""
+    return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices,
+                     3, "max_pool3d")
+
+
+def max_pool1d_with_indices(input: TensorBase, kernel_size: Any, stride: Any = None,
+                            padding: Any = 0, dilation: Any = 1, ceil_mode: bool = False,
+                            return_indices: bool = False) -> tuple[TensorBase, TensorBase]:
+    """``max_pool1d`` returning (values, indices) whatever ``return_indices`` says."""
+    return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, True, 1,
+                     "max_pool1d")
+
+
+def max_pool2d_with_indices(input: TensorBase, kernel_size: Any, stride: Any = None,
+                            padding: Any = 0, dilation: Any = 1, ceil_mode: bool = False,
+                            return_indices: bool = False) -> tuple[TensorBase, TensorBase]:
+    """``max_pool2d`` returning (values, indices) whatever ``return_indices`` says."""
+    return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, True, 2,
+                     "max_pool2d")
+
+
+def max_pool3d_with_indices(input: TensorBase, kernel_size: Any, stride: Any = None,
+                            padding: Any = 0, dilation: Any = 1, ceil_mode: bool = False,
+                            return_indices: bool = False) -> tuple[TensorBase, TensorBase]:
+    """``max_pool3d`` returning (values, indices) whatever ``return_indices`` says."""
+    return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, True, 3,
+                     "max_pool3d")
+
+
+def _window_counts(spatial: tuple, kernel: tuple, stride: tuple, pads: tuple, extras: tuple,
+                   include_pad: bool, dtype: np.dtype) -> np.ndarray:
+    """Per output window, how many positions the average divides by: the real elements, plus
+    the padding when ``include_pad``; never the ceil_mode overhang (PyTorch's rule)."""
+    if include_pad:  # the padded extent counts, the overhang beyond it does not
+        ones = np.pad(np.ones(tuple(s + 2 * p for s, p in zip(spatial, pads)), dtype),
+                      [(0, e) for e in extras])
+    else:
+        ones = np.pad(np.ones(spatial, dtype), [(p, p + e) for p, e in zip(pads, extras)])
+    nd = len(kernel)
+    return unfold(wrap(ones), kernel, stride, (1,) * nd)._data.sum(axis=tuple(range(nd, 2 * nd)))
+
+
 def _avg_pool(input: TensorBase, kernel_size: Any, stride: Any, padding: Any, ceil_mode: bool,
               count_include_pad: bool, divisor_override: int | None, nd: int, op: str
               ) -> TensorBase:
-    cols, added, (kernel, stride, pads, _) = _pool_windows(
-        input, kernel_size, stride, padding, 1, ceil_mode, nd, 0.0, op)
-    dims = tuple(range(2 + nd, 2 + 2 * nd))
-    total = cols.sum(dims)
+    x, added = batched(input, nd, op)
+    kernel, stride, pads, dilation, _, extras = _pool_geometry(
+        x, kernel_size, stride, padding, 1, ceil_mode, nd, False)
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    padded = pad_spatial(x, tuple((p, p + e) for p, e in zip(pads, extras)), 0.0)
+    cols = unfold(padded, kernel, stride, dilation)
+    total = cols.sum(tuple(range(2 + nd, 2 + 2 * nd)))
     if divisor_override is not None:
         out = total / divisor_override
-    elif count_include_pad or not any(pads):
-        out = total / math.prod(kernel)
-    else:  # divide each window by the number of real (unpadded) elements in it
-        ones = np.pad(np.ones(input.shape[-nd:], input._data.dtype), [(pp, pp) for pp in pads])
-        counts = unfold(wrap(ones), kernel, stride, (1,) * nd)._data.sum(
-            axis=tuple(range(nd, 2 * nd)))
-        out = total / wrap(counts)
+    elif not any(extras) and (count_include_pad or not any(pads)):
+        out = total / math.prod(kernel)  # every window is whole
+    else:  # divide each window by its own count of counted positions
+        out = total / wrap(_window_counts(tuple(x.shape[2:]), kernel, stride, pads, extras,
+                                          count_include_pad, x._data.dtype))
     return out.squeeze(0) if added else out
 
 
@@ -136,31 +205,78 @@ def avg_pool2d(input: TensorBase, kernel_size: Any, stride: Any = None, padding:
                      divisor_override, 2, "avg_pool2d")
 
 
+def avg_pool3d(input: TensorBase, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: int | None = None) -> TensorBase:
+    """3-D average pooling over (N, C, D, H, W)."""
+    return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                     divisor_override, 3, "avg_pool3d")
+
+
+# -- adaptive average pooling ---------------------------------------------------------------
+
+
+def _adaptive_sizes(input: TensorBase, output_size: Any, nd: int, op: str) -> tuple:
+    """Checked input rank and the output sizes (None keeps an input size)."""
+    if not isinstance(input, TensorBase):
+        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    if input.ndim not in (nd + 1, nd + 2):
+        raise RuntimeError(f"{op}(): Expected {nd + 1}D or {nd + 2}D tensor, but got: "
+                           f"{list(input.shape)}")
+    given: tuple = (output_size,) * nd if isinstance(output_size, (int, np.integer)) or \
+        output_size is None else tuple(output_size)
+    if len(given) != nd:
+        raise RuntimeError(f"{op}(): output_size must be {nd}, got {output_size}")
+    spatial = tuple(input.shape[-nd:])
+    sizes = tuple(int(s if o is None else o) for o, s in zip(given, spatial))
+    if any(o < 0 for o in sizes):
+        raise RuntimeError(f"{op}(): elements of output_size must be greater than or equal to "
+                           f"0 but received {sizes}")
+    return sizes
+
+
+def _adaptive_bounds(n_in: int, n_out: int) -> tuple[np.ndarray, np.ndarray]:
+    """PyTorch's adaptive windows [floor(i * n / o), ceil((i + 1) * n / o))."""
+    i = np.arange(n_out)
+    return (i * n_in) // n_out, -((-(i + 1) * n_in) // n_out)
+
+
 def _adaptive_matrix(n_in: int, n_out: int, dtype: np.dtype) -> np.ndarray:
-    """(n_out, n_in) averaging matrix of PyTorch's adaptive windows [floor(i*n/o), ceil(...))."""
-    m = np.zeros((n_out, n_in), dtype)
-    for i in range(n_out):  # a loop over output positions along one axis, not over pixels
-        start, end = (i * n_in) // n_out, -((-(i + 1) * n_in) // n_out)
-        m[i, start:end] = 1.0 / (end - start)
-    return m
+    """(n_out, n_in) matrix averaging each adaptive window."""
+    starts, ends = _adaptive_bounds(n_in, n_out)
+    cols = np.arange(n_in)
+    inside = (cols >= starts[:, None]) & (cols < ends[:, None])
+    return (inside / (ends - starts)[:, None]).astype(dtype)
+
+
+def _adaptive_avg(input: TensorBase, output_size: Any, nd: int, op: str) -> TensorBase:
+    sizes = _adaptive_sizes(input, output_size, nd, op)
+    out, dt = input, input._data.dtype
+    for axis in range(nd):  # one (batched) matmul per spatial axis that changes size
+        dim = input.ndim - nd + axis
+        if sizes[axis] == input.shape[dim]:
+            continue
+        a = wrap(_adaptive_matrix(input.shape[dim], sizes[axis], dt))
+        if axis == nd - 1:
+            out = out @ a.mT
+        elif axis == nd - 2:
+            out = a @ out
+        else:
+            out = (out.transpose(dim, -1) @ a.mT).transpose(dim, -1)
+    return out if out is not input else input * 1  # a new tensor even when nothing pools
 
 
 def adaptive_avg_pool1d(input: TensorBase, output_size: Any) -> TensorBase:
     """Average over adaptive windows giving ``output_size`` positions."""
-    (o,) = ntuple(output_size, 1, "output_size")
-    a = wrap(_adaptive_matrix(input.shape[-1], o, input._data.dtype))
-    return input @ a.mT
+    return _adaptive_avg(input, output_size, 1, "adaptive_avg_pool1d")
 
 
 def adaptive_avg_pool2d(input: TensorBase, output_size: Any) -> TensorBase:
-    """Average over adaptive windows giving an ``output_size`` (oh, ow) grid; as two matmuls
-    with averaging matrices (None keeps a size)."""
-    if isinstance(output_size, (int, np.integer)):
-        output_size = (output_size, output_size)
-    h, w = input.shape[-2:]
-    oh = h if output_size[0] is None else int(output_size[0])
-    ow = w if output_size[1] is None else int(output_size[1])
-    dt = input._data.dtype
-    ah = wrap(_adaptive_matrix(h, oh, dt))
-    aw = wrap(_adaptive_matrix(w, ow, dt))
-    return ah @ input @ aw.mT
+    """Average over adaptive windows giving an (oh, ow) grid (None keeps a size)."""
+    return _adaptive_avg(input, output_size, 2, "adaptive_avg_pool2d")
+
+
+def adaptive_avg_pool3d(input: TensorBase, output_size: Any) -> TensorBase:
+    """Average over adaptive windows giving an (od, oh, ow) grid (None keeps a size)."""
+    return _adaptive_avg(input, output_size, 3, "adaptive_avg_pool3d")

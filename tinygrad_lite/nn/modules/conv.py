@@ -1,4 +1,5 @@
-"""PyTorch's ``torch.nn.modules.conv``: Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d."""
+"""PyTorch's ``torch.nn.modules.conv``: Conv1d/2d/3d, ConvTranspose1d/2d/3d and their lazy
+forms (in_channels inferred at the first forward)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,9 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d",
+           "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
+           "LazyConvTranspose2d", "LazyConvTranspose3d"]
 
 
 def _ntuple(v: Any, n: int) -> tuple:
@@ -44,9 +47,21 @@ class _ConvNd(Module):
         self.padding = padding if isinstance(padding, str) else _ntuple(padding, n)
         self.dilation, self.output_padding = _ntuple(dilation, n), _ntuple(output_padding, n)
         self.padding_mode = padding_mode
+        dt = dtypes.float32.np if dtype is None else dtypes.to_dtype(dtype).np
+        if self._lazy:  # shapes wait for the first input (see _LazyConvMixin)
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+            self._lazy_bias, self._lazy_dtype = bias, dt
+        else:
+            self._make_parameters(bias, dt)
+
+    _lazy = False
+
+    def _make_parameters(self, bias: bool, dt: np.dtype) -> None:
+        """Allocate weight (and bias) for the known channels and initialise them."""
+        in_channels, out_channels, groups = self.in_channels, self.out_channels, self.groups
         shape = ((in_channels, out_channels // groups) if self.transposed
                  else (out_channels, in_channels // groups)) + self.kernel_size
-        dt = dtypes.float32.np if dtype is None else dtypes.to_dtype(dtype).np
         self.weight = Parameter(np.empty(shape, dt))
         if bias:
             self.bias = Parameter(np.empty((out_channels,), dt))
@@ -76,7 +91,7 @@ class _ConvNd(Module):
             s += f", output_padding={self.output_padding}"
         if self.groups != 1:
             s += f", groups={self.groups}"
-        if self.bias is None:
+        if self.bias is None and not getattr(self, "_lazy_bias", False):  # lazy: not yet made
             s += ", bias=False"
         return s
 
@@ -113,6 +128,23 @@ class Conv2d(_ConvNd):
                         self.groups)
 
 
+class Conv3d(_ConvNd):
+    """3-D convolution over (N, C_in, D, H, W) input (padding: int, triple, 'same' or 'valid')."""
+
+    _nd = 3
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
+                 padding: Any = 0, dilation: Any = 1, groups: int = 1, bias: bool = True,
+                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         groups, bias, padding_mode, 0, device, dtype)
+
+    def forward(self, input: TensorBase) -> TensorBase:
+        """The convolution of the input."""
+        return F.conv3d(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
+                        self.groups)
+
+
 class ConvTranspose1d(_ConvNd):
     """1-D transposed convolution; weight (C_in, C_out / groups, k)."""
 
@@ -141,3 +173,118 @@ class ConvTranspose2d(ConvTranspose1d):
         """The transposed convolution of the input."""
         return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,
                                   self.output_padding, self.groups, self.dilation)
+
+
+class ConvTranspose3d(ConvTranspose1d):
+    """3-D transposed convolution; weight (C_in, C_out / groups, kd, kh, kw)."""
+
+    _nd = 3
+
+    def forward(self, input: TensorBase) -> TensorBase:
+        """The transposed convolution of the input."""
+        return F.conv_transpose3d(input, self.weight, self.bias, self.stride, self.padding,
+                                  self.output_padding, self.groups, self.dilation)
+
+
+class _LazyConvMixin(_ConvNd):
+    """A convolution whose in_channels (0 until then) come from its first input. PyTorch's
+    UninitializedParameter is simplified away: until that forward, ``weight`` and ``bias`` are
+    None and so absent from ``parameters()`` and ``state_dict()`` (build optimizers after a dry
+    run, as PyTorch advises); then they are allocated, initialised as the eager layer's are,
+    and the module becomes that layer (``cls_to_become``), as in PyTorch."""
+
+    _lazy = True
+    cls_to_become: type = _ConvNd
+
+    def has_uninitialized_params(self) -> bool:
+        """Whether the weight still waits for the first input."""
+        return self.weight is None
+
+    def initialize_parameters(self, input: TensorBase) -> None:
+        """Take in_channels from ``input`` (dim 1 batched, dim 0 unbatched) and allocate."""
+        if self.weight is not None:
+            return
+        nd = self._nd
+        if input.ndim not in (nd + 1, nd + 2):
+            raise RuntimeError(f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to "
+                               f"{type(self).__name__}, but got input of size: "
+                               f"{list(input.shape)}")
+        self.in_channels = int(input.shape[1] if input.ndim == nd + 2 else input.shape[0])
+        if self.in_channels % self.groups:
+            raise ValueError("in_channels must be divisible by groups")
+        self._make_parameters(self._lazy_bias, self._lazy_dtype)
+        del self._lazy_bias, self._lazy_dtype
+        self.__class__ = self.cls_to_become
+
+    def forward(self, input: TensorBase) -> TensorBase:
+        """Allocate the parameters for this input, then run as the eager layer."""
+        self.initialize_parameters(input)
+        return self.forward(input)  # the eager class's forward now
+
+
+class LazyConv1d(_LazyConvMixin, Conv1d):
+    """``Conv1d`` with in_channels inferred from the first input."""
+
+    cls_to_become = Conv1d
+
+    def __init__(self, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
+                 dilation: Any = 1, groups: int = 1, bias: bool = True,
+                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
+        Conv1d.__init__(self, 0, out_channels, kernel_size, stride, padding, dilation, groups,
+                        bias, padding_mode, device, dtype)
+
+
+class LazyConv2d(_LazyConvMixin, Conv2d):
+    """``Conv2d`` with in_channels inferred from the first input."""
+
+    cls_to_become = Conv2d
+
+    def __init__(self, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
+                 dilation: Any = 1, groups: int = 1, bias: bool = True,
+                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
+        Conv2d.__init__(self, 0, out_channels, kernel_size, stride, padding, dilation, groups,
+                        bias, padding_mode, device, dtype)
+
+
+class LazyConv3d(_LazyConvMixin, Conv3d):
+    """``Conv3d`` with in_channels inferred from the first input."""
+
+    cls_to_become = Conv3d
+
+    def __init__(self, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
+                 dilation: Any = 1, groups: int = 1, bias: bool = True,
+                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
+        Conv3d.__init__(self, 0, out_channels, kernel_size, stride, padding, dilation, groups,
+                        bias, padding_mode, device, dtype)
+
+
+class _LazyConvTransposeNd(_LazyConvMixin, ConvTranspose1d):
+    """The lazy transposed convolutions' constructor (PyTorch's argument order)."""
+
+    def __init__(self, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
+                 output_padding: Any = 0, groups: int = 1, bias: bool = True, dilation: Any = 1,
+                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
+        ConvTranspose1d.__init__(self, 0, out_channels, kernel_size, stride, padding,
+                                 output_padding, groups, bias, dilation, padding_mode, device,
+                                 dtype)
+
+
+class LazyConvTranspose1d(_LazyConvTransposeNd):
+    """``ConvTranspose1d`` with in_channels inferred from the first input."""
+
+    _nd = 1
+    cls_to_become = ConvTranspose1d
+
+
+class LazyConvTranspose2d(_LazyConvTransposeNd):
+    """``ConvTranspose2d`` with in_channels inferred from the first input."""
+
+    _nd = 2
+    cls_to_become = ConvTranspose2d
+
+
+class LazyConvTranspose3d(_LazyConvTransposeNd):
+    """``ConvTranspose3d`` with in_channels inferred from the first input."""
+
+    _nd = 3
+    cls_to_become = ConvTranspose3d

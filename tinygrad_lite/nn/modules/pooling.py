@@ -1,4 +1,5 @@
-"""PyTorch's ``torch.nn.modules.pooling``: MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d."""
+"""PyTorch's ``torch.nn.modules.pooling``: max, average, adaptive (average and max), power-average
+(Lp) pooling and max unpooling, in 1, 2 and 3 dims."""
 
 from __future__ import annotations
 
@@ -8,8 +9,15 @@ from ..._core.tensor_base import TensorBase
 from .. import functional as F  # noqa: N812 - PyTorch's conventional alias
 from .module import Module
 
-__all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d",
-           "AdaptiveAvgPool2d"]
+__all__ = ["MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d",
+           "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
+           "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "LPPool1d", "LPPool2d", "LPPool3d",
+           "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d"]
+
+
+def _tuple(value: Any, n: int) -> tuple:
+    """PyTorch's ``_single``/``_pair``/``_triple``: an int repeated, a sequence as a tuple."""
+    return (value,) * n if isinstance(value, int) else tuple(value)
 
 
 class _MaxPoolNd(Module):
@@ -47,6 +55,15 @@ class MaxPool2d(_MaxPoolNd):
                             self.ceil_mode, self.return_indices)
 
 
+class MaxPool3d(_MaxPoolNd):
+    """3-D max pooling."""
+
+    def forward(self, input: TensorBase) -> Any:
+        """Max over each window."""
+        return F.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            self.ceil_mode, self.return_indices)
+
+
 class _AvgPoolNd(Module):
     """The arguments of average pooling."""
 
@@ -65,7 +82,14 @@ class _AvgPoolNd(Module):
 
 
 class AvgPool1d(_AvgPoolNd):
-    """1-D average pooling."""
+    """1-D average pooling (PyTorch keeps its arguments as 1-tuples; it has no
+    ``divisor_override``)."""
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 ceil_mode: bool = False, count_include_pad: bool = True) -> None:
+        super().__init__(_tuple(kernel_size, 1),
+                         _tuple(stride if stride is not None else kernel_size, 1),
+                         _tuple(padding, 1), ceil_mode, count_include_pad)
 
     def forward(self, input: TensorBase) -> TensorBase:
         """Mean over each window."""
@@ -79,6 +103,15 @@ class AvgPool2d(_AvgPoolNd):
     def forward(self, input: TensorBase) -> TensorBase:
         """Mean over each window."""
         return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
+
+
+class AvgPool3d(_AvgPoolNd):
+    """3-D average pooling."""
+
+    def forward(self, input: TensorBase) -> TensorBase:
+        """Mean over each window."""
+        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad, self.divisor_override)
 
 
@@ -104,3 +137,128 @@ class AdaptiveAvgPool2d(AdaptiveAvgPool1d):
     def forward(self, input: TensorBase) -> TensorBase:
         """Mean over adaptive windows."""
         return F.adaptive_avg_pool2d(input, self.output_size)
+
+
+class AdaptiveAvgPool3d(AdaptiveAvgPool1d):
+    """Average pooling to a fixed output size (od, oh, ow)."""
+
+    def forward(self, input: TensorBase) -> TensorBase:
+        """Mean over adaptive windows."""
+        return F.adaptive_avg_pool3d(input, self.output_size)
+
+
+class AdaptiveMaxPool1d(Module):
+    """Max pooling to a fixed output length (and the indices of the maxima)."""
+
+    def __init__(self, output_size: Any, return_indices: bool = False) -> None:
+        super().__init__()
+        self.output_size, self.return_indices = output_size, return_indices
+
+    def forward(self, input: TensorBase) -> Any:
+        """Max over adaptive windows."""
+        return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
+
+    def extra_repr(self) -> str:
+        """``output_size``."""
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveMaxPool2d(AdaptiveMaxPool1d):
+    """Max pooling to a fixed output size (oh, ow)."""
+
+    def forward(self, input: TensorBase) -> Any:
+        """Max over adaptive windows."""
+        return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool3d(AdaptiveMaxPool1d):
+    """Max pooling to a fixed output size (od, oh, ow)."""
+
+    def forward(self, input: TensorBase) -> Any:
+        """Max over adaptive windows."""
+        return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)
+
+
+class LPPool1d(Module):
+    """1-D power-average pooling: ``(sum over the window of x ** p) ** (1 / p)``."""
+
+    def __init__(self, norm_type: float, kernel_size: Any, stride: Any = None,
+                 ceil_mode: bool = False) -> None:
+        super().__init__()
+        self.norm_type, self.kernel_size = norm_type, kernel_size
+        self.stride, self.ceil_mode = stride, ceil_mode
+
+    def forward(self, input: TensorBase) -> TensorBase:
+        """The p-norm of each window."""
+        return F.lp_pool1d(input, self.norm_type, self.kernel_size, self.stride, self.ceil_mode)
+
+    def extra_repr(self) -> str:
+        """The norm and window arguments."""
+        return (f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, "
+                f"stride={self.stride}, ceil_mode={self.ceil_mode}")
+
+
+class LPPool2d(LPPool1d):
+    """2-D power-average pooling."""
+
+    def forward(self, input: TensorBase) -> TensorBase:
+        """The p-norm of each window."""
+        return F.lp_pool2d(input, self.norm_type, self.kernel_size, self.stride, self.ceil_mode)
+
+
+class LPPool3d(LPPool1d):
+    """3-D power-average pooling."""
+
+    def forward(self, input: TensorBase) -> TensorBase:
+        """The p-norm of each window."""
+        return F.lp_pool3d(input, self.norm_type, self.kernel_size, self.stride, self.ceil_mode)
+
+
+class _MaxUnpoolNd(Module):
+    """The arguments of max unpooling, kept as n-tuples as PyTorch does."""
+
+    _nd = 1
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0) -> None:
+        super().__init__()
+        self.kernel_size = _tuple(kernel_size, self._nd)
+        self.stride = _tuple(stride if stride is not None else kernel_size, self._nd)
+        self.padding = _tuple(padding, self._nd)
+
+    def extra_repr(self) -> str:
+        """The window arguments."""
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    """The partial inverse of ``MaxPool1d``: values at their indices, zeros elsewhere."""
+
+    def forward(self, input: TensorBase, indices: TensorBase,
+                output_size: Any = None) -> TensorBase:
+        """Scatter ``input`` to ``indices``."""
+        return F.max_unpool1d(input, indices, self.kernel_size, self.stride, self.padding,
+                              output_size)
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    """The partial inverse of ``MaxPool2d``."""
+
+    _nd = 2
+
+    def forward(self, input: TensorBase, indices: TensorBase,
+                output_size: Any = None) -> TensorBase:
+        """Scatter ``input`` to ``indices``."""
+        return F.max_unpool2d(input, indices, self.kernel_size, self.stride, self.padding,
+                              output_size)
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    """The partial inverse of ``MaxPool3d``."""
+
+    _nd = 3
+
+    def forward(self, input: TensorBase, indices: TensorBase,
+                output_size: Any = None) -> TensorBase:
+        """Scatter ``input`` to ``indices``."""
+        return F.max_unpool3d(input, indices, self.kernel_size, self.stride, self.padding,
+                              output_size)
