@@ -27,7 +27,7 @@ from . import (
 )
 from ._compile import compile  # noqa: A004 - PyTorch's name
 from ._core.allocator import tune_allocator
-from ._core.device import device
+from ._core.device import device, get_default_device, set_default_device
 from ._core.grad_mode import (
     enable_grad,
     inference_mode,
@@ -86,6 +86,7 @@ from .dtypes import (
     set_default_dtype,
     uint8,
 )
+from .func import vmap
 from .functions import *  # noqa: F403 - the whole tl.* API (functions.__all__)
 from .serialization import load, save
 from .sparse import sparse_coo_tensor, spmm
@@ -118,5 +119,6 @@ __all__ = [
     "get_num_interop_threads", "use_deterministic_algorithms",
     "are_deterministic_algorithms_enabled", "int", "short", "dtype", "finfo", "iinfo",
     "promote_types", "can_cast", "result_type", "pi", "e", "inf", "nan", "newaxis", "compile",
+    "get_default_device", "set_default_device", "vmap",
     *functions.__all__,
 ]

@@ -114,11 +114,6 @@ def is_floating_point(self: TensorBase) -> bool:
     return self._data.dtype.kind == "f"
 
 
-def is_complex(self: TensorBase) -> bool:
-    """False: tinygrad_lite has no complex dtypes."""
-    return False
-
-
 def is_signed(self: TensorBase) -> bool:
     """Whether the dtype can hold negative values."""
     return self._data.dtype.kind in "if"
@@ -386,7 +381,7 @@ def sum_to_size(self: TensorBase, *size: Any) -> TensorBase:
 
 METHODS = {f.__name__: f for f in (
     type, type_as, new_zeros, new_ones, new_empty, new_full, new_tensor, nelement,
-    element_size, is_contiguous, is_floating_point, is_complex, is_signed, ndimension,
+    element_size, is_contiguous, is_floating_point, is_signed, ndimension,
     get_device, cuda, share_memory_, uniform_, normal_, bernoulli_, exponential_, geometric_,
     log_normal_, cauchy_, random_, multinomial, bernoulli, unfold, byte, char, short,
     sum_to_size)} | OPERATORS

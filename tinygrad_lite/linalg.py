@@ -3,8 +3,9 @@ primitives of ``ops/linalg.py`` and ``ops/linalg_decomp.py``, plus the composite
 namespace has (svdvals, eigvalsh, pinv, matrix_rank, lstsq). Gradients exist wherever PyTorch
 has them: the matrix invertible (cholesky: symmetric positive-definite; qr: full rank), and
 distinct eigenvalues / distinct nonzero singular values when eigen/singular vectors are used.
+``matrix_exp`` is the primitive of ``ops/matrix_exp.py`` (also ``tl.matrix_exp``).
 Not here: the general (non-symmetric, complex) eig/eigvals, lu, ldl, householder_product,
-matrix_exp, cond, tensorinv/tensorsolve, vander."""
+cond, tensorinv/tensorsolve, vander."""
 
 from collections import namedtuple
 from typing import Any
@@ -31,13 +32,14 @@ from .functions.linalg import (
 from .ops.linalg import LinAlgError, cholesky, inv, low_precision_note, solve, torch_dtype_name
 from .ops.linalg import pinv as _pinv
 from .ops.linalg_decomp import eigh, qr, svd
+from .ops.matrix_exp import matrix_exp
 
 cross = linalg_cross
 
 __all__ = ["LinAlgError", "inv", "inv_ex", "det", "slogdet", "solve", "solve_triangular",
            "cholesky", "cholesky_ex", "norm", "vector_norm", "matrix_norm", "matrix_power",
            "multi_dot", "cross", "vecdot", "matmul", "diagonal", "eigh", "eigvalsh", "svd",
-           "svdvals", "qr", "pinv", "matrix_rank", "lstsq"]
+           "svdvals", "qr", "pinv", "matrix_rank", "lstsq", "matrix_exp"]
 
 LstsqResult = namedtuple("LstsqResult", ["solution", "residuals", "rank", "singular_values"])
 LstsqResult.__name__ = LstsqResult.__qualname__ = "linalg_lstsq"  # torch.return_types name

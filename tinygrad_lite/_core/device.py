@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["device", "check_device", "CPU", "DeviceUnavailableError"]
+__all__ = ["device", "check_device", "CPU", "DeviceUnavailableError", "get_default_device",
+           "set_default_device"]
 
 ELSEWHERE = ("{what}: device {name!r} is not available: tinygrad_lite was not compiled with CUDA "
              "enabled; its tensors live in CPU memory (NumPy arrays). Use 'cpu' (programs "
@@ -104,3 +105,14 @@ def check_device(spec: Any, what: str) -> None:
         raise DeviceUnavailableError(ELSEWHERE.format(what=what, name=f"cuda:{spec}"))
     raise TypeError(f"{what}: device must be a string or a tl.device, got "
                     f"{type(spec).__name__}")
+
+
+def get_default_device() -> device:
+    """The device new tensors are made on: always ``device("cpu")``."""
+    return CPU
+
+
+def set_default_device(device: Any) -> None:
+    """Accept the CPU (or None, PyTorch's reset) as the default device; refuse any other device
+    with the same error as ``device("cuda")``, since tensors cannot live there."""
+    check_device(device, "set_default_device")

@@ -13,6 +13,8 @@ are built from them here and get their gradients for free. The themed modules:
 | ``indexing.py`` | gather/scatter, index_select, masked ops, nonzero |
 | ``mathops.py`` | asin/sinh/..., erf/lgamma/digamma (``ops/special.py``), logaddexp, fmod, ... |
 | ``inplace.py`` | ``add_``, ``relu_``, ``copy_``, ``fill_``, ... (store through ``ops.inplace``) |
+| ``numeric.py`` | clone/detach, renorm, frexp, vander, unravel_index, matrix_exp |
+| ``scatters.py`` | index_put, diagonal/select/slice_scatter (the index_put primitive) |
 
 Adding an op takes three places: its code (a composite in one of these modules, or a primitive
 with its backward rule in ``ops/``, imported by one of them), its name in that module's
@@ -30,9 +32,11 @@ from . import (
     linalg,
     mathops,
     nan_reductions,
+    numeric,
     pointwise,
     quantiles,
     reduction,
+    scatters,
     shape,
     shape_extra,
     signal_windows,
@@ -47,9 +51,11 @@ from .inplace_extra import *  # noqa: F403 - x.sqrt_() & co, methods only
 from .linalg import *  # noqa: F403
 from .mathops import *  # noqa: F403
 from .nan_reductions import *  # noqa: F403
+from .numeric import *  # noqa: F403
 from .pointwise import *  # noqa: F403
 from .quantiles import *  # noqa: F403
 from .reduction import *  # noqa: F403
+from .scatters import *  # noqa: F403
 from .shape import *  # noqa: F403
 from .shape_extra import *  # noqa: F403
 from .signal_windows import *  # noqa: F403
@@ -61,7 +67,7 @@ __all__ = [
     *basic.__all__, *creation.__all__, *indexing.__all__, *pointwise.__all__,
     *reduction.__all__, *shape.__all__, *mathops.__all__, *sorting.__all__,
     *shape_extra.__all__, *linalg.__all__, *nan_reductions.__all__, *quantiles.__all__,
-    *signal_windows.__all__,
+    *signal_windows.__all__, *numeric.__all__, *scatters.__all__,
     "relu_", "clamp_",
     "clip_", "neg_",
     "exp_",
@@ -94,7 +100,8 @@ _OUT = {
     "nanmean", "nanmedian",
     "nansum", "narrow_copy", "ne", "neg", "negative", "nonzero", "norm", "normal", "outer",
     "polygamma", "pow", "prod", "rad2deg", "reciprocal", "remainder", "round", "row_stack",
-    "rsqrt", "scatter", "scatter_add", "scatter_reduce", "searchsorted", "sgn", "sigmoid",
+    "renorm", "rsqrt", "scatter", "scatter_add", "scatter_reduce", "searchsorted", "sgn",
+    "sigmoid",
     "sign", "signbit", "sin", "sinc", "sinh", "softmax", "sort", "sqrt", "square", "stack",
     "std", "sub", "sum", "take", "take_along_dim", "tan", "tanh", "tensordot", "topk", "tril",
     "triu", "true_divide", "trunc", "var", "vdot", "vstack", "where", "xlogy",
@@ -114,7 +121,9 @@ def _apply_conventions() -> None:
 
 _apply_conventions()
 
+# (vander and unravel_index take a tensor first, but PyTorch has no such methods)
 _NOT_METHODS = {"cat", "concat", "concatenate", "stack", "einsum", "setitem", "broadcast_shapes",
-                "broadcast_tensors", *creation.__all__, *signal_windows.__all__}
+                "broadcast_tensors", "vander", "unravel_index", *creation.__all__,
+                *signal_windows.__all__}
 TENSOR_METHODS = [name for name in (*__all__, *inplace.__all__, *inplace_extra.__all__)
                   if name not in _NOT_METHODS]

@@ -7,13 +7,28 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from .._core.grad_mode import grad_state
+from .._core.tensor_base import TensorBase
 from ..ops import inplace
-from . import basic, indexing, mathops, nan_reductions, pointwise, reduction, shape, shape_extra
+from ..ops.indexing import index_put
+from . import (
+    basic,
+    indexing,
+    mathops,
+    nan_reductions,
+    numeric,
+    pointwise,
+    reduction,
+    shape,
+    shape_extra,
+)
 
 __all__: list[str] = []  # filled below: the generated names
 
-_SOURCES = (basic, pointwise, mathops, reduction, shape, indexing, shape_extra, nan_reductions)
+_SOURCES = (basic, pointwise, mathops, reduction, shape, indexing, shape_extra, nan_reductions,
+            numeric)
 # out-of-place function -> in-place method, when that is all the in-place version does
 _NAMES = ("abs", "sqrt", "rsqrt", "sigmoid", "tanh", "sin", "cos", "tan", "asin", "acos",
           "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log", "log2", "log10", "log1p",
@@ -77,3 +92,23 @@ for _name in _RESHAPING:
     if _fn is not None:
         globals()[_name + "_"] = _make_reshaping(_name, _fn)
         __all__.append(_name + "_")
+
+
+def fill_diagonal_(input: TensorBase, fill_value: Any, wrap: bool = False) -> TensorBase:
+    """In place: ``fill_value`` on the main diagonal (all dims equal beyond 2-D); ``wrap``:
+    a tall matrix's diagonal starts again below each square block, as PyTorch's does."""
+    shape = input._data.shape
+    if len(shape) < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    if len(shape) > 2 and any(n != shape[0] for n in shape):
+        raise RuntimeError("all dimensions of input must be of equal length")
+    # PyTorch's strided view: one step along every dim at once, from the first element
+    step = sum(int(np.prod(shape[k + 1:])) for k in range(len(shape)))
+    count = min(shape[0], shape[1])
+    if wrap and len(shape) == 2 and shape[0] > shape[1] + 1:
+        count = -(-int(np.prod(shape)) // step)
+    index = np.unravel_index(np.arange(count) * step, shape)
+    return inplace.apply(input, "fill_diagonal_", lambda s: index_put(s, index, fill_value))
+
+
+__all__.append("fill_diagonal_")

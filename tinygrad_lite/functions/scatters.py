@@ -1,0 +1,132 @@
+"""The functional API, out-of-place writes: ``index_put`` (and ``index_put_``),
+``diagonal_scatter``, ``select_scatter``, ``slice_scatter``.
+
+Each is the index_put primitive (``ops/indexing.py``) at an index built here, so each is
+differentiable in both the input (zero gradient where overwritten) and the written values.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import ops
+from .._core.tensor_base import TensorBase
+from ..ops import inplace
+from ..ops.indexing import index_put as _index_put
+from ..ops.linalg import torch_dtype_name
+
+__all__ = ["index_put", "index_put_", "diagonal_scatter", "select_scatter", "slice_scatter"]
+
+
+def _index_tuple(indices: Any) -> tuple:
+    """PyTorch's ``indices`` (a tuple or list of integer or bool tensors) as a NumPy index, bool
+    masks expanded to their nonzero coordinates (which is what they select)."""
+    if not isinstance(indices, (tuple, list)):
+        raise TypeError(f"index_put(): argument 'indices' must be tuple of Tensors, not "
+                        f"{type(indices).__name__}")
+    if not indices:
+        raise RuntimeError("index_put(): expected at least one index tensor")
+    out: list = []
+    for k, index in enumerate(indices):
+        if not isinstance(index, TensorBase):
+            raise TypeError(f"expected Tensor as element {k} in argument 1, but got "
+                            f"{type(index).__name__}")
+        arr = index._data
+        if arr.dtype == np.bool_:
+            out.extend(np.nonzero(arr))
+        elif arr.dtype.kind == "i":
+            out.append(arr)
+        else:  # PyTorch's uint8 masks are deprecated, and index_put refuses them too
+            raise IndexError(f"tensors used as indices must be long, int or bool tensors, not "
+                             f"{arr.dtype}")
+    return tuple(out)
+
+
+def index_put(input: TensorBase, indices: Any, values: TensorBase,
+              accumulate: bool = False) -> TensorBase:
+    """A copy of ``input`` with ``values`` (broadcast) written at ``input[indices]``; with
+    ``accumulate``, added there instead (repeated indices add up)."""
+    index = _index_tuple(indices)
+    if not isinstance(values, TensorBase):
+        raise TypeError(f"index_put(): argument 'values' must be Tensor, not "
+                        f"{type(values).__name__}")
+    if values._data.dtype != input._data.dtype:
+        raise RuntimeError(
+            f"Index put requires the source and destination dtypes match, got "
+            f"{torch_dtype_name(input._data.dtype)} for the destination and "
+            f"{torch_dtype_name(values._data.dtype)} for the source.")
+    if len(index) > input._data.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {input._data.ndim} (got "
+                         f"{len(index)})")
+    return _index_put(input, index, values, accumulate, op="index_put")
+
+
+def index_put_(input: TensorBase, indices: Any, values: TensorBase,
+               accumulate: bool = False) -> TensorBase:
+    """In place: ``index_put``."""
+    return inplace.apply(input, "index_put_",
+                         lambda s: index_put(s, indices, values, accumulate))
+
+
+def _dim(dim: int, shape: tuple, op: str, view: str) -> int:
+    """``dim`` range-checked; PyTorch refuses select and slice views of a 0-dim tensor."""
+    if not shape:
+        if view == "diagonal":  # diagonal's second dimension (1) is out of range of [-1, 0]
+            ops.normalize_dims(1, 1, op)
+        raise IndexError(f"{view}() cannot be applied to a 0-dim tensor.")
+    return ops.normalize_dims(dim, len(shape), op)[0]
+
+
+def _scatter_into(input: TensorBase, src: Any, index: tuple, slice_shape: tuple,
+                  op: str) -> TensorBase:
+    """``input`` with ``src`` written at ``index``, whose selection has ``slice_shape``
+    (``src`` must have exactly that shape; its dtype is converted to ``input``'s)."""
+    if not isinstance(src, TensorBase):
+        raise TypeError(f"{op}(): argument 'src' (position 2) must be Tensor, not "
+                        f"{type(src).__name__}")
+    if src._data.shape != tuple(slice_shape):
+        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
+                           f"{list(src._data.shape)}, slice size = {list(slice_shape)}")
+    return _index_put(input, index, src, op=op)
+
+
+def diagonal_scatter(input: TensorBase, src: TensorBase, offset: int = 0, dim1: int = 0,
+                     dim2: int = 1) -> TensorBase:
+    """A copy of ``input`` with ``src`` written on ``input.diagonal(offset, dim1, dim2)``."""
+    shape = input._data.shape
+    d1, d2 = (_dim(d, shape, "diagonal_scatter", "diagonal") for d in (dim1, dim2))
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    # the coordinates of each diagonal element, laid out as diagonal() lays out the diagonal
+    positions = np.diagonal(np.arange(int(np.prod(shape))).reshape(shape), offset, d1, d2)
+    index = np.unravel_index(positions, shape)
+    return _scatter_into(input, src, index, positions.shape, "diagonal_scatter")
+
+
+def select_scatter(input: TensorBase, src: TensorBase, dim: int, index: int) -> TensorBase:
+    """A copy of ``input`` with ``src`` written on ``input.select(dim, index)``."""
+    shape = input._data.shape
+    d = _dim(dim, shape, "select_scatter", "select")
+    n = shape[d]
+    if not -n <= index < n:
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"{list(shape)} at dimension {d}")
+    at = (slice(None),) * d + (int(index) % n,)
+    return _scatter_into(input, src, at, shape[:d] + shape[d + 1:], "select_scatter")
+
+
+def slice_scatter(input: TensorBase, src: TensorBase, dim: int = 0, start: int | None = None,
+                  end: int | None = None, step: int = 1) -> TensorBase:
+    """A copy of ``input`` with ``src`` written on ``input[..., start:end:step, ...]`` (at
+    dimension ``dim``)."""
+    if step <= 0:
+        raise RuntimeError("slice step must be positive")
+    shape = input._data.shape
+    d = _dim(dim, shape, "slice_scatter", "slice")
+    part = slice(start, end, step)
+    length = len(range(*part.indices(shape[d])))
+    at = (slice(None),) * d + (part,)
+    return _scatter_into(input, src, at, shape[:d] + (length,) + shape[d + 1:],
+                         "slice_scatter")
