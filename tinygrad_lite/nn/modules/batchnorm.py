@@ -20,6 +20,33 @@ def _np_dtype(dtype: Any) -> np.dtype:
     return dtypes.float32.np if dtype is None else dtypes.to_dtype(dtype).np
 
 
+def init_norm_state(module: Module, num_features: int, eps: float, momentum: float | None,
+                    affine: bool, track_running_stats: bool, dtype: Any, bias: bool) -> None:
+    """The options, the affine parameters (weight 1, bias 0) and the running statistics
+    (mean 0, variance 1, no batches) that batch and instance norm share, as PyTorch's
+    ``_NormBase`` sets them up."""
+    dt = _np_dtype(dtype)
+    module.num_features, module.eps, module.momentum = num_features, eps, momentum
+    module.affine, module.track_running_stats = affine, track_running_stats
+    if affine:
+        module.weight = Parameter(np.ones(num_features, dt))
+        if bias:
+            module.bias = Parameter(np.zeros(num_features, dt))
+        else:
+            module.register_parameter("bias", None)
+    else:
+        module.register_parameter("weight", None)
+        module.register_parameter("bias", None)
+    if track_running_stats:
+        module.register_buffer("running_mean", Tensor._wrap(np.zeros(num_features, dt)))
+        module.register_buffer("running_var", Tensor._wrap(np.ones(num_features, dt)))
+        module.register_buffer("num_batches_tracked", Tensor._wrap(np.zeros((), np.int64)))
+    else:
+        module.register_buffer("running_mean", None)
+        module.register_buffer("running_var", None)
+        module.register_buffer("num_batches_tracked", None)
+
+
 class _BatchNorm(Module):
     """Batch normalisation over the channel dim 1, with running statistics."""
 
@@ -29,27 +56,8 @@ class _BatchNorm(Module):
                  affine: bool = True, track_running_stats: bool = True, device: Any = None,
                  dtype: Any = None, *, bias: bool = True) -> None:
         super().__init__()
-        dt = _np_dtype(dtype)
-        self.num_features, self.eps, self.momentum = num_features, eps, momentum
-        self.affine, self.track_running_stats = affine, track_running_stats
-        if affine:
-            self.weight = Parameter(np.ones(num_features, dt))
-            if bias:
-                self.bias = Parameter(np.zeros(num_features, dt))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
-        if track_running_stats:
-            self.register_buffer("running_mean", Tensor._wrap(np.zeros(num_features, dt)))
-            self.register_buffer("running_var", Tensor._wrap(np.ones(num_features, dt)))
-            self.register_buffer("num_batches_tracked",
-                                 Tensor._wrap(np.zeros((), np.int64)))
-        else:
-            self.register_buffer("running_mean", None)
-            self.register_buffer("running_var", None)
-            self.register_buffer("num_batches_tracked", None)
+        init_norm_state(self, num_features, eps, momentum, affine, track_running_stats, dtype,
+                        bias)
 
     def reset_running_stats(self) -> None:
         """Running mean 0, running variance 1, no batches seen."""

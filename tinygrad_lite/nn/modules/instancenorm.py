@@ -5,13 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
-from ... import dtypes
 from ..._core.tensor_base import TensorBase
-from ...tensor import Tensor
 from .. import functional as F  # noqa: N812 - PyTorch's conventional alias
-from ..parameter import Parameter
+from .batchnorm import init_norm_state
 from .module import Module
 
 __all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LocalResponseNorm"]
@@ -26,26 +22,8 @@ class _InstanceNorm(Module):
                  affine: bool = False, track_running_stats: bool = False, device: Any = None,
                  dtype: Any = None, *, bias: bool = True) -> None:
         super().__init__()
-        dt = dtypes.float32.np if dtype is None else dtypes.to_dtype(dtype).np
-        self.num_features, self.eps, self.momentum = num_features, eps, momentum
-        self.affine, self.track_running_stats = affine, track_running_stats
-        if affine:
-            self.weight = Parameter(np.ones(num_features, dt))
-            if bias:
-                self.bias = Parameter(np.zeros(num_features, dt))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
-        if track_running_stats:
-            self.register_buffer("running_mean", Tensor._wrap(np.zeros(num_features, dt)))
-            self.register_buffer("running_var", Tensor._wrap(np.ones(num_features, dt)))
-            self.register_buffer("num_batches_tracked", Tensor._wrap(np.zeros((), np.int64)))
-        else:
-            self.register_buffer("running_mean", None)
-            self.register_buffer("running_var", None)
-            self.register_buffer("num_batches_tracked", None)
+        init_norm_state(self, num_features, eps, momentum, affine, track_running_stats, dtype,
+                        bias)
 
     def forward(self, input: TensorBase) -> TensorBase:
         """Instance-normalised input (running statistics in eval mode when tracked)."""
