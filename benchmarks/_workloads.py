@@ -8,8 +8,9 @@ step (forward, backward, SGD with momentum 0.9, torch-style: ``buf = g`` at the 
 forward, manual backward, the same optimizer, no preallocation tricks.
 
 Frameworks: numpy (floor), tinygrad_lite (used like a user would: nn.Sequential of nn.Linear,
-nn.functional.cross_entropy, optim.SGD), torch, mygrad, autograd (HIPS) and micrograd (toy only:
-it has scalar Values and no exp/log for softmax).
+nn.functional.cross_entropy, optim.SGD), tl_compiled (the same step under ``tl.compile``), torch,
+jax (``jax.jit`` of the whole step), mygrad, autograd (HIPS) and micrograd (toy only: it has
+scalar Values and no exp/log for softmax). The compiled builders are in ``_workloads_compiled``.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 import _harness as harness
+import _workloads_compiled as compiled
 import numpy as np
 
 LR_MLP, LR_TOY, MOMENTUM = 0.01, 0.01, 0.9
@@ -26,10 +28,11 @@ MLP_SIZES = (784, 256, 128, 10)
 TOY_SIZES = (2, 16, 16, 1)
 POOL = 8  # the MLP cycles through this many fixed batches
 
-MLP_FRAMEWORKS = ("numpy", "tinygrad_lite", "torch", "mygrad", "autograd")
+MLP_FRAMEWORKS = ("numpy", "tinygrad_lite", "tl_compiled", "torch", "jax", "mygrad", "autograd")
 TOY_FRAMEWORKS = (*MLP_FRAMEWORKS, "micrograd")
 # Importable module of each peer, and how to install it.
 PEER_INSTALL = {"torch": "pip install torch==2.13.0", "mygrad": "pip install mygrad",
+                "jax": "pip install jax",
                 "autograd": "pip install autograd", "micrograd": "pip install micrograd"}
 
 Params = list[np.ndarray]  # [W1, b1, W2, b2, ...], float32, W as (out, in)
@@ -281,8 +284,9 @@ def mlp_autograd(params: Params, xs: list, ys: list) -> Step:
     return step
 
 
-MLP_BUILDERS = {"numpy": mlp_numpy, "tinygrad_lite": mlp_tinygrad_lite, "torch": mlp_torch,
-                "mygrad": mlp_mygrad, "autograd": mlp_autograd}
+MLP_BUILDERS = {"numpy": mlp_numpy, "tinygrad_lite": mlp_tinygrad_lite,
+                "tl_compiled": compiled.mlp_tinygrad_lite_compiled, "torch": mlp_torch,
+                "jax": compiled.mlp_jax, "mygrad": mlp_mygrad, "autograd": mlp_autograd}
 
 
 # -- toy: 2-16-16-1 MLP, full batch, mean hinge loss relu(1 - y * score) ------------------------
@@ -459,8 +463,10 @@ def toy_micrograd(params: Params, x: np.ndarray, y: np.ndarray) -> Toy:
     return step, predict
 
 
-TOY_BUILDERS = {"numpy": toy_numpy, "tinygrad_lite": toy_tinygrad_lite, "torch": toy_torch,
-                "mygrad": toy_mygrad, "autograd": toy_autograd, "micrograd": toy_micrograd}
+TOY_BUILDERS = {"numpy": toy_numpy, "tinygrad_lite": toy_tinygrad_lite,
+                "tl_compiled": compiled.toy_tinygrad_lite_compiled, "torch": toy_torch,
+                "jax": compiled.toy_jax, "mygrad": toy_mygrad, "autograd": toy_autograd,
+                "micrograd": toy_micrograd}
 
 
 def accuracy(scores: np.ndarray, y: np.ndarray) -> float:

@@ -82,7 +82,8 @@ def test_clone_detach_vmap_compile():
     assert tl.vmap is tl.func.vmap
     assert tl.vmap(lambda v: v.sum())(tl.ones(3, 2)).tolist() == [2.0, 2.0, 2.0]
     model = tl.nn.Linear(2, 2)
-    assert tl.compile(model, backend="inductor", mode="max-autotune") is model
+    compiled = tl.compile(model, backend="inductor", mode="max-autotune")
+    assert compiled._orig_mod is model  # PyTorch's OptimizedModule wrapper
 
     @tl.compile(fullgraph=True)
     def f(v):

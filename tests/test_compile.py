@@ -1,33 +1,333 @@
-"""tl.compile runs the model eagerly: the same object back, as function and as decorator, with
-PyTorch's options accepted."""
+"""tl.compile: traced once, replayed as straight-line NumPy. Compiled and eager training runs must
+agree step for step (bit for bit where the op order is the same), guards must retrace, graph
+breaks must fall back (or raise with fullgraph=True), and every pass must keep results."""
 
 import numpy as np
 import pytest
 
 import tinygrad_lite as tl
+import tinygrad_lite.nn as nn
+import tinygrad_lite.nn.functional as F  # noqa: N812 - PyTorch's spelling
+from tinygrad_lite.compiler import GraphBreakError, passes
+from tinygrad_lite.compiler.ir import Graph, Op, Ref, Value
+
+RNG = np.random.default_rng(0)
 
 
-def test_compile_returns_the_model_and_training_is_unchanged():
-    model = tl.nn.Linear(3, 2)
-    assert tl.compile(model) is model
-    assert tl.compile(model, mode="max-autotune", fullgraph=True, dynamic=False) is model
-    x = tl.randn(4, 3)
-    np.testing.assert_array_equal(tl.compile(model)(x).detach().numpy(),
-                                  model(x).detach().numpy())
+def _batches(shape, classes, n=4):
+    xs = [tl.from_numpy(RNG.standard_normal(shape).astype(np.float32)) for _ in range(n)]
+    ys = [tl.from_numpy(RNG.integers(0, classes, shape[0])) for _ in range(n)]
+    return xs, ys
+
+
+def _train_step(model, opt, loss_fn=F.cross_entropy):
+    def step(x, y):
+        opt.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+    return step
+
+
+def _run_both(build, xs, ys, steps=100, exact=True, seed=0):
+    """Train two identical copies, one eager and one compiled; compare everything."""
+    tl.manual_seed(seed)
+    m1, o1, loss_fn = build()
+    tl.manual_seed(seed)
+    m2, o2, _ = build()
+    eager, compiled = _train_step(m1, o1, loss_fn), tl.compile(_train_step(m2, o2, loss_fn))
+    tl.manual_seed(seed + 1)
+    eager_losses = [eager(xs[i % len(xs)], ys[i % len(ys)]).item() for i in range(steps)]
+    tl.manual_seed(seed + 1)
+    compiled_losses = [compiled(xs[i % len(xs)], ys[i % len(ys)]).item() for i in range(steps)]
+    check = np.testing.assert_array_equal if exact else (
+        lambda a, b: np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7))
+    check(np.array(compiled_losses), np.array(eager_losses))
+    for p1, p2 in zip(m1.parameters(), m2.parameters()):
+        check(p2.detach().numpy(), p1.detach().numpy())
+        check(p2.grad.numpy(), p1.grad.numpy())
+    for b1, b2 in zip(m1.buffers(), m2.buffers()):
+        check(b2.numpy(), b1.numpy())
+    for s1, s2 in zip(o1.state.values(), o2.state.values()):
+        assert s1.keys() == s2.keys()
+        for key in s1:
+            check(np.asarray(s2[key].numpy()), np.asarray(s1[key].numpy()))
+    assert compiled.replays >= steps - 3, compiled.explanations
+    return compiled
+
+
+def _mlp(opt_cls, **opt_kwargs):
+    def build():
+        model = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 128), nn.ReLU(),
+                              nn.Linear(128, 10))
+        return model, opt_cls(model.parameters(), **opt_kwargs), F.cross_entropy
+    return build
+
+
+def test_toy_mlp_hinge_sgd_momentum_bit_identical():
+    x = tl.from_numpy(RNG.standard_normal((200, 2)).astype(np.float32))
+    y = tl.from_numpy(np.sign(RNG.standard_normal(200)).astype(np.float32))
+
+    def build():
+        model = nn.Sequential(nn.Linear(2, 16), nn.ReLU(), nn.Linear(16, 16), nn.ReLU(),
+                              nn.Linear(16, 1))
+        return (model, tl.optim.SGD(model.parameters(), lr=0.01, momentum=0.9),
+                lambda score, target: F.relu(1 - target * score.reshape(-1)).mean())
+
+    compiled = _run_both(build, [x], [y])
+    assert "np.matmul" in str(compiled.graph) and "def replay" in compiled.code
+
+
+def test_mlp_sgd_momentum_and_adam_bit_identical():
+    xs, ys = _batches((32, 784), 10)
+    _run_both(_mlp(tl.optim.SGD, lr=0.01, momentum=0.9, nesterov=True), xs, ys)
+    _run_both(_mlp(tl.optim.Adam, lr=1e-3), xs, ys)
+    _run_both(_mlp(tl.optim.AdamW, lr=1e-3, weight_decay=0.1, amsgrad=True), xs, ys, steps=30)
+
+
+def test_cnn_with_batchnorm_and_dropout_matches_eager():
+    xs, ys = _batches((8, 1, 12, 12), 10, n=2)
+
+    def build():
+        model = nn.Sequential(nn.Conv2d(1, 4, 3), nn.BatchNorm2d(4), nn.ReLU(), nn.MaxPool2d(2),
+                              nn.Dropout(0.25), nn.Flatten(), nn.Linear(4 * 5 * 5, 10))
+        return model, tl.optim.SGD(model.parameters(), lr=0.05, momentum=0.9), F.cross_entropy
+
+    _run_both(build, xs, ys, steps=30)
+
+
+class _CharLSTM(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(12, 8)
+        self.lstm = nn.LSTM(8, 16, batch_first=True)
+        self.head = nn.Linear(16, 12)
+
+    def forward(self, tokens):
+        out, _ = self.lstm(self.embed(tokens))
+        return self.head(out).reshape(-1, 12)
+
+
+def test_lstm_language_model_step_matches_eager():
+    tokens = [tl.from_numpy(RNG.integers(0, 12, (4, 7))) for _ in range(2)]
+    targets = [tl.from_numpy(RNG.integers(0, 12, 28)) for _ in range(2)]
+
+    def build():
+        model = _CharLSTM()
+        return model, tl.optim.Adam(model.parameters(), lr=1e-2), F.cross_entropy
+
+    _run_both(build, tokens, targets, steps=20)
+
+
+def test_guards_retrace_on_batch_size_eval_mode_and_learning_rate():
+    tl.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 8), nn.Dropout(0.5), nn.Linear(8, 3))
+    opt = tl.optim.SGD(model.parameters(), lr=0.1)
+    step = tl.compile(_train_step(model, opt))
+    y4, y6 = tl.tensor([0, 1, 2, 0]), tl.tensor([0, 1, 2, 0, 1, 2])
+    for _ in range(3):
+        step(tl.randn(4, 4), y4)
+    traces = step.traces
+    step(tl.randn(6, 4), y6)  # new batch size
+    assert step.traces == traces + 1
+    model.eval()
+    step(tl.randn(4, 4), y4)
+    assert step.traces == traces + 2
+    model.train()
+    before = [p.detach().numpy().copy() for p in model.parameters()]
+    x = tl.randn(4, 4)
+    opt.param_groups[0]["lr"] = 0.0  # a scheduler's change: the old replay would still move
+    step(x, y4)
+    assert step.traces == traces + 3
+    for p, old in zip(model.parameters(), before):
+        np.testing.assert_array_equal(p.detach().numpy(), old)
+
+
+def test_inference_function_compiles_and_returns_fresh_tensors():
+    tl.manual_seed(0)
+    model = nn.Sequential(nn.Linear(5, 7), nn.GELU(), nn.LayerNorm(7), nn.Linear(7, 2)).eval()
 
     @tl.compile
-    def step(a):
-        return (a * 2).sum()
+    def predict(x):
+        with tl.no_grad():
+            return F.softmax(model(x), dim=-1)
 
-    @tl.compile(backend="inductor")
-    def other(a):
-        return a + 1
+    x = tl.randn(3, 5)
+    first, second, third = predict(x), predict(x), predict(x)
+    with tl.no_grad():
+        want = F.softmax(model(x), dim=-1).numpy()
+    for got in (first, second, third):
+        np.testing.assert_array_equal(got.numpy(), want)
+    assert predict.replays == 2 and second is not third
+    assert not np.shares_memory(second.numpy(), third.numpy())
 
-    assert step(tl.ones(3)).item() == 6.0 and other(tl.zeros(1)).item() == 1.0
+
+def test_compiled_module_in_eval_mode_and_training_falls_back():
+    tl.manual_seed(0)
+    model = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 2))
+    compiled = tl.compile(model)
+    assert isinstance(compiled, nn.Module) and compiled._orig_mod is model
+    x = tl.randn(5, 3)
+    with pytest.warns(UserWarning, match="backward runs outside"):
+        out = compiled(x)  # training: the output needs autograd after the call
+    out.sum().backward()
+    assert model[0].weight.grad is not None
+    with tl.no_grad():
+        want = model(x).numpy()
+        for _ in range(3):
+            np.testing.assert_array_equal(compiled(x).numpy(), want)
+    assert compiled._compiled.replays == 2
 
 
-def test_compile_refusals_as_pytorch():
+def test_random_ops_draw_fresh_numbers_like_eager():
+    def noisy(x):
+        return F.dropout(x, 0.5, training=True) + tl.randn(x.shape)
+
+    compiled = tl.compile(noisy)
+    x = tl.ones(4, 6)
+    tl.manual_seed(3)
+    eager = [noisy(x).numpy() for _ in range(4)]
+    tl.manual_seed(3)
+    got = [compiled(x).numpy() for _ in range(4)]
+    for a, b in zip(got, eager):
+        np.testing.assert_array_equal(a, b)
+    assert compiled.replays == 3
+    assert not np.array_equal(got[2], got[3])
+
+
+def test_graph_breaks_fall_back_with_a_warning_or_raise_with_fullgraph():
+    def logs(x):
+        y = (x * 2).sum()
+        if y.item() > 0:  # data-dependent Python control flow
+            return y
+        return -y
+
+    compiled = tl.compile(logs)
+    with pytest.warns(UserWarning, match=r"Tensor.item\(\) at test_compile.py"):
+        assert compiled(tl.ones(3)).item() == 6.0
+    assert compiled(-tl.ones(3)).item() == 6.0  # eager from now on, still right
+    assert compiled.replays == 0
+    with pytest.raises(GraphBreakError, match=r"Tensor.item\(\)"):
+        tl.compile(logs, fullgraph=True)(tl.ones(3))
+
+    def hooked(x):
+        return x * 3
+
+    t = tl.ones(2, requires_grad=True)
+    t.register_hook(lambda g: g)
+    with pytest.warns(UserWarning, match="hooks"):
+        tl.compile(lambda x: hooked(t) * x)(tl.ones(2))
+
+
+def test_numpy_random_inside_the_function_is_a_graph_break():
+    def noisy(x):
+        return x + tl.from_numpy(np.random.rand(3).astype(np.float32))
+
+    with pytest.warns(UserWarning, match="np.random.rand"):
+        compiled = tl.compile(noisy)
+        outs = [compiled(tl.zeros(3)).numpy() for _ in range(3)]
+    assert not np.array_equal(outs[1], outs[2])  # eager: fresh numbers every call
+
+
+def test_data_dependent_check_in_the_replay_retraces():
+    def pick(logits, target):
+        return F.cross_entropy(logits, target)  # validates the class indices
+
+    compiled = tl.compile(pick)
+    logits = tl.randn(3, 4)
+    for _ in range(3):
+        compiled(logits, tl.tensor([0, 1, 3]))
+    with pytest.raises(IndexError):
+        compiled(logits, tl.tensor([0, 1, 7]))  # the check fails: eager gives the error
+
+
+def test_python_state_changes_run_eagerly():
+    counter = {"n": 0}
+
+    def step(x):
+        counter["n"] += 1
+        return x + 1
+
+    compiled = tl.compile(step)
+    with pytest.warns(UserWarning, match="changes Python state"):
+        for _ in range(4):
+            compiled(tl.ones(2))
+    assert counter["n"] == 4
+
+
+def test_decorator_forms_and_options():
+    @tl.compile(mode="max-autotune")
+    def double(a):
+        return a * 2
+
+    np.testing.assert_array_equal(double(tl.ones(2)).numpy(), [2.0, 2.0])
+    assert tl.compile(double, disable=True) is double
     with pytest.raises(RuntimeError, match="both"):
-        tl.compile(tl.nn.Linear(1, 1), mode="default", options={"a": 1})
+        tl.compile(nn.Linear(1, 1), mode="default", options={"a": 1})
     with pytest.raises(RuntimeError, match="callable"):
         tl.compile(3)
+    assert not tl.compiler.is_compiling()
+
+
+def test_the_graph_prints_and_draws():
+    compiled = tl.compile(lambda a, b: (a @ b).relu().sum())
+    a, b = tl.randn(3, 4), tl.randn(4, 2)
+    compiled(a, b)
+    table = str(compiled.graph)
+    assert "np.matmul" in table and "(3, 2) float32" in table and "test_compile.py" in table
+    dot = compiled.graph.to_dot()
+    assert dot.startswith("digraph") and "np.matmul" in dot
+
+
+def _graph(ops_spec):
+    """A tiny graph: value 0 is an input (4,) float64; ops given as (target, args, outputs)."""
+    g = Graph()
+    g.values[0] = Value(0, (4,), np.dtype(np.float64), "input", "x")
+    g.inputs = [0]
+    for target, args, outs in ops_spec:
+        for o in outs:
+            g.values[o] = Value(o, (4,), np.dtype(np.float64), "op")
+        g.ops.append(Op("call", target, args, {}, list(outs)))
+    return g
+
+
+def test_passes_each_keep_results():
+    g = _graph([(np.exp, (Ref(0),), [1]), (np.exp, (Ref(0),), [2]),
+                (np.add, (Ref(1), Ref(2)), [3]), (np.sin, (Ref(0),), [4])])
+    g.outputs = ("T", Ref(3))
+    passes.eliminate_common_subexpressions(g)
+    assert [op.target for op in g.ops].count(np.exp) == 1
+    passes.eliminate_dead_code(g)
+    assert np.sin not in [op.target for op in g.ops]
+    buffers = passes.plan_memory(g)
+    assert len(buffers) == 1  # exp's result is pooled; the returned sum gets its own array
+
+    folded = _graph([(np.arange, (4.0,), [1]), (np.multiply, (Ref(1), Ref(0)), [2])])
+    folded.ops[0] = Op("call", np.arange, (4.0,), {}, [1])
+    folded.outputs = ("T", Ref(2))
+    passes.fold_constants(folded)
+    assert len(folded.ops) == 1 and folded.ops[0].target is np.multiply
+
+
+def test_replay_allocates_planned_buffers_once():
+    model = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 4))
+
+    @tl.compile
+    def infer(x):
+        with tl.no_grad():
+            return model(x).relu()
+
+    x = tl.randn(8, 16)
+    infer(x)
+    assert "out=b" in infer.code  # temporaries go into preallocated buffers
+
+
+def test_a_compiled_function_called_inside_another_is_inlined():
+    inner = tl.compile(lambda a: a.exp() * 2)
+    outer = tl.compile(lambda a: inner(a) + 1)
+    x = tl.randn(4)
+    want = (x.exp() * 2 + 1).numpy()
+    for _ in range(3):
+        np.testing.assert_array_equal(outer(x).numpy(), want)
+    assert outer.replays == 2 and inner.traces == 0

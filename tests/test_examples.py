@@ -86,3 +86,10 @@ def test_fit_bigger_trains_the_same_model_both_ways():
     plain, fitted = runs["plain float32"], runs["autocast + checkpoint + blocked"]
     assert fitted["losses"][-1] < fitted["losses"][0]
     np.testing.assert_allclose(fitted["losses"], plain["losses"], rtol=1e-2)  # float16 noise
+
+
+def test_compiled_training_matches_eager_and_prints_the_ir(capsys):
+    assert load("compiled_training").main(["--steps", "40", "--code"])
+    out = capsys.readouterr().out
+    assert "identical to eager: True" in out and "38 replays" in out
+    assert "np.matmul" in out and "model.0.weight" in out and "def replay(A):" in out

@@ -25,7 +25,7 @@ from . import (
     utils,
     viz,
 )
-from ._compile import compile  # noqa: A004 - PyTorch's name
+from .compiler import compile  # noqa: A004 - PyTorch's name
 from ._core.allocator import tune_allocator
 from ._core.device import device, get_default_device, set_default_device
 from ._core.grad_mode import (

@@ -31,6 +31,7 @@ from ._core.graph import RemovableHandle, RetainGradHook
 from ._core.shared_storage import is_shared_array, share_array
 from ._core.size import Size
 from ._core.tensor_base import TensorBase, register_result_type, to_array, wrap
+from ._core.tracing import report_graph_break, tracing_state
 from ._format import format_tensor
 from ._tensor_api import METHODS, PROPERTIES
 from ._tensor_extra import EXTRA_METHODS, EXTRA_PROPERTIES
@@ -113,6 +114,8 @@ class Tensor(TensorBase):
                 f"item: a tensor with {self._data.size} elements cannot be converted to a Python "
                 "scalar"
             )
+        if tracing_state.active:
+            report_graph_break("Tensor.item()")
         return self._data.item()
 
     def numpy(self) -> np.ndarray:
@@ -122,10 +125,14 @@ class Tensor(TensorBase):
                 "Can't call numpy() on a tensor that requires grad. Use tensor.detach().numpy() "
                 "instead."
             )
+        if tracing_state.active:
+            report_graph_break("Tensor.numpy()")
         return self._data
 
     def tolist(self) -> Any:
         """The data as (nested) Python lists of numbers."""
+        if tracing_state.active:
+            report_graph_break("Tensor.tolist()")
         return self._data.tolist()
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
@@ -147,6 +154,8 @@ class Tensor(TensorBase):
             raise RuntimeError(
                 f"Boolean value of a tensor with {self._data.size} values is ambiguous"
             )
+        if tracing_state.active:
+            report_graph_break("bool(Tensor)")
         return bool(self._data)
 
     def __float__(self) -> float:

@@ -36,6 +36,7 @@ from .graph import Node, RetainGradHook, edge_of
 from .observers import active_observers
 from .quiet import silence_numpy_warnings
 from .tensor_base import TensorBase, wrap
+from .tracing import tracing_state
 
 _getrefcount = sys.getrefcount
 
@@ -423,5 +424,6 @@ def _accumulate_grad(t: TensorBase, grad: Any, create_graph: bool) -> None:
 def _adoptable(grad: Any, leaf: TensorBase) -> bool:
     """Whether ``grad`` (known to be referenced only by the engine) can become ``leaf.grad``
     as it is: a writeable array of the leaf's dtype that owns its memory."""
-    return (type(grad) is np.ndarray and grad.base is None and grad.dtype == leaf._data.dtype
-            and grad.flags.writeable)
+    # While tl.compile traces, results are TracedArrays (owning their memory like any result).
+    return ((type(grad) is np.ndarray or tracing_state.active and isinstance(grad, np.ndarray))
+            and grad.base is None and grad.dtype == leaf._data.dtype and grad.flags.writeable)

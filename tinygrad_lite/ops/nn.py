@@ -17,6 +17,7 @@ import numpy as np
 from .._core.grad_mode import grad_state
 from .._core.graph import Node
 from .._core.tensor_base import TensorBase
+from .._core.tracing import tracing_state
 from .common import is_array, wrap
 from .movement import permute_rule
 
@@ -180,7 +181,9 @@ def max_pool_blocks(x: TensorBase, kernel: tuple) -> tuple[TensorBase, np.ndarra
     argmax = _first_offset(views, lambda v: v != values)
     if a.dtype.kind == "f":
         nan_windows = np.isnan(values)
-        if nan_windows.any():  # there the first NaN is the maximum
+        # there the first NaN is the maximum (always taken while tl.compile traces: a replay
+        # cannot choose the branch by the data)
+        if tracing_state.active or nan_windows.any():
             first_nan = _first_offset(views, lambda v: ~np.isnan(v))
             argmax = np.where(nan_windows, first_nan, argmax)
     if not (grad_state.enabled and x._requires_grad):

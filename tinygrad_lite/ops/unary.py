@@ -16,6 +16,7 @@ import numpy as np
 from .._core.grad_mode import grad_state
 from .._core.graph import Node
 from .._core.tensor_base import TensorBase
+from .._core.tracing import tracing_state
 from .common import array_of, is_array, unary_result, unary_rule, wrap, zero_of
 from .elementwise import cast, where_rule
 
@@ -111,7 +112,8 @@ class ReluBackward0(Node):
         # but is slow on large random masks (256x256: 375 us); multiplying by the mask is 7x
         # faster there but turns inf * 0 into NaN, so it needs a finiteness check. Below ~1k
         # elements the check costs more than np.where does (8x8: 3.2 us against 5.1 us).
-        if grad.size > _WHERE_MAX_SIZE and np.isfinite(grad).all():
+        # (tl.compile traces the exact path: a replay cannot take the branch by the data)
+        if grad.size > _WHERE_MAX_SIZE and not tracing_state.active and np.isfinite(grad).all():
             return (grad * positive,)
         return (np.where(positive, grad, zero_of(grad.dtype)),)
 

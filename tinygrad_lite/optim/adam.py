@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from .._core.tracing import tracing_state
 from ..tensor import Tensor
 from .optimizer import Optimizer, axpy, bump_step, implementation_options, state_like, state_scalar
 
@@ -71,8 +72,13 @@ class Adam(Optimizer):
         tmp *= 1 - b2
         v += tmp
         bias_correction1 = 1 - b1 ** step
-        bias_correction2_sqrt = math.sqrt(1 - b2 ** step)
-        step_size = lr / bias_correction1
+        if tracing_state.active:  # tl.compile: ``step`` is an array; so are these, cast to the
+            # parameter's dtype as NumPy casts a Python float operand (bit-identical to eager)
+            bias_correction2_sqrt = np.sqrt(1 - b2 ** step).astype(p._data.dtype)
+            step_size = (lr / bias_correction1).astype(p._data.dtype)
+        else:
+            bias_correction2_sqrt = math.sqrt(1 - b2 ** step)
+            step_size = lr / bias_correction1
         if group["amsgrad"]:
             vmax = state["max_exp_avg_sq"]._data
             np.maximum(vmax, v, out=vmax)

@@ -23,6 +23,7 @@ import numpy as np
 
 from .._core.grad_mode import enable_grad, no_grad
 from .._core.graph import RemovableHandle
+from .._core.tracing import tracing_state
 from ..dtypes import float64, get_default_dtype
 from ..tensor import Tensor
 
@@ -135,6 +136,11 @@ def bump_step(state: dict) -> float:
     """Add one to ``state["step"]`` in place and return it as a float; a plain number there (an
     older state dict, or a user's assignment) becomes a 0-d Tensor."""
     step = state["step"]
+    if isinstance(step, Tensor) and tracing_state.active:
+        # tl.compile is tracing: count in NumPy, so that a replay counts too, and hand back the
+        # count as a 0-d float64 array (the bias corrections then stay NumPy expressions)
+        np.add(step._data, 1, out=step._data)
+        return step._data.astype(np.float64)  # type: ignore[return-value]
     if isinstance(step, Tensor):
         # item() and a 0-d store take a tenth of the time of ``data += 1`` (a ufunc call); the
         # sum is rounded to the Tensor's dtype on the store, and read back as stored

@@ -35,6 +35,12 @@ def _check_dot() -> None:
         raise RuntimeError(DOT_MISSING)
 
 
+def _is_ir(obj: Any) -> bool:
+    """Whether ``obj`` is a ``tl.compile`` IR graph (``compiled.graph``), drawn by its own
+    ``to_dot``: viz sits below the compiler and cannot import its Graph type."""
+    return callable(getattr(obj, "to_dot", None)) and hasattr(obj, "ops")
+
+
 def _header(graph_attr: dict) -> list[str]:
     return [f"graph [{', '.join(f'{k}={quote(v)}' for k, v in graph_attr.items())}]",
             'node [fontname="Helvetica", fontsize="11", margin="0.12,0.04", height="0.3"]',
@@ -53,6 +59,8 @@ def to_dot(outputs: Any, params: Any = None, show_saved: bool = True, show_grads
     forward run inside ``record()``; ``recording``: that recording (default: the latest one,
     if it saw this graph).
     """
+    if _is_ir(outputs):
+        return str(outputs.to_dot())
     graph_attr, body = build_dot(outputs, params, show_saved, show_grads, collapse, rankdir,
                                  tensors, recording, fold)
     lines = ["digraph G {", *("\t" + s for s in _header(graph_attr)),
@@ -81,6 +89,11 @@ def draw(outputs: Any, params: Any = None, show_saved: bool = True, show_grads: 
             _check_dot()
             return super().pipe(*args, **kwargs)
 
+    if _is_ir(outputs):  # a tl.compile graph draws itself
+        source = str(outputs.to_dot())
+        ir = Digraph("ir")
+        ir.body.extend(line + "\n" for line in source.splitlines()[1:-1])
+        return ir
     graph_attr, body = build_dot(outputs, params, show_saved, show_grads, collapse, rankdir,
                                  tensors, recording, fold)
     g = Digraph("G")

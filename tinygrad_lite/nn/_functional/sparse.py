@@ -12,6 +12,7 @@ from ... import functions as _fn
 from ..._core.grad_mode import grad_state
 from ..._core.graph import Node
 from ..._core.tensor_base import TensorBase, wrap
+from ..._core.tracing import tracing_state
 
 __all__ = ["embedding", "embedding_bag", "one_hot", "segment_sum"]
 
@@ -37,6 +38,9 @@ def segment_sum(rows: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
     times faster than ``np.add.at``; heavily repeated rows use one ``reduceat`` instead."""
     out = np.zeros((n,) + values.shape[1:], values.dtype)
     if not rows.size:
+        return out
+    if tracing_state.active:  # tl.compile: one op whose work does not depend on the data
+        np.add.at(out, rows, values)  # the same additions, in the same order per row
         return out
     order = np.argsort(rows, kind="stable")
     srt, vals = rows[order], values[order]

@@ -1,0 +1,477 @@
+"""``tl.compile``: trace a call once, replay it as generated straight-line NumPy.
+
+The first call with a new signature runs the function eagerly while ``Trace`` records every
+NumPy call it makes (the forward, the backward rules ``loss.backward()`` runs, gradient
+accumulation, ``zero_grad``, the optimizer's in-place updates). The passes clean the recording
+up, ``codegen`` turns it into a Python function, and later calls whose guards hold run that
+function instead: no Tensor or Node objects, no engine. A call the compiler cannot replay
+(a graph break, outputs that still need autograd, Python state the call changes) runs eagerly,
+with one warning that says why (``fullgraph=True`` raises instead).
+"""
+
+from __future__ import annotations
+
+import builtins
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .._core.autocast_state import autocast_state
+from .._core.grad_mode import grad_state
+from .._core.tensor_base import TensorBase, wrap
+from .._core.tracing import tracing_state
+from ..functions.generator import default_generator
+from ..nn.modules.module import Module
+from . import codegen, passes
+from .ir import Graph, Ref
+from .state import StateWalk
+from .trace import Trace
+from .traced_array import GraphBreakError, TracedArray, plain
+
+__all__ = ["compile", "CompiledFunction", "OptimizedModule", "GraphBreakError"]
+
+CACHE_SIZE = 8  # specialisations kept per function (torch.compile's recompile limit)
+_MAX_UNSTABLE = 2  # traces in a row that change Python state before the function runs eagerly
+
+
+class Entry:
+    """One specialisation: its guard, the replay and what it was built from."""
+
+    def __init__(self, key: tuple, guard: Callable[..., bool], replay: Callable | None,
+                 graph: Graph | None, source: str, reason: str = "") -> None:
+        self.key, self.guard, self.replay = key, guard, replay
+        self.graph, self.code, self.reason = graph, source, reason
+        # generators to rewind when a check fails after random draws (the eager rerun then
+        # draws the same numbers the replay did)
+        self.generators: list = []
+
+
+class CompiledFunction:
+    """A function (or module) whose calls replay a traced NumPy program when the guards hold."""
+
+    def __init__(self, fn: Callable, fullgraph: bool = False, dynamic: bool | None = None,
+                 mode: str | None = None) -> None:
+        self.fn, self.fullgraph, self.dynamic, self.mode = fn, fullgraph, dynamic, mode
+        self.entries: list[Entry] = []
+        self.traces = 0
+        self.replays = 0
+        self.explanations: list[str] = []
+        self._unstable = 0
+        self._eager_reason: str | None = None
+        self._warned: set[str] = set()
+
+    @property
+    def graph(self) -> Graph | None:
+        """The IR of the most recent compiled specialisation (print it for a table)."""
+        entry = next((e for e in self.entries if e.graph is not None), None)
+        return entry.graph if entry else None
+
+    @property
+    def code(self) -> str:
+        """The generated Python source of the most recent compiled specialisation."""
+        entry = next((e for e in self.entries if e.replay is not None), None)
+        return entry.code if entry else ""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self._eager_reason is not None or tracing_state.active:
+            return self.fn(*args, **kwargs)  # (inside another trace: inlined into it)
+        tensors: list[TensorBase] = []
+        key = (_signature((args, kwargs), tensors), grad_state.enabled, autocast_state.dtype)
+        for i, entry in enumerate(self.entries):
+            if entry.key != key or not entry.guard(tensors):
+                continue
+            if i:
+                self.entries.insert(0, self.entries.pop(i))
+            if entry.replay is None:  # a specialisation that runs eagerly
+                return self.fn(*args, **kwargs)
+            states = [g._rng.bit_generator.state for g in entry.generators]
+            try:
+                out = entry.replay(tensors)
+            except codegen.CheckFailedError as failed:
+                for g, state in zip(entry.generators, states):
+                    g._rng.bit_generator.state = state
+                if len(failed.args) > 1:
+                    raise RuntimeError(
+                        "tl.compile: a data-dependent check in the replay failed after the "
+                        "step had changed state; run this function eagerly") from None
+                self._explain(f"check {failed.args[0]} of the replay failed: retracing")
+                break
+            self.replays += 1
+            return out
+        return self._trace(args, kwargs, key, tensors)
+
+    # -- tracing -----------------------------------------------------------------------------
+    def _trace(self, args: tuple, kwargs: dict, key: tuple, tensors: list[TensorBase]) -> Any:
+        self.traces += 1
+        self._clean(args, kwargs)
+        walk = self._roots(args, kwargs)
+        if walk.problem:
+            return self._run_eagerly(args, kwargs, walk.problem, key, None)
+        trace = Trace(self.fullgraph)
+        swapped = _swap_in(trace, walk, tensors)
+        generators = [default_generator, *walk.generators]
+        trace.start()
+        for gen in generators:
+            trace.patch_generator(gen)
+        try:
+            result = self.fn(*args, **kwargs)
+        finally:
+            trace.stop()
+            writes = _swap_out(trace, swapped)
+            self._clean(args, kwargs)
+        problem = trace.broken
+        outputs, out_problem = _output_template(result, walk, tensors, trace)
+        result = _untrace(result)
+        problem = problem or out_problem or writes[1] or _late_check(
+            passes.hoist_checks(trace.graph))
+        if problem is None:
+            changed = _changed_state(walk)
+            if changed:
+                self._unstable += 1
+                if self._unstable < _MAX_UNSTABLE:
+                    self._explain(f"call changed Python state ({changed}): traced again next "
+                                  "call")
+                    return result
+                problem = f"every call changes Python state ({changed})"
+        if problem is not None:
+            self._give_up(problem, key, walk)
+            return result
+        self._unstable = 0
+        trace.graph.outputs = outputs
+        trace.graph.writebacks = writes[0]
+        self._add(key, walk, trace, swapped)
+        return result
+
+    def _roots(self, args: tuple, kwargs: dict) -> StateWalk:
+        """Walk everything the function can reach (see ``state.py``)."""
+        walk = StateWalk()
+        if isinstance(self.fn, Module):
+            walk.walk(self.fn, "A_module", 0, "self")
+            walk.env["A_module"] = self.fn
+            walk.function(self.fn.forward)
+        else:
+            walk.function(self.fn)
+        for i, obj in enumerate(_objects((args, kwargs))):
+            walk.walk(obj, f"{walk.const(obj)}", 0, f"argument {i}")
+        return walk
+
+    def _clean(self, args: tuple, kwargs: dict) -> None:
+        """Replace traced arrays left in state (new optimizer buffers, caches) by plain ones."""
+        walk = self._roots(args, kwargs)
+        for t, _ in walk.tensors:
+            for holder in (t, t._grad):
+                if holder is not None and isinstance(holder._data, TracedArray):
+                    holder._data = plain(holder._data)
+        for container, key, _ in walk.arrays:
+            if isinstance(container[key], TracedArray):
+                container[key] = plain(container[key])
+
+    def _add(self, key: tuple, walk: StateWalk, trace: Trace, swapped: dict) -> None:
+        graph = trace.graph
+        buffers = passes.optimize(graph)
+        names: dict[str, Any] = {"_wrap": wrap, **walk.env}
+        readers = {vid: swapped["readers"][vid] for vid in graph.inputs}
+        writes = [_write(target, attr, vid, swapped, names)
+                  for target, attr, vid in graph.writebacks]
+        result = _render_output(graph.outputs, names)
+        source, replay = codegen.generate(graph, readers, writes, result, buffers, names)
+        guard = _make_guard(walk)
+        entry = Entry(key, guard, replay, graph, source)
+        if any(op.kind == "check" for op in graph.ops):
+            entry.generators = list({id(op.target[0]): op.target[0] for op in graph.ops
+                                     if op.kind == "rng"}.values())
+        self.entries.insert(0, entry)
+        del self.entries[CACHE_SIZE:]
+        self._explain(f"compiled: {len(graph.ops)} ops, {len(buffers)} planned buffers")
+
+    def _give_up(self, reason: str, key: tuple, walk: StateWalk) -> None:
+        if self.fullgraph:
+            raise GraphBreakError(f"tl.compile(fullgraph=True): {reason}")
+        self._explain(f"runs eagerly: {reason}")
+        if reason not in self._warned:
+            self._warned.add(reason)
+            warnings.warn(f"tl.compile: {_name(self.fn)} runs eagerly: {reason}", UserWarning,
+                          stacklevel=4)
+        self.entries.insert(0, Entry(key, _make_guard(walk), None, None, "", reason))
+        del self.entries[CACHE_SIZE:]
+
+    def _run_eagerly(self, args: tuple, kwargs: dict, reason: str, key: tuple,
+                     walk: StateWalk | None) -> Any:
+        self._give_up(reason, key, walk or StateWalk())
+        return self.fn(*args, **kwargs)
+
+    def _explain(self, text: str) -> None:
+        self.explanations.append(text)
+        if self.mode == "explain":
+            print(f"tl.compile({_name(self.fn)}): {text}")
+
+
+class OptimizedModule(Module):
+    """What ``tl.compile(module)`` returns: the module, called through a CompiledFunction
+    (``_orig_mod`` is the original, as in PyTorch)."""
+
+    def __init__(self, mod: Module, compiled: CompiledFunction) -> None:
+        super().__init__()
+        self._orig_mod = mod
+        object.__setattr__(self, "_compiled", compiled)
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        """The original module's forward, compiled."""
+        return self._compiled(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return super().__getattr__(name)
+        except AttributeError:
+            return getattr(self._modules["_orig_mod"], name)
+
+
+def compile(model: Callable | None = None, *, fullgraph: bool = False,  # noqa: A001
+            dynamic: bool | None = None, backend: str | Callable | None = None,
+            mode: str | None = None, options: dict | None = None, name: str | None = None,
+            disable: bool = False, **kwargs: Any) -> Any:
+    """Compile ``model`` (a function or Module; without it, a decorator): traced on the first
+    call of each signature, replayed as straight-line NumPy afterwards. ``mode="explain"``
+    prints what the compiler does; ``fullgraph=True`` raises at a graph break; ``disable=True``
+    returns ``model`` unchanged. ``backend`` and ``options`` are accepted for PyTorch code."""
+    if mode is not None and options is not None:
+        raise RuntimeError("Either mode or options can be specified, but both can't be "
+                           "specified at the same time.")
+    if model is None:
+        return lambda fn: compile(fn, fullgraph=fullgraph, dynamic=dynamic, backend=backend,
+                                  mode=mode, options=options, disable=disable)
+    if not callable(model):
+        raise RuntimeError("torch.compile: model must be callable, got "
+                           f"{type(model).__name__}")
+    if disable:
+        return model
+    compiled = CompiledFunction(model, fullgraph, dynamic, mode)
+    if isinstance(model, Module):
+        return OptimizedModule(model, compiled)
+    compiled.__doc__ = getattr(model, "__doc__", None)
+    return compiled
+
+
+# -- helpers ---------------------------------------------------------------------------------
+
+
+def _name(fn: Any) -> str:
+    return getattr(fn, "__qualname__", type(fn).__name__)
+
+
+def _signature(obj: Any, tensors: list[TensorBase]) -> Any:
+    """A hashable description of the arguments; their tensors are appended to ``tensors``."""
+    if isinstance(obj, TensorBase):
+        tensors.append(obj)
+        return ("T", obj._data.shape, obj._data.dtype.str, obj._requires_grad,
+                obj.grad_fn is None, obj._grad is None)
+    if type(obj) in (tuple, list):
+        return (type(obj).__name__, *(_signature(o, tensors) for o in obj))
+    if type(obj) is dict:
+        return ("d", *((k, _signature(v, tensors)) for k, v in obj.items()))
+    if obj is None or type(obj) in (bool, int, float, str):
+        return obj
+    return ("o", id(obj))
+
+
+def _objects(obj: Any) -> list:
+    """The non-tensor, non-scalar objects among the arguments (walked for state)."""
+    if type(obj) in (tuple, list):
+        return [o for item in obj for o in _objects(item)]
+    if type(obj) is dict:
+        return [o for item in obj.values() for o in _objects(item)]
+    if isinstance(obj, TensorBase) or obj is None or type(obj) in (bool, int, float, str):
+        return []
+    return [obj]
+
+
+def _swap_in(trace: Trace, walk: StateWalk, args: list[TensorBase]) -> dict:
+    """Replace every array the call can reach by a traced view; remember how to read it."""
+    readers: dict[int, str] = {}
+    slots: list[tuple[Any, str, np.ndarray, TracedArray, str]] = []
+    seen: set[int] = set()
+
+    def swap(owner: Any, attr: str, expr: str, source: str, label: str) -> None:
+        arr = getattr(owner, attr) if isinstance(attr, str) and not isinstance(
+            owner, dict) else owner[attr]
+        if isinstance(arr, TracedArray):  # left over from an earlier trace: plain data
+            arr = plain(arr)
+        if not isinstance(arr, np.ndarray) or id(arr) in seen:
+            return
+        seen.add(id(arr))
+        traced = trace.add_input(arr, source, label or expr)
+        readers[trace.vid(traced)] = expr
+        if isinstance(owner, dict):
+            owner[attr] = traced
+        else:
+            setattr(owner, attr, traced)
+        slots.append((owner, attr, arr, traced, expr))
+
+    for i, t in enumerate(args):
+        swap(t, "_data", f"A[{i}]._data", "input", f"argument {i}")
+        if t._grad is not None:
+            swap(t._grad, "_data", f"A[{i}]._grad._data", "input", f"argument {i}.grad")
+    for t, name in walk.tensors:
+        label = walk.labels.get(id(t), "")
+        swap(t, "_data", f"{name}._data", "state", label)
+        if t._grad is not None:
+            swap(t._grad, "_data", f"{name}._grad._data", "state", label and f"{label}.grad")
+    for container, key, expr in walk.arrays:
+        swap(container, key, expr, "state", walk.labels.get(id(container[key]), ""))
+    owners = {id(t): f"A[{i}]" for i, t in enumerate(args)}
+    owners.update({id(t): name for t, name in walk.tensors})
+    grads = {id(t): t._grad for t in [*args, *(t for t, _ in walk.tensors)]}
+    tensors = [*args, *(t for t, _ in walk.tensors)]
+    return {"readers": readers, "slots": slots, "owners": owners, "grads": grads,
+            "tensors": tensors}
+
+
+def _swap_out(trace: Trace, swapped: dict) -> tuple[list, str | None]:
+    """Put the real arrays back; the state writes the call made, and a problem if any."""
+    writes: list[tuple[Any, str, int | None]] = []
+    problem = None
+    for owner, attr, arr, traced, _ in swapped["slots"]:
+        current = owner[attr] if isinstance(owner, dict) else getattr(owner, attr)
+        if current is traced:
+            current = arr
+        elif isinstance(current, TracedArray) and trace.vid(current) is not None:
+            writes.append((owner, attr, trace.vid(current)))
+            current = plain(current)
+        elif isinstance(current, TracedArray):
+            problem = problem or "state was set to an array the compiler cannot follow"
+            current = plain(current)
+        else:
+            problem = problem or "state was set to an array made outside the trace"
+        if isinstance(owner, dict):
+            owner[attr] = current
+        else:
+            setattr(owner, attr, current)
+    for t in swapped["tensors"]:
+        before, now = swapped["grads"][id(t)], t._grad
+        if now is before:
+            continue
+        if now is None:
+            writes.append((t, "_grad", None))
+        elif now.grad_fn is None and isinstance(now._data, TracedArray) and trace.vid(
+                now._data) is not None:
+            writes.append((t, "_grad", trace.vid(now._data)))
+            now._data = plain(now._data)
+        else:
+            problem = problem or "a .grad was set to a tensor the compiler cannot follow"
+    trace.graph.writebacks = writes
+    return writes, problem
+
+
+def _write(target: Any, attr: Any, vid: int | None, swapped: dict, names: dict) -> str:
+    """The replay's statement for one state write (``A[0]._grad = _wrap(v9)``, ...)."""
+    owner = swapped["owners"].get(id(target))
+    if owner is None:
+        owner = f"W{len(names)}"
+        names[owner] = target
+    value = "None" if vid is None else f"v{vid}"
+    if attr == "_grad":
+        return f"{owner}._grad = {'None' if vid is None else f'_wrap({value})'}"
+    if isinstance(target, dict):
+        key = f"W{len(names)}"
+        names[key] = attr
+        return f"{owner}[{key}] = {value}"
+    return f"{owner}.{attr} = {value}"
+
+
+def _output_template(result: Any, walk: StateWalk, args: list[TensorBase], trace: Trace
+                     ) -> tuple[Any, str | None]:
+    """The return value as a template: computed tensors as ``("T", Ref)``, others as is."""
+    known = {id(t) for t, _ in walk.tensors} | {id(t) for t in args}
+    if isinstance(result, TensorBase):
+        if id(result) in known:
+            return ("same", result), None
+        if result.grad_fn is not None and not result.grad_fn._released:
+            return None, ("its result needs autograd after the call (the backward runs outside "
+                          "the compiled function: compile the whole training step)")
+        data = result._data
+        if isinstance(data, TracedArray) and trace.vid(data) is not None:
+            return ("T", Ref(int(trace.vid(data)))), None
+        return None, "it returns a tensor the compiler cannot follow"
+    if type(result) in (tuple, list):
+        items = [_output_template(r, walk, args, trace) for r in result]
+        problem = next((p for _, p in items if p), None)
+        return (type(result).__name__, [t for t, _ in items]), problem
+    if type(result) is dict:
+        items2 = {k: _output_template(v, walk, args, trace) for k, v in result.items()}
+        problem = next((p for _, p in items2.values() if p), None)
+        return ("dict", {k: t for k, (t, _) in items2.items()}), problem
+    if result is None or type(result) in (bool, int, float, str):
+        return ("py", result), None
+    if isinstance(result, np.ndarray):
+        return None, "it returns a NumPy array (return tensors)"
+    return None, f"it returns a {type(result).__name__}"
+
+
+def _render_output(template: Any, names: dict) -> str:
+    kind, value = template
+    if kind == "T":
+        return f"_wrap(v{value.vid})"
+    if kind == "same":
+        name = f"R{len(names)}"
+        names[name] = value
+        return name
+    if kind == "py":
+        name = f"R{len(names)}"
+        names[name] = value
+        return name
+    if kind == "dict":
+        return "{" + ", ".join(f"{k!r}: {_render_output(v, names)}" for k, v in value.items()) \
+            + "}"
+    inner = ", ".join(_render_output(v, names) for v in value)
+    return f"[{inner}]" if kind == "list" else f"({inner}{',' if len(value) == 1 else ''})"
+
+
+def _untrace(result: Any) -> Any:
+    """Give the caller tensors over plain arrays (the traced views were for the trace only)."""
+    if isinstance(result, TensorBase):
+        if isinstance(result._data, TracedArray):
+            result._data = plain(result._data)
+    elif type(result) in (tuple, list):
+        for r in result:
+            _untrace(r)
+    elif type(result) is dict:
+        for r in result.values():
+            _untrace(r)
+    return result
+
+
+def _late_check(graph: Graph) -> str | None:
+    """A data-dependent check after the call began changing state: a replay could not fall back
+    cleanly when it fails, so such a call stays eager. (Random draws before a check are undone
+    on a fallback: see ``Entry.generators``.)"""
+    started = False
+    for op in graph.ops:
+        if op.kind == "check" and started:
+            return (f"a Python value read from the data ({op.target}() at {op.where}) after the "
+                    "call began updating state")
+        started = started or any(
+            graph.values[graph.root(m)].source in ("input", "state") for m in op.mutates)
+    return None
+
+
+def _make_guard(walk: StateWalk) -> Callable[..., bool]:
+    source = f"def guard(A):\n    return {walk.guard_source()}\n"
+    env = dict(walk.env)
+    exec(builtins.compile(source, "<tl.compile guard>", "exec"), env)  # noqa: S102
+    return env["guard"]
+
+
+def _changed_state(walk: StateWalk) -> str | None:
+    """The first guard expression the traced call itself made false (gradients aside)."""
+    for check in walk.checks:
+        if "._grad" in check:
+            continue
+        try:
+            ok = eval(check, dict(walk.env))  # noqa: S307 (our own guard expressions)
+        except Exception:  # noqa: BLE001 (a container shrank, an attribute went away)
+            ok = False
+        if not ok:
+            return check
+    return None

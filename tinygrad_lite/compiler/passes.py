@@ -1,0 +1,256 @@
+"""Graph passes, each a small function from a Graph to a better Graph (same results).
+
+- ``fold_constants``: a pure op whose inputs are all constants runs once, now.
+- ``eliminate_common_subexpressions``: the second identical pure op reuses the first's result.
+- ``eliminate_dead_code``: pure ops whose results nothing reads are dropped.
+- ``plan_memory``: every ufunc result that lives only inside the replay gets a preallocated
+  buffer through ``out=``, reused by later results of the same shape and dtype once its value
+  (and every view of it) is dead; a value dying at the op that produces the next one gives that
+  op its buffer, which is the in-place rewrite (``a = a + b`` as ``np.add(a, b, out=a)``).
+Values that leave the replay (returned tensors, new ``.grad`` arrays, rebound state) keep their
+own fresh arrays, and so do values some op writes into, because a fold or a merge would share
+memory that the eager run did not share.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .ir import Const, Graph, Op, Ref, walk_template
+
+__all__ = ["hoist_checks", "fold_constants", "eliminate_common_subexpressions",
+           "eliminate_dead_code", "plan_memory", "optimize", "escaping", "mutated_roots"]
+
+
+def substitute(template: Any, mapping: dict[int, Any]) -> Any:
+    """``template`` with each ``Ref(v)`` for ``v`` in ``mapping`` replaced by its mapped slot."""
+    if isinstance(template, Ref):
+        return mapping.get(template.vid, template)
+    if type(template) in (tuple, list):
+        return type(template)(substitute(t, mapping) for t in template)
+    if type(template) is dict:
+        return {k: substitute(v, mapping) for k, v in template.items()}
+    return template
+
+
+def _rewrite(graph: Graph, ops: list[Op], mapping: dict[int, Any]) -> None:
+    for op in ops:
+        op.args = substitute(op.args, mapping)
+        op.kwargs = substitute(op.kwargs, mapping)
+    graph.outputs = substitute(graph.outputs, mapping)
+    graph.writebacks = [(t, a, _remap(v, mapping)) for t, a, v in graph.writebacks]
+    graph.ops = ops
+
+
+def _remap(vid: int | None, mapping: dict[int, Any]) -> int | None:
+    new = mapping.get(vid) if vid is not None else None
+    return new.vid if isinstance(new, Ref) else vid
+
+
+def mutated_roots(graph: Graph) -> set[int]:
+    """Values whose memory some op writes into."""
+    return {graph.root(m) for op in graph.ops for m in op.mutates}
+
+
+def escaping(graph: Graph) -> set[int]:
+    """Roots of the values that leave a replay (outputs, writebacks) or come from outside."""
+    found: set[int] = set(graph.inputs)
+    walk_template(graph.outputs, lambda r: found.add(graph.root(r.vid)))
+    found.update(graph.root(v) for _, _, v in graph.writebacks if v is not None)
+    return found
+
+
+def _has_ref(template: Any) -> bool:
+    found: list[int] = []
+    walk_template(template, lambda r: found.append(r.vid))
+    return bool(found)
+
+
+def _run(op: Op) -> Any:
+    """Evaluate a pure op whose arguments are all constants."""
+    args = _consts(op.args)
+    kwargs = _consts(op.kwargs)
+    if op.kind == "call":
+        return op.target(*args, **kwargs)
+    if op.kind == "method":
+        return getattr(args[0], op.target)(*args[1:], **kwargs)
+    return args[0][args[1]]
+
+
+def _consts(template: Any) -> Any:
+    if isinstance(template, Const):
+        return template.obj
+    if type(template) in (tuple, list):
+        return type(template)(_consts(t) for t in template)
+    if type(template) is dict:
+        return {k: _consts(v) for k, v in template.items()}
+    return template
+
+
+def fold_constants(graph: Graph) -> Graph:
+    """Run pure ops on constants now; their results become constants of the replay."""
+    unsafe = mutated_roots(graph) | escaping(graph)
+    mapping: dict[int, Any] = {}
+    kept = []
+    for op in graph.ops:
+        op.args, op.kwargs = substitute(op.args, mapping), substitute(op.kwargs, mapping)
+        if (op.pure and not _has_ref((op.args, op.kwargs)) and op.unpack is None
+                and len(op.outputs) == 1
+                and op.outputs[0] not in unsafe
+                and not any(graph.root(o) in unsafe for o in op.outputs)):
+            value = _run(op)
+            if isinstance(value, np.ndarray):
+                value.flags.writeable = False  # shared by every replay
+            mapping[op.outputs[0]] = Const(value)
+            continue
+        kept.append(op)
+    _rewrite(graph, kept, mapping)
+    return graph
+
+
+def _key(template: Any) -> Any:
+    """A hashable identity of an op's arguments (constants by object identity)."""
+    if isinstance(template, Ref):
+        return ("v", template.vid)
+    if isinstance(template, Const):
+        return ("c", id(template.obj))
+    if type(template) in (tuple, list):
+        return (type(template).__name__, *(_key(t) for t in template))
+    if type(template) is dict:
+        return ("d", *((k, _key(v)) for k, v in sorted(template.items())))
+    if isinstance(template, slice):
+        return ("s", template.start, template.stop, template.step)
+    try:
+        hash(template)
+    except TypeError:
+        return ("o", id(template))
+    return ("l", type(template).__name__, template)
+
+
+def eliminate_common_subexpressions(graph: Graph) -> Graph:
+    """Merge repeated pure ops (same call, same arguments) between writes."""
+    unsafe = mutated_roots(graph) | escaping(graph)
+    seen: dict[Any, Op] = {}
+    mapping: dict[int, Any] = {}
+    kept = []
+    for op in graph.ops:
+        op.args, op.kwargs = substitute(op.args, mapping), substitute(op.kwargs, mapping)
+        if op.mutates:
+            seen.clear()  # conservative: a write may change what any earlier op read
+        if op.pure and op.outputs and not any(graph.root(o) in unsafe for o in op.outputs):
+            key = (op.kind, _key(op.target) if op.kind != "call" else id(op.target),
+                   _key(op.args), _key(op.kwargs))
+            first = seen.get(key)
+            if first is not None and len(first.outputs) == len(op.outputs):
+                for mine, theirs in zip(op.outputs, first.outputs):
+                    mapping[mine] = Ref(theirs)
+                continue
+            seen[key] = op
+        kept.append(op)
+    _rewrite(graph, kept, mapping)
+    return graph
+
+
+def eliminate_dead_code(graph: Graph) -> Graph:
+    """Drop pure ops whose results nothing reads."""
+    live: set[int] = set()
+    walk_template(graph.outputs, lambda r: live.add(r.vid))
+    live.update(v for _, _, v in graph.writebacks if v is not None)
+    kept: list[Op] = []
+    for op in reversed(graph.ops):
+        if op.pure and not any(o in live for o in op.outputs):
+            continue
+        kept.append(op)
+        for used in graph.uses(op):
+            live.add(used)
+            live.add(graph.root(used))
+    graph.ops = kept[::-1]
+    graph.inputs = [v for v in graph.inputs if v in live]
+    return graph
+
+
+def plan_memory(graph: Graph) -> list[tuple[tuple, np.dtype]]:
+    """Give ufunc results that die inside the replay reusable buffers; returns the buffers'
+    (shape, dtype) list (allocated once per compiled entry)."""
+    unsafe = mutated_roots(graph) | escaping(graph)
+    last_use: dict[int, int] = {}
+    for i, op in enumerate(graph.ops):
+        for used in graph.uses(op):
+            last_use[graph.root(used)] = i
+    buffers: list[tuple[tuple, np.dtype]] = []
+    free: dict[tuple, list[int]] = {}
+    busy: list[tuple[int, int, tuple]] = []  # (last use, buffer, key)
+    for i, op in enumerate(graph.ops):
+        still = []
+        for end, buf, key in busy:
+            if end <= i:
+                free.setdefault(key, []).append(buf)
+            else:
+                still.append((end, buf, key))
+        busy = still
+        if not (op.kind == "call" and isinstance(op.target, np.ufunc) and op.target.nout == 1
+                and "out" not in op.kwargs and len(op.outputs) == 1):
+            continue
+        vid = op.outputs[0]
+        if vid in unsafe or vid not in last_use:
+            continue
+        value = graph.values[vid]
+        key = (value.shape, value.dtype)
+        pool = free.get(key)
+        if pool:
+            buf = pool.pop()
+        else:
+            buf = len(buffers)
+            buffers.append(key)
+        op.out_buffer = buf
+        busy.append((last_use[vid], buf, key))
+    return buffers
+
+
+def hoist_checks(graph: Graph) -> Graph:
+    """Move each data-dependent check, with the pure ops that compute what it tests, up to just
+    after the last op that writes anything they read: a failing check then stops a replay
+    before its side effects wherever the data allow (a target-index check before the forward's
+    running-statistics update, say)."""
+    ops = list(graph.ops)
+    for check in [op for op in ops if op.kind == "check"]:
+        k = ops.index(check)
+        chain, needed = [k], set(graph.uses(check))
+        for i in range(k - 1, -1, -1):
+            op = ops[i]
+            if op.pure and needed & set(op.outputs):
+                chain.append(i)
+                needed |= set(graph.uses(op))
+        chain.sort()
+        members = set(chain)
+        reads = {graph.root(v) for i in chain for v in graph.uses(ops[i])}
+        position = 0
+        for i in range(chain[0] if chain else k):
+            op = ops[i]
+            written = {graph.root(v) for v in op.outputs} | {graph.root(m) for m in op.mutates}
+            if reads & written:
+                position = i + 1
+        for i in range(chain[0], k):
+            if i not in members:
+                op = ops[i]
+                written = {graph.root(v) for v in op.outputs} | {graph.root(m) for m in op.mutates}
+                if reads & written:
+                    position = -1  # something in between feeds the chain: leave it in place
+                    break
+        if position < 0 or position >= chain[0]:
+            continue
+        moved = [ops[i] for i in chain]
+        rest = [op for i, op in enumerate(ops) if i not in members]
+        ops = rest[:position] + moved + rest[position:]
+    graph.ops = ops
+    return graph
+
+
+def optimize(graph: Graph) -> list[tuple[tuple, np.dtype]]:
+    """All passes in order; returns the memory plan's buffers."""
+    fold_constants(graph)
+    eliminate_common_subexpressions(graph)
+    eliminate_dead_code(graph)
+    return plan_memory(graph)
