@@ -16,8 +16,10 @@ from typing import Any
 import numpy as np
 
 from ... import functions as _fn
+from ..._core.grad_mode import grad_state
 from ..._core.tensor_base import TensorBase
 from ...functions.creation import default_rng
+from ...ops.rnn import lstm_layer
 from .. import functional as F  # noqa: N812 - PyTorch's conventional alias
 from .._packed_sequence import PackedSequence, pack_padded_sequence, pad_packed_sequence
 from ..parameter import Parameter
@@ -26,6 +28,7 @@ from .module import Module
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
+_FUSED_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def _uniform(shape: tuple, bound: float, dtype: Any) -> Parameter:
@@ -219,6 +222,16 @@ class RNNBase(Module):
             x = _reverse_within(x, lengths)
         elif direction:
             x = x.flip(0)
+        if self.mode == "LSTM" and c is not None and w_hr is None and mask is None and \
+                x._data.dtype in _FUSED_DTYPES and w_ih._data.dtype == x._data.dtype \
+                and steps > 0:
+            # one node for the whole layer (ops/rnn.py): backward through time in NumPy; biases
+            # come in pairs (both or neither)
+            inputs = (x, h, c, w_ih, w_hh, b_ih, b_hh)
+            record = grad_state.enabled and any(
+                t is not None and t._requires_grad for t in inputs)
+            out, h, c = lstm_layer(x, h, c, w_ih, w_hh, b_ih, b_hh, record)
+            return (out.flip(0) if direction else out), h, c
         # the whole sequence's input projection at once, cut into steps by one split node
         proj = F.linear(x, w_ih, b_ih).unbind(0)
         masks = mask.unbind(0) if mask is not None else None

@@ -1,0 +1,213 @@
+"""One LSTM layer over a whole sequence as one node (``LstmLayerBackward``).
+
+Recorded step by step, an LSTM layer of T steps is about 20 T nodes, and its backward makes T
+small weight-gradient GEMMs for ``weight_hh`` and T bias sums. Here the forward is the input
+projection of the whole sequence (one GEMM) and, per step, one GEMM with the hidden state into
+the step's slice of a preallocated gate buffer, the nonlinearities applied in place (gate rows
+reordered i, f, o, g so the three sigmoids are one block). Backward through time is, per step,
+one GEMM (the hidden state's gradient) and a few in-place products with coefficients computed
+for the whole sequence at once; the weight, bias and input gradients are then one GEMM (or sum)
+each over all T * B rows. Saved: the activated gates, the cell states, tanh of the cell states
+and the hidden states (7 H floats per row); backward's coefficients are written into the gate
+gradient's own buffer. LSTM 64 -> 128, T = 64, batch 32: traced peak of a step 17 MiB
+(PyTorch saves 18 MiB for its backward alone).
+
+The arithmetic is the composite's: ``sigmoid = 1 / (1 + exp(-z))``, ``c' = f c + i g``,
+``h' = o tanh(c')``. Under ``create_graph`` the backward recomputes the forward from the saved
+inputs with recorded tensor operations and runs the same backward-through-time formulas on
+them, so it differentiates again.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._core.graph import Node
+from .._core.tensor_base import TensorBase
+from .common import is_array, swap_last_dims, wrap
+from .reduce import mm
+from .shape import cat
+
+__all__ = ["lstm_layer"]
+
+
+def _order(hidden: int) -> np.ndarray:
+    """Gate rows i, f, g, o -> i, f, o, g (an involution: the same index undoes it)."""
+    i = np.arange(4 * hidden)
+    return np.concatenate([i[:2 * hidden], i[3 * hidden:], i[2 * hidden:3 * hidden]])
+
+
+def _sigmoid_(a: np.ndarray) -> None:
+    """``1 / (1 + exp(-a))`` in place (exp overflows to inf for very negative a: result 0)."""
+    np.negative(a, out=a)
+    with np.errstate(over="ignore"):
+        np.exp(a, out=a)
+    a += 1
+    np.reciprocal(a, out=a)
+
+
+class LstmLayerBackward(Node):
+    """Backward through time of ``lstm_layer`` (see the module)."""
+
+    has_bias: bool
+    shapes: tuple  # (T, B, I, H)
+
+    def name(self) -> str:
+        """The node's name in graphs and errors."""
+        return "LstmLayerBackward"
+
+    def backward(self, grad_out, grad_h, grad_c):
+        saved = self.saved_tensors
+        if not is_array(saved[0]) or not all(
+                g is None or is_array(g) for g in (grad_out, grad_h, grad_c)):
+            return self._backward_tensors(saved, grad_out, grad_h, grad_c)
+        x, h0, c0, w_ih, w_hh = saved[:5]
+        gates, cells, tanh_c, hidden = saved[-4:]
+        steps, batch, size, h = self.shapes
+        dt = gates.dtype
+        edges = self.next_edges
+        # the buffers hold the gates in the order i, f, o, g (see lstm_layer). Coefficients for
+        # the whole sequence at once, the activations' derivatives folded in, written where the
+        # gates' gradient will be (then scaled in place step by step, no second buffer):
+        # dz = [dc * ci, dc * cf, dh * co, dc * cg] and dc += dh * oc
+        i, f, o, g = (gates[..., k * h:(k + 1) * h] for k in range(4))
+        dz = np.empty_like(gates)
+        ci, cf, co, cg = (dz[..., k * h:(k + 1) * h] for k in range(4))
+        np.multiply(g, i, out=ci)
+        ci *= 1 - i
+        np.multiply(cells[:-1], f, out=cf)
+        cf *= 1 - f
+        np.multiply(tanh_c, o, out=co)
+        co *= 1 - o
+        np.multiply(g, g, out=cg)
+        np.subtract(1, cg, out=cg)
+        cg *= i
+        oc = np.multiply(tanh_c, tanh_c)
+        np.subtract(1, oc, out=oc)
+        oc *= o
+        dh = np.zeros((batch, h), dt) if grad_h is None else grad_h.astype(dt, copy=True)
+        dc = np.zeros((batch, h), dt) if grad_c is None else grad_c.astype(dt, copy=True)
+        tmp = np.empty((batch, h), dt)
+        w_perm = w_hh[_order(h)]
+        for t in range(steps - 1, -1, -1):
+            if grad_out is not None:
+                dh += grad_out[t]
+            np.multiply(dh, oc[t], out=tmp)
+            dc += tmp
+            d = dz[t]
+            pair = d[:, :2 * h].reshape(batch, 2, h)  # i and f: a view (the last axis split)
+            pair *= dc[:, None]
+            d[:, 2 * h:3 * h] *= dh
+            d[:, 3 * h:] *= dc
+            dc *= f[t]
+            if t or edges[1]:
+                dh = mm(d, w_perm)
+        rows = dz.reshape(steps * batch, 4 * h)
+        back = _order(h)  # its own inverse
+        grad_x = mm(rows, w_ih[back]).reshape(steps, batch, size) if edges[0] else None
+        grad_h0 = dh if edges[1] else None
+        grad_c0 = dc if edges[2] else None
+        grad_wih = mm(swap_last_dims(rows), x.reshape(steps * batch, size))[back] \
+            if edges[3] else None
+        grad_whh = mm(swap_last_dims(rows), hidden[:-1].reshape(steps * batch, h))[back] \
+            if edges[4] else None
+        results = [grad_x, grad_h0, grad_c0, grad_wih, grad_whh]
+        if self.has_bias:
+            grad_bias = rows.sum(0)[back] if edges[5] or edges[6] else None
+            results += [grad_bias if edges[5] else None, grad_bias if edges[6] else None]
+        return tuple(results)
+
+    def _backward_tensors(self, saved: tuple, grad_out, grad_h, grad_c) -> tuple:
+        """The same backward with recorded tensor operations (``create_graph``): the forward
+        recomputed from the inputs, then backward through time step by step."""
+        x, h0, c0, w_ih, w_hh = saved[:5]
+        b_ih, b_hh = saved[5:7] if self.has_bias else (None, None)
+        steps, batch, size, h = self.shapes
+        proj = mm(x.reshape(steps * batch, size), swap_last_dims(w_ih))
+        if b_ih is not None:
+            proj = proj + b_ih + b_hh
+        proj = proj.reshape(steps, batch, 4 * h)
+        hs, cs, acts = [h0], [c0], []
+        for t in range(steps):
+            z = proj[t] + mm(hs[-1], swap_last_dims(w_hh))
+            i, f = z[:, :h].sigmoid(), z[:, h:2 * h].sigmoid()
+            g, o = z[:, 2 * h:3 * h].tanh(), z[:, 3 * h:].sigmoid()
+            cs.append(f * cs[-1] + i * g)
+            tc = cs[-1].tanh()
+            hs.append(o * tc)
+            acts.append((i, f, g, o, tc))
+        dt = x.dtype if is_array(x) else x._data.dtype
+        zeros = wrap(np.zeros((batch, h), dt))
+        dh = zeros if grad_h is None else _as_tensor(grad_h)
+        dc = zeros if grad_c is None else _as_tensor(grad_c)
+        dzs: list = [None] * steps
+        for t in range(steps - 1, -1, -1):
+            i, f, g, o, tc = acts[t]
+            if grad_out is not None:
+                dh = dh + _as_tensor(grad_out)[t]
+            dc = dc + dh * o * (1 - tc * tc)
+            dzs[t] = cat([dc * g * i * (1 - i), dc * cs[t] * f * (1 - f),
+                          dc * i * (1 - g * g), dh * tc * o * (1 - o)], 1)
+            dc = dc * f
+            dh = mm(dzs[t], w_hh)
+        rows = cat(dzs, 0)  # (T * B, 4H), step-major
+        edges = self.next_edges
+        results = [mm(rows, w_ih).reshape(steps, batch, size) if edges[0] else None,
+                   dh if edges[1] else None, dc if edges[2] else None,
+                   mm(swap_last_dims(rows), x.reshape(steps * batch, size))
+                   if edges[3] else None,
+                   mm(swap_last_dims(rows), cat(hs[:-1], 0)) if edges[4] else None]
+        if self.has_bias:
+            bias = rows.sum(0) if edges[5] or edges[6] else None
+            results += [bias if edges[5] else None, bias if edges[6] else None]
+        return tuple(results)
+
+
+def _as_tensor(v):
+    return wrap(v) if is_array(v) else v
+
+
+def lstm_layer(x: TensorBase, h0: TensorBase, c0: TensorBase, w_ih: TensorBase,
+               w_hh: TensorBase, b_ih: TensorBase | None, b_hh: TensorBase | None,
+               record: bool) -> tuple[TensorBase, TensorBase, TensorBase]:
+    """One LSTM layer over (T, B, I) ``x`` from the (B, H) states: (outputs (T, B, H), h_T,
+    c_T), PyTorch's gate order and formulas; ``record`` makes it one autograd node."""
+    data = x._data
+    steps, batch, size = data.shape
+    h = w_hh._data.shape[1]
+    dt = data.dtype
+    order = _order(h)
+    gates = mm(data.reshape(steps * batch, size), swap_last_dims(w_ih._data[order]))
+    gates = gates.reshape(steps, batch, 4 * h)
+    if b_ih is not None and b_hh is not None:
+        gates += (b_ih._data + b_hh._data)[order]
+    w_t = swap_last_dims(w_hh._data[order])
+    cells = np.empty((steps + 1, batch, h), dt)
+    hidden = np.empty((steps + 1, batch, h), dt)
+    tanh_c = np.empty((steps, batch, h), dt)
+    cells[0], hidden[0] = c0._data, h0._data
+    tmp = np.empty((batch, h), dt)
+    for t in range(steps):
+        z = gates[t]
+        z += mm(hidden[t], w_t)
+        _sigmoid_(z[:, :3 * h])
+        np.tanh(z[:, 3 * h:], out=z[:, 3 * h:])
+        np.multiply(z[:, h:2 * h], cells[t], out=cells[t + 1])
+        np.multiply(z[:, :h], z[:, 3 * h:], out=tmp)
+        cells[t + 1] += tmp
+        np.tanh(cells[t + 1], out=tanh_c[t])
+        np.multiply(z[:, 2 * h:3 * h], tanh_c[t], out=hidden[t + 1])
+    out = hidden[1:].copy()  # the caller's; the node keeps its own states
+    h_last, c_last = hidden[steps].copy(), cells[steps].copy()
+    inputs = [x, h0, c0, w_ih, w_hh]
+    if b_ih is not None and b_hh is not None:
+        inputs += [b_ih, b_hh]
+    if not record:
+        return wrap(out), wrap(h_last), wrap(c_last)
+    node = LstmLayerBackward(*inputs)
+    node.n_outputs, node._direct = 3, False
+    node.has_bias, node.shapes = len(inputs) == 7, (steps, batch, size, h)
+    node.save_for_backward(*inputs, wrap(gates), wrap(cells), wrap(tanh_c), wrap(hidden))
+    results = wrap(out, node), wrap(h_last, node), wrap(c_last, node)
+    results[1]._output_nr, results[2]._output_nr = 1, 2
+    return results
