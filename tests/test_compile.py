@@ -310,6 +310,51 @@ def test_passes_each_keep_results():
     assert len(folded.ops) == 1 and folded.ops[0].target is np.multiply
 
 
+def test_checks_move_before_unrelated_side_effects():
+    g = _graph([])
+    for vid, shape in ((1, (4,)), (2, ()), (3, (4,))):
+        g.values[vid] = Value(vid, shape, np.dtype(np.float64), "op")
+    g.values[9] = Value(9, (4,), np.dtype(np.float64), "state", "buffer")
+    g.inputs = [0, 9]
+    update = Op("call", np.add, (Ref(9), 1.0), {"out": (Ref(9),)}, [], [9])
+    test = Op("method", "any", (Ref(0),), {}, [2])
+    check = Op("check", "bool", (Ref(2),), {}, [], expected=False)
+    g.ops = [update, Op("call", np.exp, (Ref(0),), {}, [3]), test, check]
+    passes.hoist_checks(g)
+    assert g.ops.index(check) < g.ops.index(update)  # the state update now follows the check
+    assert g.ops.index(test) < g.ops.index(check)
+
+
+def test_identity_reshapes_are_dropped():
+    g = _graph([])
+    g.values[1] = Value(1, (4,), np.dtype(np.float64), "op", view_of=0)
+    g.values[2] = Value(2, (4,), np.dtype(np.float64), "op")
+    g.ops = [Op("method", "reshape", (Ref(0), -1), {}, [1]), Op("call", np.exp, (Ref(1),), {}, [2])]
+    g.outputs = ("T", Ref(2))
+    passes.eliminate_identity_views(g)
+    assert len(g.ops) == 1 and g.ops[0].args == (Ref(0),)
+
+
+def test_compiled_step_peak_memory_is_not_above_eager():
+    import tracemalloc
+
+    xs, ys = _batches((64, 784), 10, n=1)
+    peaks = []
+    for compiled in (False, True):
+        tl.manual_seed(0)
+        model, opt, loss_fn = _mlp(tl.optim.SGD, lr=0.01, momentum=0.9)()
+        step = _train_step(model, opt, loss_fn)
+        step = tl.compile(step) if compiled else step
+        for _ in range(3):
+            step(xs[0], ys[0])
+        tracemalloc.start()
+        for _ in range(3):
+            step(xs[0], ys[0])
+        peaks.append(tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
+    assert peaks[1] <= peaks[0] * 1.02, peaks
+
+
 def test_replay_allocates_planned_buffers_once():
     model = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 4))
 

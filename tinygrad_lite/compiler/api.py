@@ -12,6 +12,7 @@ with one warning that says why (``fullgraph=True`` raises instead).
 from __future__ import annotations
 
 import builtins
+import re
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -78,7 +79,11 @@ class CompiledFunction:
         if self._eager_reason is not None or tracing_state.active:
             return self.fn(*args, **kwargs)  # (inside another trace: inlined into it)
         tensors: list[TensorBase] = []
-        key = (_signature((args, kwargs), tensors), grad_state.enabled, autocast_state.dtype)
+        signature = None if kwargs else _flat_signature(args, tensors)
+        if signature is None:
+            tensors.clear()
+            signature = _signature((args, kwargs), tensors)
+        key = (signature, grad_state.enabled, autocast_state.dtype)
         for i, entry in enumerate(self.entries):
             if entry.key != key or not entry.guard(tensors):
                 continue
@@ -117,12 +122,12 @@ class CompiledFunction:
             trace.patch_generator(gen)
         try:
             result = self.fn(*args, **kwargs)
+            outputs, out_problem = _output_template(result, walk, tensors, trace)
         finally:
             trace.stop()
             writes = _swap_out(trace, swapped)
             self._clean(args, kwargs)
         problem = trace.broken
-        outputs, out_problem = _output_template(result, walk, tensors, trace)
         result = _untrace(result)
         problem = problem or out_problem or writes[1] or _late_check(
             passes.hoist_checks(trace.graph))
@@ -175,8 +180,14 @@ class CompiledFunction:
         readers = {vid: swapped["readers"][vid] for vid in graph.inputs}
         writes = [_write(target, attr, vid, swapped, names)
                   for target, attr, vid in graph.writebacks]
+        # a .grad the call replaces without reading (zero_grad, then backward) is dropped
+        # first, as the eager run drops it, so old and new gradients are not alive together
+        read = {readers[vid] for vid in graph.inputs}
+        prologue = [w.split(" = ")[0] + " = None" for w in writes
+                    if "._grad = " in w and w.split("._grad = ")[0] + "._grad._data" not in read]
         result = _render_output(graph.outputs, names)
-        source, replay = codegen.generate(graph, readers, writes, result, buffers, names)
+        source, replay = codegen.generate(graph, readers, writes, result, buffers, names,
+                                          prologue)
         guard = _make_guard(walk)
         entry = Entry(key, guard, replay, graph, source)
         if any(op.kind == "check" for op in graph.ops):
@@ -259,6 +270,23 @@ def compile(model: Callable | None = None, *, fullgraph: bool = False,  # noqa: 
 
 def _name(fn: Any) -> str:
     return getattr(fn, "__qualname__", type(fn).__name__)
+
+
+def _flat_signature(args: tuple, tensors: list[TensorBase]) -> tuple | None:
+    """``_signature`` for the common call (positional tensors and numbers), in one loop; None
+    when an argument needs the general walk."""
+    parts: list[Any] = []
+    for a in args:
+        if isinstance(a, TensorBase):
+            tensors.append(a)
+            data = a._data
+            parts.append(("T", data.shape, data.dtype.str, a._requires_grad, a.grad_fn is None,
+                          a._grad is None))
+        elif a is None or type(a) in (bool, int, float, str):
+            parts.append(a)
+        else:
+            return None
+    return ("tuple", *parts)
 
 
 def _signature(obj: Any, tensors: list[TensorBase]) -> Any:
@@ -387,6 +415,10 @@ def _output_template(result: Any, walk: StateWalk, args: list[TensorBase], trace
     if isinstance(result, TensorBase):
         if id(result) in known:
             return ("same", result), None
+        owner = next((t for t in [*(t for t, _ in walk.tensors), *args] if t._grad is result),
+                     None)
+        if owner is not None:  # a .grad the call set: the replay returns the one it sets
+            return ("grad", owner), None
         if result.grad_fn is not None and not result.grad_fn._released:
             return None, ("its result needs autograd after the call (the backward runs outside "
                           "the compiled function: compile the whole training step)")
@@ -417,6 +449,10 @@ def _render_output(template: Any, names: dict) -> str:
         name = f"R{len(names)}"
         names[name] = value
         return name
+    if kind == "grad":
+        name = f"R{len(names)}"
+        names[name] = value
+        return f"{name}._grad"
     if kind == "py":
         name = f"R{len(names)}"
         names[name] = value
@@ -473,5 +509,17 @@ def _changed_state(walk: StateWalk) -> str | None:
         except Exception:  # noqa: BLE001 (a container shrank, an attribute went away)
             ok = False
         if not ok:
-            return check
+            return _readable(check, walk)
     return None
+
+
+def _readable(check: str, walk: StateWalk) -> str:
+    """A guard expression with the walk's names (``K12``) replaced by what they are
+    (``opt.state``) where known."""
+    def name(match: re.Match) -> str:
+        obj = walk.env.get(match.group(0))
+        if isinstance(obj, (bool, int, float, str)):
+            return repr(obj)
+        label = walk.labels.get(id(obj)) if obj is not None else None
+        return label or (type(obj).__name__ if obj is not None else match.group(0))
+    return re.sub(r"\bK\d+\b", name, check)

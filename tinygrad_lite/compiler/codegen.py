@@ -108,17 +108,17 @@ def _line(op: Op, index: int, names: _Names) -> str:
 
 def generate(graph: Graph, readers: dict[int, str], writebacks: list[str],
              result: str, buffers: list[tuple[tuple, np.dtype]],
-             names_env: dict[str, Any]) -> tuple[str, Any]:
+             names_env: dict[str, Any], prologue: list[str] | None = None) -> tuple[str, Any]:
     """The replay's source and function ``replay(A)`` (``A``: the argument tensors).
 
     ``readers`` maps each input value to the expression that reads it (``A[0]._data``,
-    ``K3._data``); ``writebacks`` are statements run after the ops; ``result`` builds the
-    return value; ``names_env`` binds the names those expressions use."""
+    ``K3._data``); ``prologue`` statements run first, ``writebacks`` after the ops; ``result``
+    builds the return value; ``names_env`` binds the names those expressions use."""
     names = _Names()
     names.env.update(names_env)
     for i, (shape, dtype) in enumerate(buffers):
         names.env[f"b{i}"] = np.empty(shape, dtype)
-    body = [f"v{vid} = {readers[vid]}" for vid in graph.inputs]
+    body = [f"v{vid} = {readers[vid]}" for vid in graph.inputs] + list(prologue or [])
     # drop each local after its last use, as the eager run frees its temporaries (else every
     # intermediate of the step would stay alive until the replay returns)
     keep: set[int] = set()

@@ -20,7 +20,8 @@ import numpy as np
 
 from .ir import Const, Graph, Op, Ref, walk_template
 
-__all__ = ["hoist_checks", "fold_constants", "eliminate_common_subexpressions",
+__all__ = ["hoist_checks", "fold_constants", "eliminate_identity_views",
+           "eliminate_common_subexpressions",
            "eliminate_dead_code", "plan_memory", "optimize", "escaping", "mutated_roots"]
 
 
@@ -89,13 +90,42 @@ def _consts(template: Any) -> Any:
     return template
 
 
+def _filled_buffers(graph: Graph) -> dict[int, Op]:
+    """Arrays made from constants and then written once, whole, with a constant
+    (``g = np.empty(shape); g[...] = 1.0``, a backward seed): value -> its one write."""
+    writes: dict[int, list[Op]] = {}
+    for op in graph.ops:
+        for m in op.mutates:
+            writes.setdefault(graph.root(m), []).append(op)
+    made = {op.outputs[0] for op in graph.ops
+            if op.kind == "call" and len(op.outputs) == 1 and not op.mutates
+            and not _has_ref((op.args, op.kwargs))}
+    found = {}
+    for vid, ops in writes.items():
+        op = ops[0]
+        if (vid in made and len(ops) == 1 and op.kind == "setitem"
+                and op.args[0] == Ref(vid) and op.args[1] is Ellipsis
+                and not _has_ref(op.args[2])):
+            found[vid] = op
+    return found
+
+
 def fold_constants(graph: Graph) -> Graph:
     """Run pure ops on constants now; their results become constants of the replay."""
-    unsafe = mutated_roots(graph) | escaping(graph)
+    filled = {vid: op for vid, op in _filled_buffers(graph).items()
+              if vid not in escaping(graph)}
+    unsafe = (mutated_roots(graph) - set(filled)) | escaping(graph)
     mapping: dict[int, Any] = {}
     kept = []
     for op in graph.ops:
         op.args, op.kwargs = substitute(op.args, mapping), substitute(op.kwargs, mapping)
+        if op.kind == "setitem" and isinstance(op.args[0], Const) and any(
+                op is fill for fill in filled.values()):
+            target = op.args[0].obj
+            target.flags.writeable = True
+            target[...] = _consts(op.args[2])
+            target.flags.writeable = False
+            continue
         if (op.pure and not _has_ref((op.args, op.kwargs)) and op.unpack is None
                 and len(op.outputs) == 1
                 and op.outputs[0] not in unsafe
@@ -248,9 +278,31 @@ def hoist_checks(graph: Graph) -> Graph:
     return graph
 
 
+def eliminate_identity_views(graph: Graph) -> Graph:
+    """Drop reshapes to the shape a value already has (the eager code cannot know that the
+    batch-folding ``reshape(-1, n)`` it makes is a no-op for a 2-D input; the replay does)."""
+    mapping: dict[int, Any] = {}
+    kept = []
+    for op in graph.ops:
+        op.args, op.kwargs = substitute(op.args, mapping), substitute(op.kwargs, mapping)
+        if (op.kind == "method" and op.target == "reshape" and not op.kwargs
+                and len(op.outputs) == 1 and isinstance(op.args[0], Ref)):
+            source, out = graph.values[op.args[0].vid], graph.values[op.outputs[0]]
+            if source.shape == out.shape:
+                mapping[op.outputs[0]] = op.args[0]
+                continue
+        kept.append(op)
+    _rewrite(graph, kept, mapping)
+    return graph
+
+
 def optimize(graph: Graph) -> list[tuple[tuple, np.dtype]]:
     """All passes in order; returns the memory plan's buffers."""
-    fold_constants(graph)
+    for _ in range(3):  # a fold can make a fill's value constant, which the next one folds
+        count = len(graph.ops)
+        if len(fold_constants(graph).ops) == count:
+            break
+    eliminate_identity_views(graph)
     eliminate_common_subexpressions(graph)
     eliminate_dead_code(graph)
     return plan_memory(graph)
