@@ -202,6 +202,8 @@ row("transpose", lambda a: a.transpose(0, -1), [(2, 3, 4)], "real",
 row("T", lambda a: a.T, [(3, 4)], "real")
 row("mT", lambda a: a.mT, [(2, 3, 4)], "real", lambda a: a.swapaxes(-1, -2))
 row("movedim", lambda a: a.movedim(0, 2), [(2, 3, 4)], "real", lambda a: np.moveaxis(a, 0, 2))
+row("movedim_dims", lambda a: a.movedim((0, 2), (2, 0)), [(2, 3, 4)], "real",
+    lambda a: np.moveaxis(a, (0, 2), (2, 0)))
 row("expand", lambda a: a.expand(2, 3, 4), [(3, 1)], "real",
     lambda a: np.broadcast_to(a, (2, 3, 4)))
 row("expand-keep", lambda a: a.expand(-1, 5), [(3, 1)], "real",

@@ -5,10 +5,13 @@
 #   rules)  <  functions (the tl.* API and composites)  <  tensor, _format (the public Tensor)  <
 #   autograd (grad, Function, gradcheck, ...)  <  nn, optim, utils, serialization  <  viz  <  this.
 from . import (
+    _torch_aliases,
+    _torch_misc,
     accelerator,
     amp,
     autograd,
     backends,
+    cpu,
     cuda,
     distributed,
     distributions,
@@ -23,9 +26,9 @@ from . import (
     sparse,
     special,
     utils,
+    version,
     viz,
 )
-from .compiler import compile  # noqa: A004 - PyTorch's name
 from ._core.allocator import tune_allocator
 from ._core.device import device, get_default_device, set_default_device
 from ._core.grad_mode import (
@@ -64,13 +67,30 @@ from ._legacy import (
 )
 from ._runtime import (
     are_deterministic_algorithms_enabled,
+    get_deterministic_debug_mode,
     get_num_interop_threads,
     get_num_threads,
+    is_deterministic_algorithms_warn_only_enabled,
+    set_deterministic_debug_mode,
     set_num_interop_threads,
     set_num_threads,
     use_deterministic_algorithms,
 )
-from .amp import autocast
+from ._torch_aliases import *  # noqa: F403 - torch.conv2d, torch.dropout, ... (nn.functional)
+from ._torch_misc import *  # noqa: F403 - memory formats, layouts, typename, switches, ...
+from .amp import autocast, get_autocast_dtype
+from .amp.state import (
+    get_autocast_cpu_dtype,
+    is_autocast_cache_enabled,
+    is_autocast_cpu_enabled,
+    is_autocast_enabled,
+    set_autocast_cache_enabled,
+    set_autocast_cpu_dtype,
+    set_autocast_cpu_enabled,
+    set_autocast_dtype,
+    set_autocast_enabled,
+)
+from .compiler import compile  # noqa: A004 - PyTorch's name
 from .dtypes import (
     DType,
     bfloat16,
@@ -91,12 +111,11 @@ from .functions import *  # noqa: F403 - the whole tl.* API (functions.__all__)
 from .serialization import load, save
 from .sparse import sparse_coo_tensor, spmm
 from .tensor import Tensor
+from .version import __version__
 
 # glibc keeps freed activation memory for the next step instead of unmapping it and faulting it
 # in again (see _core/allocator.py: 35 % of a Transformer training step)
 tune_allocator()
-
-__version__ = "0.1.0"
 
 silence_numpy_warnings()  # PyTorch prints no floating-point warnings: see _core/quiet.py
 
@@ -121,4 +140,11 @@ __all__ = [
     "promote_types", "can_cast", "result_type", "pi", "e", "inf", "nan", "newaxis", "compile",
     "get_default_device", "set_default_device", "vmap",
     *functions.__all__,
+    # PyTorch's torch.* forms of nn.functional, the odds and ends, and the process switches
+    *_torch_aliases.__all__, *_torch_misc.__all__, "version", "__version__", "cpu",
+    "get_deterministic_debug_mode", "set_deterministic_debug_mode",
+    "is_deterministic_algorithms_warn_only_enabled", "get_autocast_dtype",
+    "get_autocast_cpu_dtype", "is_autocast_cache_enabled", "is_autocast_cpu_enabled",
+    "is_autocast_enabled", "set_autocast_cache_enabled", "set_autocast_cpu_dtype",
+    "set_autocast_cpu_enabled", "set_autocast_dtype", "set_autocast_enabled",
 ]

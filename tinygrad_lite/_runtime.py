@@ -9,7 +9,8 @@ from typing import Any
 
 __all__ = ["set_num_threads", "get_num_threads", "use_deterministic_algorithms",
            "are_deterministic_algorithms_enabled", "set_num_interop_threads",
-           "get_num_interop_threads"]
+           "get_num_interop_threads", "is_deterministic_algorithms_warn_only_enabled",
+           "set_deterministic_debug_mode", "get_deterministic_debug_mode"]
 
 _state: dict[str, Any] = {"deterministic": False, "warn_only": False, "interop": 1,
                           "threads": None}
@@ -58,3 +59,32 @@ def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None
 def are_deterministic_algorithms_enabled() -> bool:
     """What ``use_deterministic_algorithms`` was last given."""
     return bool(_state["deterministic"])
+
+
+def is_deterministic_algorithms_warn_only_enabled() -> bool:
+    """The ``warn_only`` that ``use_deterministic_algorithms`` was last given."""
+    return bool(_state["warn_only"])
+
+
+_DEBUG_MODES = {"default": 0, "warn": 1, "error": 2}
+
+
+def set_deterministic_debug_mode(debug_mode: str | int) -> None:
+    """PyTorch's other spelling of ``use_deterministic_algorithms``: "default"/0 (off),
+    "warn"/1 (on, warn only) or "error"/2 (on)."""
+    if isinstance(debug_mode, str):
+        if debug_mode not in _DEBUG_MODES:
+            raise RuntimeError(f"invalid value of debug_mode, expected one of `default`, `warn`, "
+                               f"`error`, but got {debug_mode}")
+        debug_mode = _DEBUG_MODES[debug_mode]
+    if debug_mode not in (0, 1, 2):
+        raise RuntimeError(f"invalid value of debug_mode, expected 0, 1, or 2, but got "
+                           f"{debug_mode}")
+    use_deterministic_algorithms(debug_mode > 0, warn_only=debug_mode == 1)
+
+
+def get_deterministic_debug_mode() -> int:
+    """0 (off), 1 (deterministic, warn only) or 2 (deterministic), as last set."""
+    if not _state["deterministic"]:
+        return 0
+    return 1 if _state["warn_only"] else 2

@@ -260,22 +260,9 @@ def _rmod(self: TensorBase, other: Any) -> TensorBase:
 
 
 def _shift(value: Any, amount: Any, left: bool) -> TensorBase:
-    """``value << amount`` / ``>>``: integer tensors (or a Python int with an integer tensor),
-    in the tensor's dtype, as PyTorch promotes."""
-    name = "lshift" if left else "rshift"
-    tensor = value if isinstance(value, TensorBase) else amount
-    dt = tensor._data.dtype
-    other = amount if tensor is value else value
-    other_arr = other._data if isinstance(other, TensorBase) else np.asarray(other)
-    if dt.kind not in "iu" or other_arr.dtype.kind not in "biu":
-        bad = dt if dt.kind not in "iu" else other_arr.dtype
-        raise NotImplementedError(f"{name}: not implemented for {bad} (integer tensors only; "
-                                  f"\"{name}_cpu\" not implemented for floating point)")
-    if isinstance(other, TensorBase):
-        dt = np.result_type(dt, other_arr.dtype)
-    a = np.asarray(value._data if isinstance(value, TensorBase) else value).astype(dt)
-    b = np.asarray(amount._data if isinstance(amount, TensorBase) else amount).astype(dt)
-    return wrap(np.asarray((np.left_shift if left else np.right_shift)(a, b)))
+    """``value << amount`` / ``>>``: ``tl.bitwise_left_shift`` / ``bitwise_right_shift``."""
+    shift = functions.bitwise_left_shift if left else functions.bitwise_right_shift
+    return shift(value, amount)
 
 
 def _lshift(self: TensorBase, other: Any) -> TensorBase:

@@ -12,6 +12,7 @@ import numpy as np
 from . import functions
 from ._core.grad_mode import no_grad
 from ._core.tensor_base import TensorBase, wrap
+from ._tensor_more import MORE_METHODS, MORE_PROPERTIES
 
 __all__ = ["EXTRA_METHODS", "EXTRA_PROPERTIES"]
 
@@ -134,10 +135,12 @@ EXTRA_METHODS = {
     "__irshift__": _in_place("__irshift__", None, lambda a, b: a >> b),
     **{f.__name__: f for f in (detach_, stride, storage_offset, data_ptr, new, apply_, map_,
                                 pin_memory, is_pinned)},
+    **MORE_METHODS,  # dim_order, is_inference, new_empty_strided, resize, ... (_tensor_more)
 }
 # computed attributes, as PyTorch's: bytes in all and per element, the conjugate transpose
 EXTRA_PROPERTIES = {
     "nbytes": lambda self: int(self._data.nbytes),
     "itemsize": lambda self: int(self._data.itemsize),
     "mH": lambda self: self.mT,
+    **MORE_PROPERTIES,  # H, real, output_nr (_tensor_more)
 }

@@ -1,11 +1,13 @@
-"""``tl.linalg``: PyTorch's ``torch.linalg`` names over ``functions/linalg.py`` and the
-primitives of ``ops/linalg.py`` and ``ops/linalg_decomp.py``, plus the composites only this
-namespace has (svdvals, eigvalsh, pinv, matrix_rank, lstsq). Gradients exist wherever PyTorch
-has them: the matrix invertible (cholesky: symmetric positive-definite; qr: full rank), and
-distinct eigenvalues / distinct nonzero singular values when eigen/singular vectors are used.
-``matrix_exp`` is the primitive of ``ops/matrix_exp.py`` (also ``tl.matrix_exp``).
-Not here: the general (non-symmetric, complex) eig/eigvals, lu, ldl, householder_product,
-cond, tensorinv/tensorsolve, vander."""
+"""``tl.linalg``: PyTorch's ``torch.linalg`` names over ``functions/linalg.py``,
+``functions/linalg_lu.py`` and ``functions/linalg_more.py`` and the primitives of
+``ops/linalg.py``, ``ops/linalg_decomp.py`` and ``ops/linalg_lu.py``, plus the composites only
+this namespace has (svdvals, eigvalsh, pinv, matrix_rank, lstsq). Gradients exist wherever
+PyTorch has them: the matrix invertible (cholesky: symmetric positive-definite; qr, lu: full
+rank), and distinct eigenvalues / distinct nonzero singular values when eigen/singular vectors
+are used. ``matrix_exp`` is the primitive of ``ops/matrix_exp.py`` (also ``tl.matrix_exp``).
+The LDL^T functions are not differentiable (nor are they in PyTorch). ``eig`` and ``eigvals``
+raise NotImplementedError: tinygrad_lite has no complex dtypes, and they return complex
+tensors."""
 
 from collections import namedtuple
 from typing import Any
@@ -29,7 +31,23 @@ from .functions.linalg import (
     vecdot,
     vector_norm,
 )
-from .ops.linalg import LinAlgError, cholesky, inv, low_precision_note, solve, torch_dtype_name
+from .functions.linalg_lu import linalg_lu as lu
+from .functions.linalg_lu import linalg_lu_solve as lu_solve
+from .functions.linalg_lu import linalg_solve as solve
+from .functions.linalg_lu import lu_factor, lu_factor_ex, solve_ex
+from .functions.linalg_more import (
+    cond,
+    eig,
+    eigvals,
+    householder_product,
+    ldl_factor,
+    ldl_factor_ex,
+    ldl_solve,
+    tensorinv,
+    tensorsolve,
+    vander,
+)
+from .ops.linalg import LinAlgError, cholesky, inv, low_precision_note, torch_dtype_name
 from .ops.linalg import pinv as _pinv
 from .ops.linalg_decomp import eigh, qr, svd
 from .ops.matrix_exp import matrix_exp
@@ -39,7 +57,9 @@ cross = linalg_cross
 __all__ = ["LinAlgError", "inv", "inv_ex", "det", "slogdet", "solve", "solve_triangular",
            "cholesky", "cholesky_ex", "norm", "vector_norm", "matrix_norm", "matrix_power",
            "multi_dot", "cross", "vecdot", "matmul", "diagonal", "eigh", "eigvalsh", "svd",
-           "svdvals", "qr", "pinv", "matrix_rank", "lstsq", "matrix_exp"]
+           "svdvals", "qr", "pinv", "matrix_rank", "lstsq", "matrix_exp", "lu", "lu_factor",
+           "lu_factor_ex", "lu_solve", "solve_ex", "ldl_factor", "ldl_factor_ex", "ldl_solve",
+           "householder_product", "cond", "tensorinv", "tensorsolve", "vander", "eig", "eigvals"]
 
 LstsqResult = namedtuple("LstsqResult", ["solution", "residuals", "rank", "singular_values"])
 LstsqResult.__name__ = LstsqResult.__qualname__ = "linalg_lstsq"  # torch.return_types name

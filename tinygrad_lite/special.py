@@ -15,15 +15,18 @@ from typing import Any
 
 import numpy as np
 
+from . import _special_extra
 from . import functions as _fn
 from ._core.tensor_base import TensorBase, wrap
+from ._special_extra import *  # noqa: F403
 from .autograd.function import Function
 from .ops.special import scipy_special
 
 __all__ = ["digamma", "psi", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1",
            "gammaln", "polygamma", "multigammaln", "log1p", "logit", "logsumexp", "softmax",
            "log_softmax", "sinc", "round", "xlogy", "xlog1py", "entr", "ndtr", "ndtri",
-           "log_ndtr", "i0", "i0e", "i1", "i1e", "gammainc", "gammaincc", "zeta"]
+           "log_ndtr", "i0", "i0e", "i1", "i1e", "gammainc", "gammaincc", "zeta",
+           *_special_extra.__all__]
 
 digamma = psi = _fn.digamma
 erf, erfc, erfinv = _fn.erf, _fn.erfc, _fn.erfinv

@@ -272,8 +272,9 @@ class Tensor(TensorBase):
         out._version_counter = self._version_counter
         return out
 
-    def clone(self) -> TensorBase:
-        """A copy with its own memory; gradients flow back to this tensor."""
+    def clone(self, *, memory_format: Any = None) -> TensorBase:
+        """A copy with its own memory; gradients flow back to this tensor (``memory_format``
+        is accepted: the copy is row-major)."""
         return ops.clone(self)
 
     # -- dtype conversion ----------------------------------------------------------------------

@@ -23,6 +23,7 @@ import numpy as np
 
 from .. import dtypes
 from .._core.autocast_state import autocast_state, set_autocast_state
+from .state import configured_dtype
 
 __all__ = ["autocast", "is_autocast_enabled", "get_autocast_dtype"]
 
@@ -47,7 +48,7 @@ class autocast:  # noqa: N801 - PyTorch's name
                               UserWarning, stacklevel=2)
             self.enabled = False
         chosen = dtypes.to_dtype(dtype) if dtype is not None else dtypes.to_dtype("bfloat16") \
-            if _has_bfloat16() else dtypes.float16
+            if _has_bfloat16() else configured_dtype(device_type)
         if self.enabled and chosen.name not in _LOW_PRECISION:
             supported = ", ".join(_LOW_PRECISION)
             warnings.warn(f"In CPU autocast, but the target dtype is not supported. Disabling "
@@ -90,7 +91,8 @@ def is_autocast_enabled(device_type: str | None = None) -> bool:
 
 
 def get_autocast_dtype(device_type: str = "cpu") -> Any:
-    """The dtype autocast regions of ``device_type`` use (bfloat16 on the CPU by default)."""
-    if autocast_state.dtype is not None:
+    """The dtype autocast regions of ``device_type`` use (PyTorch's bfloat16 on the CPU by
+    default, float16 here; see ``tl.set_autocast_dtype``)."""
+    if autocast_state.dtype is not None and device_type == "cpu":
         return dtypes.to_dtype(autocast_state.dtype)
-    return dtypes.to_dtype("bfloat16") if _has_bfloat16() else dtypes.float16
+    return dtypes.to_dtype("bfloat16") if _has_bfloat16() else configured_dtype(device_type)

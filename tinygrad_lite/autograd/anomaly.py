@@ -58,8 +58,9 @@ def is_anomaly_enabled() -> bool:
 
 
 def is_anomaly_check_nan_enabled() -> bool:
-    """Whether anomaly mode checks backward results for NaN and Inf."""
-    return _state.enabled and _state.check_nan
+    """Whether anomaly mode checks (or, while it is off, would check) backward results for NaN
+    and Inf: the ``check_nan`` it was last set with, True by default, as in PyTorch."""
+    return _state.check_nan
 
 
 class _NanChecker(EngineObserver):

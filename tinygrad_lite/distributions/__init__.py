@@ -18,6 +18,12 @@ from .continuous import (
     Normal,
     Uniform,
 )
+from .continuous_extra import (
+    GeneralizedPareto,
+    InverseGamma,
+    LKJCholesky,
+    OneHotCategoricalStraightThrough,
+)
 from .continuous_more import (
     Chi2,
     ContinuousBernoulli,
@@ -28,6 +34,7 @@ from .continuous_more import (
 from .discrete import Bernoulli, Binomial, Categorical, Geometric, OneHotCategorical, Poisson
 from .discrete_more import MixtureSameFamily, Multinomial, NegativeBinomial
 from .distribution import Distribution, constraints
+from .exp_family import ExponentialFamily
 from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .lowrank_mvn import LowRankMultivariateNormal
@@ -64,6 +71,13 @@ from .transforms import (
     Transform,
     identity_transform,
 )
+from .transforms_extra import (
+    CatTransform,
+    CorrCholeskyTransform,
+    PositiveDefiniteTransform,
+    StackTransform,
+)
+from .wishart import Wishart
 
 __all__ = ["Distribution", "constraints", "transforms", "biject_to", "transform_to",
            "Normal", "LogNormal", "Uniform", "Exponential", "Laplace", "Cauchy", "Gamma",
@@ -78,4 +92,7 @@ __all__ = ["Distribution", "constraints", "transforms", "biject_to", "transform_
            "SigmoidTransform", "TanhTransform", "SoftplusTransform", "AbsTransform",
            "AffineTransform", "SoftmaxTransform", "StickBreakingTransform",
            "LowerCholeskyTransform", "ReshapeTransform", "IndependentTransform",
-           "CumulativeDistributionTransform", "identity_transform"]
+           "CumulativeDistributionTransform", "identity_transform", "ExponentialFamily",
+           "InverseGamma", "GeneralizedPareto", "LKJCholesky", "OneHotCategoricalStraightThrough",
+           "Wishart", "CatTransform", "StackTransform", "CorrCholeskyTransform",
+           "PositiveDefiniteTransform"]

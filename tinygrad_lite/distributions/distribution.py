@@ -42,6 +42,37 @@ class _Constraint:
         return self.name
 
 
+class _Composite(_Constraint):
+    """``constraints.cat`` / ``constraints.stack``: one constraint per slice along ``dim``."""
+
+    def __init__(self, kind: str, cseq: list, dim: int, lengths: list | None) -> None:
+        self.cseq, self.dim, self.lengths = cseq, dim, lengths
+        super().__init__(f"{kind}()", self._check_slices, any(c.is_discrete for c in cseq),
+                         max((c.event_dim for c in cseq), default=0), kind=kind.lower())
+
+    def _check_slices(self, a: np.ndarray) -> np.ndarray:
+        if not -a.ndim <= self.dim < a.ndim:
+            raise AssertionError(f"dim {self.dim} out of range for tensor with {a.ndim} "
+                                 "dimensions")
+        if self.lengths is None:  # stack: one constraint per index of dim
+            return np.stack([np.asarray(c.check(np.take(a, i, axis=self.dim)))
+                             for i, c in enumerate(self.cseq)], self.dim)
+        parts, start = [], 0
+        for c, length in zip(self.cseq, self.lengths):
+            parts.append(np.asarray(c.check(np.take(a, np.arange(start, start + length),
+                                                    axis=self.dim))))
+            start += length
+        return np.concatenate(parts, self.dim)
+
+
+def _corr_cholesky_check(a: np.ndarray) -> np.ndarray:
+    """Lower Cholesky factors with unit-norm rows (of correlation matrices)."""
+    tol = np.finfo(a.dtype if a.dtype.kind == "f" else np.float64).eps * a.shape[-1] * 10
+    unit_rows = (np.abs(np.linalg.norm(a, axis=-1) - 1.0) <= tol).all(-1)
+    lower = np.all(np.triu(a, 1) == 0, (-2, -1)) & np.all(np.diagonal(a, 0, -2, -1) > 0, -1)
+    return lower & unit_rows
+
+
 class constraints:  # noqa: N801 - PyTorch's module name
     """The constraints the distributions use (``torch.distributions.constraints``)."""
 
@@ -117,6 +148,24 @@ class constraints:  # noqa: N801 - PyTorch's module name
         hi = high._data if isinstance(high, TensorBase) else high
         return _Constraint(f"LessThan(upper_bound={high})", lambda a: a < hi,
                            upper_bound=high)
+
+    corr_cholesky = _Constraint("CorrCholesky()", _corr_cholesky_check, event_dim=2)
+    positive_semidefinite = _Constraint("PositiveSemidefinite()", lambda a: np.all(
+        np.linalg.eigvalsh(a) >= 0, -1), event_dim=2)
+
+    @staticmethod
+    def cat(cseq: Any, dim: int = 0, lengths: Any = None) -> _Constraint:
+        """``cseq[i]`` on the i-th block (``lengths[i]`` long, 1 by default) along ``dim``."""
+        cseq = list(cseq)
+        lengths = [1] * len(cseq) if lengths is None else list(lengths)
+        if len(lengths) != len(cseq):
+            raise AssertionError(f"lengths ({len(lengths)}) must match cseq ({len(cseq)})")
+        return _Composite("Cat", cseq, dim, lengths)
+
+    @staticmethod
+    def stack(cseq: Any, dim: int = 0) -> _Constraint:
+        """``cseq[i]`` on the i-th index along ``dim``."""
+        return _Composite("Stack", list(cseq), dim, None)
 
     @staticmethod
     def independent(base: _Constraint, reinterpreted_batch_ndims: int) -> _Constraint:

@@ -14,7 +14,12 @@ are built from them here and get their gradients for free. The themed modules:
 | ``mathops.py`` | asin/sinh/..., erf/lgamma/digamma (``ops/special.py``), logaddexp, fmod, ... |
 | ``inplace.py`` | ``add_``, ``relu_``, ``copy_``, ``fill_``, ... (store through ``ops.inplace``) |
 | ``numeric.py`` | clone/detach, renorm, frexp, vander, unravel_index, matrix_exp |
+| ``linalg_lu.py``, ``linalg_more.py`` | LU family, triangular_solve, cholesky; geqrf/orgqr/ormqr |
 | ``scatters.py`` | index_put, diagonal/select/slice_scatter (the index_put primitive) |
+| ``math_more.py`` | bit shifts, i0, igamma/igammac, angle, hardshrink, prelu, conj_physical |
+| ``indexing_more.py`` | put, index_reduce, nonzero_static, as_strided(_scatter), unsafe_split |
+| ``inplace_more.py`` | addmm_ & co, put_, resize_, ...; ``TORCH_INPLACE``: torch.sqrt_ & co |
+| ``torch_only.py`` | tl.* only: range, scalar_tensor, fill, asarray, gradient, histogramdd, ... |
 
 Adding an op takes three places: its code (a composite in one of these modules, or a primitive
 with its backward rule in ``ops/``, imported by one of them), its name in that module's
@@ -27,9 +32,14 @@ from . import (
     basic,
     creation,
     indexing,
+    indexing_more,
     inplace,
     inplace_extra,
+    inplace_more,
     linalg,
+    linalg_lu,
+    linalg_more,
+    math_more,
     mathops,
     nan_reductions,
     numeric,
@@ -41,14 +51,20 @@ from . import (
     shape_extra,
     signal_windows,
     sorting,
+    torch_only,
 )
 from .basic import *  # noqa: F403
 from .creation import *  # noqa: F403
 from .indexing import *  # noqa: F403
+from .indexing_more import *  # noqa: F403
 from .inplace import *  # noqa: F403
 from .inplace import clamp_, clip_, exp_, neg_, relu_
 from .inplace_extra import *  # noqa: F403 - x.sqrt_() & co, methods only
+from .inplace_more import *  # noqa: F403 - x.addmm_() & co, methods (TORCH_INPLACE: tl.* too)
 from .linalg import *  # noqa: F403
+from .linalg_lu import *  # noqa: F403
+from .linalg_more import *  # noqa: F403
+from .math_more import *  # noqa: F403
 from .mathops import *  # noqa: F403
 from .nan_reductions import *  # noqa: F403
 from .numeric import *  # noqa: F403
@@ -60,6 +76,7 @@ from .shape import *  # noqa: F403
 from .shape_extra import *  # noqa: F403
 from .signal_windows import *  # noqa: F403
 from .sorting import *  # noqa: F403
+from .torch_only import *  # noqa: F403
 
 # tl.* names: everything the themed modules export, except the in-place helpers that PyTorch
 # has only as methods.
@@ -67,7 +84,9 @@ __all__ = [
     *basic.__all__, *creation.__all__, *indexing.__all__, *pointwise.__all__,
     *reduction.__all__, *shape.__all__, *mathops.__all__, *sorting.__all__,
     *shape_extra.__all__, *linalg.__all__, *nan_reductions.__all__, *quantiles.__all__,
-    *signal_windows.__all__, *numeric.__all__, *scatters.__all__,
+    *linalg_lu.__all__, *linalg_more.__all__,
+    *signal_windows.__all__, *numeric.__all__, *scatters.__all__, *math_more.__all__,
+    *indexing_more.__all__, *torch_only.__all__, *inplace_more.TORCH_INPLACE,
     "relu_", "clamp_",
     "clip_", "neg_",
     "exp_",
@@ -80,7 +99,7 @@ __all__ = [
 # axis/keepdims spellings wherever there is a dim/keepdim, and out= on the functions PyTorch
 # gives it to (the creation functions take out's dtype as their default).
 _OUT_CREATION = {"arange", "empty", "eye", "full", "linspace", "logspace", "ones", "rand",
-                 "randint", "randn", "randperm", "zeros"}
+                 "randint", "randn", "randperm", "zeros", "range", "scalar_tensor"}
 _OUT = {
     *_OUT_CREATION, "abs", "absolute", "acos", "acosh", "add", "addbmm", "addmm", "addmv",
     "addr", "all", "amax", "amin", "any", "arccos", "arccosh", "arcsin", "arcsinh", "arctan",
@@ -105,6 +124,10 @@ _OUT = {
     "sign", "signbit", "sin", "sinc", "sinh", "softmax", "sort", "sqrt", "square", "stack",
     "std", "sub", "sum", "take", "take_along_dim", "tan", "tanh", "tensordot", "topk", "tril",
     "triu", "true_divide", "trunc", "var", "vdot", "vstack", "where", "xlogy",
+    # functions/math_more.py, indexing_more.py and torch_only.py
+    "angle", "bitwise_left_shift", "bitwise_right_shift", "frobenius_norm", "hardshrink", "i0",
+    "igamma", "igammac", "index_reduce", "nonzero_static", "nuclear_norm", "put", "range",
+    "scalar_tensor",
 }
 
 
@@ -121,9 +144,10 @@ def _apply_conventions() -> None:
 
 _apply_conventions()
 
-# (vander and unravel_index take a tensor first, but PyTorch has no such methods)
+# (vander, unravel_index and lu_unpack take a tensor first, but PyTorch has no such methods)
 _NOT_METHODS = {"cat", "concat", "concatenate", "stack", "einsum", "setitem", "broadcast_shapes",
-                "broadcast_tensors", "vander", "unravel_index", *creation.__all__,
-                *signal_windows.__all__}
-TENSOR_METHODS = [name for name in (*__all__, *inplace.__all__, *inplace_extra.__all__)
+                "broadcast_tensors", "vander", "unravel_index", "lu_unpack", *creation.__all__,
+                *signal_windows.__all__, *torch_only.__all__}
+TENSOR_METHODS = [name for name in (*__all__, *inplace.__all__, *inplace_extra.__all__,
+                                    *inplace_more.__all__)
                   if name not in _NOT_METHODS]

@@ -101,8 +101,10 @@ def ones(*size: Any, dtype: Any = None, requires_grad: bool = False,
 
 
 def empty(*size: Any, dtype: Any = None, requires_grad: bool = False,
-          device: Any = None) -> TensorBase:
-    """An uninitialised tensor (its values are arbitrary)."""
+          device: Any = None, memory_format: Any = None, layout: Any = None,
+          pin_memory: bool = False) -> TensorBase:
+    """An uninitialised tensor (its values are arbitrary); ``memory_format``, ``layout`` and
+    ``pin_memory`` are accepted (tensors here are dense and row-major)."""
     return _finish(np.empty(_size(size), _np_dtype(dtype)), requires_grad, device)
 
 

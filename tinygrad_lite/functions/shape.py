@@ -167,13 +167,26 @@ def unbind(input: TensorBase, dim: int = 0) -> tuple:
                  ops_shape.split(input, d, [1] * input._data.shape[d]))
 
 
-def movedim(input: TensorBase, source: int, destination: int) -> TensorBase:
-    """Move dimension ``source`` to position ``destination``."""
+def movedim(input: TensorBase, source: Any, destination: Any) -> TensorBase:
+    """Move dimension(s) ``source`` to position(s) ``destination`` (ints or equal-length
+    sequences); the other dims keep their order, as in PyTorch."""
     ndim = input._data.ndim
-    s, t = _dim(source, ndim, "movedim"), _dim(destination, ndim, "movedim")
-    order = [i for i in range(ndim) if i != s]
-    order.insert(t, s)
-    return ops.permute(input, tuple(order))
+    src: list[Any] = [source] if isinstance(source, (int, np.integer)) else list(source)
+    dst: list[Any] = ([destination] if isinstance(destination, (int, np.integer))
+                      else list(destination))
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({src} dims) "
+                           f"should contain the same number of dims as destination ({dst} dims)")
+    moved = [int(_dim(d, ndim, "movedim")) for d in src]
+    places = [int(_dim(d, ndim, "movedim")) for d in dst]
+    for name, dims in (("source", moved), ("destination", places)):
+        if len(set(dims)) != len(dims):
+            raise RuntimeError(f"movedim: repeated dim in `{name}` ({dims})")
+    order: list[int | None] = [None] * ndim
+    for s, t in zip(moved, places):
+        order[t] = s
+    rest = iter(i for i in range(ndim) if i not in moved)
+    return ops.permute(input, tuple(o if o is not None else next(rest) for o in order))
 
 
 def _triangle(input: TensorBase, diagonal: int, lower: bool, op: str) -> TensorBase:
@@ -214,9 +227,10 @@ def diagonal(input: TensorBase, offset: int = 0, dim1: int = 0, dim2: int = 1) -
     return ops.getitem(moved, (Ellipsis, i, i + offset))
 
 
-def contiguous(input: TensorBase) -> TensorBase:
+def contiguous(input: TensorBase, memory_format: Any = None) -> TensorBase:
     """``input`` itself when its memory is C-contiguous, else a contiguous copy (also for a
-    small expand() result, which is stored contiguously but counts as a broadcast view)."""
+    small expand() result, which is stored contiguously but counts as a broadcast view);
+    ``memory_format`` is accepted, the layout staying row-major."""
     if input._data.flags.c_contiguous and not input._expanded:
         return input
     return ops.clone(input)

@@ -3,10 +3,10 @@
 from . import functional, init, modules, parallel, utils
 from .modules import *  # noqa: F403
 from .parallel import DataParallel, SyncBatchNorm
-from .parameter import Buffer, Parameter
+from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
 
 __all__ = [
     "parallel", "functional", "init", "utils", "modules", "Parameter", "Buffer", "DataParallel",
-    "SyncBatchNorm",
+    "SyncBatchNorm", "UninitializedParameter", "UninitializedBuffer",
     *modules.__all__,
 ]

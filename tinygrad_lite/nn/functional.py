@@ -10,6 +10,7 @@ from ._functional import activation_extra as _activation_extra
 from ._functional import conv as _conv
 from ._functional import loss_extra as _loss_extra
 from ._functional import pooling as _pooling
+from ._functional import pooling_fractional as _pooling_fractional
 from ._functional import pooling_more as _pooling_more
 from ._functional import vision as _vision
 from ._functional.activation import (
@@ -64,6 +65,7 @@ from ._functional.normalization import (
     rms_norm,
 )
 from ._functional.pooling import *  # noqa: F403
+from ._functional.pooling_fractional import *  # noqa: F403
 from ._functional.pooling_more import *  # noqa: F403
 from ._functional.sparse import embedding, embedding_bag, one_hot
 from ._functional.vision import *  # noqa: F403
@@ -72,7 +74,8 @@ __all__ = [
     "linear", "bilinear", "relu", "relu_", "leaky_relu", "leaky_relu_", "gelu", "silu", "elu",
     "elu_", "sigmoid", "tanh", "softplus", "softmax", "log_softmax", "dropout", "embedding",
     "batch_norm", "layer_norm", "group_norm", "rms_norm", "normalize", "one_hot", "erf", "pad",
-    *_conv.__all__, *_pooling.__all__, *_pooling_more.__all__, "mse_loss",
+    *_conv.__all__, *_pooling.__all__, *_pooling_more.__all__, *_pooling_fractional.__all__,
+    "mse_loss",
     "l1_loss", "huber_loss", "smooth_l1_loss", "cross_entropy", "nll_loss",
     "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
     "scaled_dot_product_attention", "multi_head_attention_forward", *_activation_extra.__all__,

@@ -6,6 +6,7 @@ from ._utils.collate import default_collate, default_convert
 from ._utils.worker import get_worker_info
 from .dataloader import DataLoader
 from .dataset import ConcatDataset, Dataset, Subset, TensorDataset, random_split
+from .distributed import DistributedSampler
 from .iterable import ChainDataset, IterableDataset, StackDataset
 from .sampler import (
     BatchSampler,
@@ -21,5 +22,5 @@ __all__ = [
     "default_collate", "default_convert", "Sampler", "SequentialSampler", "RandomSampler",
     "SubsetRandomSampler", "WeightedRandomSampler", "BatchSampler", "get_worker_info",
     "IterableDataset", "ChainDataset", "StackDataset", "dataloader", "dataset", "sampler",
-    "distributed",
+    "distributed", "DistributedSampler",
 ]

@@ -1,7 +1,8 @@
 """``DistributedSampler``: each of ``num_replicas`` ranks reads its own share of a dataset, as
 ``torch.utils.data.distributed``: the (shuffled) indices are padded by repeating from the start
 (or trimmed with ``drop_last``) to a multiple of the ranks, and rank r takes every
-``num_replicas``-th index from r. ``set_epoch`` changes the shuffle, the same on every rank."""
+``num_replicas``-th index from r. ``set_epoch`` changes the shuffle, the same on every rank.
+``num_replicas`` and ``rank`` default to the process group's (1 and 0 without one)."""
 
 from __future__ import annotations
 
@@ -22,13 +23,12 @@ class DistributedSampler(Sampler[int]):
 
     def __init__(self, dataset: Any, num_replicas: int | None = None, rank: int | None = None,
                  shuffle: bool = True, seed: int = 0, drop_last: bool = False) -> None:
-        if num_replicas is None or rank is None:
-            if not is_initialized():
-                raise RuntimeError("Requires distributed package to be available (call "
-                                   "tl.distributed.init_process_group, or pass num_replicas "
-                                   "and rank)")
-            num_replicas = get_world_size() if num_replicas is None else num_replicas
-            rank = get_rank() if rank is None else rank
+        # defaults: the process group's world size and rank, or one replica (rank 0) when no
+        # group is initialised (PyTorch raises there; a single process simply reads it all)
+        if num_replicas is None:
+            num_replicas = get_world_size() if is_initialized() else 1
+        if rank is None:
+            rank = get_rank() if is_initialized() else 0
         if not 0 <= rank < num_replicas:
             raise ValueError(f"Invalid rank {rank}, rank should be in the interval "
                              f"[0, {num_replicas - 1}]")
