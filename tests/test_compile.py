@@ -376,3 +376,62 @@ def test_a_compiled_function_called_inside_another_is_inlined():
     for _ in range(3):
         np.testing.assert_array_equal(outer(x).numpy(), want)
     assert outer.replays == 2 and inner.traces == 0
+
+
+class _TinyGPT(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(10, 16)
+        self.pos = nn.Parameter(tl.randn(8, 16) * 0.02)
+        self.block = nn.TransformerEncoderLayer(16, 2, 32, dropout=0.1, batch_first=True,
+                                                activation="gelu", norm_first=True)
+        self.head = nn.Linear(16, 10)
+
+    def forward(self, tokens):
+        mask = nn.Transformer.generate_square_subsequent_mask(8)
+        return self.head(self.block(self.embed(tokens) + self.pos, src_mask=mask,
+                                    is_causal=True)).reshape(-1, 10)
+
+
+class _TinyGRU(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(10, 8)
+        self.rnn = nn.GRU(8, 12, num_layers=2, batch_first=True)
+        self.head = nn.Linear(12, 10)
+
+    def forward(self, tokens):
+        return self.head(self.rnn(self.embed(tokens))[0]).reshape(-1, 10)
+
+
+def _resnetish():
+    return nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(),
+                         nn.Conv2d(8, 8, 3, stride=2, padding=1, bias=False), nn.BatchNorm2d(8),
+                         nn.ReLU(), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(8, 10))
+
+
+def _gelu_mlp():
+    return nn.Sequential(nn.Linear(6, 32), nn.GELU(), nn.LayerNorm(32), nn.Dropout(0.2),
+                         nn.Linear(32, 10))
+
+
+@pytest.mark.parametrize("build,opt_cls,shape", [
+    (_TinyGPT, tl.optim.AdamW, (4, 8)),
+    (_TinyGRU, tl.optim.Adam, (3, 5)),
+    (_resnetish, tl.optim.SGD, (4, 3, 16, 16)),
+    (_gelu_mlp, tl.optim.RMSprop, (16, 6)),
+    (_gelu_mlp, tl.optim.Adagrad, (16, 6)),
+], ids=["gpt-adamw", "gru-adam", "resnet-sgd", "mlp-rmsprop", "mlp-adagrad"])
+def test_more_models_and_optimizers_match_eager(build, opt_cls, shape):
+    if len(shape) == 2 and build is not _gelu_mlp:
+        x = tl.from_numpy(RNG.integers(0, 10, shape))
+        y = tl.from_numpy(RNG.integers(0, 10, shape[0] * shape[1]))
+    else:
+        x = tl.from_numpy(RNG.standard_normal(shape).astype(np.float32))
+        y = tl.from_numpy(RNG.integers(0, 10, shape[0]))
+
+    def make():
+        model = build()
+        return model, opt_cls(model.parameters(), lr=1e-3), F.cross_entropy
+
+    _run_both(make, [x], [y], steps=8)

@@ -35,6 +35,7 @@ __all__ = ["compile", "CompiledFunction", "OptimizedModule", "GraphBreakError"]
 
 CACHE_SIZE = 8  # specialisations kept per function (torch.compile's recompile limit)
 _MAX_UNSTABLE = 2  # traces in a row that change Python state before the function runs eagerly
+_MAX_CHECK_FAILURES = 3  # replays in a row stopped by a failing check before it runs eagerly
 
 
 class Entry:
@@ -60,6 +61,7 @@ class CompiledFunction:
         self.replays = 0
         self.explanations: list[str] = []
         self._unstable = 0
+        self._check_failures = 0
         self._eager_reason: str | None = None
         self._warned: set[str] = set()
 
@@ -85,7 +87,7 @@ class CompiledFunction:
             signature = _signature((args, kwargs), tensors)
         key = (signature, grad_state.enabled, autocast_state.dtype)
         for i, entry in enumerate(self.entries):
-            if entry.key != key or not entry.guard(tensors):
+            if entry.key != key or not _holds(entry.guard, tensors):
                 continue
             if i:
                 self.entries.insert(0, self.entries.pop(i))
@@ -101,9 +103,14 @@ class CompiledFunction:
                     raise RuntimeError(
                         "tl.compile: a data-dependent check in the replay failed after the "
                         "step had changed state; run this function eagerly") from None
+                self._check_failures += 1
+                if self._check_failures > _MAX_CHECK_FAILURES:
+                    return self._run_eagerly(args, kwargs, "a data-dependent value read in the "
+                                             "call changes from call to call", key, None)
                 self._explain(f"check {failed.args[0]} of the replay failed: retracing")
                 break
             self.replays += 1
+            self._check_failures = 0
             return out
         return self._trace(args, kwargs, key, tensors)
 
@@ -146,7 +153,12 @@ class CompiledFunction:
         self._unstable = 0
         trace.graph.outputs = outputs
         trace.graph.writebacks = writes[0]
-        self._add(key, walk, trace, swapped)
+        try:
+            self._add(key, walk, trace, swapped)
+        except Exception as err:  # noqa: BLE001 - a compiler bug must not break the user's run
+            if self.fullgraph:
+                raise
+            self._give_up(f"the compiler failed ({err!r})", key, walk)
         return result
 
     def _roots(self, args: tuple, kwargs: dict) -> StateWalk:
@@ -490,6 +502,15 @@ def _late_check(graph: Graph) -> str | None:
         started = started or any(
             graph.values[graph.root(m)].source in ("input", "state") for m in op.mutates)
     return None
+
+
+def _holds(guard: Callable[..., bool], tensors: list[TensorBase]) -> bool:
+    """Evaluate a guard; one that cannot be evaluated (a container shrank, an attribute went
+    away) does not hold."""
+    try:
+        return bool(guard(tensors))
+    except Exception:  # noqa: BLE001
+        return False
 
 
 def _make_guard(walk: StateWalk) -> Callable[..., bool]:

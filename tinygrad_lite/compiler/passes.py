@@ -253,26 +253,21 @@ def hoist_checks(graph: Graph) -> Graph:
             if op.pure and needed & set(op.outputs):
                 chain.append(i)
                 needed |= set(graph.uses(op))
-        chain.sort()
         members = set(chain)
         reads = {graph.root(v) for i in chain for v in graph.uses(ops[i])}
         position = 0
-        for i in range(chain[0] if chain else k):
+        for i in range(k):
             op = ops[i]
+            if i in members:
+                continue
             written = {graph.root(v) for v in op.outputs} | {graph.root(m) for m in op.mutates}
             if reads & written:
                 position = i + 1
-        for i in range(chain[0], k):
-            if i not in members:
-                op = ops[i]
-                written = {graph.root(v) for v in op.outputs} | {graph.root(m) for m in op.mutates}
-                if reads & written:
-                    position = -1  # something in between feeds the chain: leave it in place
-                    break
-        if position < 0 or position >= chain[0]:
-            continue
-        moved = [ops[i] for i in chain]
-        rest = [op for i, op in enumerate(ops) if i not in members]
+        moving = sorted(i for i in members if i >= position)
+        if not moving or moving == list(range(position, position + len(moving))):
+            continue  # already in place
+        moved = [ops[i] for i in moving]
+        rest = [op for i, op in enumerate(ops) if i not in set(moving)]
         ops = rest[:position] + moved + rest[position:]
     graph.ops = ops
     return graph

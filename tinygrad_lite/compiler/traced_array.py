@@ -104,7 +104,13 @@ def record(kind: str, target: Any, args: tuple, kwargs: dict, mutated: Any = ())
     trace = ACTIVE.trace
     if trace is None or not trace.recording():
         return _originals(result, plain_kwargs.get("out"), kwargs.get("out"))
-    return trace.add_op(kind, target, args, kwargs, result, mutated)
+    try:
+        return trace.add_op(kind, target, args, kwargs, result, mutated)
+    except GraphBreakError:
+        raise
+    except Exception as err:  # noqa: BLE001 - a recorder bug must not break the user's run
+        trace.graph_break(f"the compiler could not record {kind} {target!r} ({err!r})")
+        return _originals(result, plain_kwargs.get("out"), kwargs.get("out"))
 
 
 def _originals(result: Any, plain_out: Any, out: Any) -> Any:

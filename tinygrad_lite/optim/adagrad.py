@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from .._core.tracing import tracing_state
 from ..tensor import Tensor
 from .optimizer import Optimizer, axpy, bump_step, implementation_options, state_like, state_scalar
 
@@ -47,10 +48,12 @@ class Adagrad(Optimizer):
         if "sum" not in state:
             state["step"] = state_scalar(0.0)
             state["sum"] = state_like(p, group["initial_accumulator_value"])
-        step = bump_step(state)
+        step = bump_step(state, traceable=True)
         if group["weight_decay"] != 0:
             axpy(g, p._data, group["weight_decay"], tmp)
         clr = group["lr"] / (1 + (step - 1) * group["lr_decay"])
+        if tracing_state.active:  # tl.compile: an array; cast as NumPy casts a Python float
+            clr = clr.astype(p._data.dtype)
         s = state["sum"]._data
         np.multiply(g, g, out=tmp)
         s += tmp

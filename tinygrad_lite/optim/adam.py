@@ -56,7 +56,7 @@ class Adam(Optimizer):
             state["exp_avg_sq"] = state_like(p)
             if group["amsgrad"]:
                 state["max_exp_avg_sq"] = state_like(p)
-        step = bump_step(state)
+        step = bump_step(state, traceable=True)
         if wd != 0:
             if group["decoupled_weight_decay"]:
                 p._data *= 1 - lr * wd

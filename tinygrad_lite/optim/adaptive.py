@@ -166,7 +166,7 @@ class Adadelta(Optimizer):
         if not state:
             state.update(step=state_scalar(0.0), square_avg=state_like(p),
                          acc_delta=state_like(p))
-        bump_step(state)
+        bump_step(state, traceable=True)  # (the count itself is not used here)
         if wd:
             g += wd * p._data
         sq, acc = state["square_avg"]._data, state["acc_delta"]._data
@@ -199,7 +199,7 @@ class Rprop(Optimizer):
         if not state:
             state.update(step=state_scalar(0.0), prev=state_like(p),
                          step_size=state_like(p, group["lr"]))
-        bump_step(state)
+        bump_step(state, traceable=True)  # (the count itself is not used here)
         prev = state["prev"]._data
         sign = np.sign(g * prev)
         factor = np.where(sign > 0, eta_plus, np.where(sign < 0, eta_minus, 1.0))

@@ -132,11 +132,13 @@ def state_scalar(value: float) -> Tensor:
     return Tensor._wrap(np.array(value, dtype=scalar_dtype()))
 
 
-def bump_step(state: dict) -> float:
+def bump_step(state: dict, traceable: bool = False) -> float:
     """Add one to ``state["step"]`` in place and return it as a float; a plain number there (an
-    older state dict, or a user's assignment) becomes a 0-d Tensor."""
+    older state dict, or a user's assignment) becomes a 0-d Tensor. ``traceable``: the caller's
+    arithmetic on the step works on a 0-d float64 array too, which is what it gets while
+    ``tl.compile`` traces (else the Python number is a data-dependent value there)."""
     step = state["step"]
-    if isinstance(step, Tensor) and tracing_state.active:
+    if isinstance(step, Tensor) and traceable and tracing_state.active:
         # tl.compile is tracing: count in NumPy, so that a replay counts too, and hand back the
         # count as a 0-d float64 array (the bias corrections then stay NumPy expressions)
         np.add(step._data, 1, out=step._data)

@@ -49,7 +49,7 @@ class RMSprop(Optimizer):
                 state["momentum_buffer"] = state_like(p)
             if group["centered"]:
                 state["grad_avg"] = state_like(p)
-        bump_step(state)
+        bump_step(state, traceable=True)  # (the count itself is not used here)
         if group["weight_decay"] != 0:
             axpy(g, p._data, group["weight_decay"], tmp)
         sq = state["square_avg"]._data
