@@ -83,7 +83,7 @@ def test_mlp_sgd_momentum_and_adam_bit_identical():
     xs, ys = _batches((32, 784), 10)
     _run_both(_mlp(tl.optim.SGD, lr=0.01, momentum=0.9, nesterov=True), xs, ys)
     _run_both(_mlp(tl.optim.Adam, lr=1e-3), xs, ys)
-    _run_both(_mlp(tl.optim.AdamW, lr=1e-3, weight_decay=0.1, amsgrad=True), xs, ys, steps=30)
+    _run_both(_mlp(tl.optim.AdamW, lr=1e-3, weight_decay=0.1, amsgrad=True), xs, ys, steps=50)
 
 
 def test_cnn_with_batchnorm_and_dropout_matches_eager():
@@ -94,7 +94,7 @@ def test_cnn_with_batchnorm_and_dropout_matches_eager():
                               nn.Dropout(0.25), nn.Flatten(), nn.Linear(4 * 5 * 5, 10))
         return model, tl.optim.SGD(model.parameters(), lr=0.05, momentum=0.9), F.cross_entropy
 
-    _run_both(build, xs, ys, steps=30)
+    _run_both(build, xs, ys, steps=100)
 
 
 class _CharLSTM(nn.Module):
@@ -117,7 +117,7 @@ def test_lstm_language_model_step_matches_eager():
         model = _CharLSTM()
         return model, tl.optim.Adam(model.parameters(), lr=1e-2), F.cross_entropy
 
-    _run_both(build, tokens, targets, steps=20)
+    _run_both(build, tokens, targets, steps=100)
 
 
 def test_guards_retrace_on_batch_size_eval_mode_and_learning_rate():
@@ -435,3 +435,26 @@ def test_more_models_and_optimizers_match_eager(build, opt_cls, shape):
         return model, opt_cls(model.parameters(), lr=1e-3), F.cross_entropy
 
     _run_both(make, [x], [y], steps=8)
+
+
+def test_explain_mode_says_why_it_retraces(capsys):
+    model = nn.Sequential(nn.Linear(2, 2), nn.Dropout(0.1))
+    opt = tl.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+
+    def step(x):
+        opt.zero_grad()
+        model(x).sum().backward()
+        opt.step()
+
+    compiled = tl.compile(step, mode="explain")
+    for _ in range(3):
+        compiled(tl.ones(1, 2))
+    opt.param_groups[0]["lr"] = 0.05
+    compiled(tl.ones(1, 2))
+    model.eval()
+    compiled(tl.ones(1, 2))
+    compiled(tl.ones(3, 2))
+    out = capsys.readouterr().out
+    assert "guard failed: opt.param_groups.0['lr'] == 0.1" in out
+    assert "guard failed: model.training is True" in out
+    assert "a new signature" in out

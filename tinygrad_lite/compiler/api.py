@@ -48,6 +48,7 @@ class Entry:
         # generators to rewind when a check fails after random draws (the eager rerun then
         # draws the same numbers the replay did)
         self.generators: list = []
+        self.walk: StateWalk | None = None  # kept in explain mode, to say which guard failed
 
 
 class CompiledFunction:
@@ -112,7 +113,26 @@ class CompiledFunction:
             self.replays += 1
             self._check_failures = 0
             return out
+        if self.mode == "explain" and self.entries:
+            self._explain(f"retracing: {self._why_not(key, tensors)}")
         return self._trace(args, kwargs, key, tensors)
+
+    def _why_not(self, key: tuple, tensors: list[TensorBase]) -> str:
+        """Why no cached specialisation applies (for ``mode="explain"``)."""
+        walks = [e.walk for e in self.entries if e.key == key and e.walk is not None]
+        if not walks:
+            return "a new signature (argument shapes, dtypes or flags, grad mode, autocast)"
+        walk = walks[0]
+        env = dict(walk.env)
+        env["A"] = tensors
+        for check in walk.checks:
+            try:
+                ok = eval(check, env)  # noqa: S307 (our own guard expressions)
+            except Exception:  # noqa: BLE001
+                ok = False
+            if not ok:
+                return f"guard failed: {_readable(check, walk)}"
+        return "a data-dependent check of the replay failed"
 
     # -- tracing -----------------------------------------------------------------------------
     def _trace(self, args: tuple, kwargs: dict, key: tuple, tensors: list[TensorBase]) -> Any:
@@ -202,6 +222,7 @@ class CompiledFunction:
                                           prologue)
         guard = _make_guard(walk)
         entry = Entry(key, guard, replay, graph, source)
+        entry.walk = walk if self.mode == "explain" else None
         if any(op.kind == "check" for op in graph.ops):
             entry.generators = list({id(op.target[0]): op.target[0] for op in graph.ops
                                      if op.kind == "rng"}.values())
