@@ -20,6 +20,9 @@ __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "
            "LazyConvTranspose2d", "LazyConvTranspose3d"]
 
 
+_PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
+
+
 def _ntuple(v: Any, n: int) -> tuple:
     return (v,) * n if isinstance(v, (int, np.integer)) else tuple(v)
 
@@ -38,9 +41,12 @@ class _ConvNd(Module):
         if in_channels % groups or out_channels % groups:
             raise ValueError(f"in_channels ({in_channels}) and out_channels ({out_channels}) "
                              f"must be divisible by groups ({groups})")
-        if padding_mode != "zeros":
-            raise NotImplementedError(f"padding_mode {padding_mode!r} is not supported "
-                                      "(only 'zeros')")
+        if padding_mode not in _PADDING_MODES:
+            raise ValueError(f"padding_mode must be one of {list(_PADDING_MODES)}, but got "
+                             f"padding_mode='{padding_mode}'")
+        if padding_mode != "zeros" and self.transposed:
+            raise ValueError(f'Only "zeros" padding mode is supported for '
+                             f"{type(self).__name__}")
         n = self._nd
         self.in_channels, self.out_channels, self.groups = in_channels, out_channels, groups
         self.kernel_size, self.stride = _ntuple(kernel_size, n), _ntuple(stride, n)
@@ -83,17 +89,36 @@ class _ConvNd(Module):
         s = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
              f"stride={self.stride}")
         if self.padding != (0,) * self._nd:
-            s += f", padding={self.padding!r}" if isinstance(self.padding, str) else \
-                f", padding={self.padding}"
+            s += f", padding={self.padding}"  # PyTorch prints padding=same unquoted
         if self.dilation != (1,) * self._nd:
             s += f", dilation={self.dilation}"
         if self.output_padding != (0,) * self._nd:
             s += f", output_padding={self.output_padding}"
         if self.groups != 1:
             s += f", groups={self.groups}"
+        if self.padding_mode != "zeros":
+            s += f", padding_mode={self.padding_mode}"
         if self.bias is None and not getattr(self, "_lazy_bias", False):  # lazy: not yet made
             s += ", bias=False"
         return s
+
+    def _padded(self, input: TensorBase) -> tuple[TensorBase, Any]:
+        """The input and the padding to convolve it with: as given for ``padding_mode="zeros"``,
+        else the input padded by ``F.pad`` in that mode and no further padding (PyTorch's
+        ``_reversed_padding_repeated_twice``; ``"same"`` splits odd totals to the right)."""
+        if self.padding_mode == "zeros":
+            return input, self.padding
+        pads: list[int] = []
+        for i in reversed(range(self._nd)):
+            if self.padding == "valid":
+                before = after = 0
+            elif self.padding == "same":
+                total = self.dilation[i] * (self.kernel_size[i] - 1)
+                before, after = total // 2, total - total // 2
+            else:
+                before = after = int(self.padding[i])
+            pads += [before, after]
+        return F.pad(input, tuple(pads), mode=self.padding_mode), 0
 
 
 class Conv1d(_ConvNd):
@@ -109,7 +134,8 @@ class Conv1d(_ConvNd):
 
     def forward(self, input: TensorBase) -> TensorBase:
         """The convolution of the input."""
-        return F.conv1d(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
+        input, padding = self._padded(input)
+        return F.conv1d(input, self.weight, self.bias, self.stride, padding, self.dilation,
                         self.groups)
 
 
@@ -124,7 +150,8 @@ class Conv2d(_ConvNd):
 
     def forward(self, input: TensorBase) -> TensorBase:
         """The convolution of the input."""
-        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
+        input, padding = self._padded(input)
+        return F.conv2d(input, self.weight, self.bias, self.stride, padding, self.dilation,
                         self.groups)
 
 
@@ -141,7 +168,8 @@ class Conv3d(_ConvNd):
 
     def forward(self, input: TensorBase) -> TensorBase:
         """The convolution of the input."""
-        return F.conv3d(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
+        input, padding = self._padded(input)
+        return F.conv3d(input, self.weight, self.bias, self.stride, padding, self.dilation,
                         self.groups)
 
 
