@@ -99,7 +99,8 @@ def test_lazy_convs_infer_in_channels_like_torch(name, args, shape):
     ours = getattr(nn, name)(*args, dtype=tl.float64)
     theirs = getattr(torch.nn, name)(*args, dtype=torch.float64)
     assert repr(ours) == repr(theirs)
-    assert ours.has_uninitialized_params() and list(ours.parameters()) == []
+    assert ours.has_uninitialized_params()
+    assert len(list(ours.parameters())) == len(list(theirs.parameters()))  # uninitialized
     x = _rng(4).standard_normal(shape)
     out = ours(tl.tensor(x))
     ref = theirs(torch.tensor(x))
@@ -113,6 +114,20 @@ def test_lazy_convs_infer_in_channels_like_torch(name, args, shape):
                                theirs(torch.tensor(x)).detach().numpy(), rtol=1e-10, atol=1e-12)
     with pytest.raises(RuntimeError, match="Expected"):
         getattr(nn, name)(*args)(tl.randn(*(2,) * (len(shape) + 2)))
+
+
+def test_lazy_conv_trains_with_an_optimizer_built_first_and_loads_state():
+    lazy = nn.LazyConv2d(4, 3)
+    opt = tl.optim.SGD(lazy.parameters(), lr=0.1)  # before the first forward, as PyTorch allows
+    lazy(tl.randn(2, 3, 6, 6)).sum().backward()
+    before = lazy.weight.detach().numpy().copy()
+    opt.step()
+    assert type(lazy) is nn.Conv2d and (lazy.weight.detach().numpy() != before).any()
+    fresh = nn.LazyConv2d(4, 3)
+    fresh.load_state_dict(lazy.state_dict())
+    x = tl.randn(1, 3, 6, 6)
+    np.testing.assert_array_equal(fresh(x).detach().numpy(), lazy(x).detach().numpy())
+    assert fresh.in_channels == 3 and type(fresh) is nn.Conv2d
 
 
 def test_conv3d_gradients_to_second_order():

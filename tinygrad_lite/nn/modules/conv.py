@@ -9,10 +9,12 @@ from typing import Any
 import numpy as np
 
 from ... import dtypes
+from ..._core.grad_mode import no_grad
 from ..._core.tensor_base import TensorBase
 from .. import functional as F  # noqa: N812 - PyTorch's conventional alias
 from .. import init
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 
 __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d",
@@ -55,9 +57,11 @@ class _ConvNd(Module):
         self.padding_mode = padding_mode
         dt = dtypes.float32.np if dtype is None else dtypes.to_dtype(dtype).np
         if self._lazy:  # shapes wait for the first input (see _LazyConvMixin)
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
-            self._lazy_bias, self._lazy_dtype = bias, dt
+            self.weight: Parameter = UninitializedParameter(dtype=dt)
+            if bias:
+                self.bias: Parameter | None = UninitializedParameter(dtype=dt)
+            else:
+                self.register_parameter("bias", None)
         else:
             self._make_parameters(bias, dt)
 
@@ -98,7 +102,7 @@ class _ConvNd(Module):
             s += f", groups={self.groups}"
         if self.padding_mode != "zeros":
             s += f", padding_mode={self.padding_mode}"
-        if self.bias is None and not getattr(self, "_lazy_bias", False):  # lazy: not yet made
+        if self.bias is None:
             s += ", bias=False"
         return s
 
@@ -214,25 +218,24 @@ class ConvTranspose3d(ConvTranspose1d):
                                   self.output_padding, self.groups, self.dilation)
 
 
-class _LazyConvMixin(_ConvNd):
-    """A convolution whose in_channels (0 until then) come from its first input. PyTorch's
-    UninitializedParameter is simplified away: until that forward, ``weight`` and ``bias`` are
-    None and so absent from ``parameters()`` and ``state_dict()`` (build optimizers after a dry
-    run, as PyTorch advises); then they are allocated, initialised as the eager layer's are,
-    and the module becomes that layer (``cls_to_become``), as in PyTorch."""
+class _LazyConvMixin(LazyModuleMixin, _ConvNd):
+    """A convolution whose in_channels (0 until then) come from its first input, as in
+    PyTorch: ``weight`` and ``bias`` are ``UninitializedParameter``s (listed by
+    ``parameters()``, so an optimizer built before the first forward trains them) that the
+    first forward materializes and initialises as the eager layer's are; then the module
+    becomes that layer (``cls_to_become``)."""
 
     _lazy = True
     cls_to_become: type = _ConvNd
 
-    def has_uninitialized_params(self) -> bool:
-        """Whether the weight still waits for the first input."""
-        return self.weight is None
-
     def initialize_parameters(self, input: TensorBase) -> None:
         """Take in_channels from ``input`` (dim 1 batched, dim 0 unbatched) and allocate."""
-        if self.weight is not None:
-            return
         nd = self._nd
+        if not self.has_uninitialized_params():  # materialized by load_state_dict
+            if self.in_channels == 0:
+                w = self.weight.shape
+                self.in_channels = int(w[0] if self.transposed else w[1] * self.groups)
+            return
         if input.ndim not in (nd + 1, nd + 2):
             raise RuntimeError(f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to "
                                f"{type(self).__name__}, but got input of size: "
@@ -240,14 +243,14 @@ class _LazyConvMixin(_ConvNd):
         self.in_channels = int(input.shape[1] if input.ndim == nd + 2 else input.shape[0])
         if self.in_channels % self.groups:
             raise ValueError("in_channels must be divisible by groups")
-        self._make_parameters(self._lazy_bias, self._lazy_dtype)
-        del self._lazy_bias, self._lazy_dtype
-        self.__class__ = self.cls_to_become
-
-    def forward(self, input: TensorBase) -> TensorBase:
-        """Allocate the parameters for this input, then run as the eager layer."""
-        self.initialize_parameters(input)
-        return self.forward(input)  # the eager class's forward now
+        in_channels, out_channels, groups = self.in_channels, self.out_channels, self.groups
+        shape = ((in_channels, out_channels // groups) if self.transposed
+                 else (out_channels, in_channels // groups)) + self.kernel_size
+        with no_grad():
+            self.weight.materialize(shape)
+            if self.bias is not None:
+                self.bias.materialize((out_channels,))
+            self.reset_parameters()
 
 
 class LazyConv1d(_LazyConvMixin, Conv1d):
@@ -258,8 +261,8 @@ class LazyConv1d(_LazyConvMixin, Conv1d):
     def __init__(self, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
                  dilation: Any = 1, groups: int = 1, bias: bool = True,
                  padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
-        Conv1d.__init__(self, 0, out_channels, kernel_size, stride, padding, dilation, groups,
-                        bias, padding_mode, device, dtype)
+        LazyModuleMixin.__init__(self, 0, out_channels, kernel_size, stride, padding, dilation,
+                                 groups, bias, padding_mode, device, dtype)
 
 
 class LazyConv2d(_LazyConvMixin, Conv2d):
@@ -270,8 +273,8 @@ class LazyConv2d(_LazyConvMixin, Conv2d):
     def __init__(self, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
                  dilation: Any = 1, groups: int = 1, bias: bool = True,
                  padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
-        Conv2d.__init__(self, 0, out_channels, kernel_size, stride, padding, dilation, groups,
-                        bias, padding_mode, device, dtype)
+        LazyModuleMixin.__init__(self, 0, out_channels, kernel_size, stride, padding, dilation,
+                                 groups, bias, padding_mode, device, dtype)
 
 
 class LazyConv3d(_LazyConvMixin, Conv3d):
@@ -282,8 +285,8 @@ class LazyConv3d(_LazyConvMixin, Conv3d):
     def __init__(self, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
                  dilation: Any = 1, groups: int = 1, bias: bool = True,
                  padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
-        Conv3d.__init__(self, 0, out_channels, kernel_size, stride, padding, dilation, groups,
-                        bias, padding_mode, device, dtype)
+        LazyModuleMixin.__init__(self, 0, out_channels, kernel_size, stride, padding, dilation,
+                                 groups, bias, padding_mode, device, dtype)
 
 
 class _LazyConvTransposeNd(_LazyConvMixin, ConvTranspose1d):
@@ -292,7 +295,7 @@ class _LazyConvTransposeNd(_LazyConvMixin, ConvTranspose1d):
     def __init__(self, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
                  output_padding: Any = 0, groups: int = 1, bias: bool = True, dilation: Any = 1,
                  padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
-        ConvTranspose1d.__init__(self, 0, out_channels, kernel_size, stride, padding,
+        LazyModuleMixin.__init__(self, 0, out_channels, kernel_size, stride, padding,
                                  output_padding, groups, bias, dilation, padding_mode, device,
                                  dtype)
 

@@ -5,8 +5,8 @@ As in PyTorch, a lazy module holds ``UninitializedParameter``/``UninitializedBuf
 (listed by ``parameters()`` and saved as they are in ``state_dict()``) until a forward pre-hook
 infers the missing size from the first input, materializes and initialises them, and turns the
 module into its eager class (``cls_to_become``). Loading a state dict into a lazy module
-materializes its entries with the loaded shapes. (The lazy convolutions in ``conv.py`` keep
-their simpler form: ``None`` weights until the first forward.)
+materializes its entries with the loaded shapes. The lazy convolutions (``conv.py``) use the
+same mixin.
 """
 
 from __future__ import annotations
