@@ -293,9 +293,16 @@ class ConvolutionBackward0(Node):
         grad_b = grad.reshape(grad.shape[0], grad.shape[1], -1).sum((0, 2)) \
             if len(edges) == 3 and edges[2] else None
         grad_x = None
-        # see the module: the exact rule for a non-finite weight (and while tl.compile traces:
-        # a replay cannot choose by the data)
-        if need_x and (tracing_state.active or not np.isfinite(weight).all()):
+        if tracing_state.active:  # tl.compile: the exact rule for both (a replay cannot choose
+            # the rule by the data, and computing the other one first would be wasted)
+            grad_x, grad_w = self._backward_im2col(grad, x, weight, (need_x, need_w))[:2]
+            if grad_w is not None:
+                grad_w = grad_w.reshape(weight.shape).astype(weight.dtype, copy=False)
+            if grad_b is not None:
+                grad_b = grad_b.astype(weight.dtype, copy=False)
+            return (grad_x, grad_w, grad_b)[:len(edges)]
+        # see the module: the exact rule for a non-finite weight
+        if need_x and not np.isfinite(weight).all():
             grad_x = self._backward_im2col(grad, x, weight, (True, False))[0]
             need_x = False
         if not (need_x or need_w):
@@ -342,8 +349,7 @@ class ConvolutionBackward0(Node):
             geo.scatter_add(chunk_cols.reshape(count, c, kk, length), target)
             if not geo.bare:
                 geo.unphase_into(target, dx[start:start + count])
-        # (tl.compile traces the exact rule: a replay cannot choose by the data)
-        if grad_w is not None and (tracing_state.active or not np.isfinite(grad_w).all()):
+        if grad_w is not None and not np.isfinite(grad_w).all():
             grad_w = self._backward_im2col(grad, x, weight, (False, True))[1]
         if need_x:
             grad_x = dx if dx.dtype == x.dtype else dx.astype(x.dtype)
