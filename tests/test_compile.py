@@ -458,3 +458,34 @@ def test_explain_mode_says_why_it_retraces(capsys):
     assert "guard failed: opt.param_groups.0['lr'] == 0.1" in out
     assert "guard failed: model.training is True" in out
     assert "a new signature" in out
+
+
+def test_arguments_mutated_in_place_and_returned_are_the_calls_own():
+    @tl.compile
+    def bump(x, idx):
+        x.add_(1)
+        picked = x[idx] * 2
+        return x, tl.where(picked > 2, picked, tl.zeros_like(picked))
+
+    base = np.arange(6.0, dtype=np.float32).reshape(3, 2)
+    for _ in range(4):
+        x = tl.from_numpy(base.copy())
+        same, picked = bump(x, tl.tensor([2, 0]))
+        assert same is x
+        np.testing.assert_array_equal(x.numpy(), base + 1)
+        want = (base + 1)[[2, 0]] * 2
+        np.testing.assert_array_equal(picked.numpy(), np.where(want > 2, want, 0))
+    assert bump.replays == 3
+
+    @tl.compile
+    def grad_of(w, x):
+        w.grad = None
+        (w * x).sum().backward()
+        return w.grad
+
+    for _ in range(3):
+        w, x = tl.randn(3, requires_grad=True), tl.randn(3)
+        g = grad_of(w, x)
+        assert g is w.grad
+        np.testing.assert_array_equal(g.numpy(), x.numpy())
+    assert grad_of.replays == 2

@@ -444,12 +444,16 @@ def _write(target: Any, attr: Any, vid: int | None, swapped: dict, names: dict) 
 def _output_template(result: Any, walk: StateWalk, args: list[TensorBase], trace: Trace
                      ) -> tuple[Any, str | None]:
     """The return value as a template: computed tensors as ``("T", Ref)``, others as is."""
-    known = {id(t) for t, _ in walk.tensors} | {id(t) for t in args}
+    known = {id(t) for t, _ in walk.tensors}
     if isinstance(result, TensorBase):
+        for i, t in enumerate(args):  # an argument: the replay returns that call's argument
+            if t is result:
+                return ("arg", i), None
+            if t._grad is result:
+                return ("arg grad", i), None
         if id(result) in known:
             return ("same", result), None
-        owner = next((t for t in [*(t for t, _ in walk.tensors), *args] if t._grad is result),
-                     None)
+        owner = next((t for t, _ in walk.tensors if t._grad is result), None)
         if owner is not None:  # a .grad the call set: the replay returns the one it sets
             return ("grad", owner), None
         if result.grad_fn is not None and not result.grad_fn._released:
@@ -482,6 +486,10 @@ def _render_output(template: Any, names: dict) -> str:
         name = f"R{len(names)}"
         names[name] = value
         return name
+    if kind == "arg":
+        return f"A[{value}]"
+    if kind == "arg grad":
+        return f"A[{value}]._grad"
     if kind == "grad":
         name = f"R{len(names)}"
         names[name] = value
