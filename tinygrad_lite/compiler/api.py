@@ -357,8 +357,10 @@ def _swap_in(trace: Trace, walk: StateWalk, args: list[TensorBase]) -> dict:
     def swap(owner: Any, attr: str, expr: str, source: str, label: str) -> None:
         arr = getattr(owner, attr) if isinstance(attr, str) and not isinstance(
             owner, dict) else owner[attr]
-        if isinstance(arr, TracedArray):  # left over from an earlier trace: plain data
-            arr = plain(arr)
+        if isinstance(arr, TracedArray):
+            if trace.vid(arr) is not None:
+                return  # reached twice (an argument that is also state): swapped already
+            arr = plain(arr)  # left over from an earlier trace: plain data
         if not isinstance(arr, np.ndarray) or id(arr) in seen:
             return
         seen.add(id(arr))
