@@ -489,3 +489,25 @@ def test_arguments_mutated_in_place_and_returned_are_the_calls_own():
         assert g is w.grad
         np.testing.assert_array_equal(g.numpy(), x.numpy())
     assert grad_of.replays == 2
+
+
+def test_state_behind_decorators_and_partials_is_guarded():
+    model = nn.Sequential(nn.Linear(4, 4), nn.Dropout(0.5))
+
+    @tl.no_grad()
+    def infer(x, scale):
+        return model(x) * scale
+
+    import functools
+
+    compiled = tl.compile(functools.partial(infer, scale=2.0))
+    x = tl.ones(3, 4)
+    model.eval()
+    want = (model(x) * 2.0).detach().numpy()
+    for _ in range(3):
+        np.testing.assert_array_equal(compiled(x).numpy(), want)
+    model.train()  # dropout comes back: the guard on model.training must see it
+    tl.manual_seed(5)
+    got = compiled(x).numpy()
+    tl.manual_seed(5)
+    np.testing.assert_array_equal(got, (model(x) * 2.0).detach().numpy())

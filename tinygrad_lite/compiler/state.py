@@ -16,6 +16,7 @@ the function changed Python state, which a replay could not reproduce.
 
 from __future__ import annotations
 
+import functools
 import types
 from typing import Any
 
@@ -73,17 +74,28 @@ class StateWalk:
         if isinstance(fn, types.MethodType):
             self.walk(fn.__self__, f"{self.const(fn)}.__self__", depth + 1, "self")
             fn = fn.__func__
+        if isinstance(fn, functools.partial):
+            self.walk(fn, self.const(fn), depth)
+            return
+        if not isinstance(fn, types.FunctionType) and callable(fn) and hasattr(fn, "__dict__"):
+            self.walk(fn, self.const(fn), depth, "self")  # a callable object: its state and
+            self.function(type(fn).__dict__.get("__call__"), depth + 1)  # its __call__
+            return
         if not isinstance(fn, types.FunctionType) or id(fn) in self._seen:
             return
         self._seen.add(id(fn))
-        if fn.__module__ and fn.__module__.startswith(("tinygrad_lite", "numpy")):
-            return
+        library = bool(fn.__module__) and fn.__module__.startswith(("tinygrad_lite", "numpy"))
+        wrapped = getattr(fn, "__wrapped__", None)
+        if wrapped is not None:
+            self.function(wrapped, depth + 1)
         for var, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
             try:
                 contents = cell.cell_contents
             except ValueError:  # an empty cell (a name assigned later)
                 continue
             self.walk(contents, f"{self.const(cell)}.cell_contents", depth + 1, var)
+        if library:  # a decorator's wrapper: what it wraps matters, not the package's globals
+            return
         globals_name = self.const(fn.__globals__)
         for name in _global_names(fn.__code__):
             if name in fn.__globals__:
@@ -102,8 +114,15 @@ class StateWalk:
             self.checks.append(f"{expr} is {self.const(obj)}" if obj is None or isinstance(
                 obj, bool) else f"{expr} == {self.const(obj)}")
             return
-        if isinstance(obj, (types.FunctionType, types.MethodType)) or isinstance(
-                obj, _SKIP_TYPES) or depth > _MAX_DEPTH:
+        if isinstance(obj, (types.FunctionType, types.MethodType)):
+            self.function(obj, depth + 1)  # a decorated or nested function: what it reaches
+            return
+        if isinstance(obj, functools.partial):
+            self.function(obj.func, depth + 1)
+            self.walk(obj.args, f"{self.const(obj)}.args", depth + 1)
+            self.walk(obj.keywords, f"{self.const(obj)}.keywords", depth + 1)
+            return
+        if isinstance(obj, _SKIP_TYPES) or depth > _MAX_DEPTH:
             return
         if not expr.endswith(tuple(f".{k}" for k in _FIXED)):
             self.checks.append(f"{expr} is {self.const(obj)}")
