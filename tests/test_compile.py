@@ -511,3 +511,27 @@ def test_state_behind_decorators_and_partials_is_guarded():
     got = compiled(x).numpy()
     tl.manual_seed(5)
     np.testing.assert_array_equal(got, (model(x) * 2.0).detach().numpy())
+
+
+def test_state_in_a_user_module_reached_by_attribute_is_guarded(tmp_path, monkeypatch):
+    (tmp_path / "my_models.py").write_text(
+        "import tinygrad_lite as tl\n"
+        "net = tl.nn.Sequential(tl.nn.Linear(3, 3), tl.nn.Dropout(0.5))\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import my_models
+
+    @tl.compile
+    def infer(x):
+        with tl.no_grad():
+            return my_models.net(x) * 2
+
+    x = tl.ones(2, 3)
+    my_models.net.eval()
+    for _ in range(3):
+        infer(x)
+    my_models.net.train()
+    tl.manual_seed(0)
+    got = infer(x).numpy()
+    tl.manual_seed(0)
+    with tl.no_grad():
+        np.testing.assert_array_equal(got, (my_models.net(x) * 2).numpy())

@@ -17,6 +17,7 @@ the function changed Python state, which a replay could not reproduce.
 from __future__ import annotations
 
 import functools
+import sys
 import types
 from typing import Any
 
@@ -97,11 +98,18 @@ class StateWalk:
         if library:  # a decorator's wrapper: what it wraps matters, not the package's globals
             return
         globals_name = self.const(fn.__globals__)
-        for name in _global_names(fn.__code__):
+        names = _global_names(fn.__code__)
+        for name in names:
             if name in fn.__globals__:
                 value = fn.__globals__[name]
                 if isinstance(value, types.FunctionType):
                     self.function(value, depth + 1)
+                elif _user_module(value):  # ``models.net(x)``: the attributes the code names
+                    module_name = self.const(value)
+                    for attr in names:
+                        if attr in vars(value):
+                            self.walk(vars(value)[attr], f"{module_name}.{attr}", depth + 1,
+                                      f"{name}.{attr}")
                 self.walk(value, f"{globals_name}[{name!r}]", depth + 1, name)
 
     # -- the walk ------------------------------------------------------------------------
@@ -203,6 +211,17 @@ class StateWalk:
     def guard_source(self) -> str:
         """The guard as one Python expression (``True`` while the state is as traced)."""
         return " and ".join(f"({c})" for c in self.checks) or "True"
+
+
+def _user_module(obj: Any) -> bool:
+    """A module of the user's program (not the standard library, NumPy, this package or an
+    installed package), whose attributes a compiled function may reach."""
+    if not isinstance(obj, types.ModuleType):
+        return False
+    name = obj.__name__.split(".")[0]
+    path = getattr(obj, "__file__", None) or ""
+    return bool(path) and name not in sys.stdlib_module_names and name not in (
+        "tinygrad_lite", "numpy") and "site-packages" not in path
 
 
 def _global_names(code: types.CodeType) -> list[str]:
