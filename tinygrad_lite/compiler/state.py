@@ -89,28 +89,37 @@ class StateWalk:
         wrapped = getattr(fn, "__wrapped__", None)
         if wrapped is not None:
             self.function(wrapped, depth + 1)
+        names = _global_names(fn.__code__)
         for var, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
             try:
                 contents = cell.cell_contents
             except ValueError:  # an empty cell (a name assigned later)
                 continue
+            self._module_attributes(contents, names, depth, var)
             self.walk(contents, f"{self.const(cell)}.cell_contents", depth + 1, var)
         if library:  # a decorator's wrapper: what it wraps matters, not the package's globals
             return
         globals_name = self.const(fn.__globals__)
-        names = _global_names(fn.__code__)
         for name in names:
             if name in fn.__globals__:
                 value = fn.__globals__[name]
                 if isinstance(value, types.FunctionType):
                     self.function(value, depth + 1)
-                elif _user_module(value):  # ``models.net(x)``: the attributes the code names
-                    module_name = self.const(value)
-                    for attr in names:
-                        if attr in vars(value):
-                            self.walk(vars(value)[attr], f"{module_name}.{attr}", depth + 1,
-                                      f"{name}.{attr}")
+                self._module_attributes(value, names, depth, name)
                 self.walk(value, f"{globals_name}[{name!r}]", depth + 1, name)
+
+    def _module_attributes(self, module: Any, names: list[str], depth: int, label: str) -> None:
+        """For a module of the user's program (``models.net(x)``), walk the attributes the
+        code names."""
+        if not _user_module(module):
+            return
+        module_name = self.const(module)
+        for attr in names:
+            if attr in vars(module):
+                value = vars(module)[attr]
+                if isinstance(value, types.FunctionType):
+                    self.function(value, depth + 1)
+                self.walk(value, f"{module_name}.{attr}", depth + 1, f"{label}.{attr}")
 
     # -- the walk ------------------------------------------------------------------------
     def walk(self, obj: Any, expr: str, depth: int, label: str = "") -> None:
