@@ -22,7 +22,7 @@ from .._core.graph import Node
 from .._core.tensor_base import TensorBase
 from .common import is_array, sum_to, wrap
 
-__all__ = ["normalize_affine"]
+__all__ = ["normalize_affine", "batch_norm_training", "batch_norm_eval", "batch_norm_fast_ok"]
 
 
 def _mean(v, dims: tuple):
@@ -135,3 +135,201 @@ def normalize_affine(x: TensorBase, dims: tuple, weight: TensorBase | None,
         node.bias_shape = bias._data.shape
     node.save_for_backward(x, wrap(xhat), wrap(rstd), *([weight] if weight is not None else []))
     return wrap(out, node), mean, variance
+
+
+# -- batch normalisation over (N, C, *spatial), per channel --------------------------------------
+
+_FAST_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def batch_norm_fast_ok(x: TensorBase, weight: TensorBase | None,
+                       bias: TensorBase | None) -> bool:
+    """Whether ``batch_norm_training`` / ``batch_norm_eval`` take ``x`` (single or double
+    precision, the affine parameters of the same dtype; other dtypes keep the general rule)."""
+    dt = x._data.dtype
+    return dt in _FAST_FLOATS and all(t is None or t._data.dtype == dt for t in (weight, bias))
+
+
+def _channel_rows(a: np.ndarray, n: int, c: int) -> np.ndarray:
+    """``a`` (N, C, *S) as a contiguous (N, C, L) array (a view when it is contiguous)."""
+    return np.ascontiguousarray(a).reshape(n, c, -1)
+
+
+def _spread(vec: np.ndarray, length: int) -> np.ndarray:
+    """A per-channel vector (C,) as a (C, L) block, each value repeated over its channel's L
+    positions: an (N, C, L) operand against it runs NumPy's contiguous loops (about twice as
+    fast as broadcasting a (C, 1) column)."""
+    return np.repeat(vec, length).reshape(vec.shape[0], length)
+
+
+def _channel_sum(a3: np.ndarray) -> np.ndarray:
+    """Per-channel sum of an (N, C, L) array: one pass (blocked accumulation, as accurate as
+    ``sum`` here)."""
+    return np.einsum("ncl->c", a3)
+
+
+def _channel_dot(a3: np.ndarray, b3: np.ndarray) -> np.ndarray:
+    """Per-channel ``sum(a * b)`` of two (N, C, L) arrays, one pass and no temporary."""
+    return np.einsum("ncl,ncl->c", a3, b3)
+
+
+class BatchNormBackward(NormalizeBackward):
+    """The backward of training-mode batch norm; saves the centred input (N, C, L) and the
+    per-channel ``1 / std``. Under ``create_graph`` it runs the general recorded rule."""
+
+    count: int
+
+    def backward(self, grad):
+        saved = self.saved_tensors
+        x = saved[0]
+        if not is_array(x):  # create_graph: the general rule, recorded
+            return super().backward(grad)
+        centred, rstd = saved[1], saved[2]  # (N, C, L), (C,)
+        weight = saved[3].reshape(-1) if self.has_weight else None
+        edges = self.next_edges
+        n, c = centred.shape[:2]
+        g = _channel_rows(grad, n, c)
+        count = self.count
+        grad_sum = _channel_sum(g)  # the bias gradient
+        dot = _channel_dot(g, centred)  # sum(g * xhat) = rstd * dot: the weight gradient
+        grad_x = None
+        if edges[0]:
+            # dx = w * rstd * (g - sum(g) / M - xhat * sum(g * xhat) / M), with xhat = centred *
+            # rstd: the two per-channel sums once, then three passes on one fresh buffer
+            scale = rstd if weight is None else rstd * weight
+            length = centred.shape[2]
+            grad_x = np.multiply(centred, _spread(rstd * rstd * dot / count, length))
+            grad_x += _spread(grad_sum / count, length)
+            np.subtract(g, grad_x, out=grad_x)
+            grad_x *= _spread(scale, length)
+            grad_x = grad_x.reshape(x.shape)
+        results = [grad_x]
+        if self.has_weight:
+            results.append((dot * rstd).reshape(self.weight_shape) if edges[1] else None)
+        if self.has_bias:
+            results.append(grad_sum.reshape(self.bias_shape) if edges[-1] else None)
+        return tuple(results)
+
+    weight_shape: tuple
+
+
+def batch_norm_training(x: TensorBase, weight: TensorBase | None, bias: TensorBase | None,
+                        eps: float) -> tuple[TensorBase, np.ndarray, np.ndarray]:
+    """Training-mode batch norm of ``x`` (N, C, *S) over all dims but 1 (``weight`` and
+    ``bias`` shaped (1, C, 1, ...)), for ``batch_norm_fast_ok`` inputs; also returns the batch
+    mean and biased variance, shape (C,). Forward: a sum for the mean, the centred copy, a
+    dot for the variance, then ``centred * (w * rstd) + b`` (two passes); only the centred copy
+    and ``rstd`` are kept for backward."""
+    data = x._data
+    n, c = data.shape[:2]
+    d3 = _channel_rows(data, n, c)
+    count = d3.size // c
+    mean = _channel_sum(d3) / count
+    length = d3.shape[2]
+    centred = np.subtract(d3, _spread(mean, length))
+    variance = _channel_dot(centred, centred) / count
+    rstd = np.reciprocal(np.sqrt(variance + eps))
+    scale = rstd if weight is None else rstd * weight._data.reshape(-1)
+    inputs = [t for t in (x, weight, bias) if t is not None]
+    needs_grad = grad_state.enabled and any(t._requires_grad for t in inputs)
+    # without a backward the centred copy is not kept: the result is written over it
+    out = np.multiply(centred, _spread(scale, length), out=None if needs_grad else centred)
+    if bias is not None:
+        out += _spread(bias._data.reshape(-1), length)
+    out = out.reshape(data.shape)
+    if not needs_grad:
+        return wrap(out), mean, variance
+    node = BatchNormBackward(*inputs)
+    node.label, node.dims, node.eps = ("NativeBatchNormBackward0",
+                                       (0,) + tuple(range(2, data.ndim)), eps)
+    node.has_weight, node.has_bias, node.count = weight is not None, bias is not None, count
+    if weight is not None:
+        node.weight_shape = weight._data.shape
+    if bias is not None:
+        node.bias_shape = bias._data.shape
+    node.save_for_backward(x, wrap(centred), wrap(rstd),
+                           *([weight] if weight is not None else []))
+    return wrap(out, node), mean, variance
+
+
+class BatchNormEvalBackward(Node):
+    """The backward of batch norm with fixed statistics: ``x * scale + shift`` per channel."""
+
+    mean: np.ndarray  # (C,) copies of the statistics the forward used
+    rstd: np.ndarray
+    has_weight: bool
+    has_bias: bool
+
+    def name(self) -> str:
+        """PyTorch's node name for the op."""
+        return "NativeBatchNormBackward0"
+
+    def backward(self, grad):
+        saved = self.saved_tensors
+        x = saved[0]
+        weight = saved[1] if self.has_weight else None
+        edges = self.next_edges
+        bshape = (1, -1) + (1,) * (x.ndim - 2)
+        mean, rstd = self.mean.reshape(bshape), self.rstd.reshape(bshape)
+        dims = (0,) + tuple(range(2, x.ndim))
+        results = []
+        if not is_array(x):  # create_graph: recorded tensor ops, differentiable again
+            xhat = (x - wrap(mean)) * wrap(rstd)
+            results.append((grad * (wrap(rstd) if weight is None else weight * wrap(rstd)))
+                           if edges[0] else None)
+            if self.has_weight:
+                results.append(sum_to(grad * xhat, weight.shape) if edges[1] else None)
+            if self.has_bias:
+                results.append(sum_to(grad, self.bias_shape) if edges[-1] else None)
+            return tuple(results)
+        scale = rstd if weight is None else rstd * weight
+        results.append(np.multiply(grad, scale) if edges[0] else None)
+        if self.has_weight:
+            gw = None
+            if edges[1]:
+                n, c = x.shape[:2]
+                x3 = _channel_rows(x, n, c)
+                centred = x3 - _spread(self.mean, x3.shape[2])
+                gw = (_channel_dot(_channel_rows(grad, n, c), centred) * self.rstd
+                      ).reshape(weight.shape)
+            results.append(gw)
+        if self.has_bias:
+            results.append(grad.sum(axis=dims).reshape(self.bias_shape) if edges[-1] else None)
+        return tuple(results)
+
+    bias_shape: tuple
+
+
+def batch_norm_eval(x: TensorBase, mean: np.ndarray, var: np.ndarray,
+                    weight: TensorBase | None, bias: TensorBase | None, eps: float
+                    ) -> TensorBase:
+    """Batch norm with fixed per-channel statistics ``mean`` and ``var`` (C,) as one affine
+    map, PyTorch's ``x * alpha + beta`` with ``alpha = weight / sqrt(var + eps)`` and ``beta =
+    bias - mean * alpha`` (two passes); ``weight`` and ``bias`` shaped (1, C, 1, ...)."""
+    data = x._data
+    dt = data.dtype
+    bshape = (1, -1) + (1,) * (data.ndim - 2)
+    mean = np.array(mean, dt).reshape(-1)  # copies: the running statistics change in place
+    rstd = np.reciprocal(np.sqrt(np.asarray(var, dt).reshape(-1) + eps))
+    scale = rstd if weight is None else rstd * weight._data.reshape(-1)
+    shift = -mean * scale
+    if bias is not None:
+        shift += bias._data.reshape(-1)
+    if data.flags.c_contiguous:  # per-channel blocks: NumPy's contiguous loops
+        d3 = data.reshape(data.shape[0], scale.shape[0], -1)
+        out = np.multiply(d3, _spread(scale, d3.shape[2]))
+        out += _spread(shift, d3.shape[2])
+        out = out.reshape(data.shape)
+    else:
+        out = np.multiply(data, scale.reshape(bshape))
+        out += shift.reshape(bshape)
+    inputs = [t for t in (x, weight, bias) if t is not None]
+    if not (grad_state.enabled and any(t._requires_grad for t in inputs)):
+        return wrap(out)
+    node = BatchNormEvalBackward(*inputs)
+    node.mean, node.rstd = mean, rstd
+    node.has_weight, node.has_bias = weight is not None, bias is not None
+    if bias is not None:
+        node.bias_shape = bias._data.shape
+    node.save_for_backward(x, *([weight] if weight is not None else []))
+    return wrap(out, node)

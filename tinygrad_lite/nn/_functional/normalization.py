@@ -11,7 +11,12 @@ from ..._core.grad_mode import no_grad
 from ..._core.tensor_base import TensorBase, wrap
 from ...functions.api_options import call_with_out
 from ...functions.shape import pad as _pad
-from ...ops.normalization import normalize_affine
+from ...ops.normalization import (
+    batch_norm_eval,
+    batch_norm_fast_ok,
+    batch_norm_training,
+    normalize_affine,
+)
 
 __all__ = ["batch_norm", "layer_norm", "group_norm", "rms_norm", "normalize", "instance_norm",
            "local_response_norm"]
@@ -48,9 +53,13 @@ def batch_norm(input: TensorBase, running_mean: TensorBase | None,
                 f"{input.shape}"
             )
         # one node (ops/normalization.py); it hands back the batch statistics it computed
-        out, batch_mean, batch_var = normalize_affine(
-            input, dims, None if weight is None else weight.reshape(shape),
-            None if bias is None else bias.reshape(shape), eps, "NativeBatchNormBackward0")
+        w = None if weight is None else weight.reshape(shape)
+        b = None if bias is None else bias.reshape(shape)
+        if batch_norm_fast_ok(input, weight, bias):
+            out, batch_mean, batch_var = batch_norm_training(input, w, b, eps)
+        else:
+            out, batch_mean, batch_var = normalize_affine(input, dims, w, b, eps,
+                                                          "NativeBatchNormBackward0")
         if running_mean is not None and running_var is not None:
             m = 0.1 if momentum is None else momentum  # momentum None: set by caller (cumulative)
             with no_grad():
@@ -66,6 +75,10 @@ def batch_norm(input: TensorBase, running_mean: TensorBase | None,
     else:
         if running_mean is None or running_var is None:
             raise RuntimeError("batch_norm: running_mean and running_var are needed in eval mode")
+        if batch_norm_fast_ok(input, weight, bias):  # one node: x * scale + shift
+            return batch_norm_eval(input, running_mean._data, running_var._data,
+                                   None if weight is None else weight.reshape(shape),
+                                   None if bias is None else bias.reshape(shape), eps)
         mean = wrap(running_mean._data.reshape(shape))
         var = wrap(running_var._data.reshape(shape))
     out = (input - mean) / _fn.sqrt(var + eps)

@@ -1,7 +1,9 @@
 """Pooling of ``nn.functional`` over sliding windows: max and average pooling in 1, 2 and 3
 dims over im2col windows (``ops.nn.unfold``), or by reshapes when the windows tile the input;
-``ceil_mode`` follows PyTorch's output-size rule. Adaptive average pooling is one matmul with an
-averaging matrix per spatial axis. Adaptive max, Lp and unpooling live in ``pooling_more``."""
+``ceil_mode`` follows PyTorch's output-size rule. Adaptive average pooling is a mean: over all
+spatial dims for a 1x1 output, over reshaped windows where they tile an axis, per window
+otherwise (a non-finite value stays in its own windows). Adaptive max, Lp and unpooling live
+in ``pooling_more``."""
 
 from __future__ import annotations
 
@@ -242,28 +244,26 @@ def _adaptive_bounds(n_in: int, n_out: int) -> tuple[np.ndarray, np.ndarray]:
     return (i * n_in) // n_out, -((-(i + 1) * n_in) // n_out)
 
 
-def _adaptive_matrix(n_in: int, n_out: int, dtype: np.dtype) -> np.ndarray:
-    """(n_out, n_in) matrix averaging each adaptive window."""
-    starts, ends = _adaptive_bounds(n_in, n_out)
-    cols = np.arange(n_in)
-    inside = (cols >= starts[:, None]) & (cols < ends[:, None])
-    return (inside / (ends - starts)[:, None]).astype(dtype)
-
-
 def _adaptive_avg(input: TensorBase, output_size: Any, nd: int, op: str) -> TensorBase:
     sizes = _adaptive_sizes(input, output_size, nd, op)
-    out, dt = input, input._data.dtype
-    for axis in range(nd):  # one (batched) matmul per spatial axis that changes size
-        dim = input.ndim - nd + axis
-        if sizes[axis] == input.shape[dim]:
+    first = input.ndim - nd
+    if all(o == 1 for o in sizes):  # global average pooling: one mean
+        return input.mean(tuple(range(first, input.ndim)), keepdim=True)
+    out = input
+    for axis in range(nd):  # each spatial axis that changes size, on its own
+        dim, o = first + axis, sizes[axis]
+        n = input.shape[dim]
+        if o == n:
             continue
-        a = wrap(_adaptive_matrix(input.shape[dim], sizes[axis], dt))
-        if axis == nd - 1:
-            out = out @ a.mT
-        elif axis == nd - 2:
-            out = a @ out
-        else:
-            out = (out.transpose(dim, -1) @ a.mT).transpose(dim, -1)
+        if o == 0:  # an empty output along this axis
+            out = out.narrow(dim, 0, 0)
+        elif n % o == 0:  # equal windows that tile the axis: a reshape and a mean
+            shape = tuple(out.shape)
+            out = out.reshape(shape[:dim] + (o, n // o) + shape[dim + 1:]).mean(dim + 1)
+        else:  # PyTorch's uneven windows, each its own mean (a window's NaN stays in it)
+            starts, ends = _adaptive_bounds(n, o)
+            out = _fn.cat([out.narrow(dim, int(a), int(b - a)).mean(dim, keepdim=True)
+                           for a, b in zip(starts, ends)], dim)
     return out if out is not input else input * 1  # a new tensor even when nothing pools
 
 
