@@ -167,7 +167,7 @@ def test_repr_like_pytorch():
     assert repr(tl.tensor([1.5, 2.0])) == "tensor([1.5000, 2.0000])"
     assert repr(tl.tensor(3.0)) == "tensor(3.)"
     assert repr(tl.tensor([1, 2])) == "tensor([1, 2])"
-    assert repr(tl.tensor([True, False])) == "tensor([True, False])"
+    assert repr(tl.tensor([True, False])) == "tensor([ True, False])"  # padded, as PyTorch
     assert repr(tl.tensor([1, 2], dtype=tl.int32)) == "tensor([1, 2], dtype=tinygrad_lite.int32)"
     x = tl.tensor([1.0, 2.0], requires_grad=True)
     assert repr(x) == "tensor([1., 2.], requires_grad=True)"

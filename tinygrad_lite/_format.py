@@ -35,24 +35,32 @@ def set_printoptions(precision: int | None = None, threshold: int | None = None,
 
 
 def _float_formatter(values: np.ndarray):
-    """PyTorch's choice: ``1.`` for whole numbers, 4 decimals, or scientific for wide ranges;
-    every entry padded to the same width so columns line up."""
-    finite = np.abs(values[np.isfinite(values)].astype(np.float64))
-    nonzero = finite[finite > 0]
-    digits, sci = _OPTIONS["precision"], _OPTIONS["sci_mode"]
-    if sci is None and finite.size and np.all(finite == np.round(finite)) and finite.max() < 1e8:
-        spec = "{:.0f}."
-    elif sci or sci is None and nonzero.size and (nonzero.max() >= 1e8 or nonzero.min() < 1e-4
-                                                 or nonzero.max() / nonzero.min() > 1e3):
-        spec = f"{{:.{digits}e}}"
-    else:
-        spec = f"{{:.{digits}f}}"
+    """PyTorch's choice, made from the nonzero finite entries only: ``1.`` when they are all
+    whole, scientific for wide ranges (max/min > 1e3, max > 1e8 or min < 1e-4), else 4
+    decimals; every entry right-aligned to the widest of them (``inf``/``nan`` do not widen)."""
+    sample = values.reshape(-1)[:2000].astype(np.float64)
+    valid = np.abs(sample[np.isfinite(sample) & (sample != 0)])
+    digits, int_mode, sci, width = _OPTIONS["precision"], True, False, 1
+    if valid.size:
+        int_mode = bool(np.all(valid == np.ceil(valid)))
+        sci = _OPTIONS["sci_mode"]
+        if sci is None:
+            sci = bool(valid.max() / valid.min() > 1e3 or valid.max() > 1e8 or valid.min() < 1e-4)
+    spec = f"{{:.{digits}e}}" if sci else "{:.0f}." if int_mode else f"{{:.{digits}f}}"
 
     def fmt(v: float) -> str:
         return spec.format(v) if np.isfinite(v) else str(v)
 
-    width = max(len(fmt(v)) for v in values.reshape(-1)[:2000])
+    signed = sample[np.isfinite(sample) & (sample != 0)]
+    if signed.size:
+        width = max(len(fmt(v)) for v in signed)
     return lambda v: fmt(v).rjust(width)
+
+
+def _padded(values: np.ndarray, text):
+    """``text`` of each entry, right-aligned to the widest one (as PyTorch does for ints, bools)."""
+    width = max(len(text(v)) for v in values.reshape(-1)[:2000])
+    return lambda v: text(v).rjust(width)
 
 
 def _bool_str(v: object) -> str:
@@ -67,17 +75,30 @@ def format_tensor(t: TensorBase) -> str:
     elif data.size == 0:
         body = f"[], size={data.shape}"
     else:
-        float_kind = _float_formatter(data) if data.dtype.kind == "f" else str
+        kind = data.dtype.kind
+        entry = (_float_formatter(data) if kind == "f"
+                 else _padded(data, _bool_str if kind == "b" else str))
         # NumPy uses the entry for the array's kind and ignores the others
         body = np.array2string(data, separator=", ", prefix="tensor(",
                                threshold=_OPTIONS["threshold"], edgeitems=_OPTIONS["edgeitems"],
                                max_line_width=_OPTIONS["linewidth"],
-                               formatter={"float_kind": float_kind, "bool": _bool_str, "int": str})
-    parts = [body]
+                               formatter={"float_kind": entry, "bool": entry, "int": entry})
+        body = body.replace(", ...,", ",  ...,")  # PyTorch's summary entry is " ..."
+    suffixes = []
     if data.dtype not in _DEFAULT_DTYPES:
-        parts.append(f"dtype={t.dtype!r}")
+        suffixes.append(f"dtype={t.dtype!r}")
     if t.grad_fn is not None:
-        parts.append(f"grad_fn=<{t.grad_fn.name()}>")
+        suffixes.append(f"grad_fn=<{t.grad_fn.name()}>")
     elif t._requires_grad:
-        parts.append("requires_grad=True")
-    return f"tensor({', '.join(parts)})"
+        suffixes.append("requires_grad=True")
+    # PyTorch's _add_suffixes: a suffix that would overflow the line goes on its own line
+    text = "tensor(" + body
+    line = len(text) - text.rfind("\n") + 1
+    for suffix in suffixes:
+        if line + len(suffix) + 2 > _OPTIONS["linewidth"]:
+            text += ",\n" + " " * len("tensor(") + suffix
+            line = len("tensor(") + len(suffix)
+        else:
+            text += ", " + suffix
+            line += len(suffix) + 2
+    return text + ")"

@@ -73,6 +73,11 @@ def get_default_dtype() -> DType:
     return _DEFAULT_FOR_CATEGORY[_FLOAT]
 
 
+def default_float_np(dtype: Any = None) -> np.dtype:
+    """The NumPy dtype of new floating parameters: ``dtype``, else the default dtype."""
+    return get_default_dtype().np if dtype is None else to_dtype(dtype).np
+
+
 def set_default_dtype(d: Any) -> None:
     """Make ``d`` (float16, float32 or float64) the dtype of new floating-point tensors: from
     Python floats, ``Tensor(...)``, and creation functions given no dtype, as in PyTorch."""

@@ -83,13 +83,24 @@ def grad(
     grad_outputs: Tensors | None = None,
     retain_graph: bool | None = None,
     create_graph: bool = False,
-    allow_unused: bool = False,
+    only_inputs: bool = True,
+    allow_unused: bool | None = None,
+    is_grads_batched: bool = False,
+    materialize_grads: bool = False,
 ) -> tuple:
     """The gradients of ``outputs`` with respect to ``inputs``, returned as a tuple; no ``.grad``
-    is touched. With ``create_graph=True`` the results are differentiable themselves."""
+    is touched. With ``create_graph=True`` the results are differentiable themselves; with
+    ``materialize_grads=True`` unused inputs get zeros instead of None."""
     outs, ins = _as_tuple(outputs), _as_tuple(inputs)
     if not ins:
         raise RuntimeError("grad requires at least one input tensor")
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when "
+                         "materialize_grads=True, but got: allow_unused=False.")
+    if is_grads_batched:
+        raise NotImplementedError("grad: is_grads_batched=True is not supported; call grad once "
+                                  "per row of grad_outputs (with retain_graph=True)")
+    allow_unused = bool(allow_unused) or materialize_grads
     seeds = _root_grads(outs, _as_tuple(grad_outputs))
     if retain_graph is None:
         retain_graph = create_graph
@@ -104,5 +115,7 @@ def grad(
         if g is not None and not create_graph:
             # a plain backward works on arrays; give the caller a tensor that owns its memory
             g = wrap(g if g.base is None and g.flags.writeable else g.copy())
+        if g is None and materialize_grads:
+            g = wrap(np.zeros_like(ins[i]._data))
         result.append(g)
     return tuple(result)

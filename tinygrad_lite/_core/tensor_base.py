@@ -149,6 +149,30 @@ def wrap(data: np.ndarray, grad_fn: Any = None) -> Any:
     return t
 
 
+def _first_shape(data: Any) -> list[int]:
+    """The shape nested lists would have, read from their first elements (as PyTorch does)."""
+    shape = []
+    while isinstance(data, (list, tuple)):
+        shape.append(len(data))
+        if not data:
+            break
+        data = data[0]
+    return shape
+
+
+def _ragged_message(data: Any, shape: list[int], dim: int) -> str | None:
+    """PyTorch's ValueError text for nested lists whose lengths disagree, else None."""
+    if dim >= len(shape) or not isinstance(data, (list, tuple)):
+        return None
+    if len(data) != shape[dim]:
+        return f"expected sequence of length {shape[dim]} at dim {dim} (got {len(data)})"
+    for item in data:
+        message = _ragged_message(item, shape, dim + 1)
+        if message is not None:
+            return message
+    return None
+
+
 def to_array(data: Any, dtype: Any, float_default: bool) -> np.ndarray:
     """Copy ``data`` into a new array of a supported dtype.
 
@@ -161,6 +185,9 @@ def to_array(data: Any, dtype: Any, float_default: bool) -> np.ndarray:
     try:
         arr = np.array(data, dtype=target)
     except (TypeError, ValueError) as err:
+        ragged = _ragged_message(data, _first_shape(data), 0)
+        if ragged is not None:
+            raise ValueError(ragged) from None
         raise TypeError(
             f"tensor: could not convert data of type {type(data).__name__}: {err}"
         ) from None

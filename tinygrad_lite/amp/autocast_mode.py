@@ -47,8 +47,13 @@ class autocast:  # noqa: N801 - PyTorch's name
                               "available here (tensors live on the CPU); disabling autocast.",
                               UserWarning, stacklevel=2)
             self.enabled = False
-        chosen = dtypes.to_dtype(dtype) if dtype is not None else dtypes.to_dtype("bfloat16") \
-            if _has_bfloat16() else configured_dtype(device_type)
+        try:
+            chosen = dtypes.to_dtype(dtype) if dtype is not None else \
+                dtypes.to_dtype("bfloat16") if _has_bfloat16() else configured_dtype(device_type)
+        except TypeError:
+            if self.enabled:
+                raise
+            chosen = configured_dtype(device_type)  # disabled: bfloat16 is never used, no error
         if self.enabled and chosen.name not in _LOW_PRECISION:
             supported = ", ".join(_LOW_PRECISION)
             warnings.warn(f"In CPU autocast, but the target dtype is not supported. Disabling "

@@ -33,6 +33,7 @@ from .traced_array import GraphBreakError, TracedArray, plain
 
 __all__ = ["compile", "CompiledFunction", "OptimizedModule", "GraphBreakError"]
 
+_AUTOGRAD_AFTER = "its result needs autograd after the call"
 CACHE_SIZE = 8  # specialisations kept per function (torch.compile's recompile limit)
 _MAX_UNSTABLE = 2  # traces in a row that change Python state before the function runs eagerly
 _MAX_CHECK_FAILURES = 3  # replays in a row stopped by a failing check before it runs eagerly
@@ -234,7 +235,9 @@ class CompiledFunction:
         if self.fullgraph:
             raise GraphBreakError(f"tl.compile(fullgraph=True): {reason}")
         self._explain(f"runs eagerly: {reason}")
-        if reason not in self._warned:
+        # A module trained with its backward outside the call is how PyTorch programs use
+        # torch.compile: that eager fallback is expected, so it is explained, not warned about.
+        if reason not in self._warned and not reason.startswith(_AUTOGRAD_AFTER):
             self._warned.add(reason)
             warnings.warn(f"tl.compile: {_name(self.fn)} runs eagerly: {reason}", UserWarning,
                           stacklevel=4)
@@ -459,8 +462,8 @@ def _output_template(result: Any, walk: StateWalk, args: list[TensorBase], trace
         if owner is not None:  # a .grad the call set: the replay returns the one it sets
             return ("grad", owner), None
         if result.grad_fn is not None and not result.grad_fn._released:
-            return None, ("its result needs autograd after the call (the backward runs outside "
-                          "the compiled function: compile the whole training step)")
+            return None, (_AUTOGRAD_AFTER + " (the backward runs outside the compiled function: "
+                          "compile the whole training step)")
         data = result._data
         if isinstance(data, TracedArray) and trace.vid(data) is not None:
             return ("T", Ref(int(trace.vid(data)))), None

@@ -223,7 +223,7 @@ class ContinuousBernoulli(Distribution):
     @property
     def param_shape(self) -> tuple:
         """The shape of the parameter given."""
-        return tuple(self._param.shape)
+        return self._param.shape
 
     def rsample(self, sample_shape: Any = ()) -> TensorBase:
         """The inverse CDF at uniform noise."""

@@ -118,7 +118,7 @@ class Categorical(Distribution):
     @property
     def param_shape(self) -> tuple:
         """The shape of ``probs``."""
-        return tuple(self.probs.shape)
+        return self.probs.shape
 
     def sample(self, sample_shape: Any = ()) -> TensorBase:
         """Category indices (int64) of shape ``sample_shape + batch_shape``."""

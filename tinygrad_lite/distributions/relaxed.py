@@ -56,7 +56,7 @@ class LogitRelaxedBernoulli(Distribution):
     @property
     def param_shape(self) -> tuple:
         """The shape of the parameter given."""
-        return tuple(self._param.shape)
+        return self._param.shape
 
     def rsample(self, sample_shape: Any = ()) -> TensorBase:
         """``(logit(u) + logit(probs)) / temperature`` for uniform u."""

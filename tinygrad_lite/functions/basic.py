@@ -23,7 +23,6 @@ from ..ops import (
     sigmoid,
     sin,
     tanh,
-    where,
 )
 
 __all__ = [
@@ -32,6 +31,17 @@ __all__ = [
     "transpose", "squeeze", "unsqueeze", "flatten", "sqrt", "tanh", "sigmoid", "softmax",
     "log_softmax", "multiply", "subtract", "rsub",
 ]
+
+def where(condition: Any, input: Any = None, other: Any = None) -> Any:
+    """Elementwise ``input`` where ``condition`` is true, else ``other``; with the condition
+    alone, its nonzero indices as a tuple (``nonzero(condition, as_tuple=True)``)."""
+    if input is None and other is None:
+        data = condition._data if isinstance(condition, TensorBase) else np.asarray(condition)
+        return tuple(wrap(i.astype(np.int64)) for i in np.nonzero(np.atleast_1d(data)))
+    if input is None or other is None:
+        raise TypeError("where() takes the condition alone or with both input and other")
+    return ops.where(condition, input, other)
+
 
 def add(input: Any, other: Any, *, alpha: Any = 1) -> TensorBase:
     """``input + alpha * other`` with broadcasting."""

@@ -59,8 +59,7 @@ def round(input: TensorBase, *, decimals: int = 0) -> TensorBase:  # noqa: A001
     """Round half to even elementwise (to ``decimals`` places); zero gradient."""
     if decimals == 0:
         return unary.step("round", input)
-    scale = 10.0 ** decimals
-    return unary.step("round", input * scale) / scale
+    return unary.round_decimals(input, decimals)
 
 
 def clamp(input: TensorBase, min: Any = None, max: Any = None) -> TensorBase:  # noqa: A002

@@ -59,7 +59,8 @@ def repeat(input: TensorBase, *sizes: Any) -> TensorBase:
     # interleave a size-1 dim before every dim, expand it to the repeat count, then merge
     pairs = [n for s in shape for n in (1, s)]
     wide = [n for r, s in zip(sizes, shape) for n in (r, s)]
-    out = ops.expand(ops.reshape(input, tuple(pairs)), tuple(wide))
+    # materialised before the merge: PyTorch's repeat returns new memory, writable in place
+    out = ops.clone(ops.expand(ops.reshape(input, tuple(pairs)), tuple(wide)))
     return ops.reshape(out, tuple(r * s for r, s in zip(sizes, shape)))
 
 

@@ -22,13 +22,13 @@ class Parameter(Tensor):
 
     def __init__(self, data: Any = None, requires_grad: bool = True) -> None:
         if data is None:
-            arr = np.empty((0,), np.float32)
+            arr = np.empty((0,), dtypes.default_float_np())
         elif isinstance(data, Tensor):
             arr = data._data
         else:
             arr = np.asarray(data)
             if arr.dtype == np.float64 and not isinstance(data, (np.ndarray, np.generic)):
-                arr = arr.astype(np.float32)  # Python floats: the default float dtype
+                arr = arr.astype(dtypes.default_float_np())  # Python floats: the default dtype
         self._data = arr
         self._version_counter = data._version_counter if isinstance(data, Tensor) else [0]
         if requires_grad:
@@ -105,7 +105,7 @@ class UninitializedParameter(UninitializedTensorMixin, Parameter):
 
     def __init__(self, requires_grad: bool = True, device: Any = None,
                  dtype: Any = None) -> None:
-        dt = dtypes.float32.np if dtype is None else dtypes.to_dtype(dtype).np
+        dt = dtypes.default_float_np(dtype)
         super().__init__(np.empty((0,), dt), requires_grad)
 
 
@@ -117,7 +117,7 @@ class UninitializedBuffer(UninitializedTensorMixin, Tensor):
 
     def __init__(self, requires_grad: bool = False, device: Any = None, dtype: Any = None,
                  persistent: bool = True) -> None:
-        dt = dtypes.float32.np if dtype is None else dtypes.to_dtype(dtype).np
+        dt = dtypes.default_float_np(dtype)
         self._data = np.empty((0,), dt)
         self._version_counter = [0]
         self.persistent = persistent

@@ -12,7 +12,7 @@ from .. import dtypes
 from .._core.autocast_state import autocast_state
 from .._core.grad_mode import grad_state
 from .._core.graph import Node
-from .._core.tensor_base import TensorBase
+from .._core.tensor_base import TensorBase, to_array
 from .common import (
     array_of,
     as_tensor,
@@ -64,9 +64,14 @@ class SubBackward0(Node):
 
 def sub(a, b, /) -> TensorBase:
     """``a - b`` with broadcasting."""
+    bools = [isinstance(v, (bool, np.bool_)) or isinstance(v, TensorBase)
+             and v._data.dtype == np.bool_ for v in (a, b)]
+    if any(bools):  # PyTorch refuses any bool operand
+        raise RuntimeError("Subtraction, the `-` operator, with " + (
+            "two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead."
+            if all(bools) else "a bool tensor is not supported. If you are trying to invert a "
+            "mask, use the `~` or `logical_not()` operator instead."))
     a, b = promote(a, b)
-    if a._data.dtype == np.bool_:
-        raise TypeError("sub: subtracting bool tensors is not supported; use logical_xor instead")
     try:
         out = a._data - b._data
     except ValueError:
@@ -289,6 +294,8 @@ def where(condition, x, y) -> TensorBase:
     cond = condition if isinstance(condition, TensorBase) else wrap(np.asarray(condition))
     if cond._data.dtype != np.bool_:
         raise TypeError(f"where: condition must be a bool tensor, got {cond.dtype}")
+    if not isinstance(x, TensorBase) and not isinstance(y, TensorBase):
+        x = wrap(to_array(x, None, float_default=False))  # where(c, 1.0, 0.0): default dtypes
     x, y = promote(x, y)
     try:
         out = np.where(cond._data, x._data, y._data)

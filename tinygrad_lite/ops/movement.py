@@ -153,6 +153,40 @@ class IndexBackward0(Node):
         return (scatter(grad, self.index, self.input_shape),)
 
 
+class SliceBackward0(IndexBackward0):
+    """Backward of a basic index whose last step is a slice (PyTorch's name for it)."""
+
+
+class SelectBackward0(IndexBackward0):
+    """Backward of a basic index whose last step is an integer."""
+
+
+class UnsqueezeBackward0(IndexBackward0):
+    """Backward of a basic index whose last step is ``None``."""
+
+
+class AliasBackward0(IndexBackward0):
+    """Backward of a basic index that selects everything (``x[:]``, ``x[...]``)."""
+
+
+def _basic_node(index: tuple, shape: tuple) -> type[IndexBackward0]:
+    """The node PyTorch records for a basic index: that of its last non-trivial step."""
+    node: type[IndexBackward0] = AliasBackward0
+    dim, used = 0, sum(i is not None and i is not Ellipsis for i in index)
+    for i in index:
+        if i is Ellipsis:
+            dim += len(shape) - used
+        elif i is None:
+            node = UnsqueezeBackward0
+        elif isinstance(i, slice):
+            if dim < len(shape) and i.indices(shape[dim]) != (0, shape[dim], 1):
+                node = SliceBackward0
+            dim += 1
+        else:
+            node, dim = SelectBackward0, dim + 1
+    return node
+
+
 def getitem(x: TensorBase, index) -> TensorBase:
     """``x[index]``: ints, slices with steps, None, ..., integer arrays and bool masks."""
     index = normalize_index(index)
@@ -166,7 +200,7 @@ def getitem(x: TensorBase, index) -> TensorBase:
     out = np.asarray(out)  # a single element comes back from NumPy as a scalar
     node = None
     if grad_state.enabled and x._requires_grad:
-        node = IndexBackward0(x)
+        node = (_basic_node(index, x._data.shape) if basic else IndexBackward0)(x)
         node.index, node.input_shape = index, x._data.shape
     if basic:
         return _view(out, x, node, ("getitem", index))

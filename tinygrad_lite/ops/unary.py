@@ -47,7 +47,9 @@ class NegBackward0(Node):
 def neg(x: TensorBase) -> TensorBase:
     """``-x``."""
     if x._data.dtype == np.bool_:
-        raise TypeError("neg: negation of a bool tensor is not supported; use logical_not")
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If "
+                           "you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
     out = np.negative(x._data)
     return wrap(out, NegBackward0(x)) if grad_state.enabled and x._requires_grad else wrap(out)
 
@@ -195,6 +197,24 @@ class RoundBackward0(_ZeroGradient):
 
 class TruncBackward0(_ZeroGradient):
     pass
+
+
+class RoundBackward1(_ZeroGradient):
+    """``round(x, decimals=n)``."""
+
+
+def round_decimals(x: TensorBase, decimals: int) -> TensorBase:
+    """Round half to even to ``decimals`` places as PyTorch computes it, in ``x``'s dtype:
+    ``round(x * 10**n) / 10**n``, or ``round(x / 10**-n) * 10**-n`` for negative ``n``."""
+    if x._data.dtype.kind != "f":
+        raise NotImplementedError(f'"round_cpu" not implemented for {x.dtype} tensors')
+    scale = x._data.dtype.type(10.0 ** (-decimals if decimals < 0 else decimals))
+    data = x._data
+    out = np.asarray(np.round(data / scale) * scale if decimals < 0
+                     else np.round(data * scale) / scale)
+    if not (grad_state.enabled and x._requires_grad):
+        return wrap(out)
+    return wrap(out, RoundBackward1(x))
 
 
 _STEP_FUNCTIONS: dict[str, tuple[Callable[[np.ndarray], Any], type[Node]]] = {

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from ... import dtypes
+from ..._core.device import check_device, device
 from ..._core.grad_mode import no_grad
 from ..._core.graph import RemovableHandle
 from ...tensor import Tensor
@@ -296,14 +297,18 @@ def to_target_dtype(args: tuple, kwargs: dict) -> dtypes.DType | None:
     other than the CPU and non-floating dtypes are refused."""
     kwargs = dict(kwargs)
     target = kwargs.pop("dtype", None)
-    kwargs.pop("device", None)
+    check_device(kwargs.pop("device", None), "to")
     kwargs.pop("non_blocking", None)
+    kwargs.pop("memory_format", None)
     if kwargs:
         raise TypeError(f"to: unexpected keyword arguments {sorted(kwargs)}")
     for arg in args:
         if isinstance(arg, Tensor):
             target = arg.dtype
-        elif not (isinstance(arg, str) and arg.startswith("cpu")):
+        elif isinstance(arg, (str, device)) or (isinstance(arg, int)
+                                                 and not isinstance(arg, bool)):
+            check_device(arg, "to")  # the CPU passes; other devices raise as Tensor.to does
+        elif not isinstance(arg, bool):  # to(dtype, non_blocking) positionally
             target = arg
     if target is None:
         return None

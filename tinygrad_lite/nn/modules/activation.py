@@ -172,7 +172,7 @@ class MultiheadAttention(Module):
         if add_bias_kv or add_zero_attn:
             raise NotImplementedError("MultiheadAttention: add_bias_kv and add_zero_attn are not "
                                       "supported")
-        dt = dtypes.float32.np if dtype is None else dtypes.to_dtype(dtype).np
+        dt = dtypes.default_float_np(dtype)
         self.embed_dim, self.num_heads, self.dropout = embed_dim, num_heads, dropout
         self.kdim = kdim if kdim is not None else embed_dim
         self.vdim = vdim if vdim is not None else embed_dim

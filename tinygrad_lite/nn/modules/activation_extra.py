@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from ... import dtypes
 from ..._core.tensor_base import TensorBase
 from .. import functional as F  # noqa: N812 - PyTorch's conventional alias
 from ..parameter import Parameter
@@ -255,7 +256,7 @@ class PReLU(Module):
                  dtype: Any = None) -> None:
         super().__init__()
         self.num_parameters = num_parameters
-        self.weight = Parameter(np.full(num_parameters, init, np.float32))
+        self.weight = Parameter(np.full(num_parameters, init, dtypes.default_float_np(dtype)))
 
     def forward(self, input: TensorBase) -> TensorBase:
         """PReLU of the input."""

@@ -17,7 +17,7 @@ __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]
 
 
 def _np_dtype(dtype: Any) -> np.dtype:
-    return dtypes.float32.np if dtype is None else dtypes.to_dtype(dtype).np
+    return dtypes.default_float_np(dtype)
 
 
 def init_norm_state(module: Module, num_features: int, eps: float, momentum: float | None,
@@ -47,10 +47,27 @@ def init_norm_state(module: Module, num_features: int, eps: float, momentum: flo
         module.register_buffer("num_batches_tracked", None)
 
 
+def migrate_norm_state(module: Module, state_dict: dict, prefix: str,
+                       local_metadata: dict) -> None:
+    """PyTorch's migration of norm layers' state dicts older than version 2 (or without
+    metadata, e.g. a filtered dict): a missing ``num_batches_tracked`` keeps the current one."""
+    version = local_metadata.get("version")
+    key = prefix + "num_batches_tracked"
+    if (version is None or version < 2) and module.track_running_stats and key not in state_dict:
+        state_dict[key] = module.num_batches_tracked
+
+
 class _BatchNorm(Module):
     """Batch normalisation over the channel dim 1, with running statistics."""
 
     _dims: tuple = (2, 3)
+    _version = 2
+
+    def _load_from_state_dict(self, state_dict: dict, prefix: str, local_metadata: dict,
+                              *args: Any) -> None:
+        """Load as Module does, after migrating an old ``state_dict`` (see migrate_norm_state)."""
+        migrate_norm_state(self, state_dict, prefix, local_metadata)
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, *args)
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
                  affine: bool = True, track_running_stats: bool = True, device: Any = None,

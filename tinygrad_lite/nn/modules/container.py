@@ -166,6 +166,13 @@ class ModuleDict(Module):
         return self._modules.pop(key)
 
 
+def _describe(p: Any, kind: Any) -> str:
+    """PyTorch's one-line description of a container's parameter: ``Parameter containing:
+    [torch.float32 of size 2x3]``."""
+    size = "x".join(str(n) for n in p.shape)
+    return f"{type(p).__name__} containing: [{kind} of size {size}]"
+
+
 class ParameterList(Module):
     """A list of parameters, registered as ``0``, ``1``, ..."""
 
@@ -203,8 +210,7 @@ class ParameterList(Module):
 
     def extra_repr(self) -> str:
         """One line per parameter: its dtype and size."""
-        return "\n".join(f"({i}): Parameter containing: [{p.dtype} of size {tuple(p.shape)}]"
-                         for i, p in enumerate(self))
+        return "\n".join(f"  ({i}): {_describe(p, p.dtype)}" for i, p in enumerate(self))
 
 
 class ParameterDict(Module):
@@ -232,6 +238,10 @@ class ParameterDict(Module):
     def keys(self) -> Iterable[str]:
         """The keys."""
         return self._parameters.keys()
+
+    def extra_repr(self) -> str:
+        """One line per parameter: its tensor type and size."""
+        return "\n".join(f"  ({k}): {_describe(p, p.type())}" for k, p in self.items())
 
     def values(self) -> Iterable[Parameter]:
         """The parameters."""

@@ -55,7 +55,7 @@ class _ConvNd(Module):
         self.padding = padding if isinstance(padding, str) else _ntuple(padding, n)
         self.dilation, self.output_padding = _ntuple(dilation, n), _ntuple(output_padding, n)
         self.padding_mode = padding_mode
-        dt = dtypes.float32.np if dtype is None else dtypes.to_dtype(dtype).np
+        dt = dtypes.default_float_np(dtype)
         if self._lazy:  # shapes wait for the first input (see _LazyConvMixin)
             self.weight: Parameter = UninitializedParameter(dtype=dt)
             if bias:

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..._core.tensor_base import TensorBase
 from .. import functional as F  # noqa: N812 - PyTorch's conventional alias
-from .batchnorm import init_norm_state
+from .batchnorm import init_norm_state, migrate_norm_state
 from .module import Module
 
 __all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LocalResponseNorm"]
@@ -17,6 +17,13 @@ class _InstanceNorm(Module):
     """Normalises each sample's channels over their spatial dims."""
 
     _nd = 1
+    _version = 2
+
+    def _load_from_state_dict(self, state_dict: dict, prefix: str, local_metadata: dict,
+                              *args: Any) -> None:
+        """Load as Module does, after migrating an old ``state_dict`` (see migrate_norm_state)."""
+        migrate_norm_state(self, state_dict, prefix, local_metadata)
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, *args)
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.1,
                  affine: bool = False, track_running_stats: bool = False, device: Any = None,

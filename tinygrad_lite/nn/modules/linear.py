@@ -18,7 +18,7 @@ __all__ = ["Identity", "Linear", "Bilinear"]
 
 
 def _empty(shape: tuple, dtype: Any) -> Parameter:
-    dt = dtypes.float32.np if dtype is None else dtypes.to_dtype(dtype).np
+    dt = dtypes.default_float_np(dtype)
     if any(n < 0 for n in shape):
         raise RuntimeError(f"Trying to create tensor with negative dimension {min(shape)}: "
                            f"{list(shape)}")

@@ -415,6 +415,6 @@ class Module(HookRegistrationMixin, StateDictMixin):
         lines = extra.split("\n") if extra else []
         for name, module in self._modules.items():
             lines.append(f"({name}): " + _addindent(repr(module), 2))
-        if not self._modules:
+        if not self._modules and len(lines) <= 1:
             return f"{self._get_name()}({extra})"
         return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"

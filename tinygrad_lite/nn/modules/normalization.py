@@ -16,7 +16,7 @@ __all__ = ["LayerNorm", "GroupNorm", "RMSNorm"]
 
 
 def _np_dtype(dtype: Any) -> np.dtype:
-    return dtypes.float32.np if dtype is None else dtypes.to_dtype(dtype).np
+    return dtypes.default_float_np(dtype)
 
 
 class LayerNorm(Module):

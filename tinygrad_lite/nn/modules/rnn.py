@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ... import dtypes
 from ... import functions as _fn
 from ..._core.grad_mode import grad_state
 from ..._core.tensor_base import TensorBase
@@ -76,7 +77,7 @@ class RNNBase(Module):
         self.mode, self.input_size, self.hidden_size = mode, input_size, hidden_size
         self.num_layers, self.bias, self.batch_first = num_layers, bias, batch_first
         self.dropout, self.bidirectional, self.proj_size = float(dropout), bidirectional, proj_size
-        dt = np.dtype(np.float32) if dtype is None else _fn.tensor(0, dtype=dtype)._data.dtype
+        dt = dtypes.default_float_np(dtype)
         gates = _GATES[mode] * hidden_size
         out_size = proj_size or hidden_size
         directions = 2 if bidirectional else 1
@@ -309,7 +310,7 @@ class RNNCellBase(Module):
         super().__init__()
         self.mode, self.input_size, self.hidden_size, self.bias = mode, input_size, \
             hidden_size, bias
-        dt = np.dtype(np.float32) if dtype is None else _fn.tensor(0, dtype=dtype)._data.dtype
+        dt = dtypes.default_float_np(dtype)
         gates = _GATES[mode] * hidden_size
         bound = 1.0 / math.sqrt(hidden_size)
         self.weight_ih = _uniform((gates, input_size), bound, dt)

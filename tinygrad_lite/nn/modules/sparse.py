@@ -21,7 +21,7 @@ def _table(module: Module, num_embeddings: int, embedding_dim: int, weight: Any,
            dtype: Any) -> None:
     """Create (N(0, 1)) or adopt the weight table of an embedding module."""
     if weight is None:
-        dt = dtypes.float32.np if dtype is None else dtypes.to_dtype(dtype).np
+        dt = dtypes.default_float_np(dtype)
         module.weight = Parameter(np.empty((num_embeddings, embedding_dim), dt))
         module.reset_parameters()
     else:
