@@ -91,8 +91,6 @@ def test_lazy_norms_match_pytorch(name, shape):
     assert type(ours) is getattr(tl.nn, name) and type(theirs) is getattr(torch.nn, name)
     assert repr(ours) == repr(theirs)
     for key, value in theirs.state_dict().items():
-        if key == "num_batches_tracked" and "Instance" in name:
-            continue  # tl's InstanceNorm counts batches, PyTorch's does not (not lazy-specific)
         np.testing.assert_allclose(_np(ours.state_dict()[key]), value.numpy(), rtol=1e-5,
                                    atol=1e-6, err_msg=key)
     ours.eval()

@@ -224,3 +224,17 @@ def test_where_with_two_scalars_uses_default_dtypes(a, b):
     ours = tl.where(tl.tensor([True, False]), a, b)
     theirs = torch.where(torch.tensor([True, False]), a, b)
     assert ours.tolist() == theirs.tolist() and str(ours.dtype)[14:] == str(theirs.dtype)[6:]
+
+
+@pytest.mark.parametrize("momentum", [0.1, None])
+def test_instance_norm_running_stats_and_counter_as_pytorch(momentum):
+    rng = np.random.default_rng(0)
+    ref = torch.nn.InstanceNorm2d(3, track_running_stats=True, momentum=momentum, affine=True)
+    mine = tl.nn.InstanceNorm2d(3, track_running_stats=True, momentum=momentum, affine=True)
+    for _ in range(3):
+        x = rng.standard_normal((2, 3, 4, 4)).astype(np.float32)
+        np.testing.assert_allclose(mine(tl.tensor(x)).detach().numpy(),
+                                   ref(torch.tensor(x)).detach().numpy(), rtol=1e-5, atol=1e-6)
+    for key, value in ref.state_dict().items():  # num_batches_tracked stays 0 in PyTorch
+        np.testing.assert_allclose(mine.state_dict()[key].numpy(), value.numpy(), rtol=1e-5,
+                                   atol=1e-6, err_msg=key)

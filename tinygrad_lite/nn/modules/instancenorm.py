@@ -43,11 +43,12 @@ class _InstanceNorm(Module):
         if self.affine and x.shape[1] != self.num_features:
             raise ValueError(f"{type(self).__name__}: expected input's size at dim=1 to match "
                              f"num_features ({self.num_features}), but got {x.shape[1]}")
-        if self.training and self.track_running_stats:
-            self.num_batches_tracked._data += 1
+        # as PyTorch: num_batches_tracked is never advanced here, and momentum=None means no
+        # running update at all (0.0), not a cumulative average as in BatchNorm
         use_input_stats = self.training or not self.track_running_stats
+        momentum = self.momentum if self.momentum is not None else 0.0
         out = F.instance_norm(x, self.running_mean, self.running_var, self.weight, self.bias,
-                              use_input_stats, self.momentum, self.eps)
+                              use_input_stats, momentum, self.eps)
         return out.squeeze(0) if unbatched else out
 
     def extra_repr(self) -> str:
