@@ -20,6 +20,7 @@ from . import functions as _fn
 from ._core.tensor_base import TensorBase, wrap
 from ._special_extra import *  # noqa: F403
 from .autograd.function import Function
+from .ops.incomplete_gamma import gammainc_fallback
 from .ops.special import scipy_special
 
 __all__ = ["digamma", "psi", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1",
@@ -200,48 +201,11 @@ def _result_dtype(*values: Any) -> np.dtype:
 # -- the regularised incomplete gamma functions ---------------------------------------------
 
 
-def _gammainc_lower(a: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """P(a, x) on float64 arrays: the power series below x = a + 1, Legendre's continued
-    fraction for Q = 1 - P above (each converges fast on its side)."""
-    a, x = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(x, np.float64))
-    out = np.full(a.shape, np.nan)
-    valid = (a > 0) & (x >= 0)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
-        log_prefix = a * np.log(x) - x - np.vectorize(math.lgamma, otypes=[float])(
-            np.where(valid, a, 1.0))
-        series_side = valid & (x < a + 1)
-        term = np.where(series_side, 1.0 / a, 0.0)
-        total = term.copy()
-        for n in range(1, 500):
-            term = term * x / (a + n)
-            total += term
-        out = np.where(series_side, np.exp(log_prefix) * total, out)
-        # Q(a, x) = e^-x x^a / Gamma(a) / (x + 1 - a - 1 (1 - a) / (x + 3 - a - ...)), Lentz
-        b = x + 1.0 - a
-        tiny = 1e-300
-        c = np.full(a.shape, 1.0 / tiny)
-        d = 1.0 / np.where(b == 0, tiny, b)
-        h = d.copy()
-        for i in range(1, 300):
-            an = -i * (i - a)
-            b = b + 2.0
-            d = an * d + b
-            d = np.where(np.abs(d) < tiny, tiny, d)
-            c = b + an / c
-            c = np.where(np.abs(c) < tiny, tiny, c)
-            d = 1.0 / d
-            h = h * d * c
-        upper = np.exp(log_prefix) * h
-        out = np.where(valid & ~(x < a + 1), 1.0 - upper, out)
-    out = np.where(valid & (x == 0), 0.0, out)
-    return np.where(valid & np.isinf(x), 1.0, out)
-
-
 def _gammainc_values(a: np.ndarray, x: np.ndarray, upper: bool) -> np.ndarray:
     sp = scipy_special()
     if sp is not None:
         return sp.gammaincc(a, x) if upper else sp.gammainc(a, x)
-    lower = _gammainc_lower(a, x)
+    lower = gammainc_fallback(a, x)  # the series and continued fraction (ops/)
     return 1.0 - lower if upper else lower
 
 
