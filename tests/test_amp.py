@@ -220,10 +220,3 @@ def test_cpu_autocast_op_lists_follow_pytorch():
         return [str(r.dtype).split(".")[-1] for r in results] + \
             [str(conv.weight.grad.dtype).split(".")[-1]]
     assert dtypes_under(tl) == dtypes_under(torch)
-
-
-def test_bfloat16_is_named_and_refused_clearly():
-    with pytest.raises(TypeError, match="bfloat16 is not supported"):
-        tl.zeros(2, dtype=tl.bfloat16)
-    with pytest.raises(TypeError, match="use float16"):
-        tl.ones(2).to(tl.bfloat16)

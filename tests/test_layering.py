@@ -44,7 +44,7 @@ PATCHERS = {
 # Optional third-party packages: imported where used (inside functions), so that the package
 # imports without them.
 OPTIONAL = {"graphviz", "safetensors", "matplotlib", "tqdm", "mpi4py", "tensorboard", "torch",
-            "threadpoolctl", "scipy"}
+            "threadpoolctl", "scipy", "ml_dtypes"}
 
 
 def module_name(path: Path) -> str:

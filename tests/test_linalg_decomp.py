@@ -4,6 +4,7 @@ up to the sign of eigen/singular vectors, first and second order gradients of si
 functions of them, result types and fields, and PyTorch's errors."""
 
 import gc
+import warnings
 import weakref
 
 import numpy as np
@@ -92,10 +93,8 @@ cases = {
 @pytest.mark.parametrize("name", sorted(cases))
 def test_values_and_gradients_match_pytorch(name):
     fn, *arrays = cases[name]
-    if name == "qr-old-complete":  # torch.qr warns that it is deprecated
-        with pytest.warns(UserWarning):
-            assert_same(fn, *arrays)
-    else:
+    with warnings.catch_warnings():  # torch.qr warns once per process that it is deprecated
+        warnings.simplefilter("ignore", UserWarning)
         assert_same(fn, *arrays)
 
 

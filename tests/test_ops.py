@@ -63,6 +63,45 @@ def test_float16_forward_within_float16_tolerance(name, fn, shapes, domain):
     np.testing.assert_allclose(out.numpy().astype(np.float64), expected, rtol=tol, atol=tol)
 
 
+# bfloat16 keeps ~2-3 significant digits (8 bits); rows that amplify rounding get more room
+BFLOAT16_TOLERANCE = {"round-decimals": 0.2, "pow-broadcast-left": 0.1, "pow-0dim": 0.1,
+                      "norm-p3": 0.1}
+
+
+def _bf16(x):
+    """``x`` rounded to bfloat16, as float64."""
+    return tl.tensor(x).to(tl.bfloat16).double().numpy()
+
+
+# rows whose reference must round as bfloat16 does: fmod jumps by its period when a*3 rounds
+# across a multiple of the divisor (the scalar 1.3 is a bfloat16 too, as in PyTorch)
+BFLOAT16_REFERENCE = {"fmod": lambda a: np.fmod(_bf16(a * 3), _bf16(1.3))}
+
+
+@pytest.mark.parametrize("name,fn,shapes,domain", CATALOG, ids=[row[0] for row in CATALOG])
+def test_bfloat16_forward_and_grad_within_bfloat16_tolerance(name, fn, shapes, domain):
+    pytest.importorskip("ml_dtypes")
+    arrays = [tl.tensor(a).to(tl.bfloat16).float().numpy()  # values bfloat16 can hold
+              for a in make_inputs(shapes, domain)]
+    inputs = [tl.tensor(a).to(tl.bfloat16).requires_grad_() for a in arrays]
+    if name in NO_FLOAT16:  # refused as PyTorch refuses it
+        with pytest.raises(RuntimeError, match="Low precision dtypes not supported"):
+            fn(*inputs)
+        return
+    out = fn(*inputs)
+    assert out.dtype == tl.bfloat16
+    if name in BFLOAT16_REFERENCE:
+        expected = BFLOAT16_REFERENCE[name](*[a.astype(np.float64) for a in arrays])
+    else:
+        expected = _reference(name, fn, [a.astype(np.float64) for a in arrays])
+    tol = BFLOAT16_TOLERANCE.get(name, 5e-2)
+    np.testing.assert_allclose(out.detach().float().numpy().astype(np.float64), expected,
+                               rtol=tol, atol=tol)
+    out.float().sum().backward()
+    for t in inputs:
+        assert t.grad is not None and t.grad.dtype == tl.bfloat16 and t.grad.shape == t.shape
+
+
 def test_catalogue_rows_have_numpy_references_and_unique_ids():
     ids = [row[0] for row in CATALOG]
     assert len(ids) == len(set(ids)) == len(REFERENCE)

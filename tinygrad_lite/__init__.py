@@ -23,6 +23,7 @@ from . import (
     nn,
     optim,
     random,
+    return_types,
     sparse,
     special,
     utils,
@@ -55,6 +56,7 @@ from ._dtype_info import (
 )
 from ._format import set_printoptions
 from ._legacy import (
+    BFloat16Tensor,
     BoolTensor,
     ByteTensor,
     CharTensor,
@@ -105,6 +107,9 @@ from .dtypes import (
     int64,
     set_default_dtype,
     uint8,
+    uint16,
+    uint32,
+    uint64,
 )
 from .func import vmap
 from .functions import *  # noqa: F403 - the whole tl.* API (functions.__all__)
@@ -126,16 +131,16 @@ dtype = DType
 
 __all__ = [
     "Tensor", "autograd", "dtypes", "DType", "no_grad", "enable_grad", "set_grad_enabled",
-    "is_grad_enabled", "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32",
-    "bfloat16", "float64", "double", "half", "long", "float", "get_default_dtype", "functions",
+    "is_grad_enabled", "bool", "uint8", "int8", "int16", "int32", "int64", "uint16", "uint32",
+    "uint64", "float16", "float32", "bfloat16", "float64", "double", "half", "long", "float",
+    "get_default_dtype", "functions",
     "nn", "optim", "utils", "viz", "save", "load", "amp", "autocast", "accelerator", "backends",
     "cuda", "distributed", "distributions", "func", "linalg", "random", "device", "Size",
-    "multiprocessing", "sparse", "special", "sparse_coo_tensor", "spmm",
+    "multiprocessing", "return_types", "sparse", "special", "sparse_coo_tensor", "spmm",
     "inference_mode", "is_inference_mode_enabled", "set_default_dtype", "set_printoptions",
-    "FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor",
-    "CharTensor",
-    "ByteTensor", "BoolTensor", "set_num_threads", "get_num_threads", "set_num_interop_threads",
-    "get_num_interop_threads", "use_deterministic_algorithms",
+    "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor", "IntTensor",
+    "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor", "set_num_threads", "get_num_threads",
+    "set_num_interop_threads", "get_num_interop_threads", "use_deterministic_algorithms",
     "are_deterministic_algorithms_enabled", "int", "short", "dtype", "finfo", "iinfo",
     "promote_types", "can_cast", "result_type", "pi", "e", "inf", "nan", "newaxis", "compile",
     "get_default_device", "set_default_device", "vmap",

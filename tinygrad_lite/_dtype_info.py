@@ -10,6 +10,7 @@ import numpy as np
 
 from . import dtypes
 from ._core.tensor_base import TensorBase
+from .dtypes import finfo_of
 
 __all__ = ["finfo", "iinfo", "promote_types", "can_cast", "result_type", "pi", "e", "inf",
            "nan", "newaxis"]
@@ -27,7 +28,7 @@ class finfo:  # noqa: N801 - PyTorch's name
         if not dtype.is_floating_point:
             raise TypeError("torch.finfo() requires a floating point input type. Use "
                             "torch.iinfo to handle 'torch.finfo'")
-        info = np.finfo(dtype.np)
+        info = finfo_of(dtype.np)
         self.bits, self.dtype = int(info.bits), dtype.name
         self.eps, self.max, self.min = float(info.eps), float(info.max), float(info.min)
         self.tiny = self.smallest_normal = float(info.smallest_normal)

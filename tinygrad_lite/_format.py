@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._core.tensor_base import TensorBase
+from .dtypes import is_float_dtype
 
 __all__ = ["format_tensor", "set_printoptions"]
 
@@ -75,6 +76,8 @@ def format_tensor(t: TensorBase) -> str:
     elif data.size == 0:
         body = f"[], size={data.shape}"
     else:
+        if is_float_dtype(data.dtype) and data.dtype.kind != "f":
+            data = data.astype(np.float32)  # bfloat16: NumPy formats only its own float kinds
         kind = data.dtype.kind
         entry = (_float_formatter(data) if kind == "f"
                  else _padded(data, _bool_str if kind == "b" else str))
@@ -85,7 +88,7 @@ def format_tensor(t: TensorBase) -> str:
                                formatter={"float_kind": entry, "bool": entry, "int": entry})
         body = body.replace(", ...,", ",  ...,")  # PyTorch's summary entry is " ..."
     suffixes = []
-    if data.dtype not in _DEFAULT_DTYPES:
+    if t._data.dtype not in _DEFAULT_DTYPES:
         suffixes.append(f"dtype={t.dtype!r}")
     if t.grad_fn is not None:
         suffixes.append(f"grad_fn=<{t.grad_fn.name()}>")

@@ -9,7 +9,7 @@ from . import dtypes
 from ._tensor_api import type_name
 from .tensor import Tensor
 
-__all__ = ["FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor",
+__all__ = ["FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor", "IntTensor",
            "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor"]
 
 
@@ -36,6 +36,7 @@ def _legacy(name: str, dtype: dtypes.DType) -> Any:
 FloatTensor = _legacy("FloatTensor", dtypes.float32)
 DoubleTensor = _legacy("DoubleTensor", dtypes.float64)
 HalfTensor = _legacy("HalfTensor", dtypes.float16)
+BFloat16Tensor = _legacy("BFloat16Tensor", dtypes.bfloat16)
 LongTensor = _legacy("LongTensor", dtypes.int64)
 IntTensor = _legacy("IntTensor", dtypes.int32)
 ShortTensor = _legacy("ShortTensor", dtypes.int16)

@@ -17,6 +17,7 @@ from . import _special_bessel as _bessel
 from . import dtypes
 from ._core.tensor_base import TensorBase, wrap
 from ._special_poly import POLYNOMIALS, hermite_limit
+from .dtypes import is_float_dtype
 from .functions.api_options import write_out
 
 __all__ = ["airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i0",
@@ -41,7 +42,7 @@ def _array(value: Any, op: str, name: str) -> Any:
 
 def _float_dtype(dt: np.dtype) -> np.dtype:
     """``dt`` when floating point, else the default float dtype (PyTorch's int promotion)."""
-    return dt if dt.kind == "f" else dtypes.get_default_dtype().np
+    return dt if is_float_dtype(dt) else dtypes.get_default_dtype().np
 
 
 def _finish(values: np.ndarray, dt: np.dtype, out: Any, op: str) -> TensorBase:

@@ -13,6 +13,7 @@ from ._core.device import CPU, DeviceUnavailableError, check_device
 from ._core.grad_mode import grad_state
 from ._core.size import Size
 from ._core.tensor_base import TensorBase, wrap
+from .dtypes import finfo_of, is_float_dtype
 from .functions.generator import Generator, rng_of
 
 __all__ = ["METHODS", "TYPE_NAMES", "type_name"]
@@ -22,7 +23,9 @@ TYPE_NAMES = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor",
               "float16": "torch.HalfTensor", "bfloat16": "torch.BFloat16Tensor",
               "int64": "torch.LongTensor", "int32": "torch.IntTensor",
               "int16": "torch.ShortTensor", "int8": "torch.CharTensor",
-              "uint8": "torch.ByteTensor", "bool": "torch.BoolTensor"}
+              "uint8": "torch.ByteTensor", "bool": "torch.BoolTensor",
+              "uint16": "torch.UInt16Tensor", "uint32": "torch.UInt32Tensor",
+              "uint64": "torch.UInt64Tensor"}
 _DTYPE_OF_TYPE = {v: k for k, v in TYPE_NAMES.items()}
 
 
@@ -111,12 +114,12 @@ def is_contiguous(self: TensorBase, memory_format: Any = None) -> bool:
 
 def is_floating_point(self: TensorBase) -> bool:
     """Whether the dtype is a floating-point one."""
-    return self._data.dtype.kind == "f"
+    return is_float_dtype(self._data.dtype)
 
 
 def is_signed(self: TensorBase) -> bool:
     """Whether the dtype can hold negative values."""
-    return self._data.dtype.kind in "if"
+    return self._data.dtype.kind == "i" or is_float_dtype(self._data.dtype)
 
 
 def ndimension(self: TensorBase) -> int:
@@ -209,7 +212,7 @@ def random_(self: TensorBase, from_: int = 0, to: int | None = None, *,
         from_, to = 0, from_
     if to is None:
         dt = self._data.dtype
-        to = 2 ** (np.finfo(dt).nmant + 1) if dt.kind == "f" else int(np.iinfo(dt).max) \
+        to = 2 ** (finfo_of(dt).nmant + 1) if is_float_dtype(dt) else int(np.iinfo(dt).max) \
             if dt.kind in "iu" else 2
     values = rng_of(generator).integers(from_, to, self._data.shape)
     return _fill_random(self, values, "random_")

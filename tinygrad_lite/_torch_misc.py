@@ -17,6 +17,7 @@ from . import dtypes
 from ._tensor_api import TYPE_NAMES
 from .amp import GradScaler
 from .autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_detect_anomaly
+from .dtypes import is_float_dtype
 from .functions.generator import Generator, default_generator, rng_of
 from .tensor import Tensor
 
@@ -173,7 +174,7 @@ def set_default_tensor_type(t: Any) -> None:
         dtype = t._legacy_dtype
     else:
         raise TypeError(f"invalid type: {t!r}")
-    if dtype.np is None or np.dtype(dtype.np).kind != "f":
+    if not dtype.is_floating_point:
         raise TypeError(f"only floating-point types are supported as the default type (got "
                         f"{dtype.name})")
     dtypes.set_default_dtype(dtype)
@@ -181,7 +182,7 @@ def set_default_tensor_type(t: Any) -> None:
 
 def binomial(count: Tensor, prob: Tensor, generator: Generator | None = None) -> Tensor:
     """Draws of Binomial(count, prob) per element (float tensors, in ``count``'s dtype)."""
-    if count._data.dtype.kind != "f":
+    if not is_float_dtype(count._data.dtype):
         raise ValueError(f"binomial only supports floating-point dtypes for count, got: "
                          f"{count.dtype}")
     n, p = np.broadcast_arrays(count._data, prob._data)

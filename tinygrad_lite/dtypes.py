@@ -8,9 +8,9 @@ from typing import Any, cast
 import numpy as np
 
 __all__ = [
-    "DType", "bool", "uint8", "int8", "int16", "int32", "int64",
+    "DType", "bool", "uint8", "int8", "int16", "int32", "int64", "uint16", "uint32", "uint64",
     "float16", "float32", "float64", "bfloat16", "get_default_dtype", "set_default_dtype",
-    "to_dtype", "result_type",
+    "to_dtype", "result_type", "is_float_dtype", "finfo_of",
 ]
 
 _BOOL, _INT, _FLOAT = 0, 1, 2  # promotion categories, lowest to highest
@@ -23,8 +23,8 @@ class DType:
 
     def __init__(self, name: str, np_dtype: Any, category: int, itemsize: int = 0) -> None:
         self.name = name
-        # None: a dtype whose NumPy type comes from a package that is not installed (bfloat16
-        # without ml_dtypes); to_dtype refuses it with the install command
+        # None: a dtype whose NumPy type comes from an optional package not loaded yet
+        # (bfloat16 from ml_dtypes); to_dtype loads it, or refuses it with the install command
         self.np: np.dtype = np.dtype(np_dtype) if np_dtype is not None else cast(np.dtype, None)
         self.category = category
         self.itemsize = self.np.itemsize if self.np is not None else itemsize
@@ -47,18 +47,23 @@ int8 = DType("int8", np.int8, _INT)
 int16 = DType("int16", np.int16, _INT)
 int32 = DType("int32", np.int32, _INT)
 int64 = DType("int64", np.int64, _INT)
+# PyTorch's "shell" unsigned types: storage, conversion and a few ops; promotion with any other
+# dtype except a floating one is refused, as PyTorch refuses it
+uint16 = DType("uint16", np.uint16, _INT)
+uint32 = DType("uint32", np.uint32, _INT)
+uint64 = DType("uint64", np.uint64, _INT)
 float16 = DType("float16", np.float16, _FLOAT)
 float32 = DType("float32", np.float32, _FLOAT)
 float64 = DType("float64", np.float64, _FLOAT)
 
 
-# PyTorch's bfloat16, named so that code mentioning it gets a clear error rather than an
-# AttributeError: NumPy has no native bfloat16 (ml_dtypes' is a structured "V" kind that
-# NumPy's float machinery and BLAS do not treat as floating point), so it is not supported yet
+# PyTorch's bfloat16 (8 exponent bits like float32, 8 significant bits). NumPy has none; the
+# ml_dtypes package (JAX's) registers one with NumPy's ufuncs. Importing it costs ~0.2 s, so its
+# NumPy type is loaded on the first use of bfloat16 (see _load_bfloat16), not at import.
 bfloat16 = DType("bfloat16", None, _FLOAT, itemsize=2)
 
-_ALL = tuple(d for d in (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32,
-                         float64) if d.np is not None)
+_ALL = [bool, uint8, int8, int16, int32, int64, uint16, uint32, uint64, float16, float32, float64]
+_SHELL_UNSIGNED = {uint16.np, uint32.np, uint64.np}
 _FROM_NUMPY = {d.np: d for d in _ALL}
 _DEFAULT_FOR_CATEGORY = {_BOOL: bool, _INT: int64, _FLOAT: float32}
 _ALIASES = {
@@ -66,6 +71,33 @@ _ALIASES = {
     "short": int16, "bool": bool, builtins.bool: bool, int: int64, float: float64,
     "bfloat16": bfloat16,
 }
+_BFLOAT16_FINFO: list = []  # ml_dtypes' finfo of bfloat16 once loaded (np.finfo refuses it)
+_BFLOAT16_INSTALL = "pip install 'tinygrad-lite[bfloat16]' (or pip install ml_dtypes)"
+
+
+def _load_bfloat16() -> builtins.bool:
+    """Give ``bfloat16`` its NumPy type from ml_dtypes (once); False if the package is missing."""
+    if bfloat16.np is not None:
+        return True
+    try:
+        import ml_dtypes  # optional: only programs that use bfloat16 pay for its import
+    except ImportError:
+        return False
+    bfloat16.np = np.dtype(ml_dtypes.bfloat16)
+    _BFLOAT16_FINFO.append(ml_dtypes.finfo(ml_dtypes.bfloat16))
+    _ALL.insert(_ALL.index(float32), bfloat16)
+    _FROM_NUMPY[bfloat16.np] = bfloat16
+    return True
+
+
+def finfo_of(np_dtype: np.dtype) -> np.finfo:
+    """``np.finfo`` of a float dtype, bfloat16 included."""
+    return _BFLOAT16_FINFO[0] if np_dtype is bfloat16.np else np.finfo(np_dtype)
+
+
+def is_float_dtype(np_dtype: np.dtype) -> builtins.bool:
+    """True for NumPy's float kinds and for ml_dtypes' bfloat16 (whose NumPy kind is "V")."""
+    return np_dtype.kind == "f" or np_dtype is bfloat16.np
 
 
 def get_default_dtype() -> DType:
@@ -95,15 +127,17 @@ def to_dtype(spec: Any) -> DType:
     alias = spec if isinstance(spec, DType) else \
         _ALIASES.get(spec) if isinstance(spec, (str, type)) else None
     if alias is not None:
-        if alias.np is None:
-            raise TypeError(f"{alias.name} is not supported: NumPy has no native {alias.name}; "
-                            f"use float16 (with tl.autocast(dtype=tl.float16) and "
-                            f"tl.amp.GradScaler for mixed precision) or float32")
+        if alias.np is None and not _load_bfloat16():
+            raise TypeError(f"{alias.name} needs the ml_dtypes package (NumPy has no native "
+                            f"{alias.name}): {_BFLOAT16_INSTALL}; or use float16 or float32")
         return alias
     try:
-        found = _FROM_NUMPY.get(np.dtype(spec))
+        np_dtype = np.dtype(spec)
     except TypeError:
-        found = None
+        np_dtype = None
+    if np_dtype is not None and np_dtype.name == "bfloat16" and np_dtype.kind == "V":
+        _load_bfloat16()  # an ml_dtypes array made by the user before tl used bfloat16
+    found = _FROM_NUMPY.get(np_dtype) if np_dtype is not None else None
     if found is None:
         names = ", ".join(d.name for d in _ALL)
         raise TypeError(f"unsupported dtype {spec!r}; tinygrad_lite supports {names}")
@@ -129,6 +163,10 @@ def _promote_same_tier(dtypes: list[np.dtype]) -> np.dtype | None:
     if not dtypes:
         return None
     top = max(_FROM_NUMPY[d].category for d in dtypes)
+    if top != _FLOAT and len(set(dtypes)) > 1 and not _SHELL_UNSIGNED.isdisjoint(dtypes):
+        names = " and ".join(sorted({_FROM_NUMPY[d].name for d in dtypes}))
+        raise RuntimeError(f"Promotion for uint16, uint32, uint64 types is not supported, "
+                           f"attempted to promote {names}")
     result = None
     for d in dtypes:
         if _FROM_NUMPY[d].category == top:
@@ -137,9 +175,13 @@ def _promote_same_tier(dtypes: list[np.dtype]) -> np.dtype | None:
 
 
 def _promote_pair(a: np.dtype, b: np.dtype) -> np.dtype:
-    """NumPy's promotion of two dtypes of one category."""
+    """PyTorch's promotion of two dtypes of one category: NumPy's, except that bfloat16 and
+    float16 meet at float32 and a wider float absorbs bfloat16."""
     if a == b:
         return a
+    if a is bfloat16.np or b is bfloat16.np:
+        other = b if a is bfloat16.np else a
+        return float32.np if other.itemsize <= 4 else other
     return np.promote_types(a, b)
 
 

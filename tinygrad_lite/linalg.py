@@ -9,12 +9,12 @@ The LDL^T functions are not differentiable (nor are they in PyTorch). ``eig`` an
 raise NotImplementedError: tinygrad_lite has no complex dtypes, and they return complex
 tensors."""
 
-from collections import namedtuple
 from typing import Any
 
 import numpy as np
 
 from ._core.tensor_base import TensorBase, wrap
+from .dtypes import finfo_of, is_float_dtype
 from .functions.basic import matmul
 from .functions.linalg import (
     cholesky_ex,
@@ -22,11 +22,11 @@ from .functions.linalg import (
     diagonal,
     inv_ex,
     linalg_cross,
+    linalg_slogdet,
     matrix_norm,
     matrix_power,
     multi_dot,
     norm,
-    slogdet,
     solve_triangular,
     vecdot,
     vector_norm,
@@ -51,8 +51,10 @@ from .ops.linalg import LinAlgError, cholesky, inv, low_precision_note, torch_dt
 from .ops.linalg import pinv as _pinv
 from .ops.linalg_decomp import eigh, qr, svd
 from .ops.matrix_exp import matrix_exp
+from .ops.return_types import linalg_lstsq
 
 cross = linalg_cross
+slogdet = linalg_slogdet
 
 __all__ = ["LinAlgError", "inv", "inv_ex", "det", "slogdet", "solve", "solve_triangular",
            "cholesky", "cholesky_ex", "norm", "vector_norm", "matrix_norm", "matrix_power",
@@ -61,8 +63,7 @@ __all__ = ["LinAlgError", "inv", "inv_ex", "det", "slogdet", "solve", "solve_tri
            "lu_factor_ex", "lu_solve", "solve_ex", "ldl_factor", "ldl_factor_ex", "ldl_solve",
            "householder_product", "cond", "tensorinv", "tensorsolve", "vander", "eig", "eigvals"]
 
-LstsqResult = namedtuple("LstsqResult", ["solution", "residuals", "rank", "singular_values"])
-LstsqResult.__name__ = LstsqResult.__qualname__ = "linalg_lstsq"  # torch.return_types name
+LstsqResult = linalg_lstsq  # torch.return_types.linalg_lstsq
 _DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
 
 
@@ -89,7 +90,7 @@ def _tolerances(a: np.ndarray, atol: Any, rtol: Any) -> tuple[np.ndarray, np.nda
     def arr(v: Any) -> np.ndarray:
         return np.asarray(v._data if isinstance(v, TensorBase) else v, a.dtype)
 
-    default = np.asarray(np.finfo(a.dtype).eps * max(a.shape[-2:]), a.dtype)
+    default = np.asarray(finfo_of(a.dtype).eps * max(a.shape[-2:]), a.dtype)
     atol_ = arr(0.0 if atol is None else atol)
     if rtol is not None:
         return atol_, arr(rtol)
@@ -104,7 +105,7 @@ def matrix_rank(A: TensorBase, *, atol: Any = None, rtol: Any = None,  # noqa: N
         raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least "
                            "2 dimensions.")
     a = A._data
-    if a.dtype.kind != "f" or a.dtype.itemsize < 4:
+    if not is_float_dtype(a.dtype) or a.dtype.itemsize < 4:
         raise RuntimeError("This function doesn't handle types other than float and double"
                            + low_precision_note(a.dtype))
     atol_, rtol_ = _tolerances(a, atol if tol is None else tol, rtol)
@@ -126,7 +127,7 @@ def lstsq(A: TensorBase, B: TensorBase, rcond: float | None = None, *,  # noqa: 
         raise RuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
     if b.ndim < 1:
         raise RuntimeError("torch.linalg.lstsq: other must have at least 1 dimension.")
-    if a.dtype.kind != "f" or a.dtype.itemsize < 4:
+    if not is_float_dtype(a.dtype) or a.dtype.itemsize < 4:
         raise RuntimeError("This function doesn't handle types other than float and double"
                            + low_precision_note(a.dtype))
     if a.dtype != b.dtype:
@@ -145,7 +146,7 @@ def lstsq(A: TensorBase, B: TensorBase, rcond: float | None = None, *,  # noqa: 
                            "gelsy, gelsd, gelss)")
     m, n = a.shape[-2:]
     if rcond is None or rcond < 0:
-        rcond = float(np.finfo(a.dtype).eps) * max(m, n)
+        rcond = float(finfo_of(a.dtype).eps) * max(m, n)
     # X = pinv(A) B: the minimum-norm solution the rank-revealing drivers give, and exactly the
     # gradient PyTorch's lstsq backward defines (through pinv; residuals, rank: none)
     bm = B.unsqueeze(-1) if vector else B

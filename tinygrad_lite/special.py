@@ -20,6 +20,7 @@ from . import functions as _fn
 from ._core.tensor_base import TensorBase, wrap
 from ._special_extra import *  # noqa: F403
 from .autograd.function import Function
+from .dtypes import is_float_dtype
 from .ops.incomplete_gamma import gammainc_fallback
 from .ops.special import scipy_special
 
@@ -84,7 +85,7 @@ class _Entropy(Function):
 def entr(input: TensorBase) -> TensorBase:
     """Elementwise entropy ``-x log x``: 0 at 0, -inf below 0."""
     x = _tensor(input)
-    return _Entropy.apply(x if x._data.dtype.kind == "f" else x.float())
+    return _Entropy.apply(x if is_float_dtype(x._data.dtype) else x.float())
 
 
 def ndtr(input: TensorBase) -> TensorBase:
@@ -232,7 +233,7 @@ class _IncompleteGamma(Function):
 
 def _incomplete(input: Any, other: Any, upper: bool) -> TensorBase:
     a, x = _tensor(input), _tensor(other)
-    if a._data.dtype.kind != "f" and x._data.dtype.kind != "f":
+    if not is_float_dtype(a._data.dtype) and not is_float_dtype(x._data.dtype):
         a, x = a.float(), x.float()
     return _IncompleteGamma.apply(a, x, upper)
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import dtypes
+from ..dtypes import is_float_dtype
 from .size import Size
 
 __all__ = ["TensorBase", "wrap", "register_result_type", "to_array"]
@@ -100,7 +101,7 @@ class TensorBase:
                 "you can only change requires_grad flags of leaf variables. If you want to use a "
                 "computed tensor in a graph-free way, use .detach()."
             )
-        if requires_grad and self._data.dtype.kind != "f":
+        if requires_grad and not is_float_dtype(self._data.dtype):
             raise RuntimeError(
                 f"only tensors of floating point dtype can require gradients, got {self.dtype}"
             )
@@ -196,10 +197,10 @@ def to_array(data: Any, dtype: Any, float_default: bool) -> np.ndarray:
             arr = arr.astype(dtypes.get_default_dtype().np)
         elif arr.dtype == np.float64 and not isinstance(data, (np.ndarray, np.generic)):
             arr = arr.astype(dtypes.get_default_dtype().np)  # Python floats: the default
-        elif arr.dtype.kind not in "biuf" or arr.dtype not in dtypes._FROM_NUMPY:
-            if arr.dtype.kind == "f":
+        elif arr.dtype not in dtypes._FROM_NUMPY:
+            if arr.dtype.kind == "f":  # longdouble
                 arr = arr.astype(np.float64)
-            else:
+            elif arr.dtype.name != "bfloat16" or dtypes.to_dtype(arr.dtype) is None:
                 kind = {"U": "str", "S": "bytes", "O": "object"}.get(arr.dtype.kind, arr.dtype)
                 raise TypeError(f"tensor: invalid data type '{kind}' (data of type "
                                 f"{type(data).__name__}; unsupported data of dtype {arr.dtype})")

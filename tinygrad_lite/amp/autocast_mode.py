@@ -8,8 +8,8 @@ inputs, as on PyTorch's CPU (softmax and layer norm of a float16 activation stay
 Parameters stay float32 (the casts are recorded ops, so gradients arrive in float32), and each
 op's backward runs in the dtype its forward used. The state is thread-local and nests;
 ``enabled=False`` turns an inner region off. CUDA device types are accepted with PyTorch's
-warning and disabled, as on a machine without a GPU. PyTorch's CPU default, bfloat16, does not
-exist in NumPy, so the default here is float16 and ``dtype=tl.bfloat16`` is refused clearly.
+warning and disabled, as on a machine without a GPU. The default dtype is PyTorch's CPU one,
+bfloat16 (through the ml_dtypes package; float16 where it is not installed).
 """
 
 from __future__ import annotations
@@ -48,8 +48,7 @@ class autocast:  # noqa: N801 - PyTorch's name
                               UserWarning, stacklevel=2)
             self.enabled = False
         try:
-            chosen = dtypes.to_dtype(dtype) if dtype is not None else \
-                dtypes.to_dtype("bfloat16") if _has_bfloat16() else configured_dtype(device_type)
+            chosen = dtypes.to_dtype(dtype) if dtype is not None else configured_dtype(device_type)
         except TypeError:
             if self.enabled:
                 raise
@@ -79,14 +78,6 @@ class autocast:  # noqa: N801 - PyTorch's name
         return wrapper  # type: ignore[return-value]
 
 
-def _has_bfloat16() -> bool:
-    try:
-        dtypes.to_dtype("bfloat16")
-    except (TypeError, ValueError, RuntimeError, ImportError):
-        return False
-    return True
-
-
 def is_autocast_enabled(device_type: str | None = None) -> bool:
     """Whether an enabled autocast region is active in this thread (for ``device_type`` 'cpu',
     or any; CUDA regions are never enabled here)."""
@@ -97,7 +88,7 @@ def is_autocast_enabled(device_type: str | None = None) -> bool:
 
 def get_autocast_dtype(device_type: str = "cpu") -> Any:
     """The dtype autocast regions of ``device_type`` use (PyTorch's bfloat16 on the CPU by
-    default, float16 here; see ``tl.set_autocast_dtype``)."""
+    default; see ``tl.set_autocast_dtype``)."""
     if autocast_state.dtype is not None and device_type == "cpu":
         return dtypes.to_dtype(autocast_state.dtype)
-    return dtypes.to_dtype("bfloat16") if _has_bfloat16() else configured_dtype(device_type)
+    return configured_dtype(device_type)

@@ -3,9 +3,9 @@
 
 The CPU state is the thread-local one that ops read (``_core/autocast_state.py``): turning CPU
 autocast on here makes the ops inside behave as in a ``with tl.autocast("cpu")`` block, in the
-configured dtype (float16 by default: NumPy has no bfloat16). Other device types are remembered
-and reported, but never take effect (there is no GPU). ``tl.autocast`` regions start in the
-dtype configured here unless given one.
+configured dtype (PyTorch's bfloat16 by default; float16 without the ml_dtypes package). Other
+device types are remembered and reported, but never take effect (there is no GPU).
+``tl.autocast`` regions start in the dtype configured here unless given one.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ import numpy as np
 from .. import dtypes
 from .._core.autocast_state import autocast_state, set_autocast_state
 
-__all__ = ["configured_dtype", "set_autocast_dtype", "set_autocast_enabled",
+__all__ = ["configured_dtype", "bfloat16_available", "set_autocast_dtype",
+           "set_autocast_enabled",
            "is_autocast_enabled", "set_autocast_cpu_enabled", "is_autocast_cpu_enabled",
            "set_autocast_cpu_dtype", "get_autocast_cpu_dtype", "set_autocast_cache_enabled",
            "is_autocast_cache_enabled"]
@@ -39,16 +40,25 @@ def _device(device_type: str) -> str:
 
 
 def configured_dtype(device_type: str = "cpu") -> dtypes.DType:
-    """The dtype autocast regions of ``device_type`` use when given none (float16 unless
-    ``set_autocast_dtype`` chose another)."""
-    return _dtype_of.get(device_type, dtypes.float16)
+    """The dtype autocast regions of ``device_type`` use when given none: PyTorch's bfloat16
+    (float16 without the ml_dtypes package) unless ``set_autocast_dtype`` chose another."""
+    chosen = _dtype_of.get(device_type)
+    if chosen is None:
+        chosen = dtypes.bfloat16 if bfloat16_available() else dtypes.float16
+    return chosen
+
+
+def bfloat16_available() -> bool:
+    """Whether bfloat16 works here (the ml_dtypes package is installed)."""
+    try:
+        dtypes.to_dtype(dtypes.bfloat16)
+    except TypeError:
+        return False
+    return True
 
 
 def _numpy_dtype(dtype: dtypes.DType) -> np.dtype:
-    if dtype.np is None:  # bfloat16: NumPy has none; to() explains the alternatives
-        raise TypeError(f"{dtype.name} is not supported as the autocast dtype: NumPy has no "
-                        "native bfloat16; use tl.float16")
-    return np.dtype(dtype.np)
+    return np.dtype(dtypes.to_dtype(dtype).np)  # bfloat16 without ml_dtypes: to_dtype explains
 
 
 def set_autocast_dtype(device_type: str, dtype: Any) -> None:

@@ -21,6 +21,7 @@ import numpy as np
 
 from .._core.graph import Node, trace_node_creation
 from .._core.observers import EngineObserver, add_observer, remove_observer
+from ..dtypes import is_float_dtype
 
 __all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
            "is_anomaly_check_nan_enabled", "AnomalyError"]
@@ -74,7 +75,7 @@ class _NanChecker(EngineObserver):
             if g is None:
                 continue
             arr = np.asarray(g._data if hasattr(g, "grad_fn") else g)
-            if arr.dtype.kind in "fc" and not np.isfinite(arr).all():
+            if (arr.dtype.kind == "c" or is_float_dtype(arr.dtype)) and not np.isfinite(arr).all():
                 kind = "nan" if np.isnan(arr).any() else "inf"
                 raise AnomalyError(
                     f"Function '{node.name()}' returned {kind} values in its {i}th output "

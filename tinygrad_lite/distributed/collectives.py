@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from ..dtypes import is_float_dtype
 from ..tensor import Tensor
 from .process_group import ProcessGroup, ReduceOp, Work, default_group, mpi, mpi_op
 
@@ -65,7 +66,7 @@ def _run(start: Callable[[], list], finish: Callable[[], None], async_op: bool,
 
 def _average(buf: np.ndarray, op: ReduceOp, size: int) -> None:
     if op is ReduceOp.AVG:
-        if buf.dtype.kind != "f":
+        if not is_float_dtype(buf.dtype):
             raise RuntimeError(f"all_reduce: ReduceOp.AVG needs a floating-point tensor, got "
                                f"{buf.dtype}")
         buf /= size
@@ -76,7 +77,7 @@ def all_reduce(tensor: Tensor, op: ReduceOp = ReduceOp.SUM, group: ProcessGroup 
     """Combine ``tensor`` across the ranks with ``op``; every rank gets the result in place."""
     g = default_group(group)
     buf = _buffer(_check(tensor, "all_reduce"))
-    if op is ReduceOp.AVG and buf.dtype.kind != "f":
+    if op is ReduceOp.AVG and not is_float_dtype(buf.dtype):
         _average(buf, op, 1)  # raises before any rank communicates
 
     def finish() -> None:

@@ -12,6 +12,7 @@ import numpy as np
 from .. import functions as _fn
 from .._core.tensor_base import TensorBase, wrap
 from ..autograd.function import Function
+from ..dtypes import finfo_of
 from ..functions.creation import default_rng
 
 __all__ = ["standard_gamma"]
@@ -84,7 +85,7 @@ class _StandardGamma(Function):
     @staticmethod
     def forward(ctx: Any, concentration: TensorBase) -> TensorBase:
         a = concentration._data
-        tiny = np.finfo(a.dtype).tiny
+        tiny = finfo_of(a.dtype).tiny
         x = np.maximum(default_rng().standard_gamma(a.astype(np.float64)), tiny)
         ctx.a, ctx.x = a.astype(np.float64), x
         return wrap(np.asarray(x, dtype=a.dtype))

@@ -12,6 +12,7 @@ import numpy as np
 from .. import functions as _fn
 from .. import linalg
 from .._core.tensor_base import TensorBase, wrap
+from ..dtypes import finfo_of
 from ..functions.creation import default_rng
 from ..special import gammainc
 from ._gamma import standard_gamma
@@ -402,8 +403,8 @@ class Beta(Distribution):
         shape = self._extended_shape(sample_shape)
         x = standard_gamma(self.concentration1.expand(*shape))
         y = standard_gamma(self.concentration0.expand(*shape))
-        return (x / (x + y)).clamp(min=float(np.finfo(x._data.dtype).tiny),
-                                   max=1 - float(np.finfo(x._data.dtype).eps))
+        return (x / (x + y)).clamp(min=float(finfo_of(x._data.dtype).tiny),
+                                   max=1 - float(finfo_of(x._data.dtype).eps))
 
     def log_prob(self, value: TensorBase) -> TensorBase:
         """``(a-1) log x + (b-1) log(1-x) - log B(a, b)``."""

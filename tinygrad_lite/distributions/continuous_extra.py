@@ -12,6 +12,7 @@ import numpy as np
 from .. import functions as _fn
 from .._core.grad_mode import no_grad
 from .._core.tensor_base import TensorBase, wrap
+from ..dtypes import finfo_of
 from ..functions.creation import default_rng
 from .continuous import Beta, Gamma
 from .discrete import OneHotCategorical
@@ -207,7 +208,7 @@ class LKJCholesky(Distribution):
                 u = u / np.linalg.norm(u, axis=-1, keepdims=True)
             u[..., 0, :] = 0.0
             w = np.sqrt(y) * u
-            diag = np.sqrt(np.maximum(1 - np.sum(w ** 2, -1), np.finfo(dt).tiny))
+            diag = np.sqrt(np.maximum(1 - np.sum(w ** 2, -1), finfo_of(dt).tiny))
             idx = np.arange(self.dim)
             w[..., idx, idx] += diag
             return wrap(w.astype(dt))

@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import functions as _fn
 from .._core.tensor_base import TensorBase, wrap
+from ..dtypes import finfo_of
 from ..functions.creation import default_rng
 from ..nn.functional import binary_cross_entropy_with_logits
 from .continuous import Gamma, _noise
@@ -121,7 +122,7 @@ class FisherSnedecor(Distribution):
 
     def rsample(self, sample_shape: Any = ()) -> TensorBase:
         """The ratio of two scaled Gamma draws."""
-        tiny = float(np.finfo(self.df1._data.dtype).tiny)
+        tiny = float(finfo_of(self.df1._data.dtype).tiny)
         x1 = self._gamma1.rsample(sample_shape)
         x2 = self._gamma2.rsample(sample_shape).clamp(min=tiny)
         return (x1 / x2).clamp(min=tiny)

@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import functions as _fn
 from .._core.tensor_base import TensorBase, wrap
+from ..dtypes import finfo_of
 from ..functions.creation import default_rng
 from ..nn.functional import binary_cross_entropy_with_logits, one_hot
 from .distribution import Distribution, broadcast_all, constraints
@@ -138,7 +139,7 @@ class Categorical(Distribution):
 
     def entropy(self) -> TensorBase:
         """``-sum p log p``."""
-        logits = self.logits.clamp(min=float(np.finfo(self.logits._data.dtype).min))
+        logits = self.logits.clamp(min=float(finfo_of(self.logits._data.dtype).min))
         return -(logits * self.probs).sum(-1)
 
     def enumerate_support(self, expand: bool = True) -> TensorBase:

@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import functions as _fn
 from .._core.tensor_base import TensorBase, wrap
+from ..dtypes import finfo_of
 from ..functions.creation import default_rng
 from ..nn.functional import logsigmoid
 from .discrete import Categorical
@@ -114,8 +115,8 @@ class NegativeBinomial(Distribution):
             raise ValueError("Either `probs` or `logits` must be specified, but not both.")
         if probs is not None:
             self.total_count, self.probs = broadcast_all(total_count, probs)
-            p = self.probs.clamp(min=float(np.finfo(self.probs._data.dtype).eps),
-                                 max=1 - float(np.finfo(self.probs._data.dtype).eps))
+            p = self.probs.clamp(min=float(finfo_of(self.probs._data.dtype).eps),
+                                 max=1 - float(finfo_of(self.probs._data.dtype).eps))
             self.logits = p.log() - (-p).log1p()
             self._param = self.probs
         else:

@@ -14,6 +14,7 @@ import numpy as np
 from .._core.grad_mode import no_grad
 from .._core.size import Size
 from .._core.tensor_base import TensorBase
+from ..dtypes import finfo_of, is_float_dtype
 from ..functions.creation import tensor as _tensor
 from ..tensor import Tensor
 
@@ -67,7 +68,8 @@ class _Composite(_Constraint):
 
 def _corr_cholesky_check(a: np.ndarray) -> np.ndarray:
     """Lower Cholesky factors with unit-norm rows (of correlation matrices)."""
-    tol = np.finfo(a.dtype if a.dtype.kind == "f" else np.float64).eps * a.shape[-1] * 10
+    dtype = a.dtype if is_float_dtype(a.dtype) else np.dtype(np.float64)
+    tol = finfo_of(dtype).eps * a.shape[-1] * 10
     unit_rows = (np.abs(np.linalg.norm(a, axis=-1) - 1.0) <= tol).all(-1)
     lower = np.all(np.triu(a, 1) == 0, (-2, -1)) & np.all(np.diagonal(a, 0, -2, -1) > 0, -1)
     return lower & unit_rows
@@ -185,7 +187,7 @@ def as_tensor_like(value: Any, like: TensorBase | None = None) -> TensorBase:
     """``value`` as a tensor (numbers in ``like``'s dtype, or the default float dtype)."""
     if isinstance(value, TensorBase):
         return value
-    dtype = like.dtype if like is not None and like._data.dtype.kind == "f" else None
+    dtype = like.dtype if like is not None and is_float_dtype(like._data.dtype) else None
     return _tensor(float(value) if not isinstance(value, (list, tuple, np.ndarray))
                    else value, dtype=dtype)
 

@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import functions as _fn
 from .._core.tensor_base import TensorBase, wrap
+from ..dtypes import finfo_of
 from ..functions.creation import default_rng
 from .discrete import Categorical
 from .distribution import Distribution, as_tensor_like, broadcast_all, constraints
@@ -22,7 +23,7 @@ __all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli", "ExpRelaxedCategorical",
 
 def clamp_probs(probs: TensorBase) -> TensorBase:
     """Probabilities clamped to ``[eps, 1 - eps]`` (so their logs and logits stay finite)."""
-    eps = float(np.finfo(probs._data.dtype).eps)
+    eps = float(finfo_of(probs._data.dtype).eps)
     return probs.clamp(min=eps, max=1 - eps)
 
 

@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import functions as _fn
 from .._core.tensor_base import TensorBase
+from ..dtypes import finfo_of
 from .distribution import constraints
 
 __all__ = ["Transform", "ComposeTransform", "identity_transform"]
@@ -24,7 +25,7 @@ def _sum_rightmost(value: Any, dim: int) -> Any:
 
 def _clipped_sigmoid(x: TensorBase) -> TensorBase:
     # keeps the result strictly inside (0, 1) so that the inverse stays finite
-    finfo = np.finfo(x._data.dtype)
+    finfo = finfo_of(x._data.dtype)
     return x.sigmoid().clamp(min=float(finfo.tiny), max=1.0 - float(finfo.eps))
 
 

@@ -7,11 +7,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
-
 from .. import functions as _fn
 from .._core.grad_mode import no_grad
 from .._core.tensor_base import TensorBase
+from ..dtypes import finfo_of
 from .continuous import Cauchy, Exponential, Normal, Uniform
 from .distribution import Distribution, broadcast_all, constraints
 from .independent import Independent
@@ -156,7 +155,7 @@ class Gumbel(TransformedDistribution):
 
     def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:
         self.loc, self.scale = broadcast_all(loc, scale)
-        finfo = np.finfo(self.loc._data.dtype)
+        finfo = finfo_of(self.loc._data.dtype)
         base = Uniform(_fn.full_like(self.loc, float(finfo.tiny)),
                        _fn.full_like(self.loc, 1 - float(finfo.eps)), validate_args=validate_args)
         transforms = [ExpTransform().inv, AffineTransform(loc=0, scale=-1.0),

@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import functions as _fn
 from .._core.tensor_base import TensorBase
+from ..dtypes import finfo_of
 from ..nn.functional import logsigmoid, softplus
 from .distribution import Distribution, constraints
 from .transform_base import (
@@ -56,7 +57,7 @@ class SigmoidTransform(_Elementwise):
         return _clipped_sigmoid(x)
 
     def _inverse(self, y: TensorBase) -> TensorBase:
-        finfo = np.finfo(y._data.dtype)
+        finfo = finfo_of(y._data.dtype)
         y = y.clamp(min=float(finfo.tiny), max=1.0 - float(finfo.eps))
         return y.log() - (-y).log1p()
 
@@ -251,7 +252,7 @@ class StickBreakingTransform(_Elementwise):
 
     def _inverse(self, y: TensorBase) -> TensorBase:
         y_crop = y[..., :-1]
-        sf = (1 - y_crop.cumsum(-1)).clamp(min=float(np.finfo(y._data.dtype).tiny))
+        sf = (1 - y_crop.cumsum(-1)).clamp(min=float(finfo_of(y._data.dtype).tiny))
         return y_crop.log() - sf.log() + _offset(y_crop, y.shape[-1] - 1).log()
 
     def log_abs_det_jacobian(self, x: TensorBase, y: TensorBase) -> TensorBase:

@@ -14,6 +14,7 @@ import numpy as np
 from .. import functions as _fn
 from .. import linalg
 from .._core.tensor_base import TensorBase, wrap
+from ..dtypes import finfo_of
 from ..nn.functional import softplus
 from .constraint_registry import biject_to, transform_to
 from .distribution import constraints
@@ -43,7 +44,7 @@ def vec_to_tril_matrix(vec: TensorBase, diag: int = 0) -> TensorBase:
     row by row (zeros elsewhere); differentiable in ``vec``."""
     m = vec.shape[-1]
     n = (-(1 + 2 * diag) + ((1 + 2 * diag) ** 2 + 8 * m + 4 * abs(diag) * (diag + 1)) ** 0.5) / 2
-    if round(n) - n > np.finfo(vec._data.dtype).eps:
+    if round(n) - n > finfo_of(vec._data.dtype).eps:
         raise ValueError(f"The size of last dimension is {m} which cannot be expressed as the "
                          "lower triangular part of a square D x D matrix.")
     n = round(n)
@@ -67,7 +68,7 @@ class CorrCholeskyTransform(Transform):
     bijective = True
 
     def _call(self, x: TensorBase) -> TensorBase:
-        eps = float(np.finfo(x._data.dtype).eps)
+        eps = float(finfo_of(x._data.dtype).eps)
         x = x.tanh().clamp(min=-1 + eps, max=1 - eps)
         r = vec_to_tril_matrix(x, diag=-1)
         z1m_cumprod_sqrt = (1 - r ** 2).sqrt().cumprod(-1)

@@ -15,6 +15,7 @@ import numpy as np
 from .. import functions as _fn
 from .. import linalg
 from .._core.tensor_base import TensorBase, wrap
+from ..dtypes import finfo_of
 from ..functions.creation import default_rng
 from .continuous_more import Chi2
 from .distribution import Distribution, constraints
@@ -174,7 +175,7 @@ class Wishart(ExponentialFamily):
     def _bartlett_sampling(self, sample_shape: tuple) -> TensorBase:
         p = self._event_shape[-1]
         chi = self._dist_chi2.rsample(sample_shape).sqrt()
-        chi = chi.clamp(min=float(np.finfo(chi._data.dtype).eps))
+        chi = chi.clamp(min=float(finfo_of(chi._data.dtype).eps))
         normal = default_rng().standard_normal(tuple(sample_shape) + tuple(self._batch_shape)
                                                + (p * (p - 1) // 2,))
         noise = chi.diag_embed() + vec_to_tril_matrix(

@@ -4,13 +4,13 @@ PyTorch's signatures, and composite ops built from them (their gradients come fo
 from __future__ import annotations
 
 import math
-from collections import namedtuple
 from typing import Any
 
 import numpy as np
 
 from .. import ops
 from .._core.tensor_base import TensorBase, wrap
+from ..dtypes import is_float_dtype
 from ..ops import (
     cos,
     exp,
@@ -20,10 +20,12 @@ from ..ops import (
     neg,
     pow,
     relu,
+    return_types,
     sigmoid,
     sin,
     tanh,
 )
+from ..ops.elementwise import bfloat16_in_float32
 
 __all__ = [
     "add", "sub", "mul", "pow", "neg", "exp", "log", "sin", "cos", "relu", "maximum",
@@ -57,9 +59,9 @@ def _scaled(other: Any, alpha: Any) -> Any:
     return ops.mul(other, alpha) if isinstance(other, TensorBase) else other * alpha
 
 
-# ``max(x, dim)`` returns ``(values, indices)`` like ``torch.return_types.max``. The type is
-# named "max", as PyTorch's is (its repr shows the name); mypy wants it named as its variable.
-MaxResult = namedtuple("max", ["values", "indices"])  # type: ignore[name-match]
+# ``max(x, dim)`` returns ``(values, indices)``: ``tl.return_types.max``, as PyTorch's
+# ``torch.return_types.max`` (printed as ``tinygrad_lite.return_types.max(...)``).
+MaxResult = return_types.max
 
 def _shape_args(shape: tuple) -> tuple:
     """Accept both ``f(2, 3)`` and ``f((2, 3))`` for shape arguments."""
@@ -77,9 +79,10 @@ def sum(input: TensorBase, dim: Any = None, keepdim: bool = False, *,
     return ops.reduce_sum(input, dim, keepdim, dtype)
 
 
+@bfloat16_in_float32
 def mean(input: TensorBase, dim: Any = None, keepdim: bool = False) -> TensorBase:
     """Mean of all elements, or over ``dim`` (int or tuple); floating point tensors only."""
-    if input._data.dtype.kind != "f":
+    if not is_float_dtype(input._data.dtype):
         raise RuntimeError(
             f"mean: input dtype must be floating point, got {input.dtype}; convert it first, "
             "e.g. x.float().mean()"
@@ -214,15 +217,16 @@ def flatten(input: TensorBase, start_dim: int = 0, end_dim: int = -1) -> TensorB
 
 def sqrt(input: TensorBase) -> TensorBase:
     """Elementwise square root."""
-    return pow(input if input._data.dtype.kind == "f" else input.float(), 0.5)
+    return pow(input if is_float_dtype(input._data.dtype) else input.float(), 0.5)
 
 
 def _float_only(input: TensorBase, op: str) -> None:
-    if input._data.dtype.kind != "f":
+    if not is_float_dtype(input._data.dtype):
         raise RuntimeError(f"{op}: not implemented for integer or bool tensors (got "
                            f"{input.dtype}); convert with .float() or pass dtype=")
 
 
+@bfloat16_in_float32
 def softmax(input: TensorBase, dim: int, dtype: Any = None) -> TensorBase:
     """``exp(x) / exp(x).sum(dim)``, shifted by the max so large logits do not overflow."""
     if dtype is not None:
@@ -234,6 +238,7 @@ def softmax(input: TensorBase, dim: int, dtype: Any = None) -> TensorBase:
     return e / ops.reduce_sum(e, dim, keepdim=True)
 
 
+@bfloat16_in_float32
 def log_softmax(input: TensorBase, dim: int, dtype: Any = None) -> TensorBase:
     """``log(softmax(x))`` computed stably as ``x - max - log(sum(exp(x - max)))``."""
     if dtype is not None:

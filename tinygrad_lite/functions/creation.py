@@ -9,6 +9,7 @@ import numpy as np
 from .. import dtypes
 from .._core.device import check_device
 from .._core.tensor_base import TensorBase, to_array, wrap
+from ..dtypes import is_float_dtype
 from .generator import (
     Generator,
     default_generator,
@@ -322,7 +323,7 @@ def bernoulli(input: TensorBase, p: float | None = None, *,
     if ((probs < 0) | (probs > 1)).any():
         raise RuntimeError("bernoulli: all probabilities must be in [0, 1]")
     draw = rng_of(generator).random(input._data.shape) < probs
-    return wrap(draw.astype(input._data.dtype if input._data.dtype.kind == "f" else np.float32))
+    return wrap(draw.astype(input._data.dtype if is_float_dtype(input._data.dtype) else np.float32))
 
 
 def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *,
@@ -341,7 +342,7 @@ def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *,
             raise TypeError("normal: size is only accepted with float mean and std")
         shape = np.broadcast_shapes(np.shape(m), np.shape(sd))
         dt = next(t._data.dtype for t in (mean, std) if isinstance(t, TensorBase))
-        dt = dt if dt.kind == "f" else _np_dtype(dtype)
+        dt = dt if is_float_dtype(dt) else _np_dtype(dtype)
     else:
         if size is None:
             raise TypeError("normal: with float mean and std, size is required")
@@ -365,7 +366,7 @@ def is_tensor(obj: Any) -> bool:
 
 def is_floating_point(input: TensorBase) -> bool:
     """Whether ``input`` has a floating-point dtype."""
-    return input._data.dtype.kind == "f"
+    return is_float_dtype(input._data.dtype)
 
 
 def numel(input: TensorBase) -> int:

@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import ops
 from .._core.tensor_base import TensorBase, wrap
+from ..dtypes import finfo_of, is_float_dtype
 from ..ops.linalg import torch_dtype_name
 from .basic import amax, reshape
 from .reduction import amin, prod
@@ -119,8 +120,8 @@ def index_reduce(input: TensorBase, dim: int, index: TensorBase, source: TensorB
     dt = input._data.dtype
     fill: Any = {"prod": 1, "mean": 0}.get(reduce)
     if fill is None:
-        info = np.finfo(dt) if dt.kind == "f" else np.iinfo(dt)
-        low, high = (-np.inf, np.inf) if dt.kind == "f" else (info.min, info.max)
+        info = finfo_of(dt) if is_float_dtype(dt) else np.iinfo(dt)
+        low, high = (-np.inf, np.inf) if is_float_dtype(dt) else (info.min, info.max)
         fill = low if reduce == "amax" else high
     block = wrap(np.full((groups, int(counts.max()), *self_.shape[1:]), fill, dt))
     block = index_put(block, (wrap(group_of), wrap(rank)), members)
@@ -133,7 +134,7 @@ def index_reduce(input: TensorBase, dim: int, index: TensorBase, source: TensorB
     else:
         shape = (groups,) + (1,) * (self_.ndim - 1)
         reduced = block.sum(1) / wrap(counts.reshape(shape).astype(dt))
-        if dt.kind != "f":
+        if not is_float_dtype(dt):
             reduced = reduced.floor()
     if reduced._data.dtype != dt:  # integer prod and mean come back as int64 / float
         reduced = ops.cast(reduced, dt)

@@ -6,7 +6,6 @@ PyTorch's older svd/qr/pinverse, ...), all differentiable."""
 from __future__ import annotations
 
 import math
-from collections import namedtuple
 from functools import reduce as _fold
 from typing import Any
 
@@ -14,9 +13,14 @@ import numpy as np
 
 from .. import ops
 from .._core.tensor_base import TensorBase, wrap
-from ..ops import linalg_decomp
-from ..ops.linalg import cholesky, inv, pinv, slogdet, solve
+from ..dtypes import is_float_dtype
+from ..ops import linalg_decomp, return_types
+from ..ops.elementwise import bfloat16_in_float32
+from ..ops.linalg import cholesky, inv, pinv, solve, torch_dtype_name
+from ..ops.linalg import slogdet as _slogdet
+from ..ops.linalg_lu import trsm
 from .basic import matmul
+from .linalg_lu import broadcast_batch, triangular_system
 from .shape import stack
 
 __all__ = ["det", "logdet", "slogdet", "inverse", "matrix_power", "addmm", "addmv", "addbmm",
@@ -26,58 +30,117 @@ __all__ = ["det", "logdet", "slogdet", "inverse", "matrix_power", "addmm", "addm
 
 # what tl.linalg holds beyond the names above (tinygrad_lite/linalg.py re-exports them)
 LINALG_ONLY = ["inv_ex", "cholesky_ex", "solve_triangular", "multi_dot", "vector_norm",
-               "matrix_norm", "norm", "vecdot", "diagonal", "linalg_cross"]
+               "matrix_norm", "norm", "vecdot", "diagonal", "linalg_cross", "linalg_slogdet"]
 
-# torch.return_types.svd / qr of the older functions (V, not Vh)
-OldSVDResult = namedtuple("OldSVDResult", ["U", "S", "V"])
-OldQRResult = namedtuple("OldQRResult", ["Q", "R"])
-OldSVDResult.__name__ = OldSVDResult.__qualname__ = "svd"
-OldQRResult.__name__ = OldQRResult.__qualname__ = "qr"
+# tl.return_types.svd / qr of the older functions (V, not Vh), as torch.return_types'
+OldSVDResult = return_types.svd
+OldQRResult = return_types.qr
+
+
+def slogdet(input: TensorBase) -> return_types.slogdet:
+    """``(sign, logabsdet)`` of each square matrix (sign 0 and logabsdet -inf when singular),
+    as ``tl.return_types.slogdet``."""
+    return return_types.slogdet(_slogdet(input))
+
+
+def linalg_slogdet(A: TensorBase) -> return_types.linalg_slogdet:  # noqa: N803
+    """``tl.linalg.slogdet``: ``(sign, logabsdet)`` as ``tl.return_types.linalg_slogdet``."""
+    return return_types.linalg_slogdet(_slogdet(A))
 
 
 def det(input: TensorBase) -> TensorBase:
     """The determinant of each square matrix: ``sign * exp(log|det|)`` (differentiable where
     the matrix is invertible)."""
-    sign, logabs = slogdet(input)
+    sign, logabs = _slogdet(input)
     return sign * logabs.exp()
 
 
 def logdet(input: TensorBase) -> TensorBase:
     """``log(det)``: NaN for a negative determinant, -inf for a singular matrix."""
-    sign, logabs = slogdet(input)
+    sign, logabs = _slogdet(input)
     return ops.where(sign < 0, math.nan, logabs)
 
 
 inverse = inv
 
 
-def inv_ex(A: TensorBase, *, check_errors: bool = False) -> tuple:  # noqa: N803
+def inv_ex(A: TensorBase, *,  # noqa: N803
+           check_errors: bool = False) -> return_types.linalg_inv_ex:
     """``(inverse, info)``; info is 0 (a singular matrix raises)."""
-    return inv(A), wrap(np.zeros(A.shape[:-2], np.int32))
+    return return_types.linalg_inv_ex(inv(A), wrap(np.zeros(A.shape[:-2], np.int32)))
 
 
-def cholesky_ex(A: TensorBase, *, upper: bool = False, check_errors: bool = False) -> tuple:  # noqa: N803
+def cholesky_ex(A: TensorBase, *, upper: bool = False,  # noqa: N803
+                check_errors: bool = False) -> return_types.linalg_cholesky_ex:
     """``(L, info)``; info is 0 (a matrix that is not positive-definite raises)."""
-    return cholesky(A, upper), wrap(np.zeros(A.shape[:-2], np.int32))
+    return return_types.linalg_cholesky_ex(cholesky(A, upper),
+                                           wrap(np.zeros(A.shape[:-2], np.int32)))
+
+
+def _zero_diagonal(x: TensorBase) -> bool:
+    return bool((np.diagonal(x._data, axis1=-2, axis2=-1) == 0).any())
+
+
+def _not_implemented(op: str, dtype: np.dtype) -> None:
+    """PyTorch's error for a triangular solver's input of a dtype other than float32/64."""
+    if not is_float_dtype(dtype) or dtype.itemsize < 4:
+        raise NotImplementedError(f'"{op}_cpu" not implemented for '
+                                  f"'{torch_dtype_name(dtype)}'")
 
 
 def solve_triangular(A: TensorBase, B: TensorBase, *, upper: bool, left: bool = True,  # noqa: N803
                      unitriangular: bool = False) -> TensorBase:
-    """``X`` with ``A X = B`` (``X A = B`` when not ``left``) for triangular ``A``."""
-    mask = np.triu(np.ones(A.shape[-2:], bool)) if upper else np.tril(np.ones(A.shape[-2:], bool))
-    tri = ops.where(wrap(mask), A, 0.0)
-    if unitriangular:
-        eye = wrap(np.eye(A.shape[-1], dtype=A._data.dtype).astype(bool))
-        tri = ops.where(eye, 1.0, tri)
+    """``X`` with ``A X = B`` (``X A = B`` when not ``left``) for the upper or lower triangle of
+    ``A`` (ones on its diagonal when ``unitriangular``; the rest of A is not read). The batch
+    dims of A and B broadcast; X has A's dtype."""
+    op = "linalg.solve_triangular"
+    for name, x in (("B", B), ("A", A)):
+        if x.ndim < 2:
+            raise RuntimeError(f"{op}: The input tensor {name} must have at least 2 dimensions.")
+    n = A.shape[-1]
+    if A.shape[-2] != n:
+        raise RuntimeError(f"{op}: A must be batches of square matrices, but they are "
+                           f"{A.shape[-2]} by {n} matrices")
+    if (B.shape[-2] if left else B.shape[-1]) != n:
+        raise RuntimeError(f"{op}: Incompatible shapes of A and B for the equation "
+                           f"{'AX' if left else 'XA'} = B ({n}x{n} and "
+                           f"{B.shape[-2]}x{B.shape[-1]})")
+    _not_implemented("triangular_solve", A._data.dtype)
+    b = B if B._data.dtype == A._data.dtype else B.to(A.dtype)
     if left:
-        return solve(tri, B)
-    return solve(tri.mT, B.mT).mT
+        return triangular_system(A, b, not upper, unitriangular)
+    return triangular_system(A, b.mT, not upper, unitriangular, transpose=True).mT
 
 
 def cholesky_solve(B: TensorBase, L: TensorBase, upper: bool = False) -> TensorBase:  # noqa: N803
-    """``X`` with ``(L L^T) X = B`` given the Cholesky factor ``L``."""
-    lower = L.mT if upper else L
-    return solve(lower.mT, solve(lower, B))
+    """``X`` with ``(L L^T) X = B`` (``(U^T U) X = B`` when ``upper``) given the Cholesky factor,
+    of which only the lower (upper) triangle is read; the batch dims of B and L broadcast. The
+    gradient of L is PyTorch's, that of the whole matrix ``L L^T`` is formed from."""
+    for name, x in (("b", B), ("u", L)):
+        if x.ndim < 2:
+            raise RuntimeError(f"{name} should have at least 2 dimensions, but has {x.ndim} "
+                               "dimensions instead")
+    n = L.shape[-1]
+    if L.shape[-2] != n:
+        raise RuntimeError(f"A must be batches of square matrices, but they are {L.shape[-2]} "
+                           f"by {n} matrices")
+    if B.shape[-2] != n:
+        raise RuntimeError("Incompatible matrix sizes for cholesky_solve: each A matrix is "
+                           f"{n} by {n} but each b matrix is {B.shape[-2]} by {B.shape[-1]}")
+    if B._data.dtype != L._data.dtype:
+        raise RuntimeError("Expected b and A to have the same dtype, but found b of type "
+                           f"{torch_dtype_name(B._data.dtype)} and A of type "
+                           f"{torch_dtype_name(L._data.dtype)} instead.")
+    _not_implemented("cholesky_solve", L._data.dtype)
+    factor, b = broadcast_batch(L, B)
+    # the triangle's values (what LAPACK's potrs reads), the whole matrix's gradient
+    mask = wrap(np.triu(np.ones((n, n), bool)) if upper else np.tril(np.ones((n, n), bool)))
+    factor = factor + (ops.where(mask, factor, 0.0) - factor).detach()
+    lower = factor.mT if upper else factor
+    if _zero_diagonal(lower):  # LAPACK's inf/NaN, without a gradient
+        z = trsm(lower._data, b._data, True)
+        return wrap(trsm(lower._data.swapaxes(-1, -2), z, False))
+    return solve(lower.mT, solve(lower, b))
 
 
 def cholesky_inverse(L: TensorBase, upper: bool = False) -> TensorBase:  # noqa: N803
@@ -120,6 +183,7 @@ def chain_matmul(*matrices: TensorBase) -> TensorBase:
     return multi_dot(matrices)
 
 
+@bfloat16_in_float32
 def vector_norm(x: TensorBase, ord: float = 2, dim: Any = None, keepdim: bool = False,  # noqa: A002
                 *, dtype: Any = None) -> TensorBase:
     """``(sum |x|^ord)^(1/ord)`` over ``dim`` (all elements by default); ``inf``/``-inf``: the
@@ -154,7 +218,7 @@ def matrix_norm(A: TensorBase, ord: Any = "fro", dim: tuple = (-2, -1),  # noqa:
         return (m * m).sum(dim, keepdim).sqrt()
     d0, d1 = dim
     if ord in ("nuc", 2, -2):
-        if m._data.dtype.kind == "f" and m._data.dtype.itemsize < 4:
+        if is_float_dtype(m._data.dtype) and m._data.dtype.itemsize < 4:
             raise RuntimeError("linalg.matrix_norm: Low precision dtypes not supported. Got Half")
         d0, d1 = d0 % m.ndim, d1 % m.ndim
         sv = linalg_decomp.svd(m.movedim((d0, d1), (-2, -1)), False)[1]
@@ -212,6 +276,7 @@ def pinverse(input: TensorBase, rcond: float = 1e-15) -> TensorBase:
     return pinv(input, rtol=rcond)
 
 
+@bfloat16_in_float32
 def vecdot(x: TensorBase, y: TensorBase, *, dim: int = -1) -> TensorBase:
     """The dot product along ``dim``."""
     return (x * y).sum(dim)
@@ -338,6 +403,7 @@ def cdist(x1: TensorBase, x2: TensorBase, p: float = 2.0,
     return ops.linalg.cdist_direct(x1, x2, p)
 
 
+@bfloat16_in_float32
 def trace(input: TensorBase) -> TensorBase:
     """The sum of the main diagonal of a matrix."""
     if input.ndim != 2:

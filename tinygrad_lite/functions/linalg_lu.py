@@ -8,13 +8,13 @@ inf/NaN values, as LAPACK's solvers, and such a result is not differentiable her
 
 from __future__ import annotations
 
-from collections import namedtuple
 from typing import Any
 
 import numpy as np
 
 from .. import ops
 from .._core.tensor_base import TensorBase, wrap
+from ..ops import return_types
 from ..ops.linalg import LinAlgError, torch_dtype_name
 from ..ops.linalg import cholesky as _cholesky
 from ..ops.linalg import solve as _solve
@@ -30,19 +30,14 @@ from ..ops.linalg_lu import lu_factor_ex as _lu_factor_ex
 
 __all__ = ["lu", "lu_solve", "lu_unpack", "triangular_solve", "cholesky"]
 
-# torch.return_types.*: fields by name, printed under PyTorch's names
-LUResult = namedtuple("LUResult", ["P", "L", "U"])
-LUFactorResult = namedtuple("LUFactorResult", ["LU", "pivots"])
-LUFactorExResult = namedtuple("LUFactorExResult", ["LU", "pivots", "info"])
-LUWithInfo = namedtuple("LUWithInfo", ["LU", "pivots", "info"])
-LUUnpackResult = namedtuple("LUUnpackResult", ["P", "L", "U"])
-SolveExResult = namedtuple("SolveExResult", ["result", "info"])
-TriangularSolveResult = namedtuple("TriangularSolveResult", ["solution", "cloned_coefficient"])
-for _result, _name in ((LUResult, "linalg_lu"), (LUFactorResult, "linalg_lu_factor"),
-                       (LUFactorExResult, "linalg_lu_factor_ex"), (LUWithInfo, "_lu_with_info"),
-                       (LUUnpackResult, "lu_unpack"), (SolveExResult, "linalg_solve_ex"),
-                       (TriangularSolveResult, "triangular_solve")):
-    _result.__name__ = _result.__qualname__ = _name
+# tl.return_types (torch.return_types): fields by name, printed as PyTorch's
+LUResult = return_types.linalg_lu
+LUFactorResult = return_types.linalg_lu_factor
+LUFactorExResult = return_types.linalg_lu_factor_ex
+LUWithInfo = return_types._lu_with_info
+LUUnpackResult = return_types.lu_unpack
+SolveExResult = return_types.linalg_solve_ex
+TriangularSolveResult = return_types.triangular_solve
 
 
 def _batch_prefix(info: np.ndarray, index: int) -> str:
@@ -70,6 +65,46 @@ def _triangle(x: TensorBase, rows: int, cols: int, lower: bool, unit: bool) -> T
 def _expand(x: TensorBase, batch: tuple) -> TensorBase:
     shape = (*batch, *x.shape[-2:])
     return x if tuple(x.shape) == shape else x.expand(*shape)
+
+
+def batch_shape(A: TensorBase, B: TensorBase) -> tuple:  # noqa: N803
+    """The batch dims (all but the last two) of A and B broadcast together, or PyTorch's error
+    for those that do not broadcast (which calls B tensor a, A tensor b)."""
+    a_batch, b_batch = tuple(A.shape[:-2]), tuple(B.shape[:-2])
+    try:
+        return tuple(np.broadcast_shapes(a_batch, b_batch))
+    except ValueError:
+        rank = max(len(a_batch), len(b_batch))
+        for i in range(1, rank + 1):
+            size_a = b_batch[-i] if i <= len(b_batch) else 1
+            size_b = a_batch[-i] if i <= len(a_batch) else 1
+            if size_a != size_b and 1 not in (size_a, size_b):
+                raise RuntimeError(f"The size of tensor a ({size_a}) must match the size of "
+                                   f"tensor b ({size_b}) at non-singleton dimension "
+                                   f"{rank - i}") from None
+        raise
+
+
+def broadcast_batch(A: TensorBase, B: TensorBase) -> tuple[TensorBase, TensorBase]:  # noqa: N803
+    """A and B expanded to their common batch dims (expand is differentiable: each gradient is
+    summed back to its input's shape)."""
+    batch = batch_shape(A, B)
+    return _expand(A, batch), _expand(B, batch)
+
+
+def triangular_system(A: TensorBase, B: TensorBase, lower: bool, unit: bool,  # noqa: N803
+                      transpose: bool = False) -> TensorBase:
+    """``X`` with ``op(T) X = B`` for T the lower (or upper) triangle of A, with ones on its
+    diagonal when ``unit`` (the rest of A is not read), ``op`` the transpose when
+    ``transpose``; the batch dims of A and B broadcast. Differentiable in A (its triangle) and
+    B; a zero on the diagonal gives LAPACK's inf/NaN, without a gradient."""
+    a_full, b_full = broadcast_batch(A, B)
+    n = a_full.shape[-1]
+    tri = _triangle(a_full, n, n, lower, unit)
+    system = tri.mT if transpose else tri
+    if _zero_diagonal(system._data):
+        return wrap(trsm(system._data, b_full._data, lower != transpose))
+    return _solve(system, b_full)
 
 
 def _no_pivoting(pivot: bool) -> None:
@@ -189,7 +224,7 @@ def _lu_solve_left(lu_: TensorBase, piv: np.ndarray, b: TensorBase,
                    adjoint: bool) -> TensorBase:
     """``A X = B`` (``A^T X = B`` when ``adjoint``) for ``A = P L U`` given packed."""
     n = lu_.shape[-1]
-    batch = tuple(np.broadcast_shapes(lu_.shape[:-2], b.shape[:-2]))
+    batch = batch_shape(lu_, b)
     lu_, b = _expand(lu_, batch), _expand(b, batch)
     piv = np.broadcast_to(piv, (*batch, n))
     perm = permutation(piv, n)  # P^T B = B[perm], P Z = Z[argsort(perm)]
@@ -247,14 +282,8 @@ def _as_matrices(A: TensorBase, B: TensorBase, left: bool,  # noqa: N803
         shape = "x".join(str(s) for s in bm.shape[-2:])
         raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation "
                            f"{'AX' if left else 'XA'} = B ({n}x{n} and {shape})")
-    am = A if left else A.mT
-    bm = bm if left else bm.mT
-    try:
-        batch = tuple(np.broadcast_shapes(am.shape[:-2], bm.shape[:-2]))
-    except ValueError:
-        raise RuntimeError(f"{op}: the batch dimensions of A {list(a.shape[:-2])} and B "
-                           f"{list(bm.shape[:-2])} do not broadcast") from None
-    return _expand(am, batch), _expand(bm, batch), vector
+    am, bm = broadcast_batch(A if left else A.mT, bm if left else bm.mT)
+    return am, bm, vector
 
 
 def _restore(x: TensorBase, left: bool, vector: bool) -> TensorBase:
@@ -320,15 +349,8 @@ def triangular_solve(b: TensorBase, A: TensorBase, upper: bool = True,  # noqa: 
         raise RuntimeError("Incompatible matrix sizes for triangular_solve: each A matrix is "
                            f"{n} by {n} but each b matrix is {bd.shape[-2]} by {bd.shape[-1]}")
     check_float_matrix(a, "torch.triangular_solve")
-    batch = tuple(np.broadcast_shapes(a.shape[:-2], bd.shape[:-2]))
-    a_full, b_full = _expand(A, batch), _expand(b, batch)
-    tri = _triangle(a_full, n, n, not upper, unitriangular)
-    system = tri.mT if transpose else tri
-    if _zero_diagonal(system._data):  # LAPACK's inf/NaN, without a gradient
-        x = wrap(trsm(system._data, b_full._data, (not upper) != transpose))
-    else:
-        x = _solve(system, b_full)
-    return TriangularSolveResult(x, ops.clone(a_full))
+    x = triangular_system(A, b, not upper, unitriangular, transpose)
+    return TriangularSolveResult(x, ops.clone(_expand(A, tuple(x.shape[:-2]))))
 
 
 def cholesky(input: TensorBase, upper: bool = False) -> TensorBase:

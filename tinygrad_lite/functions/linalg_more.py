@@ -10,13 +10,14 @@ dtypes, and a general real matrix's eigenvalues are complex."""
 from __future__ import annotations
 
 import math
-from collections import namedtuple
 from typing import Any, NoReturn
 
 import numpy as np
 
 from .. import ops
 from .._core.tensor_base import TensorBase, wrap
+from ..dtypes import is_float_dtype
+from ..ops import return_types
 from ..ops.linalg import LinAlgError, inv, torch_dtype_name
 from ..ops.linalg_decomp import float_matrix, svd
 from ..ops.linalg_ldl import sytrf, sytrs
@@ -28,12 +29,10 @@ from .reduction import cumprod
 
 __all__ = ["geqrf", "orgqr", "ormqr"]
 
-GeqrfResult = namedtuple("GeqrfResult", ["a", "tau"])
-LDLFactorResult = namedtuple("LDLFactorResult", ["LD", "pivots"])
-LDLFactorExResult = namedtuple("LDLFactorExResult", ["LD", "pivots", "info"])
-for _result, _name in ((GeqrfResult, "geqrf"), (LDLFactorResult, "linalg_ldl_factor"),
-                       (LDLFactorExResult, "linalg_ldl_factor_ex")):
-    _result.__name__ = _result.__qualname__ = _name
+# tl.return_types (torch.return_types): fields by name, printed as PyTorch's
+GeqrfResult = return_types.geqrf
+LDLFactorResult = return_types.linalg_ldl_factor
+LDLFactorExResult = return_types.linalg_ldl_factor_ex
 
 
 # -- Householder reflections ----------------------------------------------------------------------
@@ -188,7 +187,7 @@ def cond(A: TensorBase, p: Any = None) -> TensorBase:  # noqa: N803
             text = f"{ord_:f}" if isinstance(ord_, float) else str(ord_)
             _require_square(a, f"linalg.cond(ord={text})")
     if a.size == 0:  # NumPy leaves it undefined; PyTorch returns 0
-        return wrap(np.zeros(a.shape[:-2], a.dtype if a.dtype.kind == "f" else np.float32))
+        return wrap(np.zeros(a.shape[:-2], a.dtype if is_float_dtype(a.dtype) else np.float32))
     if ord_ in (2, -2, "nuc"):
         s = svd(A, full_matrices=False).S
         if ord_ == "nuc":

@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import ops
 from .._core.tensor_base import TensorBase, wrap
+from ..dtypes import is_float_dtype
 from ..ops.incomplete_gamma import igamma as _igamma
 from .basic import where
 from .creation import ones_like
@@ -83,7 +84,7 @@ def igammac(input: Any, other: Any) -> TensorBase:
 def angle(input: TensorBase) -> TensorBase:
     """The argument of each (real) element: pi below 0, else 0, NaN kept; integers give float32.
     The gradient is 0, as PyTorch's for real tensors."""
-    x = input if input._data.dtype.kind == "f" else ops.cast(input, np.dtype(np.float32))
+    x = input if is_float_dtype(input._data.dtype) else ops.cast(input, np.dtype(np.float32))
     value = wrap(np.where(x._data < 0, math.pi, 0.0).astype(x._data.dtype))
     return where(isnan(x), x, value)
 
@@ -95,7 +96,7 @@ def conj_physical(input: TensorBase) -> TensorBase:
 
 def hardshrink(input: TensorBase, lambd: float = 0.5) -> TensorBase:
     """``x`` where ``|x| > lambd``, else 0 (floating-point tensors, as in PyTorch)."""
-    if input._data.dtype.kind != "f":
+    if not is_float_dtype(input._data.dtype):
         raise NotImplementedError(f"\"hardshrink_cpu\" not implemented for '{input.dtype}' "
                                   f"(shape {tuple(input.shape)})")
     return where(abs(input) > lambd, input, 0.0)

@@ -12,6 +12,8 @@ import numpy as np
 
 from .. import dtypes, ops
 from .._core.tensor_base import TensorBase, wrap
+from ..dtypes import finfo_of, is_float_dtype
+from ..ops.elementwise import bfloat16_in_float32
 from ..ops.special import (
     acos,
     acosh,
@@ -63,7 +65,7 @@ def _int_operands(x: Any, y: Any) -> tuple[np.ndarray, np.ndarray] | None:
 def _t(x: Any, like: TensorBase | None = None) -> TensorBase:
     if isinstance(x, TensorBase):
         return x
-    dtype = like._data.dtype if like is not None and like._data.dtype.kind == "f" else None
+    dtype = like._data.dtype if like is not None and is_float_dtype(like._data.dtype) else None
     return wrap(np.asarray(x, dtype=dtype) if dtype is not None else np.asarray(x))
 
 
@@ -112,7 +114,7 @@ def heaviside(input: TensorBase, values: Any) -> TensorBase:
 def copysign(input: Any, other: Any) -> TensorBase:
     """The magnitude of ``input`` with the sign of ``other`` (including -0.0)."""
     x, y = _t(input), _t(other)
-    x = x if x._data.dtype.kind == "f" else ops.cast(x, np.dtype(np.float32))
+    x = x if is_float_dtype(x._data.dtype) else ops.cast(x, np.dtype(np.float32))
     sign = wrap(np.where(np.signbit(np.broadcast_to(y._data, np.broadcast_shapes(
         x._data.shape, y._data.shape))), -1.0, 1.0).astype(x._data.dtype))
     out = x.abs() * sign
@@ -195,9 +197,9 @@ def nan_to_num(input: TensorBase, nan: float = 0.0, posinf: float | None = None,
                neginf: float | None = None) -> TensorBase:
     """NaN, +inf and -inf replaced (by 0 and the dtype's largest/smallest finite values unless
     given); the gradient flows where values are kept."""
-    if input._data.dtype.kind != "f":
+    if not is_float_dtype(input._data.dtype):
         return input
-    info = np.finfo(input._data.dtype)
+    info = finfo_of(input._data.dtype)
     big = info.max if posinf is None else posinf
     small = info.min if neginf is None else neginf
     a = input._data
@@ -288,7 +290,7 @@ def bincount(input: TensorBase, weights: TensorBase | None = None,
     out = np.bincount(a, weights=w, minlength=minlength)
     if w is None:
         return wrap(out.astype(np.int64))
-    return wrap(out.astype(w.dtype if w.dtype.kind == "f" else np.float64))
+    return wrap(out.astype(w.dtype if is_float_dtype(w.dtype) else np.float64))
 
 
 def histc(input: TensorBase, bins: int = 100, min: float = 0, max: float = 0) -> TensorBase:  # noqa: A002
@@ -301,9 +303,10 @@ def histc(input: TensorBase, bins: int = 100, min: float = 0, max: float = 0) ->
     if lo == hi:
         lo, hi = lo - 1, hi + 1
     counts, _ = np.histogram(a, bins=bins, range=(lo, hi))
-    return wrap(counts.astype(a.dtype if a.dtype.kind == "f" else np.float32))
+    return wrap(counts.astype(a.dtype if is_float_dtype(a.dtype) else np.float32))
 
 
+@bfloat16_in_float32
 def trapezoid(y: TensorBase, x: TensorBase | None = None, *, dx: float | None = None,
               dim: int = -1) -> TensorBase:
     """The trapezoidal rule along ``dim``, with sample points ``x`` or spacing ``dx``."""
@@ -320,6 +323,7 @@ def trapezoid(y: TensorBase, x: TensorBase | None = None, *, dx: float | None = 
 trapz = trapezoid
 
 
+@bfloat16_in_float32
 def cumulative_trapezoid(y: TensorBase, x: TensorBase | None = None, *,
                          dx: float | None = None, dim: int = -1) -> TensorBase:
     """The running trapezoidal integral along ``dim``."""
@@ -337,7 +341,7 @@ def mvlgamma(input: TensorBase, p: int) -> TensorBase:
     sum_i lgamma(x - i/2)``; every element must exceed ``(p-1)/2``."""
     if p < 1:
         raise RuntimeError(f"mvlgamma: p has to be greater than or equal to 1, got {p}")
-    if input._data.dtype.kind != "f":
+    if not is_float_dtype(input._data.dtype):
         input = input.float()
     if (input._data <= (p - 1) / 2).any():
         raise RuntimeError(f"mvlgamma: all elements must be greater than (p-1)/2 = {(p - 1) / 2}")
@@ -349,7 +353,7 @@ def mvlgamma(input: TensorBase, p: int) -> TensorBase:
 
 def ldexp(input: TensorBase, other: Any) -> TensorBase:
     """``input * 2 ** other`` (floating point; integer inputs give the default dtype)."""
-    if input._data.dtype.kind != "f":
+    if not is_float_dtype(input._data.dtype):
         input = input.float()
     return input * ops.pow(2.0, _t(other).to(input._data.dtype))
 

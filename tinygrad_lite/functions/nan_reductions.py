@@ -3,20 +3,21 @@
 from __future__ import annotations
 
 import math
-from collections import namedtuple
 from typing import Any
 
 import numpy as np
 
 from .. import dtypes, ops
 from .._core.tensor_base import TensorBase, wrap
+from ..dtypes import is_float_dtype
+from ..ops import return_types
+from ..ops.elementwise import bfloat16_in_float32
 from .mathops import floor_divide
 from .pointwise import trunc
 
 __all__ = ["div", "divide", "nansum", "nanmean", "histogram"]
 
-# ``torch.return_types.histogram``; mypy wants the type named as its variable
-HistogramResult = namedtuple("histogram", ["hist", "bin_edges"])  # type: ignore[name-match]
+HistogramResult = return_types.histogram  # torch.return_types.histogram
 
 
 def _tensor(x: Any) -> TensorBase:
@@ -58,24 +59,26 @@ divide = div
 
 def _nan_zeroed(input: TensorBase) -> TensorBase:
     """``input`` with NaNs replaced by 0 (their gradient is 0, as PyTorch's nansum gives)."""
-    if input._data.dtype.kind != "f":
+    if not is_float_dtype(input._data.dtype):
         return input
     mask = np.isnan(input._data)
     return ops.where(wrap(mask), 0.0, input) if mask.any() else input
 
 
+@bfloat16_in_float32
 def nansum(input: TensorBase, dim: Any = None, keepdim: bool = False, *,
            dtype: Any = None) -> TensorBase:
     """Sum over ``dim`` (all by default) treating NaN as zero."""
     return ops.reduce_sum(_nan_zeroed(input), dim, keepdim, dtype)
 
 
+@bfloat16_in_float32
 def nanmean(input: TensorBase, dim: Any = None, keepdim: bool = False, *,
             dtype: Any = None) -> TensorBase:
     """Mean over ``dim`` (all by default) of the elements that are not NaN."""
     if dtype is not None:
         input = ops.cast(input, dtypes.to_dtype(dtype).np)
-    if input._data.dtype.kind != "f":
+    if not is_float_dtype(input._data.dtype):
         raise RuntimeError(f"nanmean(): expected input to have floating point dtype but got "
                            f"{input.dtype}")
     dims = None if dim is None else ops.normalize_dims(dim, input._data.ndim, "nanmean")
@@ -89,7 +92,7 @@ def histogram(input: TensorBase, bins: Any = 100, *, range: Any = None,  # noqa:
               weight: TensorBase | None = None, density: bool = False) -> Any:
     """``(hist, bin_edges)``: counts (or weights, or a density) of ``input`` in ``bins`` equal
     bins over ``range`` (the data's min..max by default), or between given edges."""
-    if input._data.dtype.kind != "f":
+    if not is_float_dtype(input._data.dtype):
         raise RuntimeError(f"torch.histogram: input tensor and bins tensors should have the same "
                            f"floating point dtype, got {input.dtype}")
     data = input._data.reshape(-1)

@@ -5,7 +5,6 @@
 
 from __future__ import annotations
 
-from collections import namedtuple
 from collections.abc import Sequence
 from typing import Any
 
@@ -13,6 +12,8 @@ import numpy as np
 
 from .. import ops
 from .._core.tensor_base import TensorBase, wrap
+from ..dtypes import is_float_dtype
+from ..ops import return_types
 from ..ops.linalg import torch_dtype_name
 from ..ops.matrix_exp import matrix_exp
 from ..ops.shape import cat
@@ -23,7 +24,7 @@ from .shape import flip
 __all__ = ["clone", "detach", "is_complex", "renorm", "frexp", "vander", "unravel_index",
            "matrix_exp"]
 
-FrexpResult = namedtuple("frexp", ["mantissa", "exponent"])  # type: ignore[name-match]
+FrexpResult = return_types.frexp  # torch.return_types.frexp
 
 
 def _require_tensor(x: Any, op: str, what: str = "input") -> None:
@@ -61,7 +62,7 @@ def renorm(input: TensorBase, p: float, dim: int, maxnorm: float) -> TensorBase:
     ndim = input._data.ndim
     if ndim <= 1:
         raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {ndim} dimensions")
-    if input._data.dtype.kind != "f":
+    if not is_float_dtype(input._data.dtype):
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as "
                            f"input. Got {torch_dtype_name(input._data.dtype)}")
     d = ops.normalize_dims(dim, ndim, "renorm")[0]
@@ -75,7 +76,7 @@ def frexp(input: TensorBase) -> tuple[TensorBase, TensorBase]:
     [0.5, 1) (0, inf and NaN kept, exponent 0); the exponent is int32. The mantissa's gradient
     is ``grad / 2**exponent``."""
     a = input._data
-    if a.dtype.kind != "f":
+    if not is_float_dtype(a.dtype):
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
     exponent = np.frexp(a)[1].astype(np.int32)
     # 2**-exponent as two exact power-of-two factors: for a subnormal input it alone would
@@ -95,7 +96,7 @@ def vander(x: TensorBase, N: int | None = None, increasing: bool = False) -> Ten
     n = m if N is None else N
     if n < 0:
         raise RuntimeError("N must be non-negative.")
-    dtype = x._data.dtype if x._data.dtype.kind == "f" else np.dtype(np.int64)
+    dtype = x._data.dtype if is_float_dtype(x._data.dtype) else np.dtype(np.int64)
     column = ops.reshape(x if x._data.dtype == dtype else ops.cast(x, dtype), (m, 1))
     ones = wrap(np.ones((m, min(n, 1)), dtype))
     # PyTorch's construction: ones, then the running product of copies of x

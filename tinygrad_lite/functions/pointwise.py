@@ -9,6 +9,7 @@ import numpy as np
 
 from .. import dtypes, ops
 from .._core.tensor_base import TensorBase, wrap
+from ..dtypes import is_float_dtype
 from ..ops import unary
 from ..ops.binary_math import atan2, hypot
 
@@ -81,7 +82,7 @@ clip = clamp
 
 
 def _floating(input: TensorBase, op: str) -> TensorBase:
-    return input if input._data.dtype.kind == "f" else input.float()
+    return input if is_float_dtype(input._data.dtype) else input.float()
 
 
 def rsqrt(input: TensorBase) -> TensorBase:
@@ -137,7 +138,7 @@ def minimum(input: TensorBase, other: TensorBase) -> TensorBase:
 def lerp(input: TensorBase, end: TensorBase, weight: Any) -> TensorBase:
     """``input + weight * (end - input)``: linear interpolation (floating point only)."""
     for name, t in (("input", input), ("end", end), ("weight", weight)):
-        if isinstance(t, TensorBase) and t._data.dtype.kind != "f":
+        if isinstance(t, TensorBase) and not is_float_dtype(t._data.dtype):
             raise RuntimeError(f"lerp: expected floating point tensors, but {name} has dtype "
                                f"{t.dtype}")
     return input + weight * (end - input)
@@ -219,7 +220,7 @@ def isfinite(input: TensorBase) -> TensorBase:
 def _bitwise(name: str, ufunc: np.ufunc, input: TensorBase, other: Any) -> TensorBase:
     """``~ & | ^``: logical on bool tensors, bitwise on integers (no gradient)."""
     x = input._data
-    if x.dtype.kind == "f":
+    if is_float_dtype(x.dtype):
         if other is None:  # PyTorch's ~ on a float tensor is a TypeError
             raise TypeError(f"{name}: only integer and bool tensors are supported, got "
                             f"{input.dtype}")
@@ -227,7 +228,7 @@ def _bitwise(name: str, ufunc: np.ufunc, input: TensorBase, other: Any) -> Tenso
     if other is None:
         return wrap(ufunc(x))
     y = other._data if isinstance(other, TensorBase) else np.asarray(other)
-    if y.dtype.kind == "f":
+    if is_float_dtype(y.dtype):
         raise _not_for_float(name, y.dtype)
     # PyTorch's promotion: a Python int keeps the tensor's dtype (int32 & 0x1337 is int32)
     target = dtypes.result_type(x, other if not isinstance(other, TensorBase) else y)

@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import ops
 from .._core.tensor_base import TensorBase, wrap
+from ..dtypes import is_float_dtype
 from .basic import matmul, sqrt
 from .indexing import take_along_dim
 from .shape import movedim
@@ -38,7 +39,7 @@ def _q_values(q: Any, op: str, dtype: np.dtype) -> tuple[np.ndarray, bool]:
 
 def _quantile(input: TensorBase, q: Any, dim: int | None, keepdim: bool, interpolation: str,
               ignore_nan: bool, op: str) -> TensorBase:
-    if input._data.dtype.kind != "f":
+    if not is_float_dtype(input._data.dtype):
         raise RuntimeError(f"{op}() input tensor must be either float or double dtype")
     if interpolation not in _MODES:
         raise RuntimeError(f"{op}() interpolation must be one of linear, lower, higher, "
@@ -105,7 +106,7 @@ def cov(input: TensorBase, *, correction: int = 1, fweights: TensorBase | None =
         raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an "
                            f"input with {input.ndim} dimensions")
     x = input.reshape(1, -1) if input.ndim < 2 else input
-    if x._data.dtype.kind not in "f":
+    if not is_float_dtype(x._data.dtype):
         x = x.to(np.float32 if x._data.dtype.kind in "biu" else x._data.dtype)
     observations = x.shape[1]
     weights = None
@@ -116,7 +117,7 @@ def cov(input: TensorBase, *, correction: int = 1, fweights: TensorBase | None =
             raise RuntimeError("cov(): fweights cannot be negative")
         weights = fweights.to(x.dtype)
     if aweights is not None:
-        if aweights._data.dtype.kind != "f":
+        if not is_float_dtype(aweights._data.dtype):
             raise RuntimeError("cov(): expected aweights to have floating point dtype")
         if (aweights._data < 0).any():
             raise RuntimeError("cov(): aweights cannot be negative")

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import builtins
-from collections import namedtuple
 from typing import Any
 
 import numpy as np
 
 from .. import ops
 from .._core.tensor_base import TensorBase, wrap
-from ..ops import scan, unary
+from ..dtypes import is_float_dtype
+from ..ops import return_types, scan, unary
 from ..ops.einsum import einsum as _einsum_op
+from ..ops.elementwise import bfloat16_in_float32
 from .basic import extremum_with_dim, matmul
 
 __all__ = [
@@ -20,9 +21,9 @@ __all__ = [
     "var_mean", "dist",
 ]
 
-# Named "min" like ``torch.return_types.min`` (see MaxResult in basic.py).
-MinResult = namedtuple("min", ["values", "indices"])  # type: ignore[name-match]
-AminmaxResult = namedtuple("aminmax", ["min", "max"])  # type: ignore[name-match]
+# ``tl.return_types.min`` / ``aminmax``, as PyTorch's ``torch.return_types`` (see basic.py).
+MinResult = return_types.min
+AminmaxResult = return_types.aminmax
 
 
 
@@ -64,6 +65,7 @@ def argmin(input: TensorBase, dim: int | None = None, keepdim: bool = False) -> 
     return _arg(np.argmin, "argmin", input, dim, keepdim)
 
 
+@bfloat16_in_float32
 def prod(input: TensorBase, dim: int | None = None, keepdim: bool = False, *,
          dtype: Any = None) -> TensorBase:
     """Product of all elements, or over ``dim``."""
@@ -75,16 +77,18 @@ def cumsum(input: TensorBase, dim: int, *, dtype: Any = None) -> TensorBase:
     return scan.cumsum(input, dim, dtype)
 
 
+@bfloat16_in_float32
 def cumprod(input: TensorBase, dim: int, *, dtype: Any = None) -> TensorBase:
     """Cumulative product along ``dim``."""
     return scan.cumprod(input, dim, dtype)
 
 
 def _require_float(input: TensorBase, op: str) -> None:
-    if input._data.dtype.kind != "f":
+    if not is_float_dtype(input._data.dtype):
         raise RuntimeError(f"{op}: input dtype must be floating point, got {input.dtype}")
 
 
+@bfloat16_in_float32
 def var(input: TensorBase, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *,
         correction: float | None = None) -> TensorBase:
     """Variance over ``dim`` with ``correction`` (default 1: Bessel's; ``unbiased=False`` is 0)."""
@@ -111,6 +115,7 @@ def _sqrt_zero_grad_at_zero(total: TensorBase) -> TensorBase:
     return ops.where(mask, 0.0, ops.pow(ops.where(mask, 1.0, total), 0.5))
 
 
+@bfloat16_in_float32
 def std(input: TensorBase, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *,
         correction: float | None = None) -> TensorBase:
     """Standard deviation over ``dim`` (``sqrt(var)``, same arguments)."""
@@ -120,9 +125,10 @@ def std(input: TensorBase, dim: Any = None, unbiased: bool | None = None, keepdi
     return _sqrt_zero_grad_at_zero(var(input, dim, unbiased, keepdim, correction=correction))
 
 
+@bfloat16_in_float32
 def logsumexp(input: TensorBase, dim: Any, keepdim: bool = False) -> TensorBase:
     """``log(sum(exp(x), dim))``, shifted by the max so it neither overflows nor underflows."""
-    if input._data.dtype.kind != "f":
+    if not is_float_dtype(input._data.dtype):
         input = input.float()
     dims = ops.normalize_dims(dim, input._data.ndim, "logsumexp")
     peak = ops.amax(input, dims, keepdim=True).detach()
@@ -133,13 +139,14 @@ def logsumexp(input: TensorBase, dim: Any, keepdim: bool = False) -> TensorBase:
     return ops.reshape(total, tuple(n for i, n in enumerate(total._data.shape) if i not in dims))
 
 
+@bfloat16_in_float32
 def norm(input: TensorBase, p: Any = "fro", dim: Any = None, keepdim: bool = False,
          dtype: Any = None) -> TensorBase:
     """Vector norm over ``dim`` (all elements by default): p = 2 or 'fro', 1, inf, -inf, 0 or any
     other number."""
     if dtype is not None:
         input = input.to(dtype)
-    if input._data.dtype.kind != "f":
+    if not is_float_dtype(input._data.dtype):
         raise RuntimeError(f"norm: input dtype should be floating point, got {input.dtype}")
     if p == "fro" or p is None:
         p = 2
@@ -231,6 +238,7 @@ def aminmax(input: TensorBase, *, dim: int | None = None, keepdim: bool = False)
                          ops.amax(input, axis, keepdim, name="amax"))
 
 
+@bfloat16_in_float32
 def var_mean(input: TensorBase, dim: Any = None, unbiased: bool | None = None,
              keepdim: bool = False, *, correction: float | None = None) -> tuple:
     """``(var, mean)`` over ``dim``, with var's arguments."""
@@ -241,6 +249,7 @@ def var_mean(input: TensorBase, dim: Any = None, unbiased: bool | None = None,
             _mean_all(input, keepdim))
 
 
+@bfloat16_in_float32
 def std_mean(input: TensorBase, dim: Any = None, unbiased: bool | None = None,
              keepdim: bool = False, *, correction: float | None = None) -> tuple:
     """``(std, mean)`` over ``dim``, with std's arguments."""
@@ -256,6 +265,7 @@ def _mean_all(input: TensorBase, keepdim: bool) -> TensorBase:
     return ops.reshape(mean, (1,) * input._data.ndim) if keepdim else mean
 
 
+@bfloat16_in_float32
 def dist(input: TensorBase, other: Any, p: float = 2) -> TensorBase:
     """The ``p``-norm of ``input - other`` (broadcast), a 0-dim tensor."""
     return norm(input - other, p)

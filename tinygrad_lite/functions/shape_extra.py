@@ -14,6 +14,7 @@ from .. import ops
 from .._core.grad_mode import grad_state
 from .._core.size import Size
 from .._core.tensor_base import TensorBase, wrap
+from ..dtypes import finfo_of, is_float_dtype
 from .basic import transpose
 from .creation import tensor as _tensor
 from .indexing import index_select
@@ -226,7 +227,7 @@ def scatter_reduce(input: TensorBase, dim: int, index: TensorBase, src: TensorBa
         touched[target] = True
         identity: Any = 1
         if reduce != "prod":
-            info = np.finfo(a.dtype) if a.dtype.kind == "f" else np.iinfo(a.dtype)
+            info = finfo_of(a.dtype) if is_float_dtype(a.dtype) else np.iinfo(a.dtype)
             identity = info.min if reduce == "amax" else info.max
         a[touched] = identity
     ufunc = {"prod": np.multiply, "amax": np.maximum, "amin": np.minimum}[reduce]

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from ..dtypes import is_float_dtype
 from .creation import _finish, _np_dtype
 
 __all__ = ["hann_window", "hamming_window", "blackman_window", "bartlett_window",
@@ -23,7 +24,7 @@ def _window(name: str, window_length: int, periodic: bool, dtype: Any, requires_
         raise RuntimeError(f"{name} requires non-negative window_length, got "
                            f"window_length={window_length}")
     dt = _np_dtype(dtype)
-    if dt.kind != "f":
+    if not is_float_dtype(dt):
         raise RuntimeError(f"{name} expects floating point dtypes, got: {dt}")
     if window_length <= 1:
         return _finish(np.ones(window_length, dt), requires_grad, device)

@@ -9,30 +9,30 @@ place it was moved to. Results with values and indices are named tuples, as PyTo
 
 from __future__ import annotations
 
-from collections import namedtuple
 from typing import Any
 
 import numpy as np
 
 from .. import ops
 from .._core.tensor_base import TensorBase, wrap
+from ..dtypes import is_float_dtype
+from ..ops import return_types
+from ..ops.elementwise import bfloat16_in_float32
 from .indexing import gather
 
 __all__ = ["sort", "argsort", "topk", "kthvalue", "median", "nanmedian", "mode", "unique",
            "unique_consecutive", "searchsorted", "bucketize", "cummax", "cummin",
            "logcumsumexp", "msort"]
 
-SortResult = namedtuple("SortResult", ["values", "indices"])
-TopkResult = namedtuple("TopkResult", ["values", "indices"])
-KthvalueResult = namedtuple("KthvalueResult", ["values", "indices"])
-MedianResult = namedtuple("MedianResult", ["values", "indices"])
-ModeResult = namedtuple("ModeResult", ["values", "indices"])
-CummaxResult = namedtuple("CummaxResult", ["values", "indices"])
-CumminResult = namedtuple("CumminResult", ["values", "indices"])
-for _result, _op in ((SortResult, "sort"), (TopkResult, "topk"), (KthvalueResult, "kthvalue"),
-                     (MedianResult, "median"), (ModeResult, "mode"), (CummaxResult, "cummax"),
-                     (CumminResult, "cummin")):
-    _result.__name__ = _result.__qualname__ = _op  # printed as torch.return_types do: sort(...)
+# tl.return_types (PyTorch's torch.return_types), printed as PyTorch's: ...return_types.sort(
+SortResult = return_types.sort
+TopkResult = return_types.topk
+KthvalueResult = return_types.kthvalue
+MedianResult = return_types.median
+NanmedianResult = return_types.nanmedian
+ModeResult = return_types.mode
+CummaxResult = return_types.cummax
+CumminResult = return_types.cummin
 
 
 def _dim(x: TensorBase, dim: int, op: str) -> int:
@@ -42,11 +42,11 @@ def _dim(x: TensorBase, dim: int, op: str) -> int:
 def _order(a: np.ndarray, axis: int, descending: bool) -> np.ndarray:
     """Stable sorting indices along ``axis``; NaN counts as the largest value, as in PyTorch."""
     if descending:
-        if a.dtype.kind == "f":  # NaN first (as the largest), then by value
+        if is_float_dtype(a.dtype):  # NaN first (as the largest), then by value
             a = np.where(np.isnan(a), -np.inf, -a)
         else:
             a = -(a.astype(np.int64))
-    elif a.dtype.kind == "f" and np.isnan(a).any():
+    elif is_float_dtype(a.dtype) and np.isnan(a).any():
         return np.argsort(a, axis=axis, kind="stable")  # equal NaNs keep their order
     # NumPy's default sort is 3x faster than its stable one; it gives the same indices unless
     # equal values meet, which the sorted keys show: those rows are sorted again, stably
@@ -105,7 +105,7 @@ def topk(input: TensorBase, k: int, dim: int = -1, largest: bool = True,
         # partial selection, then only the k chosen sorted (PyTorch leaves the order of tied
         # elements unspecified too); NaN counts as the largest value
         if largest:
-            key = np.where(np.isnan(a), -np.inf, -a) if a.dtype.kind == "f" else \
+            key = np.where(np.isnan(a), -np.inf, -a) if is_float_dtype(a.dtype) else \
                 -(a.astype(np.int64))
         else:
             key = a
@@ -138,26 +138,27 @@ def _median(input: TensorBase, dim: Any, keepdim: bool, ignore_nan: bool, op: st
     if dim is None:
         flat = input.reshape(-1)
         values = flat._data
-        count = int((~np.isnan(values)).sum()) if ignore_nan and a.dtype.kind == "f" \
+        count = int((~np.isnan(values)).sum()) if ignore_nan and is_float_dtype(a.dtype) \
             else values.size
         if values.size == 0:
             raise RuntimeError(f"{op}: cannot compute the median of an empty tensor")
-        if not ignore_nan and a.dtype.kind == "f" and np.isnan(values).any():
+        if not ignore_nan and is_float_dtype(a.dtype) and np.isnan(values).any():
             first_nan = int(np.flatnonzero(np.isnan(values))[0])
             return _select(flat, np.array([first_nan]), 0).reshape(())
         order = _order(values, 0, False)
         position = max(count - 1, 0) // 2
         return _select(flat, order[position:position + 1], 0).reshape(())
     d = _dim(input, dim, op)
+    result = NanmedianResult if ignore_nan else MedianResult
     if a.ndim == 0:
-        return MedianResult(input, wrap(np.zeros((), np.int64)))
+        return result(input, wrap(np.zeros((), np.int64)))
     order = _order(a, d, False)  # NaN sorts last
-    if a.dtype.kind == "f" and ignore_nan:
+    if is_float_dtype(a.dtype) and ignore_nan:
         counts = (~np.isnan(a)).sum(axis=d, keepdims=True)
         position = (np.maximum(counts - 1, 0) // 2).astype(np.int64)
     else:
         position = np.full((1,) * a.ndim, (a.shape[d] - 1) // 2, np.int64)
-        if a.dtype.kind == "f":  # a NaN in a slice makes its median NaN
+        if is_float_dtype(a.dtype):  # a NaN in a slice makes its median NaN
             position = np.where(np.isnan(a).any(axis=d, keepdims=True), a.shape[d] - 1,
                                 position)
     idx = np.take_along_axis(order, np.broadcast_to(position, np.take(
@@ -165,7 +166,7 @@ def _median(input: TensorBase, dim: Any, keepdim: bool, ignore_nan: bool, op: st
     values = _select(input, idx, d)
     if not keepdim:
         values, idx = values.squeeze(d), idx.squeeze(d)
-    return MedianResult(values, wrap(idx.astype(np.int64)))
+    return result(values, wrap(idx.astype(np.int64)))
 
 
 def median(input: TensorBase, dim: Any = None, keepdim: bool = False) -> Any:
@@ -299,7 +300,7 @@ def _cumulative(input: TensorBase, dim: int, take_max: bool, result: type) -> An
     shape[d] = a.shape[d]
     positions = np.arange(a.shape[d]).reshape(shape)
     hit = a == running
-    if a.dtype.kind == "f":
+    if is_float_dtype(a.dtype):
         hit |= np.isnan(a)
     out_idx = np.maximum.accumulate(np.where(hit, positions, 0), axis=d)
     idx = out_idx.astype(np.int64, copy=False)
@@ -316,6 +317,7 @@ def cummin(input: TensorBase, dim: int) -> Any:
     return _cumulative(input, dim, False, CumminResult)
 
 
+@bfloat16_in_float32
 def logcumsumexp(input: TensorBase, dim: int) -> TensorBase:
     """``log(cumsum(exp(input)))`` along ``dim``, without overflow."""
     if input._data.ndim == 0:

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import builtins
 import warnings
-from collections import namedtuple
 from typing import Any
 
 import numpy as np
 
 from .. import dtypes, ops
 from .._core.tensor_base import TensorBase, wrap
+from ..dtypes import is_float_dtype
+from ..ops import return_types
 from .creation import _finish, _np_dtype, _size, from_numpy, tensor
 from .linalg import matrix_norm, vector_norm
 from .shape import cat
@@ -21,7 +22,7 @@ from .shape import cat
 __all__ = ["range", "scalar_tensor", "fill", "asarray", "frombuffer", "empty_strided",
            "empty_permuted", "gradient", "histogramdd", "frobenius_norm", "nuclear_norm"]
 
-HistogramddResult = namedtuple("histogramdd", ["hist", "bin_edges"])  # type: ignore[name-match]
+HistogramddResult = return_types.histogramdd  # torch.return_types.histogramdd
 
 
 def range(start: Any, end: Any, step: Any = 1, *, dtype: Any = None,  # noqa: A001
@@ -187,7 +188,7 @@ def gradient(input: TensorBase, *, spacing: Any = 1, dim: Any = None,
         raise RuntimeError(f"torch.gradient expected spacing to be unspecified, a scalar or a "
                            f"list of length {len(dims)} (one per dim), but got a list of length "
                            f"{len(steps)}")
-    f = input if input._data.dtype.kind == "f" else ops.cast(input, _np_dtype(None))
+    f = input if is_float_dtype(input._data.dtype) else ops.cast(input, _np_dtype(None))
     out = []
     for d, step in zip(dims, steps, strict=True):
         n = input.shape[d]
@@ -212,7 +213,7 @@ def histogramdd(input: TensorBase, bins: Any = 10, *, range: Any = None,  # noqa
     int, one int per coordinate, or one tensor of edges per coordinate; ``range`` the flat
     ``[min_0, max_0, min_1, ...]``. Returns ``(hist, bin_edges)``."""
     data = input._data
-    if data.dtype.kind != "f":
+    if not is_float_dtype(data.dtype):
         raise RuntimeError(f"torch.histogramdd: input tensor and bins tensors should have the same"
                            f" dtype, but got input {data.dtype} (a floating-point dtype is "
                            "needed)")

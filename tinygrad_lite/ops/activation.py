@@ -17,6 +17,7 @@ import numpy as np
 from .._core.grad_mode import grad_state
 from .._core.graph import Node
 from .._core.tensor_base import TensorBase
+from ..dtypes import is_float_dtype
 from .common import is_array, unary_rule, wrap
 from .elementwise import cast
 from .special import _erf_numpy
@@ -81,7 +82,7 @@ class GeluBackward0(Node):
 
 def gelu(x: TensorBase, approximate: str = "none") -> TensorBase:
     """GELU of a floating tensor; ``approximate`` is 'none' (erf) or 'tanh'."""
-    if x._data.dtype.kind != "f":
+    if not is_float_dtype(x._data.dtype):
         x = cast(x, np.dtype(np.float32))
     data = x._data
     with np.errstate(over="ignore", invalid="ignore"):

@@ -8,6 +8,7 @@ import numpy as np
 from .._core.grad_mode import grad_state
 from .._core.graph import Node
 from .._core.tensor_base import TensorBase
+from ..dtypes import is_float_dtype
 from .common import broadcast_error, sum_to, wrap
 from .elementwise import cast, promote
 
@@ -19,7 +20,7 @@ _FLOAT32 = np.dtype(np.float32)
 def _float_operands(input: object, other: object) -> tuple[TensorBase, TensorBase]:
     """Promote the operands to one dtype; integers and bools compute in float32."""
     a, b = promote(input, other)
-    if a._data.dtype.kind != "f":
+    if not is_float_dtype(a._data.dtype):
         a, b = cast(a, _FLOAT32), cast(b, _FLOAT32)
     return a, b
 

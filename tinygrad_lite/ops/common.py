@@ -90,8 +90,18 @@ def sum_to(grad, shape: tuple):
         lead + i for i, n in enumerate(shape) if n == 1 and grad.shape[lead + i] != 1
     )
     if is_array(grad):
+        if grad.dtype is dtypes.bfloat16.np:  # accumulate in float32, as reduce_sum does
+            return grad.sum(axis=dims, dtype=np.float32).astype(grad.dtype).reshape(shape)
         return grad.sum(axis=dims).reshape(shape)
     return grad.sum(dims).reshape(shape)  # a Tensor under create_graph: recorded
+
+
+def sum_rows(grad):
+    """``grad.sum(0)`` (a bias's gradient), accumulated in float32 for a bfloat16 array as
+    PyTorch does (ml_dtypes' own sum accumulates in bfloat16)."""
+    if is_array(grad) and grad.dtype is dtypes.bfloat16.np:
+        return grad.sum(0, dtype=np.float32).astype(grad.dtype)
+    return grad.sum(0)
 
 
 def normalize_dims(dim: int | np.integer | tuple | list | None, ndim: int,

@@ -120,6 +120,8 @@ def einsum(equation: str, *operands: TensorBase) -> TensorBase:
     if not tensors:
         raise RuntimeError("einsum: at least one operand is required")
     dt = dtypes.result_type(*[t._data for t in tensors])
+    if dt is dtypes.bfloat16.np:  # NumPy's einsum refuses ml_dtypes' bfloat16: sum in float32
+        return cast(einsum(equation, *[cast(t, dtypes.float32.np) for t in tensors]), dt)
     tensors = [cast(t, dt) for t in tensors]
     inputs, output = parse(equation, [t._data.shape for t in tensors])
     eq = ",".join(inputs) + "->" + output

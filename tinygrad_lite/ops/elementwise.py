@@ -3,6 +3,8 @@ comparisons; casts and copies; the promotion rule and the backward-rule helpers 
 
 from __future__ import annotations
 
+import functools
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -13,6 +15,7 @@ from .._core.autocast_state import autocast_state
 from .._core.grad_mode import grad_state
 from .._core.graph import Node
 from .._core.tensor_base import TensorBase, to_array
+from ..dtypes import is_float_dtype
 from .common import (
     array_of,
     as_tensor,
@@ -117,7 +120,7 @@ class DivBackward0(Node):
 def div(a, b, /) -> TensorBase:
     """True division ``a / b``; integer operands give the default float dtype, as in PyTorch."""
     a, b = promote(a, b)
-    if a._data.dtype.kind not in "f":
+    if not is_float_dtype(a._data.dtype):
         a, b = cast(a, _FLOAT32), cast(b, _FLOAT32)
     try:
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -186,7 +189,7 @@ _FAST_POW: dict[float, Callable] = {2.0: np.square, 3.0: lambda x: x * x * x, 0.
 
 def pow(a, b) -> TensorBase:  # noqa: A001 - PyTorch's name
     """``a ** b`` with broadcasting; either side may be a Python scalar."""
-    if type(b) in (int, float) and isinstance(a, TensorBase) and a._data.dtype.kind == "f":
+    if type(b) in (int, float) and isinstance(a, TensorBase) and is_float_dtype(a._data.dtype):
         fast = _FAST_POW.get(b)
         if fast is not None:
             with np.errstate(divide="ignore", invalid="ignore"):
@@ -338,7 +341,7 @@ def cast(x: TensorBase, dtype: np.dtype) -> TensorBase:
         return x
     out = x._data.astype(dtype)
     # gradients flow only between float dtypes
-    if not (grad_state.enabled and x._requires_grad and dtype.kind == "f"):
+    if not (grad_state.enabled and x._requires_grad and is_float_dtype(dtype)):
         return wrap(out)
     node = ToCopyBackward0(x)
     node.input_dtype = x._data.dtype
@@ -349,7 +352,7 @@ def autocast_lower(*tensors: TensorBase | None) -> tuple:
     """Inside ``tl.autocast``: the floating-point tensors cast (a recorded, differentiable op)
     to the autocast dtype, for the matmul-like ops that run in low precision."""
     low = autocast_state.dtype
-    return tuple(t if t is None or low is None or t._data.dtype.kind != "f"
+    return tuple(t if t is None or low is None or not is_float_dtype(t._data.dtype)
                  or t._data.dtype == low else cast(t, low) for t in tensors)
 
 
@@ -358,8 +361,50 @@ def autocast_fp32(*tensors: TensorBase | None) -> tuple:
     PyTorch runs in float32 there (losses, norms, softmax, exp/log, reductions)."""
     if autocast_state.dtype is None:
         return tensors
-    return tuple(t if t is None or t._data.dtype.kind != "f" or t._data.dtype.itemsize >= 4
+    return tuple(t if t is None or not is_float_dtype(t._data.dtype) or t._data.dtype.itemsize >= 4
                  else cast(t, np.dtype(np.float32)) for t in tensors)
+
+
+def _is_bfloat16(x: Any) -> bool:
+    return isinstance(x, TensorBase) and x._data.dtype is dtypes.bfloat16.np
+
+
+def _to_bfloat16(result: Any) -> Any:
+    if isinstance(result, TensorBase):
+        return cast(result, dtypes.bfloat16.np) if result._data.dtype == _FLOAT32 else result
+    if isinstance(result, tuple):
+        return type(result)(*map(_to_bfloat16, result)) if hasattr(result, "_fields") \
+            else tuple(map(_to_bfloat16, result))
+    return result
+
+
+def bfloat16_in_float32(fn: Callable | None = None, *, keep: tuple[str, ...] = (),
+                        autocast_fp32: bool = False) -> Any:
+    """Decorate an op so that its bfloat16 tensor arguments compute in float32 and its float32
+    results round back to bfloat16 (recorded casts: gradients come back in bfloat16). ``keep``
+    names arguments passed as they are (running statistics that the op updates in place).
+    ``autocast_fp32``: an op of autocast's float32 list, which inside ``tl.autocast`` returns
+    float32 itself, as PyTorch's does.
+
+    PyTorch's CPU kernels accumulate bfloat16 in float32; ml_dtypes' NumPy loops accumulate in
+    bfloat16 itself (a sum of 10,000 ones gives 256) and have no BLAS. Elementwise ops need no
+    such care: their one rounding per element is PyTorch's too.
+    """
+    if fn is None:
+        return lambda f: bfloat16_in_float32(f, keep=keep, autocast_fp32=autocast_fp32)
+    names = list(inspect.signature(fn).parameters)
+    kept = {names.index(k) for k in keep}
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        if dtypes.bfloat16.np is None or (autocast_fp32 and autocast_state.dtype is not None) \
+                or not (any(map(_is_bfloat16, args)) or any(map(_is_bfloat16, kwargs.values()))):
+            return fn(*args, **kwargs)  # (no tensor is bfloat16 before ml_dtypes is loaded)
+        args = tuple(cast(a, _FLOAT32) if _is_bfloat16(a) and i not in kept else a
+                     for i, a in enumerate(args))
+        kwargs = {k: cast(v, _FLOAT32) if _is_bfloat16(v) and k not in keep else v
+                  for k, v in kwargs.items()}
+        return _to_bfloat16(fn(*args, **kwargs))
+    return functools.wraps(fn)(run)
 
 
 class CloneBackward0(Node):

@@ -16,6 +16,7 @@ import numpy as np
 from .._core.grad_mode import grad_state
 from .._core.graph import Node
 from .._core.tensor_base import TensorBase
+from ..dtypes import is_float_dtype
 from . import special
 from .common import is_array, wrap
 from .elementwise import promote
@@ -91,7 +92,7 @@ def igamma(input: TensorBase | float, other: TensorBase | float, upper: bool = F
     """P(a, x) (``upper``: Q(a, x)) of ``input`` = a and ``other`` = x, broadcast and promoted
     as PyTorch; integer inputs are refused as PyTorch refuses them."""
     a, x = promote(input, other)
-    if a._data.dtype.kind != "f":
+    if not is_float_dtype(a._data.dtype):
         raise NotImplementedError(f"\"{op}_cpu\" not implemented for '{a.dtype}' (igamma takes "
                                   f"floating-point tensors; got shapes {tuple(a.shape)} and "
                                   f"{tuple(x.shape)})")

@@ -16,6 +16,7 @@ import numpy as np
 
 from .._core.grad_mode import grad_state
 from .._core.tensor_base import TensorBase
+from ..dtypes import is_float_dtype
 from .common import require_broadcastable_to, wrap
 from .elementwise import cast, where
 from .indexing import index_put
@@ -195,7 +196,7 @@ def copy(self: _TensorT, src) -> _TensorT:
     src_t = src if isinstance(src, TensorBase) else wrap(np.asarray(src))
     require_broadcastable_to(src_t._data.shape, self._data.shape, "copy_", "source", "destination")
     recording = grad_state.enabled and (self._requires_grad or src_t._requires_grad)
-    if recording and self._data.dtype.kind == "f":
+    if recording and is_float_dtype(self._data.dtype):
 
         def compute(s: TensorBase) -> TensorBase:
             value = cast(src_t, s._data.dtype) if src_t._data.dtype != s._data.dtype else src_t
@@ -215,7 +216,7 @@ def arith(self: _TensorT, op: str, ufunc: np.ufunc, other, compute: Callable) ->
     other_data = other._data if isinstance(other, TensorBase) else other
     if ((not grad_state.enabled or not (self._requires_grad or (
             isinstance(other, TensorBase) and other._requires_grad)))
-            and self._data.dtype.kind == "f" and self._data.flags.writeable
+            and is_float_dtype(self._data.dtype) and self._data.flags.writeable
             and not _is_expanded(self)
             and (isinstance(other_data, (int, float)) and not isinstance(other_data, bool)
                  or (isinstance(other_data, np.ndarray)

@@ -18,6 +18,7 @@ import numpy as np
 from .._core.grad_mode import grad_state
 from .._core.graph import Node
 from .._core.tensor_base import TensorBase
+from ..dtypes import finfo_of, is_float_dtype
 from .common import is_array, sum_to, swap_last_dims, wrap
 from .elementwise import where
 
@@ -25,9 +26,10 @@ __all__ = ["LinAlgError", "inv", "slogdet", "solve", "cholesky", "pinv", "cdist_
            "torch_dtype_name", "low_precision_note"]
 
 
-_TORCH_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int64": "Long",
-                "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-                "bool": "Bool"}
+_TORCH_NAMES = {"float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double",
+                "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
+                "uint8": "Byte", "bool": "Bool", "uint16": "UInt16", "uint32": "UInt32",
+                "uint64": "UInt64"}
 
 
 def torch_dtype_name(dtype: np.dtype) -> str:
@@ -37,7 +39,7 @@ def torch_dtype_name(dtype: np.dtype) -> str:
 
 def low_precision_note(dtype: np.dtype) -> str:
     """The reason other linear-algebra errors give for float16, for messages that give none."""
-    if np.dtype(dtype).kind == "f" and np.dtype(dtype).itemsize < 4:
+    if is_float_dtype(np.dtype(dtype)) and np.dtype(dtype).itemsize < 4:
         return f" (Low precision dtypes not supported. Got {torch_dtype_name(dtype)})"
     return ""
 
@@ -52,7 +54,7 @@ def _square(x: TensorBase, op: str) -> np.ndarray:
         raise RuntimeError(f"linalg.{op}: A must be batches of square matrices, but they are "
                            f"{a.shape[-2] if a.ndim > 1 else a.size} by "
                            f"{a.shape[-1] if a.ndim else 1} matrices")
-    if a.dtype.kind != "f":
+    if not is_float_dtype(a.dtype):
         raise RuntimeError(f"linalg.{op}: Expected a floating point tensor as input. Got "
                            f"{a.dtype}")
     if a.dtype.itemsize < 4:
@@ -129,14 +131,17 @@ class LinalgSolveExBackward0(Node):
         ga = -_mm(gb, swap_last_dims(xm))
         ea, eb = self.next_edges
         gb_out = gb[..., 0] if vector else gb
-        return (ga if ea else None, gb_out if eb else None)
+        # broadcast batch dims: each gradient summed back to its input's shape
+        return (sum_to(ga, tuple(a.shape)) if ea else None,
+                sum_to(gb_out, tuple(b.shape)) if eb else None)
 
 
 def solve(a: TensorBase, b: TensorBase) -> TensorBase:
-    """``X`` with ``A X = B`` (``B`` a batch of vectors or matrices)."""
+    """``X`` with ``A X = B``: ``B`` a batch of vectors (1-D, or A's shape without its last dim,
+    PyTorch's rule) or of matrices; the batch dims of A and B broadcast."""
     am = _square(a, "solve")
     bm = b._data
-    vector = bm.ndim == am.ndim - 1
+    vector = bm.ndim == 1 or (bm.ndim == am.ndim - 1 and bm.shape == am.shape[:-1])
     try:
         out = np.linalg.solve(am, bm[..., None] if vector else bm)
     except np.linalg.LinAlgError:
@@ -220,12 +225,12 @@ def pinv(x: TensorBase, *, atol=None, rtol=None, hermitian: bool = False) -> Ten
     """The pseudo-inverse, dropping singular values <= ``max(atol, rtol * largest)``."""
     # with ``hermitian``, |eigenvalues| of the lower triangle stand for the singular values
     a = x._data
-    if a.ndim < 2 or a.dtype.kind != "f" or a.dtype.itemsize < 4:
+    if a.ndim < 2 or not is_float_dtype(a.dtype) or a.dtype.itemsize < 4:
         raise RuntimeError(f"linalg.pinv({torch_dtype_name(a.dtype)}{{{list(a.shape)}}}): "
                            "expected a tensor with 2 or more dimensions of float, double, "
                            "cfloat or cdouble types" + low_precision_note(a.dtype))
     m, n = a.shape[-2:]
-    default_rtol = np.asarray(np.finfo(a.dtype).eps * max(m, n), a.dtype)
+    default_rtol = np.asarray(finfo_of(a.dtype).eps * max(m, n), a.dtype)
     atol_ = _tolerance(0.0 if atol is None else atol, a.dtype)
     if rtol is not None:
         rtol_ = _tolerance(rtol, a.dtype)

@@ -18,26 +18,24 @@ from them, so the rules are differentiable in everything they use. Conditions, a
 
 from __future__ import annotations
 
-from collections import namedtuple
-
 import numpy as np
 
 from .._core.grad_mode import grad_state
 from .._core.graph import Node
 from .._core.tensor_base import TensorBase
+from ..dtypes import is_float_dtype
+from . import return_types
 from .common import constant, is_array, swap_last_dims, wrap
 from .linalg import LinAlgError, solve, torch_dtype_name
 from .shape import cat
 
 __all__ = ["eigh", "svd", "qr", "EighResult", "SVDResult", "QRResult", "float_matrix"]
 
-# torch.return_types.linalg_eigh & co: fields by name, printed under PyTorch's names
-EighResult = namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
-SVDResult = namedtuple("SVDResult", ["U", "S", "Vh"])
-QRResult = namedtuple("QRResult", ["Q", "R"])
-for _result, _op in ((EighResult, "linalg_eigh"), (SVDResult, "linalg_svd"),
-                     (QRResult, "linalg_qr")):
-    _result.__name__ = _result.__qualname__ = _op
+# tl.return_types.linalg_eigh & co (torch.return_types): fields by name, printed as PyTorch's
+EighResult = return_types.linalg_eigh
+SVDResult = return_types.linalg_svd
+QRResult = return_types.linalg_qr
+
 
 def float_matrix(x: TensorBase, op: str, square: bool = False) -> np.ndarray:
     """The array of ``x``, checked as PyTorch checks a decomposition's input."""
@@ -47,7 +45,7 @@ def float_matrix(x: TensorBase, op: str, square: bool = False) -> np.ndarray:
     if square and a.shape[-1] != a.shape[-2]:
         raise RuntimeError(f"linalg.{op}: A must be batches of square matrices, but they are "
                            f"{a.shape[-2]} by {a.shape[-1]} matrices")
-    if a.dtype.kind != "f":
+    if not is_float_dtype(a.dtype):
         raise RuntimeError(f"linalg.{op}: Expected a floating point or complex tensor as input. "
                            f"Got {torch_dtype_name(a.dtype)}")
     if a.dtype.itemsize < 4:

@@ -17,6 +17,7 @@ import numpy as np
 from .._core.grad_mode import grad_state
 from .._core.graph import Node
 from .._core.tensor_base import TensorBase
+from ..dtypes import is_float_dtype
 from .common import constant, is_array, swap_last_dims, wrap
 from .linalg import solve, torch_dtype_name
 from .shape import cat
@@ -27,7 +28,7 @@ __all__ = ["getrf", "getrs", "trsm", "permutation", "permutation_matrix", "lu_fa
 
 def check_float_matrix(a: np.ndarray, op: str) -> None:
     """PyTorch's dtype checks of a linear-algebra input (float32/float64 only)."""
-    if a.dtype.kind != "f":
+    if not is_float_dtype(a.dtype):
         raise RuntimeError(f"{op}: Expected a floating point or complex tensor as input. Got "
                            f"{torch_dtype_name(a.dtype)}")
     if a.dtype.itemsize < 4:

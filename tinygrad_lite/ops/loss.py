@@ -10,6 +10,7 @@ import numpy as np
 from .._core.grad_mode import grad_state
 from .._core.graph import Node
 from .._core.tensor_base import TensorBase
+from ..dtypes import is_float_dtype
 from .common import is_array, wrap
 
 __all__ = ["NllLossBackward0", "fused_cross_entropy", "LogSigmoidBackward0", "log_sigmoid",
@@ -54,7 +55,7 @@ def fused_cross_entropy(input: TensorBase, target, weight, ignore_index: int, re
     x = input._data
     if (weight is not None or label_smoothing or reduction not in ("mean", "sum")
             or x.ndim != 2 or t.ndim != 1 or t.dtype.kind not in "iu" or len(t) != len(x)
-            or x.dtype.kind != "f" or not len(t) or (t == ignore_index).any()):
+            or not is_float_dtype(x.dtype) or not len(t) or (t == ignore_index).any()):
         return None
     if t.min() < 0 or t.max() >= x.shape[1]:
         return None  # the general path raises the bounds error

@@ -14,6 +14,7 @@ import numpy as np
 from .._core.grad_mode import grad_state
 from .._core.graph import Node
 from .._core.tensor_base import TensorBase
+from ..dtypes import is_float_dtype
 from .common import is_array, swap_last_dims, wrap
 from .linalg import torch_dtype_name
 from .movement import getitem
@@ -66,7 +67,7 @@ def _check(a: np.ndarray) -> None:
     if a.shape[-1] != a.shape[-2]:
         raise RuntimeError(f"linalg.matrix_exp: A must be batches of square matrices, but they "
                            f"are {a.shape[-2]} by {a.shape[-1]} matrices")
-    if a.dtype.kind != "f":
+    if not is_float_dtype(a.dtype):
         raise RuntimeError(f"linalg.matrix_exp: Expected a floating point or complex tensor as "
                            f"input. Got {torch_dtype_name(a.dtype)}")
 

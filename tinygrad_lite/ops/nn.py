@@ -18,6 +18,7 @@ from .._core.grad_mode import grad_state
 from .._core.graph import Node
 from .._core.tensor_base import TensorBase
 from .._core.tracing import tracing_state
+from ..dtypes import is_float_dtype
 from .common import is_array, wrap
 from .movement import permute_rule
 
@@ -189,7 +190,7 @@ def max_pool_blocks(x: TensorBase, kernel: tuple) -> tuple[TensorBase, np.ndarra
     views = [stacked[i] for i in range(stacked.shape[0])]
     values = stacked.max(axis=0)  # NaN propagates, as PyTorch's max does
     argmax = _first_offset(views, lambda v: v != values)
-    if a.dtype.kind == "f":
+    if is_float_dtype(a.dtype):
         nan_windows = np.isnan(values)
         # there the first NaN is the maximum (always taken while tl.compile traces: a replay
         # cannot choose the branch by the data)

@@ -9,11 +9,13 @@ from .._core.autocast_state import autocast_state
 from .._core.grad_mode import grad_state
 from .._core.graph import Node
 from .._core.tensor_base import TensorBase
-from .common import array_of, is_array, normalize_dims, sum_to, swap_last_dims, wrap
+from .common import array_of, is_array, normalize_dims, sum_rows, sum_to, swap_last_dims, wrap
 from .elementwise import autocast_lower, cast
 from .movement import broadcast_to
 
 _INT64 = np.dtype(np.int64)
+_HALF = np.dtype(np.float16)
+_SINGLE = np.dtype(np.float32)
 
 
 def _kept_shape(shape: tuple, dims: tuple | None) -> tuple:
@@ -45,8 +47,13 @@ def reduce_sum(x: TensorBase, dim=None, keepdim: bool = False, dtype=None) -> Te
         x = cast(x, dtypes.to_dtype(dtype).np)
     elif x._data.dtype.kind in "biu":
         x = cast(x, _INT64)
+    data = x._data
+    if data.dtype is dtypes.bfloat16.np:  # accumulate in float32, as PyTorch (see elementwise)
+        data = data.astype(_SINGLE)
     # NumPy's stubs type ``keepdims`` only as a literal True or False, not as a bool variable
-    out = np.asarray(np.add.reduce(x._data, axis=dims, keepdims=keepdim))  # type: ignore[call-overload]
+    out = np.asarray(np.add.reduce(data, axis=dims, keepdims=keepdim))  # type: ignore[call-overload]
+    if data is not x._data:
+        out = out.astype(x._data.dtype)
     if not (grad_state.enabled and x._requires_grad):
         return wrap(out)
     node = SumBackward0(x) if dim is None else SumBackward1(x)
@@ -105,16 +112,14 @@ def amax(x: TensorBase, dim=None, keepdim: bool = False, name: str = "amax") -> 
     return result
 
 
-_HALF = np.dtype(np.float16)
-_SINGLE = np.dtype(np.float32)
-
-
 def mm(a, b):
     """``a @ b`` for arrays or tensors. NumPy has no half-precision GEMM (a float16 product
-    runs a scalar loop, ~100x slower): float16 operands are multiplied as float32 and the
-    result rounded to float16, which is also how PyTorch's CPU kernels accumulate."""
-    if is_array(a) and a.dtype == _HALF:
-        return np.matmul(a.astype(_SINGLE), b.astype(_SINGLE)).astype(_HALF)
+    runs a scalar loop, ~100x slower; ml_dtypes' bfloat16 one also returns float32): 16-bit
+    float operands are multiplied as float32 and the result rounded back, which is also how
+    PyTorch's CPU kernels accumulate."""
+    if is_array(a) and a.dtype.itemsize == 2 and (a.dtype == _HALF
+                                                 or a.dtype is dtypes.bfloat16.np):
+        return np.matmul(a.astype(_SINGLE), b.astype(_SINGLE)).astype(a.dtype)
     return a @ b
 
 
@@ -190,7 +195,7 @@ class AddmmBackward0(Node):
         grad2 = grad.reshape(-1, w.shape[0])  # batch dims flattened: (N, out), one 2-D GEMM
         grad_x = mm(grad2, w).reshape(x.shape) if edges[0] else None
         grad_w = mm(swap_last_dims(grad2), x.reshape(-1, w.shape[1])) if edges[1] else None
-        grad_b = sum_to(grad2.sum(0), self.bias_shape) if len(edges) == 3 and edges[2] else None
+        grad_b = sum_to(sum_rows(grad2), self.bias_shape) if len(edges) == 3 and edges[2] else None
         return grad_x, grad_w, grad_b
 
 

@@ -24,7 +24,7 @@ import numpy as np
 
 from .._core.graph import Node
 from .._core.tensor_base import TensorBase
-from .common import is_array, swap_last_dims, wrap
+from .common import is_array, sum_rows, swap_last_dims, wrap
 from .reduce import mm
 from .shape import cat
 
@@ -113,7 +113,7 @@ class LstmLayerBackward(Node):
             if edges[4] else None
         results = [grad_x, grad_h0, grad_c0, grad_wih, grad_whh]
         if self.has_bias:
-            grad_bias = rows.sum(0)[back] if edges[5] or edges[6] else None
+            grad_bias = sum_rows(rows)[back] if edges[5] or edges[6] else None
             results += [grad_bias if edges[5] else None, grad_bias if edges[6] else None]
         return tuple(results)
 

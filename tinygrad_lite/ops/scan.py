@@ -124,7 +124,12 @@ class CumsumBackward0(Node):
 def cumsum(x: TensorBase, dim: int, dtype=None) -> TensorBase:
     """Cumulative sum along ``dim``."""
     x, d = _scan_input(x, dim, dtype, "cumsum")
-    out = np.add.accumulate(x._data, axis=d) if x._data.ndim else x._data.copy()
+    data = x._data
+    if data.dtype is dtypes.bfloat16.np:  # accumulate in float32, as PyTorch (see elementwise)
+        out = np.add.accumulate(data.astype(np.float32), axis=d).astype(data.dtype) \
+            if data.ndim else data.copy()
+    else:
+        out = np.add.accumulate(data, axis=d) if data.ndim else data.copy()
     if not (grad_state.enabled and x._requires_grad):
         return wrap(out)
     node = CumsumBackward0(x)
@@ -194,5 +199,7 @@ def reverse_cumsum(x, dim: int):
     """Sums from the end along ``dim`` (the adjoint of a cumulative sum)."""
     flip = (slice(None),) * dim + (slice(None, None, -1),)
     if is_array(x):
+        if x.dtype is dtypes.bfloat16.np:  # accumulate in float32, as cumsum does
+            return np.add.accumulate(x[flip].astype(np.float32), axis=dim)[flip].astype(x.dtype)
         return np.add.accumulate(x[flip], axis=dim)[flip]
     return cumsum(x[flip], dim)[flip]

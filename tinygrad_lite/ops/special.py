@@ -20,6 +20,7 @@ import numpy as np
 from .._core.grad_mode import grad_state
 from .._core.graph import Node
 from .._core.tensor_base import TensorBase
+from ..dtypes import is_float_dtype
 from .common import is_array, unary_result, unary_rule, wrap
 from .elementwise import cast
 
@@ -40,7 +41,7 @@ def scipy_special() -> Any:
 
 
 def _float(x: TensorBase) -> TensorBase:
-    return x if x._data.dtype.kind == "f" else cast(x, _FLOAT32)
+    return x if is_float_dtype(x._data.dtype) else cast(x, _FLOAT32)
 
 
 def _apply(fn: Callable[[np.ndarray], np.ndarray], x: Any) -> Any:

@@ -16,6 +16,7 @@ import numpy as np
 from .._core.grad_mode import grad_state
 from .._core.graph import Node
 from .._core.tensor_base import TensorBase
+from ..dtypes import is_float_dtype
 from .common import array_of, is_array, unary_result, unary_rule, wrap, zero_of
 from .elementwise import cast, where_rule
 
@@ -36,7 +37,7 @@ def _no_bool(x: TensorBase, op: str) -> None:
 
 def _float_input(x: TensorBase) -> TensorBase:
     """exp, log, sin... of an integer tensor compute in the default float dtype, as in PyTorch."""
-    return x if x._data.dtype.kind == "f" else cast(x, _FLOAT32)
+    return x if is_float_dtype(x._data.dtype) else cast(x, _FLOAT32)
 
 
 class NegBackward0(Node):
@@ -117,7 +118,7 @@ class ReluBackward0(Node):
         # elsewhere, branch-free (256x256: 25 us, as fast as ``grad * mask``, which would turn
         # inf * 0 into NaN).
         ints = _SAME_SIZE_INT.get(grad.dtype.itemsize)
-        if grad.size > _WHERE_MAX_SIZE and grad.dtype.kind == "f" and ints is not None:
+        if grad.size > _WHERE_MAX_SIZE and is_float_dtype(grad.dtype) and ints is not None:
             keep = np.negative(positive, dtype=ints, casting="unsafe")  # True -> -1 (all ones)
             np.bitwise_and(grad.view(ints), keep, out=keep)
             return (keep.view(grad.dtype),)
@@ -206,7 +207,7 @@ class RoundBackward1(_ZeroGradient):
 def round_decimals(x: TensorBase, decimals: int) -> TensorBase:
     """Round half to even to ``decimals`` places as PyTorch computes it, in ``x``'s dtype:
     ``round(x * 10**n) / 10**n``, or ``round(x / 10**-n) * 10**-n`` for negative ``n``."""
-    if x._data.dtype.kind != "f":
+    if not is_float_dtype(x._data.dtype):
         raise NotImplementedError(f'"round_cpu" not implemented for {x.dtype} tensors')
     scale = x._data.dtype.type(10.0 ** (-decimals if decimals < 0 else decimals))
     data = x._data

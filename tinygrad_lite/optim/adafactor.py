@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from ..dtypes import finfo_of
 from ..tensor import Tensor
 from .optimizer import Optimizer, bump_step, state_scalar
 
@@ -65,7 +66,7 @@ class Adafactor(Optimizer):
         lr = float(group["lr"])
         eps1, eps2 = group["eps"]
         if eps1 is None:
-            eps1 = float(np.finfo(p._data.dtype).eps)
+            eps1 = float(finfo_of(p._data.dtype).eps)
         g = -grad if group["maximize"] else grad
         if not state:
             state["step"] = state_scalar(0.0)

@@ -24,7 +24,7 @@ import numpy as np
 from .._core.grad_mode import enable_grad, no_grad
 from .._core.graph import RemovableHandle
 from .._core.tracing import tracing_state
-from ..dtypes import float64, get_default_dtype
+from ..dtypes import float64, get_default_dtype, is_float_dtype
 from ..tensor import Tensor
 
 __all__ = ["Optimizer", "required", "axpy", "implementation_options",
@@ -168,7 +168,7 @@ def _restore_state(value: Any, param: Tensor, key: Any = None) -> Any:
     the parameter's dtype when it is floating point, except ``step``, as PyTorch does."""
     if isinstance(value, (Tensor, np.ndarray)):
         arr = value._data if isinstance(value, Tensor) else value
-        cast = key != "step" and np.issubdtype(param._data.dtype, np.floating)
+        cast = key != "step" and is_float_dtype(param._data.dtype)
         return Tensor._wrap(np.array(arr, dtype=param._data.dtype if cast else arr.dtype))
     if isinstance(value, dict):
         return {k: _restore_state(v, param, k) for k, v in value.items()}

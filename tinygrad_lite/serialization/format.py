@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from .. import dtypes
+
 __all__ = ["encode_file", "decode_file", "FormatError"]
 
 DTYPES = {"BOOL": np.bool_, "U8": np.uint8, "I8": np.int8, "I16": np.int16, "U16": np.uint16,
@@ -37,7 +39,7 @@ def encode_file(tensors: dict[str, np.ndarray], metadata: dict[str, str]) -> byt
     offset = 0
     for name in sorted(tensors):
         arr = tensors[name]
-        code = CODES.get(arr.dtype)
+        code = "BF16" if arr.dtype is dtypes.bfloat16.np else CODES.get(arr.dtype)
         if code is None:
             supported = ", ".join(str(np.dtype(d)) for d in DTYPES.values())
             raise TypeError(f"save: tensor '{name}' has dtype {arr.dtype}, which safetensors "
@@ -58,10 +60,13 @@ def _entry(name: str, info: Any, body: int) -> tuple[np.dtype, tuple[int, ...], 
         raise FormatError(f"has a corrupt header: entry '{name}' is not an object")
     code = info.get("dtype")
     if code == "BF16":
-        raise FormatError(f"holds tensor '{name}' as bfloat16 (BF16), an unsupported dtype here; "
-                          "convert the file to float32 first (in PyTorch: "
-                          "{k: v.float() for k, v in state.items()})")
-    if code not in DTYPES:
+        try:
+            dtype = dtypes.to_dtype(dtypes.bfloat16).np
+        except TypeError as err:  # ml_dtypes is not installed
+            raise FormatError(f"holds tensor '{name}' as bfloat16 (BF16): {err}") from None
+    elif code in DTYPES:
+        dtype = np.dtype(DTYPES[code])
+    else:
         raise FormatError(f"has a corrupt header: tensor '{name}' has unsupported dtype {code!r} "
                           f"(supported: {', '.join(DTYPES)})")
     shape, offsets = info.get("shape"), info.get("data_offsets")
@@ -71,7 +76,6 @@ def _entry(name: str, info: Any, body: int) -> tuple[np.dtype, tuple[int, ...], 
             or not all(type(o) is int for o in offsets) or not 0 <= offsets[0] <= offsets[1]):
         raise FormatError(f"has a corrupt header: tensor '{name}' has invalid data_offsets "
                           f"{offsets!r}")
-    dtype = np.dtype(DTYPES[code])
     begin, end = offsets
     if end - begin != math.prod(shape) * dtype.itemsize:
         raise FormatError(f"has a corrupt header: tensor '{name}' ({code}, shape {shape}) "

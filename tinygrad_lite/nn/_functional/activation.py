@@ -11,6 +11,7 @@ from ..._core.tensor_base import TensorBase
 from ...functions import sigmoid, tanh
 from ...ops import inplace as ops_inplace
 from ...ops.activation import gelu as _gelu_op
+from ...ops.elementwise import bfloat16_in_float32
 from ...ops.special import erf
 
 __all__ = ["relu", "relu_", "leaky_relu", "leaky_relu_", "gelu", "silu", "elu", "elu_",
@@ -25,6 +26,7 @@ def implicit_softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
     return 0 if ndim in (0, 1, 3) else 1
 
 
+@bfloat16_in_float32
 def softmax(input: TensorBase, dim: int | None = None, _stacklevel: int = 3,
             dtype: Any = None) -> TensorBase:
     """``exp(x) / sum(exp(x))`` along ``dim`` (computed in ``dtype`` when given)."""
@@ -33,6 +35,7 @@ def softmax(input: TensorBase, dim: int | None = None, _stacklevel: int = 3,
     return _fn.softmax(input, dim, dtype=dtype)
 
 
+@bfloat16_in_float32
 def log_softmax(input: TensorBase, dim: int | None = None, _stacklevel: int = 3,
                 dtype: Any = None) -> TensorBase:
     """``x - logsumexp(x)`` along ``dim`` (computed in ``dtype`` when given)."""

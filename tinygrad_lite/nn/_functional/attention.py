@@ -10,6 +10,7 @@ import numpy as np
 
 from ... import functions as _fn
 from ..._core.tensor_base import TensorBase, wrap
+from ...ops.elementwise import bfloat16_in_float32
 from .dropout import dropout
 from .flash_attention import flash_attention
 from .linear import linear
@@ -22,6 +23,7 @@ __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
 FLASH_MIN_SCORES = 1024 * 1024
 
 
+@bfloat16_in_float32
 def scaled_dot_product_attention(query: TensorBase, key: TensorBase, value: TensorBase,
                                  attn_mask: TensorBase | None = None, dropout_p: float = 0.0,
                                  is_causal: bool = False, scale: float | None = None,

@@ -15,6 +15,7 @@ from ... import functions as _fn
 from ..._core.grad_mode import grad_state
 from ..._core.graph import Node
 from ..._core.tensor_base import TensorBase, wrap
+from ...dtypes import is_float_dtype
 from .sparse import segment_sum
 
 __all__ = ["affine_grid", "grid_sample"]
@@ -52,7 +53,7 @@ def affine_grid(theta: TensorBase, size: Any, align_corners: bool | None = None)
     ((N, 2, 3) or (N, 3, 4)) for an output of ``size`` (N, C, H, W) or (N, C, D, H, W)."""
     align = _align(align_corners)
     size = tuple(int(s) for s in size)
-    if not isinstance(theta, TensorBase) or theta._data.dtype.kind != "f":
+    if not isinstance(theta, TensorBase) or not is_float_dtype(theta._data.dtype):
         raise ValueError("Expected theta to have floating point type, but got "
                          f"{getattr(theta, 'dtype', type(theta).__name__)}")
     if len(size) not in (4, 5):

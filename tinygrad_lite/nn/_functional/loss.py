@@ -12,7 +12,8 @@ import numpy as np
 
 from ... import functions as _fn
 from ..._core.tensor_base import TensorBase, wrap
-from ...ops.elementwise import autocast_fp32
+from ...dtypes import is_float_dtype
+from ...ops.elementwise import autocast_fp32, bfloat16_in_float32
 from ...ops.loss import binary_cross_entropy as _bce_elementwise
 from ...ops.loss import binary_cross_entropy_with_logits as _bce_logits_elementwise
 from ...ops.loss import fused_cross_entropy, log_sigmoid
@@ -107,13 +108,14 @@ def _check_index_target_dtype(input: TensorBase, target: object, op: str) -> Non
         raise RuntimeError(f"{op}: expected target dtype to be Long or Byte (int64 or uint8 "
                            f"class indices), but got {t.dtype}; use target.long()")
     index_shape = tuple(input.shape[:1]) + tuple(input.shape[2:]) if input.ndim > 1 else ()
-    if t.dtype.kind == "f" and tuple(t.shape) == index_shape and input.ndim > 0:
+    if is_float_dtype(t.dtype) and tuple(t.shape) == index_shape and input.ndim > 0:
         raise RuntimeError(
             f"{op}: target of shape {tuple(t.shape)} looks like class indices but has dtype "
             f"{t.dtype}; class indices must be integers (use target.long()), and class "
             f"probabilities must have the input's shape {tuple(input.shape)}")
 
 
+@bfloat16_in_float32(autocast_fp32=True)
 def mse_loss(input: TensorBase, target: TensorBase, size_average: Any = None,
              reduce: Any = None, reduction: str = "mean",
              weight: TensorBase | None = None) -> TensorBase:
@@ -125,6 +127,7 @@ def mse_loss(input: TensorBase, target: TensorBase, size_average: Any = None,
     return _weighted(diff * diff, weight, input, reduction, "mse_loss")
 
 
+@bfloat16_in_float32(autocast_fp32=True)
 def l1_loss(input: TensorBase, target: TensorBase, size_average: Any = None, reduce: Any = None,
             reduction: str = "mean", weight: TensorBase | None = None) -> TensorBase:
     """Absolute error ``|input - target|``, reduced (``weight``: per-element weights)."""
@@ -134,6 +137,7 @@ def l1_loss(input: TensorBase, target: TensorBase, size_average: Any = None, red
     return _weighted(_fn.abs(input - target), weight, input, reduction, "l1_loss")
 
 
+@bfloat16_in_float32(autocast_fp32=True)
 def huber_loss(input: TensorBase, target: TensorBase, reduction: str = "mean", delta: float = 1.0,
                weight: TensorBase | None = None) -> TensorBase:
     """Quadratic for ``|d| < delta``, linear (slope delta) beyond (``weight``: per-element
@@ -146,6 +150,7 @@ def huber_loss(input: TensorBase, target: TensorBase, reduction: str = "mean", d
     return _weighted(loss, weight, input, reduction, "huber_loss", mean_over_weights=False)
 
 
+@bfloat16_in_float32(autocast_fp32=True)
 def smooth_l1_loss(input: TensorBase, target: TensorBase, size_average: Any = None,
                    reduce: Any = None, reduction: str = "mean", beta: float = 1.0
                    ) -> TensorBase:
@@ -216,6 +221,7 @@ def _nll(logp: TensorBase, target: TensorBase, weight: TensorBase | None, ignore
     return (1 - label_smoothing) * out + (label_smoothing / c) * (smooth.sum() / smooth_denom)
 
 
+@bfloat16_in_float32(autocast_fp32=True)
 def nll_loss(input: TensorBase, target: TensorBase, weight: TensorBase | None = None,
              size_average: Any = None, ignore_index: int = -100, reduce: Any = None,
              reduction: str = "mean") -> TensorBase:
@@ -228,6 +234,7 @@ def nll_loss(input: TensorBase, target: TensorBase, weight: TensorBase | None = 
     return _nll(input, target, weight, ignore_index, reduction, 0.0, "nll_loss")
 
 
+@bfloat16_in_float32(autocast_fp32=True)
 def cross_entropy(input: TensorBase, target: TensorBase, weight: TensorBase | None = None,
                   size_average: Any = None, ignore_index: int = -100, reduce: Any = None,
                   reduction: str = "mean", label_smoothing: float = 0.0) -> TensorBase:
@@ -247,7 +254,7 @@ def cross_entropy(input: TensorBase, target: TensorBase, weight: TensorBase | No
     class_dim = 0 if input.ndim == 1 else 1
     logp = _fn.log_softmax(input, class_dim)
     t = target._data if isinstance(target, TensorBase) else np.asarray(target)
-    if t.dtype.kind != "f":
+    if not is_float_dtype(t.dtype):
         return _nll(logp, target, weight, ignore_index, reduction, label_smoothing,
                     "cross_entropy")
     target = _as_tensor(target, input)
@@ -265,6 +272,7 @@ def cross_entropy(input: TensorBase, target: TensorBase, weight: TensorBase | No
     return _reduce(loss, reduction, "cross_entropy")
 
 
+@bfloat16_in_float32(autocast_fp32=True)
 def binary_cross_entropy(input: TensorBase, target: TensorBase, weight: TensorBase | None = None,
                          size_average: Any = None, reduce: Any = None,
                          reduction: str = "mean") -> TensorBase:
@@ -285,6 +293,7 @@ def binary_cross_entropy(input: TensorBase, target: TensorBase, weight: TensorBa
     return _reduce(loss, reduction, "binary_cross_entropy")
 
 
+@bfloat16_in_float32(autocast_fp32=True)
 def binary_cross_entropy_with_logits(input: TensorBase, target: TensorBase,
                                      weight: TensorBase | None = None,
                                      size_average: Any = None, reduce: Any = None,
@@ -313,6 +322,7 @@ def binary_cross_entropy_with_logits(input: TensorBase, target: TensorBase,
     return _reduce(loss, reduction, "binary_cross_entropy_with_logits")
 
 
+@bfloat16_in_float32(autocast_fp32=True)
 def kl_div(input: TensorBase, target: TensorBase, size_average: Any = None, reduce: Any = None,
            reduction: str = "mean", log_target: bool = False) -> TensorBase:
     """``target * (log(target) - input)`` with log-probabilities ``input``; ``batchmean``

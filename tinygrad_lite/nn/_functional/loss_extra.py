@@ -11,6 +11,7 @@ import numpy as np
 
 from ... import functions as _fn
 from ..._core.tensor_base import TensorBase, wrap
+from ...ops.elementwise import bfloat16_in_float32
 from .activation import softplus
 from .loss import _reduce, legacy_reduction
 
@@ -21,6 +22,7 @@ __all__ = ["margin_ranking_loss", "hinge_embedding_loss", "soft_margin_loss",
            "pairwise_distance", "pdist"]
 
 
+@bfloat16_in_float32
 def cosine_similarity(x1: TensorBase, x2: TensorBase, dim: int = 1,
                       eps: float = 1e-8) -> TensorBase:
     """``x1 . x2 / max(|x1| |x2|, eps)`` along ``dim`` (broadcasting)."""
@@ -30,12 +32,14 @@ def cosine_similarity(x1: TensorBase, x2: TensorBase, dim: int = 1,
     return dot / (n1 * n2).clamp(min=eps * eps).sqrt()
 
 
+@bfloat16_in_float32
 def pairwise_distance(x1: TensorBase, x2: TensorBase, p: float = 2.0, eps: float = 1e-6,
                       keepdim: bool = False) -> TensorBase:
     """The p-norm of ``x1 - x2 + eps`` along the last dim."""
     return (x1 - x2 + eps).norm(p, -1, keepdim)
 
 
+@bfloat16_in_float32
 def pdist(input: TensorBase, p: float = 2.0) -> TensorBase:
     """The p-norm distances between all pairs of rows (i < j), in row-major order."""
     if input.ndim != 2:
@@ -47,6 +51,7 @@ def pdist(input: TensorBase, p: float = 2.0) -> TensorBase:
     return diff.norm(p, -1)
 
 
+@bfloat16_in_float32
 def margin_ranking_loss(input1: TensorBase, input2: TensorBase, target: TensorBase,
                         margin: float = 0.0, size_average: Any = None, reduce: Any = None,
                         reduction: str = "mean") -> TensorBase:
@@ -56,6 +61,7 @@ def margin_ranking_loss(input1: TensorBase, input2: TensorBase, target: TensorBa
     return _reduce(loss, reduction, "margin_ranking_loss")
 
 
+@bfloat16_in_float32
 def hinge_embedding_loss(input: TensorBase, target: TensorBase, margin: float = 1.0,
                          size_average: Any = None, reduce: Any = None,
                          reduction: str = "mean") -> TensorBase:
@@ -67,6 +73,7 @@ def hinge_embedding_loss(input: TensorBase, target: TensorBase, margin: float = 
     return _reduce(loss, reduction, "hinge_embedding_loss")
 
 
+@bfloat16_in_float32
 def soft_margin_loss(input: TensorBase, target: TensorBase, size_average: Any = None,
                      reduce: Any = None, reduction: str = "mean") -> TensorBase:
     """``log(1 + exp(-target * input))``."""
@@ -74,6 +81,7 @@ def soft_margin_loss(input: TensorBase, target: TensorBase, size_average: Any = 
     return _reduce(softplus(-target * input), reduction, "soft_margin_loss")
 
 
+@bfloat16_in_float32
 def cosine_embedding_loss(input1: TensorBase, input2: TensorBase, target: TensorBase,
                           margin: float = 0.0, size_average: Any = None, reduce: Any = None,
                           reduction: str = "mean") -> TensorBase:
@@ -84,6 +92,7 @@ def cosine_embedding_loss(input1: TensorBase, input2: TensorBase, target: Tensor
     return _reduce(loss, reduction, "cosine_embedding_loss")
 
 
+@bfloat16_in_float32
 def triplet_margin_loss(anchor: TensorBase, positive: TensorBase, negative: TensorBase,
                         margin: float = 1.0, p: float = 2.0, eps: float = 1e-6,
                         swap: bool = False, size_average: Any = None, reduce: Any = None,
@@ -97,6 +106,7 @@ def triplet_margin_loss(anchor: TensorBase, positive: TensorBase, negative: Tens
         reduction=legacy_reduction(size_average, reduce, reduction))
 
 
+@bfloat16_in_float32
 def triplet_margin_with_distance_loss(anchor: TensorBase, positive: TensorBase,
                                       negative: TensorBase, *, distance_function: Any = None,
                                       margin: float = 1.0, swap: bool = False,
@@ -110,6 +120,7 @@ def triplet_margin_with_distance_loss(anchor: TensorBase, positive: TensorBase,
     return _reduce(loss, reduction, "triplet_margin_loss")
 
 
+@bfloat16_in_float32
 def poisson_nll_loss(input: TensorBase, target: TensorBase, log_input: bool = True,
                      full: bool = False, size_average: Any = None, eps: float = 1e-8,
                      reduce: Any = None, reduction: str = "mean") -> TensorBase:
@@ -125,6 +136,7 @@ def poisson_nll_loss(input: TensorBase, target: TensorBase, log_input: bool = Tr
     return _reduce(loss, reduction, "poisson_nll_loss")
 
 
+@bfloat16_in_float32
 def gaussian_nll_loss(input: TensorBase, target: TensorBase, var: Any, full: bool = False,
                       eps: float = 1e-6, reduction: str = "mean") -> TensorBase:
     """``0.5 (log(var) + (input - target)^2 / var)`` (+ ``0.5 log(2 pi)`` with ``full``);
@@ -145,6 +157,7 @@ def gaussian_nll_loss(input: TensorBase, target: TensorBase, var: Any, full: boo
     return _reduce(loss, reduction, "gaussian_nll_loss")
 
 
+@bfloat16_in_float32
 def multilabel_soft_margin_loss(input: TensorBase, target: TensorBase,
                                 weight: TensorBase | None = None, size_average: Any = None,
                                 reduce: Any = None, reduction: str = "mean") -> TensorBase:
@@ -156,6 +169,7 @@ def multilabel_soft_margin_loss(input: TensorBase, target: TensorBase,
     return _reduce(loss.mean(-1), reduction, "multilabel_soft_margin_loss")
 
 
+@bfloat16_in_float32
 def multi_margin_loss(input: TensorBase, target: TensorBase, p: int = 1, margin: float = 1.0,
                       weight: TensorBase | None = None, size_average: Any = None,
                       reduce: Any = None, reduction: str = "mean") -> TensorBase:
@@ -180,6 +194,7 @@ def multi_margin_loss(input: TensorBase, target: TensorBase, p: int = 1, margin:
     return _reduce(loss if input.ndim == 2 else loss.reshape(()), reduction, "multi_margin_loss")
 
 
+@bfloat16_in_float32
 def multilabel_margin_loss(input: TensorBase, target: TensorBase, size_average: Any = None,
                            reduce: Any = None, reduction: str = "mean") -> TensorBase:
     """For each sample, ``sum_{j in targets, i not in targets} max(0, 1 - (x[j] - x[i])) / C``;

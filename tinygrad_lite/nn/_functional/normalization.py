@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from ... import functions as _fn
 from ..._core.grad_mode import no_grad
 from ..._core.tensor_base import TensorBase, wrap
+from ...dtypes import finfo_of
 from ...functions.api_options import call_with_out
 from ...functions.shape import pad as _pad
+from ...ops.elementwise import bfloat16_in_float32
 from ...ops.normalization import (
     batch_norm_eval,
     batch_norm_fast_ok,
@@ -27,6 +27,7 @@ def _var(x: TensorBase, dims: tuple, keepdim: bool = True) -> TensorBase:
     return _fn.var(x, dims, correction=0, keepdim=keepdim)
 
 
+@bfloat16_in_float32(keep=("running_mean", "running_var"))
 def batch_norm(input: TensorBase, running_mean: TensorBase | None,
                running_var: TensorBase | None, weight: TensorBase | None = None,
                bias: TensorBase | None = None, training: bool = False,
@@ -89,6 +90,7 @@ def batch_norm(input: TensorBase, running_mean: TensorBase | None,
     return out
 
 
+@bfloat16_in_float32
 def layer_norm(input: TensorBase, normalized_shape: Any, weight: TensorBase | None = None,
                bias: TensorBase | None = None, eps: float = 1e-5) -> TensorBase:
     """Normalise over the last ``len(normalized_shape)`` dims."""
@@ -103,6 +105,7 @@ def layer_norm(input: TensorBase, normalized_shape: Any, weight: TensorBase | No
     return out
 
 
+@bfloat16_in_float32
 def group_norm(input: TensorBase, num_groups: int, weight: TensorBase | None = None,
                bias: TensorBase | None = None, eps: float = 1e-5) -> TensorBase:
     """Normalise over groups of channels (and all spatial dims)."""
@@ -121,6 +124,7 @@ def group_norm(input: TensorBase, num_groups: int, weight: TensorBase | None = N
     return out
 
 
+@bfloat16_in_float32
 def rms_norm(input: TensorBase, normalized_shape: Any, weight: TensorBase | None = None,
              eps: float | None = None) -> TensorBase:
     """``x / sqrt(mean(x^2) + eps)`` over the last dims (eps: the dtype's machine epsilon by
@@ -128,11 +132,12 @@ def rms_norm(input: TensorBase, normalized_shape: Any, weight: TensorBase | None
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     dims = tuple(range(input.ndim - len(shape), input.ndim))
     if eps is None:
-        eps = float(np.finfo(input._data.dtype).eps)
+        eps = float(finfo_of(input._data.dtype).eps)
     out = input / _fn.sqrt((input * input).mean(dims, keepdim=True) + eps)
     return out if weight is None else out * weight
 
 
+@bfloat16_in_float32
 def normalize(input: TensorBase, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
               out: TensorBase | None = None) -> TensorBase:
     """``x / max(||x||_p, eps)`` along ``dim``. Where the norm is below ``eps`` it is the constant
@@ -149,6 +154,7 @@ def normalize(input: TensorBase, p: float = 2.0, dim: int = 1, eps: float = 1e-1
     return input / _fn.where(wrap(small), eps, safe)
 
 
+@bfloat16_in_float32(keep=("running_mean", "running_var"))
 def instance_norm(input: TensorBase, running_mean: TensorBase | None = None,
                   running_var: TensorBase | None = None, weight: TensorBase | None = None,
                   bias: TensorBase | None = None, use_input_stats: bool = True,
@@ -188,6 +194,7 @@ def instance_norm(input: TensorBase, running_mean: TensorBase | None = None,
     return out
 
 
+@bfloat16_in_float32
 def local_response_norm(input: TensorBase, size: int, alpha: float = 1e-4, beta: float = 0.75,
                         k: float = 1.0) -> TensorBase:
     """AlexNet's normalisation across channels: ``x / (k + alpha * mean of x^2 over a window of

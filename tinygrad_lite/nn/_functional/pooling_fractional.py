@@ -17,6 +17,7 @@ import numpy as np
 
 from ... import functions as _fn
 from ..._core.tensor_base import TensorBase, wrap
+from ...dtypes import is_float_dtype
 
 __all__ = ["fractional_max_pool2d", "fractional_max_pool3d",
            "fractional_max_pool2d_with_indices", "fractional_max_pool3d_with_indices"]
@@ -97,7 +98,7 @@ def _fractional(input: TensorBase, kernel_size: Any, output_size: Any, output_ra
     if not isinstance(input, TensorBase):
         raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(input).__name__}")
-    if input._data.dtype.kind != "f":
+    if not is_float_dtype(input._data.dtype):
         raise NotImplementedError(f'"{op}" not implemented for {input.dtype}')
     if output_size is None:
         ratios = _tuple(output_ratio, nd, op, "output_ratio")

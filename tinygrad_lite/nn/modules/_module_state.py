@@ -15,6 +15,7 @@ from ... import dtypes
 from ..._core.device import check_device, device
 from ..._core.grad_mode import no_grad
 from ..._core.graph import RemovableHandle
+from ...dtypes import is_float_dtype
 from ...tensor import Tensor
 from ._hooks import add_hook
 
@@ -281,10 +282,11 @@ class StateDictMixin:
 def cast_floating(module: Any, dtype: dtypes.DType) -> None:
     """Convert the floating parameters (and their grads) and buffers of ``module`` and its
     descendants to ``dtype`` in place, keeping the tensor objects."""
+    dtype = dtypes.to_dtype(dtype)  # loads bfloat16's NumPy type on first use
     for m in module.modules():
         for store in (m._parameters, m._buffers):
             for t in store.values():
-                if t is None or t._data.dtype.kind != "f":
+                if t is None or not is_float_dtype(t._data.dtype):
                     continue
                 t._data = t._data.astype(dtype.np)
                 t._version_counter[0] += 1
@@ -313,6 +315,6 @@ def to_target_dtype(args: tuple, kwargs: dict) -> dtypes.DType | None:
     if target is None:
         return None
     dt = dtypes.to_dtype(target)
-    if dt.np.kind != "f":
+    if not is_float_dtype(dt.np):
         raise TypeError(f"Module.to only accepts floating point dtypes, but got {dt}")
     return dt

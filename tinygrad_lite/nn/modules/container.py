@@ -4,9 +4,10 @@ ParameterDict."""
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator
+from collections.abc import ItemsView, Iterable, Iterator, KeysView, Mapping, ValuesView
 from typing import Any
 
+from ...tensor import Tensor
 from ..parameter import Parameter
 from .module import Module
 
@@ -117,8 +118,31 @@ class ModuleList(Module):
             self.add_module(str(i), m)
 
 
+def _pairs(items: Any, owner: str, mapping_types: tuple) -> Iterable[tuple[Any, Any]]:
+    """The ``(key, value)`` pairs ``ModuleDict.update``/``ParameterDict.update`` take: a
+    mapping's items, or an iterable of 2-element iterables, checked with PyTorch's errors."""
+    if not isinstance(items, Iterable):
+        raise TypeError(f"{'ParametersDict' if owner == 'ParameterDict' else owner}.update "
+                        "should be called with an iterable of key/value pairs, but got "
+                        f"{type(items).__name__}")
+    if isinstance(items, mapping_types):
+        return list(items.items())
+    pairs = []
+    for j, pair in enumerate(items):
+        if not isinstance(pair, Iterable):
+            raise TypeError(f"{owner} update sequence element #{j} should be Iterable; "
+                            f"is{type(pair).__name__}")
+        pair = tuple(pair)
+        if len(pair) != 2:
+            raise ValueError(f"{owner} update sequence element #{j} has length {len(pair)}; "
+                             "2 is required")
+        pairs.append(pair)
+    return pairs
+
+
 class ModuleDict(Module):
-    """A dict of modules whose parameters are registered under their keys."""
+    """An ordered dict of modules whose parameters are registered under their keys (insertion
+    order; ``update`` keeps the order of a dict, ``OrderedDict``, ``ModuleDict`` or pairs)."""
 
     def __init__(self, modules: Any = None) -> None:
         super().__init__()
@@ -140,30 +164,37 @@ class ModuleDict(Module):
     def __iter__(self) -> Iterator[str]:
         return iter(self._modules)
 
-    def __contains__(self, key: str) -> bool:
+    def __contains__(self, key: object) -> bool:
         return key in self._modules
 
-    def keys(self) -> Iterable[str]:
-        """The keys."""
-        return self._modules.keys()
-
-    def values(self) -> Iterable[Module]:
-        """The modules."""
-        return self._modules.values()
-
-    def items(self) -> Iterable[tuple[str, Module]]:
-        """``(key, module)`` pairs."""
-        return self._modules.items()
-
-    def update(self, modules: Any) -> None:
-        """Add modules from a mapping or an iterable of pairs."""
-        pairs = modules.items() if hasattr(modules, "items") else modules
-        for key, module in pairs:
-            self.add_module(key, module)
+    def clear(self) -> None:
+        """Remove every module."""
+        self._modules.clear()
 
     def pop(self, key: str) -> Module:
-        """Remove and return the module at ``key``."""
-        return self._modules.pop(key)
+        """Remove and return the module at ``key`` (KeyError when absent)."""
+        module = self[key]
+        del self[key]
+        return module
+
+    # dict's own views, as PyTorch's (its _modules is a dict): dict_keys([...]), in order
+    def keys(self) -> KeysView[str]:
+        """The keys, a live ``dict_keys`` view."""
+        return dict.keys(self._modules)
+
+    def values(self) -> ValuesView[Module]:
+        """The modules, a live ``dict_values`` view."""
+        return dict.values(self._modules)
+
+    def items(self) -> ItemsView[str, Module]:
+        """``(key, module)`` pairs, a live ``dict_items`` view."""
+        return dict.items(self._modules)
+
+    def update(self, modules: Any) -> None:
+        """Add (or replace) modules from a mapping, a ``ModuleDict`` or an iterable of
+        ``(key, module)`` pairs, in their order."""
+        for key, module in _pairs(modules, "ModuleDict", (Mapping, ModuleDict)):
+            self[key] = module
 
 
 def _describe(p: Any, kind: Any) -> str:
@@ -214,39 +245,132 @@ class ParameterList(Module):
 
 
 class ParameterDict(Module):
-    """A dict of parameters, registered under their keys."""
+    """An ordered dict of parameters registered under their keys, as PyTorch's: a tensor is
+    wrapped in ``Parameter``, any other value is kept as a plain attribute; a plain ``dict``
+    given to the constructor or ``update`` is added in sorted key order."""
 
     def __init__(self, parameters: Any = None) -> None:
         super().__init__()
+        self._keys: dict[str, None] = {}
         if parameters is not None:
-            pairs = parameters.items() if hasattr(parameters, "items") else parameters
-            for k, v in pairs:
-                self[k] = v
+            self.update(parameters)
 
-    def __getitem__(self, key: str) -> Parameter:
-        return self._parameters[key]
+    @staticmethod
+    def _key_to_attr(key: Any) -> str:
+        if not isinstance(key, str):
+            raise TypeError("Index given to ParameterDict cannot be used as a key as it is not a "
+                            f"string (type is '{type(key).__name__}'). Open an issue on github "
+                            "if you need non-string keys.")
+        return key
+
+    def __getitem__(self, key: str) -> Any:
+        return getattr(self, self._key_to_attr(key))
 
     def __setitem__(self, key: str, value: Any) -> None:
-        self.register_parameter(key, value if isinstance(value, Parameter) else Parameter(value))
+        attr = self._key_to_attr(key)
+        if isinstance(value, Tensor) and not isinstance(value, Parameter):
+            value = Parameter(value)
+        setattr(self, attr, value)
+        self._keys[key] = None  # after the checks: a refused key is not left behind
+
+    def __delitem__(self, key: str) -> None:
+        del self._keys[key]
+        delattr(self, self._key_to_attr(key))
 
     def __len__(self) -> int:
-        return len(self._parameters)
+        return len(self._keys)
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._parameters)
+        return iter(self._keys)
 
-    def keys(self) -> Iterable[str]:
-        """The keys."""
-        return self._parameters.keys()
+    def __reversed__(self) -> Iterator[str]:
+        return reversed(self._keys)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._keys
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("ParameterDict should not be called.")
+
+    def copy(self) -> ParameterDict:
+        """A new ParameterDict holding the same parameters (not copies of them)."""
+        return ParameterDict(OrderedDict((k, self[k]) for k in self._keys))
+
+    def setdefault(self, key: str, default: Any = None) -> Any:
+        """The value at ``key``, after setting it to ``default`` when absent."""
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+    def clear(self) -> None:
+        """Remove every entry."""
+        for key in self._keys.copy():
+            del self[key]
+
+    def pop(self, key: str) -> Any:
+        """Remove and return the value at ``key``."""
+        value = self[key]
+        del self[key]
+        return value
+
+    def popitem(self) -> tuple[str, Any]:
+        """Remove and return the last ``(key, value)`` pair."""
+        key, _ = self._keys.popitem()
+        self._keys[key] = None
+        value = self[key]
+        del self[key]
+        return key, value
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """The value at ``key``, or ``default`` when absent."""
+        return self[key] if key in self else default
+
+    def fromkeys(self, keys: Iterable[str], default: Any = None) -> ParameterDict:
+        """A new ParameterDict with each of ``keys`` set to ``default``."""
+        return ParameterDict((k, default) for k in keys)
+
+    def keys(self) -> KeysView[str]:
+        """The keys, a live ``dict_keys`` view."""
+        return self._keys.keys()
+
+    def items(self) -> Iterator[tuple[str, Any]]:
+        """``(key, value)`` pairs, one at a time (a generator, as PyTorch's)."""
+        return ((k, self[k]) for k in self._keys)
+
+    def values(self) -> Iterator[Any]:
+        """The values, one at a time (a generator, as PyTorch's)."""
+        return (self[k] for k in self._keys)
+
+    def update(self, parameters: Any) -> None:
+        """Add (or replace) entries from an ``OrderedDict``/``ParameterDict`` (in order), another
+        mapping (in sorted key order) or an iterable of ``(key, value)`` pairs."""
+        if isinstance(parameters, Mapping) and not isinstance(parameters, OrderedDict):
+            pairs: Iterable[tuple[Any, Any]] = sorted(parameters.items())
+        else:
+            pairs = _pairs(parameters, "ParameterDict", (OrderedDict, ParameterDict))
+        for key, value in pairs:
+            self[key] = value
 
     def extra_repr(self) -> str:
-        """One line per parameter: its tensor type and size."""
-        return "\n".join(f"  ({k}): {_describe(p, p.type())}" for k, p in self.items())
+        """One line per entry: a tensor's type and size, or the type of any other object."""
+        lines = []
+        for k, p in self.items():
+            if isinstance(p, Tensor):
+                lines.append(f"  ({k}): {_describe(p, p.type())}")
+            else:
+                lines.append(f"  ({k}): Object of type: {type(p).__name__}")
+        return "\n".join(lines)
 
-    def values(self) -> Iterable[Parameter]:
-        """The parameters."""
-        return self._parameters.values()
+    def __or__(self, other: ParameterDict) -> ParameterDict:
+        merged = self.copy()
+        merged.update(other)
+        return merged
 
-    def items(self) -> Iterable[tuple[str, Parameter]]:
-        """``(key, parameter)`` pairs."""
-        return self._parameters.items()
+    def __ror__(self, other: ParameterDict) -> ParameterDict:
+        merged = other.copy()
+        merged.update(self)
+        return merged
+
+    def __ior__(self, other: ParameterDict) -> ParameterDict:
+        self.update(other)
+        return self

@@ -37,7 +37,7 @@ __all__ = ["Module", "register_module_forward_pre_hook", "register_module_forwar
 
 def _forward_unimplemented(self: Any, *args: Any, **kwargs: Any) -> Any:
     """The computation; subclasses override it. Call the module, not ``forward``."""
-    raise NotImplementedError(f'Module [{type(self).__name__}] is missing "forward"')
+    raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
 
 def _addindent(text: str, spaces: int) -> str:
@@ -378,6 +378,10 @@ class Module(HookRegistrationMixin, StateDictMixin):
     def half(self) -> Module:
         """Convert floating parameters and buffers to float16."""
         return self._cast(dtypes.float16)
+
+    def bfloat16(self) -> Module:
+        """Convert floating parameters and buffers to bfloat16."""
+        return self._cast(dtypes.bfloat16)
 
     def cpu(self) -> Module:
         """This module (everything lives on the CPU)."""

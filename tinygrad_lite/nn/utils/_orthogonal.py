@@ -14,6 +14,7 @@ import numpy as np
 
 from ... import functions as _fn
 from ..._core.tensor_base import TensorBase, wrap
+from ...dtypes import finfo_of
 from ...functions import creation as _creation
 from ...tensor import Tensor
 from ..modules.module import Module
@@ -63,7 +64,7 @@ def _make_orthogonal(a: np.ndarray) -> np.ndarray:
 
 def _is_orthogonal(q: np.ndarray) -> bool:
     n, k = q.shape[-2], q.shape[-1]
-    eps = 10 * n * np.finfo(q.dtype).eps
+    eps = 10 * n * finfo_of(q.dtype).eps
     return bool(np.allclose(np.swapaxes(q, -2, -1).conj() @ q, np.eye(k), atol=eps))
 
 
