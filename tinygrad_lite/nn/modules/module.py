@@ -37,7 +37,8 @@ __all__ = ["Module", "register_module_forward_pre_hook", "register_module_forwar
 
 def _forward_unimplemented(self: Any, *args: Any, **kwargs: Any) -> Any:
     """The computation; subclasses override it. Call the module, not ``forward``."""
-    raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
+    raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" '
+                              'function')
 
 
 def _addindent(text: str, spaces: int) -> str:
