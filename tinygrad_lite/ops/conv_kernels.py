@@ -1,0 +1,229 @@
+"""Array kernels of the convolution (``ops/conv.py``): im2col as contiguous slice copies over the
+whole batch folded into one flat axis, so that each chunk of images is one 2-D GEMM.
+
+The input is zero-padded once, split into ``prod(stride)`` phases (``x[..., a::s]``: a strided
+convolution is a sum of stride-1 ones over the phases) and laid out channels first, (C, phases,
+N * flat), the images of one channel one after another. On that flat axis a kernel offset is a
+constant shift: the window element at offset q of output position p is ``plane[p + shift(q)]``,
+where output positions are laid out on the padded grid of each image (the positions past each
+row's last output and past each image's last row are computed and dropped; a window there
+may read the next image's elements, never a kept output's). So the columns of a chunk of
+images are K contiguous slice copies, (C * K, chunk * flat), and the output of the chunk is one
+GEMM with the (O, C * K) weight, whose rows already hold each output channel's positions image
+after image: the kept positions are copied out into (N, O, *out) by one strided copy. The
+weight gradient is one GEMM per chunk with the gradient put on the same grid (zeros at the
+dropped positions, so they add nothing while the input is finite); the input gradient of a
+strided convolution is the column gradient added back by K shifted slab adds.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+from .reduce import mm
+
+__all__ = ["Geometry", "forward", "weight_grad", "input_grad_scatter"]
+
+# About this many bytes of columns per chunk of images: they stay in L2/L3 while the GEMM reads
+# them (measured on the small ResNet's shapes: 1-2 MiB beat 256 KiB and 8 MiB).
+_CHUNK_BYTES = 1 << 21
+
+
+class Geometry:
+    """Where every kernel offset reads on the phase-split, batch-folded padded input (see the
+    module docstring), computed once per convolution call."""
+
+    __slots__ = ("spatial", "out_sizes", "stride", "pads", "phase_sizes", "per_phase", "phases",
+                 "shifts", "flat", "slack", "plain")
+
+    def __init__(self, spatial: tuple, kernel: tuple, stride: tuple, pads: tuple,
+                 dilation: tuple) -> None:
+        self.spatial, self.stride, self.pads = spatial, stride, pads
+        self.out_sizes = tuple((s + b + a - d * (k - 1) - 1) // st + 1 for s, (b, a), k, d, st
+                               in zip(spatial, pads, kernel, dilation, stride))
+        # a phase plane holds at least the output grid (so the output positions of one image
+        # never run into the next). Along a stride-1 dim it is only max(before, after) wider
+        # than the input: a window reading past the end lands, one row (or image) on, in the
+        # next one's leading padding, which is zero too. That shares the padding between rows
+        # and images (32x32 with padding 1: 33 x 33 positions, not 34 x 34; GEMM work and
+        # column copies shrink alike).
+        self.phase_sizes = tuple(
+            max(s + max(b, a) if st == 1 and min(b, a) <= d * (k - 1) else -(-(s + b + a) // st),
+                o)
+            for s, (b, a), st, o, k, d in zip(spatial, pads, stride, self.out_sizes, kernel,
+                                              dilation))
+        rows = [math.prod(self.phase_sizes[i + 1:]) for i in range(len(spatial))]
+        reads = []  # (phase tuple, flat shift) per kernel offset, in the weight's order
+        for offsets in itertools.product(*(range(k) for k in kernel)):
+            pos = [o * d for o, d in zip(offsets, dilation)]
+            reads.append((tuple(q % st for q, st in zip(pos, stride)),
+                          sum((q // st) * r for q, st, r in zip(pos, stride, rows))))
+        used = sorted({ph for ph, _ in reads})  # a 1x1 strided kernel needs one phase only
+        self.per_phase = used
+        self.phases = len(used)
+        self.shifts = tuple((used.index(ph), shift) for ph, shift in reads)
+        self.flat = math.prod(self.phase_sizes)
+        self.slack = max(shift for _, shift in self.shifts)  # zeros read past the last image
+        # 1x1, stride 1, no padding: the columns are the input itself
+        self.plain = (len(reads) == 1 and all(st == 1 for st in stride)
+                      and not any(b or a for b, a in pads))
+
+    def slices(self, phase: tuple) -> tuple[tuple, tuple]:
+        """(slices into one phase's plane, slices into the unpadded input) of the input
+        elements that phase holds."""
+        dst, src = [], []
+        for a, (b, _), st, size, count in zip(phase, self.pads, self.stride, self.spatial,
+                                              self.phase_sizes):
+            lo = max(0, -((a - b) // st))
+            hi = max(lo, min(count, (size - 1 + b - a) // st + 1))
+            dst.append(slice(lo, hi))
+            start = lo * st + a - b
+            src.append(slice(start, start + (hi - lo - 1) * st + 1, st) if hi > lo
+                       else slice(0, 0))
+        return tuple(dst), tuple(src)
+
+    def planes(self, lead: tuple, count: int, buf: np.ndarray) -> np.ndarray:
+        """The first ``count`` images of a (*lead, count' * flat + ...) buffer as (*lead, count,
+        *phase_sizes) (a view)."""
+        return buf[..., :count * self.flat].reshape(lead + (count,) + self.phase_sizes)
+
+    def phased(self, x: np.ndarray, dtype: np.dtype) -> np.ndarray:
+        """(N, C, *S) -> (C, phases, N * flat + slack): padded with zeros, split into the used
+        phases, channels first, each channel's images one flat row."""
+        n, c = x.shape[:2]
+        buf = np.zeros((c, self.phases, n * self.flat + self.slack), dtype)
+        xt = np.swapaxes(x, 0, 1)
+        for j, phase in enumerate(self.per_phase):
+            dst, src = self.slices(phase)
+            view = self.planes((c,), n, buf[:, j])
+            view[(slice(None), slice(None)) + dst] = xt[(slice(None), slice(None)) + src]
+        return buf
+
+    def valid(self, grid: np.ndarray, count: int) -> np.ndarray:
+        """The kept (O, count, *out) output positions of an (O, count * flat ...) grid (a
+        view)."""
+        shaped = self.planes((grid.shape[0],), count, grid)
+        return shaped[(Ellipsis,) + tuple(slice(0, s) for s in self.out_sizes)]
+
+    def gather(self, xph: np.ndarray, start: int, count: int, cols: np.ndarray) -> np.ndarray:
+        """The (C * K, count * flat) columns of images start..start+count: K contiguous slice
+        copies into ``cols`` (C, K, m * flat) (a view of it)."""
+        width, base = count * self.flat, start * self.flat
+        if len(self.shifts) == 1:  # one offset (a strided 1x1 kernel): the input itself
+            phase, shift = self.shifts[0]
+            return xph[:, phase, base + shift:base + shift + width]
+        chunk = cols[:, :, :width]
+        for q, (phase, shift) in enumerate(self.shifts):
+            chunk[:, q] = xph[:, phase, base + shift:base + shift + width]
+        return chunk.reshape(-1, width)
+
+    def chunk(self, n: int, c: int, itemsize: int) -> int:
+        """Images per chunk: about ``_CHUNK_BYTES`` of columns."""
+        per_image = c * len(self.shifts) * self.flat * itemsize
+        return max(1, min(n, _CHUNK_BYTES // max(per_image, 1)))
+
+
+def _grouped(a: np.ndarray, groups: int) -> np.ndarray:
+    """A (rows, width) matrix as (G, rows / G, width) (a view)."""
+    return a.reshape(groups, a.shape[0] // groups, a.shape[1])
+
+
+def forward(x: np.ndarray, weight: np.ndarray, geo: Geometry, groups: int, dt: np.dtype,
+            partner: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """(output (N, O, *out) in ``dt``, the saved phase-split input (or ``x`` for a plain 1x1
+    kernel), and with a ``partner`` (N, P, *out) the (G, C/G * K, P/G) product of the columns
+    with it: the weight gradient of the convolution whose input gradient this one computes,
+    from the same columns)."""
+    n, c = x.shape[:2]
+    o = weight.shape[0]
+    wg = weight.astype(dt, copy=False).reshape(groups, o // groups, -1)
+    if geo.plain:  # one GEMM per image on the input itself, the output in place
+        xs = x.astype(dt, copy=False)
+        out = mm(wg, xs.reshape(n, groups, c // groups, -1))
+        return out.reshape((n, o) + geo.out_sizes), xs, None
+    xph = geo.phased(x, dt)
+    m = geo.chunk(n, c, dt.itemsize)
+    cols = np.empty((c, len(geo.shifts), m * geo.flat), dt)
+    out = np.empty((n, o) + geo.out_sizes, dt)
+    out_t = np.swapaxes(out, 0, 1)
+    product = None
+    if partner is not None:
+        p = partner.shape[1]
+        partner_t = np.swapaxes(partner, 0, 1)
+        partner_grid = np.zeros((p, m * geo.flat), dt)  # zeros at the dropped positions
+        product = np.zeros((groups, c // groups * len(geo.shifts), p // groups), dt)
+    for start in range(0, n, m):
+        count = min(m, n - start)
+        columns = _grouped(geo.gather(xph, start, count, cols), groups)
+        grid = mm(wg, columns).reshape(o, -1)
+        out_t[:, start:start + count] = geo.valid(grid, count)
+        if product is not None:
+            geo.valid(partner_grid, count)[...] = partner_t[:, start:start + count]
+            product += mm(columns, np.swapaxes(
+                _grouped(partner_grid[:, :count * geo.flat], groups), 1, 2))
+    return out, xph, product
+
+
+def weight_grad(grad: np.ndarray, saved: np.ndarray, geo: Geometry, groups: int
+                ) -> np.ndarray:
+    """The (G, O/G, C/G * K) weight gradient in the compute dtype of ``grad``: one GEMM per
+    chunk of the gradient on the output grid with the rebuilt columns."""
+    n, o = grad.shape[:2]
+    dt = grad.dtype
+    if geo.plain:
+        c = saved.shape[1]
+        xs = saved.reshape(n, groups, c // groups, -1)
+        gs = grad.reshape(n, groups, o // groups, -1)
+        return mm(gs, np.swapaxes(xs, 2, 3)).sum(0)
+    c = saved.shape[0]
+    m = geo.chunk(n, c, dt.itemsize)
+    cols = np.empty((c, len(geo.shifts), m * geo.flat), dt)
+    grid = np.zeros((o, m * geo.flat), dt)  # the dropped positions stay zero throughout
+    grad_t = np.swapaxes(grad, 0, 1)
+    total = np.zeros((groups, o // groups, c // groups * len(geo.shifts)), dt)
+    for start in range(0, n, m):
+        count = min(m, n - start)
+        geo.valid(grid, count)[...] = grad_t[:, start:start + count]
+        columns = _grouped(geo.gather(saved, start, count, cols), groups)
+        total += mm(_grouped(grid[:, :count * geo.flat], groups), np.swapaxes(columns, 1, 2))
+    return total
+
+
+def input_grad_scatter(grad: np.ndarray, weight: np.ndarray, geo: Geometry, groups: int,
+                       c: int) -> np.ndarray:
+    """The (N, C, *S) input gradient in the compute dtype of ``grad``: the column gradient of
+    a chunk as one GEMM, added back by K shifted slab adds, the planes copied out (for strided
+    convolutions; stride 1 goes through ``conv._input_grad_by_conv``)."""
+    n, o = grad.shape[:2]
+    dt = grad.dtype
+    wg = weight.astype(dt, copy=False).reshape(groups, o // groups, -1)
+    w_t = np.swapaxes(wg, 1, 2)
+    if geo.plain:
+        dx = mm(w_t, grad.reshape(n, groups, o // groups, -1))
+        return dx.reshape((n, c) + geo.spatial)
+    kk = len(geo.shifts)
+    m = geo.chunk(n, c, dt.itemsize)
+    grid = np.zeros((o, m * geo.flat), dt)
+    planes = np.empty((c, geo.phases, m * geo.flat + geo.slack), dt)
+    dx = np.empty((n, c) + geo.spatial, dt)
+    dx_t = np.swapaxes(dx, 0, 1)
+    if geo.phases < math.prod(geo.stride):  # input elements no used phase holds get zero
+        dx.fill(0)
+    grad_t = np.swapaxes(grad, 0, 1)
+    for start in range(0, n, m):
+        count = min(m, n - start)
+        width = count * geo.flat
+        geo.valid(grid, count)[...] = grad_t[:, start:start + count]
+        dcols = mm(w_t, _grouped(grid[:, :width], groups)).reshape(c, kk, width)
+        planes.fill(0)
+        for q, (j, shift) in enumerate(geo.shifts):
+            planes[:, j, shift:shift + width] += dcols[:, q]
+        for j, phase in enumerate(geo.per_phase):
+            dst, src = geo.slices(phase)
+            view = geo.planes((c,), count, planes[:, j])
+            dx_t[(slice(None), slice(start, start + count)) + src] = \
+                view[(slice(None), slice(None)) + dst]
+    return dx
