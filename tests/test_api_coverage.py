@@ -17,7 +17,7 @@ import api_coverage  # noqa: E402
 
 # Covered percentage of the in-scope names, per module, that must not be lost.
 FLOORS = {
-    "torch": 95.0, "torch.Tensor": 96.0, "torch.nn": 98.0, "torch.nn.functional": 99.0,
+    "torch": 98.0, "torch.Tensor": 98.0, "torch.nn": 98.0, "torch.nn.functional": 99.0,
     "torch.nn.init": 100.0, "torch.linalg": 63.0, "torch.optim": 88.0,
     "torch.optim.lr_scheduler": 100.0, "torch.utils.data": 100.0, "torch.autograd": 87.0,
     "torch.distributions": 100.0, "torch.func": 76.0, "torch.special": 100.0, "torch.fft": 0.0,

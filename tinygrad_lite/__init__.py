@@ -24,8 +24,11 @@ from . import (
     optim,
     random,
     return_types,
+    signal,
     sparse,
     special,
+    testing,
+    types,
     utils,
     version,
     viz,
@@ -78,6 +81,7 @@ from ._runtime import (
     set_num_threads,
     use_deterministic_algorithms,
 )
+from ._tensor_dlpack import from_dlpack, to_dlpack
 from ._torch_aliases import *  # noqa: F403 - torch.conv2d, torch.dropout, ... (nn.functional)
 from ._torch_misc import *  # noqa: F403 - memory formats, layouts, typename, switches, ...
 from .amp import autocast, get_autocast_dtype
@@ -114,7 +118,7 @@ from .dtypes import (
 from .func import vmap
 from .functions import *  # noqa: F403 - the whole tl.* API (functions.__all__)
 from .serialization import load, save
-from .sparse import sparse_coo_tensor, spmm
+from .sparse import dsmm, hsmm, hspmm, saddmm, smm, sparse_coo_tensor, spmm, sspaddmm
 from .tensor import Tensor
 from .version import __version__
 
@@ -137,6 +141,7 @@ __all__ = [
     "nn", "optim", "utils", "viz", "save", "load", "amp", "autocast", "accelerator", "backends",
     "cuda", "distributed", "distributions", "func", "linalg", "random", "device", "Size",
     "multiprocessing", "return_types", "sparse", "special", "sparse_coo_tensor", "spmm",
+    "smm", "sspaddmm", "saddmm", "hspmm", "hsmm", "dsmm",
     "inference_mode", "is_inference_mode_enabled", "set_default_dtype", "set_printoptions",
     "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor", "IntTensor",
     "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor", "set_num_threads", "get_num_threads",
@@ -152,4 +157,5 @@ __all__ = [
     "get_autocast_cpu_dtype", "is_autocast_cache_enabled", "is_autocast_cpu_enabled",
     "is_autocast_enabled", "set_autocast_cache_enabled", "set_autocast_cpu_dtype",
     "set_autocast_cpu_enabled", "set_autocast_dtype", "set_autocast_enabled",
+    "testing", "signal", "types", "from_dlpack", "to_dlpack",
 ]

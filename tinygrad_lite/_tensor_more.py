@@ -1,7 +1,8 @@
 """Tensor attributes and methods about identity and layout that PyTorch programs touch:
 ``.H``/``.real`` of real tensors, ``output_nr``, ``dim_order()``, ``is_inference()``,
 ``is_distributed()``, ``new_empty_strided``, ``bfloat16()`` and the deprecated out-of-place
-``resize``/``resize_as``. ``_tensor_extra.py`` merges them into what tensor.py binds."""
+``resize``/``resize_as``, and the DLPack methods of ``_tensor_dlpack.py``. ``_tensor_extra.py``
+merges them into what tensor.py binds."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any
 from . import dtypes, functions
 from ._core.size import Size
 from ._core.tensor_base import TensorBase
+from ._tensor_dlpack import DLPACK_METHODS
 
 __all__ = ["MORE_METHODS", "MORE_PROPERTIES"]
 
@@ -79,8 +81,9 @@ def resize_as(self: TensorBase, tensor: TensorBase) -> TensorBase:
     return functions.reshape(self, tuple(tensor.shape))
 
 
-MORE_METHODS = {f.__name__: f for f in (dim_order, is_inference, is_distributed,
-                                         new_empty_strided, bfloat16, resize, resize_as)}
+MORE_METHODS: dict[str, Any] = {f.__name__: f for f in (
+    dim_order, is_inference, is_distributed, new_empty_strided, bfloat16, resize, resize_as)}
+MORE_METHODS.update(DLPACK_METHODS)  # __dlpack__, __dlpack_device__
 MORE_PROPERTIES = {
     "H": _conjugate_transpose,
     "real": lambda self: self,  # a real tensor is its own real part

@@ -19,6 +19,8 @@ are built from them here and get their gradients for free. The themed modules:
 | ``math_more.py`` | bit shifts, i0, igamma/igammac, angle, hardshrink, prelu, conj_physical |
 | ``indexing_more.py`` | put, index_reduce, nonzero_static, as_strided(_scatter), unsafe_split |
 | ``inplace_more.py`` | addmm_ & co, put_, resize_, ...; ``TORCH_INPLACE``: torch.sqrt_ & co |
+| ``lowrank.py`` | svd_lowrank, pca_lowrank (randomized range finder) |
+| ``tensor_hash.py`` | hash_tensor (xor of the elements' 64-bit patterns) |
 | ``torch_only.py`` | tl.* only: range, scalar_tensor, fill, asarray, gradient, histogramdd, ... |
 
 Adding an op takes three places: its code (a composite in one of these modules, or a primitive
@@ -39,6 +41,7 @@ from . import (
     linalg,
     linalg_lu,
     linalg_more,
+    lowrank,
     math_more,
     mathops,
     nan_reductions,
@@ -51,6 +54,7 @@ from . import (
     shape_extra,
     signal_windows,
     sorting,
+    tensor_hash,
     torch_only,
 )
 from .basic import *  # noqa: F403
@@ -64,6 +68,7 @@ from .inplace_more import *  # noqa: F403 - x.addmm_() & co, methods (TORCH_INPL
 from .linalg import *  # noqa: F403
 from .linalg_lu import *  # noqa: F403
 from .linalg_more import *  # noqa: F403
+from .lowrank import *  # noqa: F403
 from .math_more import *  # noqa: F403
 from .mathops import *  # noqa: F403
 from .nan_reductions import *  # noqa: F403
@@ -76,6 +81,7 @@ from .shape import *  # noqa: F403
 from .shape_extra import *  # noqa: F403
 from .signal_windows import *  # noqa: F403
 from .sorting import *  # noqa: F403
+from .tensor_hash import *  # noqa: F403
 from .torch_only import *  # noqa: F403
 
 # tl.* names: everything the themed modules export, except the in-place helpers that PyTorch
@@ -87,6 +93,7 @@ __all__ = [
     *linalg_lu.__all__, *linalg_more.__all__,
     *signal_windows.__all__, *numeric.__all__, *scatters.__all__, *math_more.__all__,
     *indexing_more.__all__, *torch_only.__all__, *inplace_more.TORCH_INPLACE,
+    *lowrank.__all__, *tensor_hash.__all__,
     "relu_", "clamp_",
     "clip_", "neg_",
     "exp_",
@@ -127,7 +134,7 @@ _OUT = {
     # functions/math_more.py, indexing_more.py and torch_only.py
     "angle", "bitwise_left_shift", "bitwise_right_shift", "frobenius_norm", "hardshrink", "i0",
     "igamma", "igammac", "index_reduce", "nonzero_static", "nuclear_norm", "put", "range",
-    "scalar_tensor",
+    "scalar_tensor", "hash_tensor",
 }
 
 
@@ -144,10 +151,11 @@ def _apply_conventions() -> None:
 
 _apply_conventions()
 
-# (vander, unravel_index and lu_unpack take a tensor first, but PyTorch has no such methods)
+# (vander, unravel_index, lu_unpack and the low-rank SVDs take a tensor first, but PyTorch has
+# no such methods)
 _NOT_METHODS = {"cat", "concat", "concatenate", "stack", "einsum", "setitem", "broadcast_shapes",
                 "broadcast_tensors", "vander", "unravel_index", "lu_unpack", *creation.__all__,
-                *signal_windows.__all__, *torch_only.__all__}
+                *signal_windows.__all__, *torch_only.__all__, *lowrank.__all__}
 TENSOR_METHODS = [name for name in (*__all__, *inplace.__all__, *inplace_extra.__all__,
                                     *inplace_more.__all__)
                   if name not in _NOT_METHODS]

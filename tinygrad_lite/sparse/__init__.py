@@ -7,6 +7,8 @@ missing ones counting as -inf, as in PyTorch). Gradients reach the dense operand
 The sparse tensor is its own class (``SparseTensor``, see ``coo.py``), not a ``Tensor``: the
 dense ``tl.mm``/``tl.matmul`` do not take it (use the functions here or ``@``), nor does
 ``dense @ sparse``. The product uses ``scipy.sparse`` when installed, else NumPy.
+PyTorch's older products with sparse results (``tl.smm``, ``tl.sspaddmm``/``saddmm``,
+``tl.hspmm``/``hsmm``; ``tl.dsmm`` is dense) and ``Tensor.sparse_mask`` are in ``products.py``.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import numpy as np
 from .. import functions
 from ..tensor import Tensor
 from .coo import SparseTensor, sparse_coo_tensor, sparse_sum, to_sparse
+from .products import dsmm, hsmm, hspmm, saddmm, smm, sspaddmm  # noqa: F401 - tl.smm & co
 
 __all__ = ["SparseTensor", "sparse_coo_tensor", "mm", "spmm", "addmm", "sum", "softmax",
            "log_softmax", "to_sparse"]

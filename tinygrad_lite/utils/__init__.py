@@ -1,6 +1,6 @@
-"""``tinygrad_lite.utils``: data loading, activation checkpointing, TensorBoard logging
-(``utils.tensorboard``: its writer needs the optional tensorboard package when created)."""
+"""``tinygrad_lite.utils``: data loading, activation checkpointing, DLPack exchange, TensorBoard
+logging (``utils.tensorboard``: its writer needs the optional tensorboard package when created)."""
 
-from . import checkpoint, data, tensorboard
+from . import checkpoint, data, dlpack, tensorboard
 
-__all__ = ["checkpoint", "data", "tensorboard"]
+__all__ = ["checkpoint", "data", "dlpack", "tensorboard"]
