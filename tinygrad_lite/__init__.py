@@ -117,6 +117,7 @@ from .dtypes import (
 )
 from .func import vmap
 from .functions import *  # noqa: F403 - the whole tl.* API (functions.__all__)
+from .random import thread_safe_generator
 from .serialization import load, save
 from .sparse import dsmm, hsmm, hspmm, saddmm, smm, sparse_coo_tensor, spmm, sspaddmm
 from .tensor import Tensor
@@ -148,7 +149,7 @@ __all__ = [
     "set_num_interop_threads", "get_num_interop_threads", "use_deterministic_algorithms",
     "are_deterministic_algorithms_enabled", "int", "short", "dtype", "finfo", "iinfo",
     "promote_types", "can_cast", "result_type", "pi", "e", "inf", "nan", "newaxis", "compile",
-    "get_default_device", "set_default_device", "vmap",
+    "get_default_device", "set_default_device", "vmap", "thread_safe_generator",
     *functions.__all__,
     # PyTorch's torch.* forms of nn.functional, the odds and ends, and the process switches
     *_torch_aliases.__all__, *_torch_misc.__all__, "version", "__version__", "cpu",

@@ -1,7 +1,8 @@
 """Tensor attributes and methods about identity and layout that PyTorch programs touch:
 ``.H``/``.real`` of real tensors, ``output_nr``, ``dim_order()``, ``is_inference()``,
 ``is_distributed()``, ``new_empty_strided``, ``bfloat16()`` and the deprecated out-of-place
-``resize``/``resize_as``, and the DLPack methods of ``_tensor_dlpack.py``. ``_tensor_extra.py``
+``resize``/``resize_as``, ``map2_``, ``__setstate__``, ``__array_wrap__``, ``.name``, and the
+DLPack methods of ``_tensor_dlpack.py``. ``_tensor_extra.py``
 merges them into what tensor.py binds."""
 
 from __future__ import annotations
@@ -9,7 +10,10 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+import numpy as np
+
 from . import dtypes, functions
+from ._core.grad_mode import no_grad
 from ._core.size import Size
 from ._core.tensor_base import TensorBase
 from ._tensor_dlpack import DLPACK_METHODS
@@ -81,11 +85,58 @@ def resize_as(self: TensorBase, tensor: TensorBase) -> TensorBase:
     return functions.reshape(self, tuple(tensor.shape))
 
 
+def map2_(self: TensorBase, x: TensorBase, y: TensorBase, callable: Any) -> TensorBase:  # noqa: A002
+    """In place: ``callable(a, b, c)`` over ``self``, ``x`` and ``y`` (broadcast to ``self``,
+    of ``self``'s dtype), element by element, as PyTorch's CPU ``map2_``."""
+    if self.requires_grad:
+        raise RuntimeError("Can't call map2_() on Variable that requires grad. Use "
+                           "var.detach().map2_() instead.")
+    args = []
+    for name, other in (("x", x), ("y", y)):
+        if isinstance(other, TensorBase) and other.dtype != self.dtype:
+            raise TypeError(f"map2_: expected {self.type()} for argument '{name}' (got "
+                            f"{other.type()})")
+        data = other._data if isinstance(other, TensorBase) else np.asarray(other)
+        try:
+            args.append(np.broadcast_to(data, self.shape))
+        except ValueError:
+            raise RuntimeError(f"The expanded size of the tensor must match the existing size:"
+                               f" target sizes {list(self.shape)}, tensor sizes "
+                               f"{list(np.shape(data))}") from None
+    with no_grad():
+        values = np.vectorize(callable, otypes=[self._data.dtype])(self._data, *args)
+        return functions.copy_(self, functions.tensor(values, dtype=self.dtype))
+
+
+def __setstate__(self: TensorBase, state: tuple) -> None:  # noqa: N807
+    """PyTorch's legacy unpickling hook: ``(requires_grad, _, backward_hooks)``, or a 5-tuple
+    legacy Variable state ``(data, _, _, requires_grad, backward_hooks)``; leaves only
+    (pickling itself goes through ``__reduce_ex__`` and never calls it, as in PyTorch)."""
+    if not self.is_leaf:
+        raise RuntimeError("__setstate__ can be only called on leaf Tensors")
+    if len(state) == 4:
+        raise NotImplementedError("__setstate__: the legacy (storage, offset, size, stride) "
+                                  "state needs Tensor.set_, which tinygrad_lite does not have")
+    if len(state) == 5:
+        self.data = state[0]  # type: ignore[attr-defined]  # the Tensor property
+        state = (state[3], state[4], state[2])
+    self.requires_grad, _, self._backward_hooks = state
+
+
+def __array_wrap__(self: TensorBase, array: np.ndarray, context: Any = None,  # noqa: N807
+                   return_scalar: bool = False) -> TensorBase:
+    """NumPy's output-wrapping hook: ``array`` as a tensor (sharing its memory), as PyTorch's.
+    NumPy ufuncs on tensors are refused here (``__array_ufunc__ = None``) rather than wrapped."""
+    return functions.from_numpy(np.asarray(array))
+
+
 MORE_METHODS: dict[str, Any] = {f.__name__: f for f in (
-    dim_order, is_inference, is_distributed, new_empty_strided, bfloat16, resize, resize_as)}
+    dim_order, is_inference, is_distributed, new_empty_strided, bfloat16, resize, resize_as,
+    map2_, __setstate__, __array_wrap__)}
 MORE_METHODS.update(DLPACK_METHODS)  # __dlpack__, __dlpack_device__
 MORE_PROPERTIES = {
     "H": _conjugate_transpose,
     "real": lambda self: self,  # a real tensor is its own real part
     "output_nr": lambda self: int(self._output_nr),
+    "name": lambda self: None,  # PyTorch 2.13: a read-only attribute, None on tensors
 }

@@ -15,9 +15,10 @@ from .functions.generator import (
     seed,
     set_rng_state,
 )
+from .utils.data import get_worker_info
 
 __all__ = ["fork_rng", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
-           "default_generator"]
+           "default_generator", "thread_safe_generator"]
 
 
 @contextlib.contextmanager
@@ -33,3 +34,15 @@ def fork_rng(devices: Any = None, enabled: bool = True, _caller: str = "fork_rng
         yield
     finally:
         set_rng_state(state)
+
+
+def thread_safe_generator() -> Any:
+    """The running DataLoader thread worker's own generator, else ``None`` (use the default
+    generator): ``None`` in the main process and in process workers, i.e. always here, since
+    tl's DataLoader workers are processes (each reseeded, as PyTorch's)."""
+    info = get_worker_info()
+    if info is not None and getattr(info, "worker_method", None) == "thread":
+        rng = getattr(info, "rng", None)
+        if rng is not None:
+            return rng.torch_generator
+    return None

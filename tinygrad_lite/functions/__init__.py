@@ -20,6 +20,7 @@ are built from them here and get their gradients for free. The themed modules:
 | ``indexing_more.py`` | put, index_reduce, nonzero_static, as_strided(_scatter), unsafe_split |
 | ``inplace_more.py`` | addmm_ & co, put_, resize_, ...; ``TORCH_INPLACE``: torch.sqrt_ & co |
 | ``lowrank.py`` | svd_lowrank, pca_lowrank (randomized range finder) |
+| ``linalg_lobpcg.py`` | lobpcg (exact: Cholesky of B, then eigh) |
 | ``tensor_hash.py`` | hash_tensor (xor of the elements' 64-bit patterns) |
 | ``torch_only.py`` | tl.* only: range, scalar_tensor, fill, asarray, gradient, histogramdd, ... |
 
@@ -39,6 +40,7 @@ from . import (
     inplace_extra,
     inplace_more,
     linalg,
+    linalg_lobpcg,
     linalg_lu,
     linalg_more,
     lowrank,
@@ -66,6 +68,7 @@ from .inplace import clamp_, clip_, exp_, neg_, relu_
 from .inplace_extra import *  # noqa: F403 - x.sqrt_() & co, methods only
 from .inplace_more import *  # noqa: F403 - x.addmm_() & co, methods (TORCH_INPLACE: tl.* too)
 from .linalg import *  # noqa: F403
+from .linalg_lobpcg import *  # noqa: F403
 from .linalg_lu import *  # noqa: F403
 from .linalg_more import *  # noqa: F403
 from .lowrank import *  # noqa: F403
@@ -93,7 +96,7 @@ __all__ = [
     *linalg_lu.__all__, *linalg_more.__all__,
     *signal_windows.__all__, *numeric.__all__, *scatters.__all__, *math_more.__all__,
     *indexing_more.__all__, *torch_only.__all__, *inplace_more.TORCH_INPLACE,
-    *lowrank.__all__, *tensor_hash.__all__,
+    *lowrank.__all__, *tensor_hash.__all__, *linalg_lobpcg.__all__,
     "relu_", "clamp_",
     "clip_", "neg_",
     "exp_",
@@ -155,7 +158,8 @@ _apply_conventions()
 # no such methods)
 _NOT_METHODS = {"cat", "concat", "concatenate", "stack", "einsum", "setitem", "broadcast_shapes",
                 "broadcast_tensors", "vander", "unravel_index", "lu_unpack", *creation.__all__,
-                *signal_windows.__all__, *torch_only.__all__, *lowrank.__all__}
+                *signal_windows.__all__, *torch_only.__all__, *lowrank.__all__,
+                *linalg_lobpcg.__all__}
 TENSOR_METHODS = [name for name in (*__all__, *inplace.__all__, *inplace_extra.__all__,
                                     *inplace_more.__all__)
                   if name not in _NOT_METHODS]

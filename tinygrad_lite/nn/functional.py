@@ -42,6 +42,7 @@ from ._functional.dropout import (
 )
 from ._functional.grid import affine_grid, grid_sample
 from ._functional.linear import bilinear, linear
+from ._functional.linear_cross_entropy import linear_cross_entropy
 from ._functional.loss import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
@@ -81,5 +82,5 @@ __all__ = [
     "scaled_dot_product_attention", "multi_head_attention_forward", *_activation_extra.__all__,
     *_loss_extra.__all__, *_vision.__all__, "dropout1d", "dropout2d", "dropout3d",
     "alpha_dropout", "feature_alpha_dropout", "instance_norm", "local_response_norm",
-    "ctc_loss", "embedding_bag", "affine_grid", "grid_sample",
+    "ctc_loss", "embedding_bag", "affine_grid", "grid_sample", "linear_cross_entropy",
 ]

@@ -9,7 +9,16 @@ from .._core.autocast_state import autocast_state
 from .._core.grad_mode import grad_state
 from .._core.graph import Node
 from .._core.tensor_base import TensorBase
-from .common import array_of, is_array, normalize_dims, sum_rows, sum_to, swap_last_dims, wrap
+from .common import (
+    array_of,
+    array_sum,
+    is_array,
+    normalize_dims,
+    sum_rows,
+    sum_to,
+    swap_last_dims,
+    wrap,
+)
 from .elementwise import autocast_lower, cast
 from .movement import broadcast_to
 
@@ -47,13 +56,7 @@ def reduce_sum(x: TensorBase, dim=None, keepdim: bool = False, dtype=None) -> Te
         x = cast(x, dtypes.to_dtype(dtype).np)
     elif x._data.dtype.kind in "biu":
         x = cast(x, _INT64)
-    data = x._data
-    if data.dtype is dtypes.bfloat16.np:  # accumulate in float32, as PyTorch (see elementwise)
-        data = data.astype(_SINGLE)
-    # NumPy's stubs type ``keepdims`` only as a literal True or False, not as a bool variable
-    out = np.asarray(np.add.reduce(data, axis=dims, keepdims=keepdim))  # type: ignore[call-overload]
-    if data is not x._data:
-        out = out.astype(x._data.dtype)
+    out = np.asarray(array_sum(x._data, dims, keepdim))
     if not (grad_state.enabled and x._requires_grad):
         return wrap(out)
     node = SumBackward0(x) if dim is None else SumBackward1(x)

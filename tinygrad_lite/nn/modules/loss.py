@@ -3,19 +3,23 @@ with PyTorch's constructor signatures (the deprecated ``size_average``/``reduce`
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from ..._core.tensor_base import TensorBase
 from ...tensor import Tensor
 from .. import functional as F  # noqa: N812 - PyTorch's conventional alias
+from .._functional.linear_cross_entropy import LinearCrossEntropyOptions
 from .._functional.loss import legacy_reduction
+from .linear import Linear
 from .module import Module
 
 __all__ = ["MSELoss", "L1Loss", "HuberLoss", "SmoothL1Loss", "CrossEntropyLoss", "NLLLoss",
            "BCELoss", "BCEWithLogitsLoss", "KLDivLoss", "MarginRankingLoss",
            "HingeEmbeddingLoss", "SoftMarginLoss", "CosineEmbeddingLoss", "TripletMarginLoss",
            "TripletMarginWithDistanceLoss", "PoissonNLLLoss", "GaussianNLLLoss",
-           "MultiLabelSoftMarginLoss", "MultiMarginLoss", "MultiLabelMarginLoss", "CTCLoss"]
+           "MultiLabelSoftMarginLoss", "MultiMarginLoss", "MultiLabelMarginLoss", "CTCLoss",
+           "LinearCrossEntropyLoss", "LinearCrossEntropyOptions"]
 
 
 class _Loss(Module):
@@ -296,3 +300,44 @@ class CTCLoss(_Loss):
         """The loss."""
         return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
                           self.reduction, self.zero_infinity)
+
+
+class LinearCrossEntropyLoss(_WeightedLoss):
+    """Cross entropy of ``self.linear(input)`` (a bias-free by default ``Linear`` to
+    ``num_classes * prod(out_features)`` logits) against class indices or probabilities."""
+
+    def __init__(self, in_features: int, num_classes: int, *, out_features: tuple[int, ...] = (),
+                 bias: bool = False, device: Any = None, dtype: Any = None,
+                 reduction: str = "mean", weight: Tensor | None = None,
+                 ignore_index: int | None = None, label_smoothing: float = 0.0,
+                 options: LinearCrossEntropyOptions | None = None) -> None:
+        if weight is not None and tuple(weight.shape) != (num_classes,):
+            raise RuntimeError(f"expected weight shape to be {(num_classes,)}, got "
+                               f"{tuple(weight.shape)}")
+        if label_smoothing < 0 or label_smoothing > 1.0:
+            raise RuntimeError("expected label_smoothing to be in range [0, 1], got "
+                               f"{label_smoothing}")
+        super().__init__(weight=weight, reduction=reduction)
+        self.num_classes, self.out_features = num_classes, tuple(out_features)
+        self.ignore_index, self.label_smoothing = ignore_index, label_smoothing
+        # the weight is stored flat, (C * prod(out_features), in), and reshaped in forward
+        self.linear = Linear(in_features, math.prod(self.out_features, start=num_classes),
+                             bias=bias, device=device, dtype=dtype)
+        self.options = options
+
+    def forward(self, input: TensorBase, target: TensorBase) -> TensorBase:
+        """The loss."""
+        lw = self.linear.weight.reshape(self.num_classes, *self.out_features,
+                                        self.linear.in_features)
+        lb = self.linear.bias
+        lb = lb.reshape(self.num_classes, *self.out_features) if lb is not None else None
+        return F.linear_cross_entropy(input, lw, target, linear_bias=lb, weight=self.weight,
+                                      reduction=self.reduction, ignore_index=self.ignore_index,
+                                      label_smoothing=self.label_smoothing, options=self.options)
+
+    def extra_repr(self) -> str:
+        """The constructor arguments, as PyTorch prints them."""
+        return (f"in_features={self.linear.in_features}, num_classes={self.num_classes}, "
+                f"out_features={self.out_features}, bias={self.linear.bias is not None}, "
+                f"reduction={self.reduction}, ignore_index={self.ignore_index}, "
+                f"label_smoothing={self.label_smoothing}, options={self.options}")

@@ -1,0 +1,67 @@
+"""``tl.lobpcg``: the ``k`` largest (or smallest) eigenpairs of the symmetric generalized problem
+``A x = λ B x``, with ``torch.lobpcg``'s signature, argument checks and result layout.
+
+PyTorch iterates (LOBPCG, Knyazev 2001) from a random start ``X``. This one is exact rather
+than iterative: with ``B = L L^T`` (Cholesky) it takes ``eigh(L^-1 A L^-T) = (w, V)`` and
+returns the selected ``w`` with ``X = L^-T V`` (so ``X^T B X = I``, as PyTorch's result). The
+eigenvalues agree with PyTorch's to its tolerance; eigenvector signs may differ. Everything is
+written with the differentiable ops (cholesky, solve_triangular, eigh), so gradients reach
+``A`` and ``B`` (symmetrised first, as PyTorch does). ``iK``, ``niter``, ``tol``, ``method``,
+``tracker`` and the ``ortho_*`` dicts steer the iteration and are accepted but not used;
+``X`` only fixes ``n`` (the number of pairs computed, of which the first ``k`` are returned).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._core.tensor_base import TensorBase
+from ..dtypes import float16, float32, float64
+from ..ops.linalg import cholesky
+from ..ops.linalg_decomp import eigh
+from .linalg import solve_triangular
+from .shape import flip
+
+__all__ = ["lobpcg"]
+
+
+def lobpcg(A: TensorBase, k: int | None = None, B: TensorBase | None = None,  # noqa: N803
+           X: TensorBase | None = None, n: int | None = None,  # noqa: N803
+           iK: TensorBase | None = None, niter: int | None = None,  # noqa: N803
+           tol: float | None = None, largest: bool | None = None, method: str | None = None,
+           tracker: Any = None, ortho_iparams: dict[str, int] | None = None,
+           ortho_fparams: dict[str, float] | None = None,
+           ortho_bparams: dict[str, bool] | None = None) -> tuple[TensorBase, TensorBase]:
+    """``(E, X)``: the ``k`` largest (``largest=False``: smallest) eigenvalues of ``A x = λ B x``
+    (``B`` defaults to I), in descending (ascending) order, and their B-orthonormal
+    eigenvectors as columns; computed exactly, see the module docstring."""
+    if A.shape[-2] != A.shape[-1]:
+        raise AssertionError(f"A must be square, got shape {A.shape}")
+    if B is not None and A.shape != B.shape:
+        raise AssertionError(f"A and B must have same shape, got {A.shape} vs {B.shape}")
+    m = A.shape[-1]
+    k = (1 if X is None else X.shape[-1]) if k is None else k
+    n = (k if n is None else n) if X is None else X.shape[-1]
+    if m < 3 * n:
+        raise ValueError(f"LOBPCG algorithm is not applicable when the number of A rows (={m})"
+                         f" is smaller than 3 x the number of requested eigenpairs (={n})")
+    if X is not None and tuple(X.shape[-2:]) != (m, n):
+        raise AssertionError(f"X shape mismatch: got {X.shape}, expected {(m, n)}")
+    if A.dtype not in (float16, float32, float64):
+        A = A.to(float32)  # noqa: N806
+    A = (A + A.mT) / 2  # noqa: N806 - PyTorch symmetrises, so A's gradient is symmetric
+    count = min(k, n)
+    if B is None:
+        w, V = eigh(A)  # noqa: N806
+    else:
+        B = (B.to(A.dtype) + B.to(A.dtype).mT) / 2  # noqa: N806
+        L = cholesky(B)  # noqa: N806
+        left = solve_triangular(L, A, upper=False)  # L^-1 A
+        C = solve_triangular(L, left.mT, upper=False)  # noqa: N806 - L^-1 A L^-T (symmetric)
+        w, V = eigh((C + C.mT) / 2)  # noqa: N806
+        V = solve_triangular(L.mT, V, upper=True)  # noqa: N806 - X = L^-T V
+    if largest is None or largest:
+        w, V = flip(w[..., m - count:], (-1,)), flip(V[..., m - count:], (-1,))  # noqa: N806
+    else:
+        w, V = w[..., :count], V[..., :count]  # noqa: N806
+    return w, V
