@@ -70,9 +70,12 @@ def _t(x: Any, like: TensorBase | None = None) -> TensorBase:
 
 
 def xlogy(input: Any, other: Any) -> TensorBase:
-    """``input * log(other)``, defined as 0 where ``input`` is 0 (even if ``other`` is 0)."""
-    x, y = _t(input), _t(other)
-    zero = x == 0
+    """``input * log(other)``, defined as 0 where ``input`` is 0 (even if ``other`` is 0) unless
+    ``other`` is NaN, which gives NaN (value and gradients), as in PyTorch."""
+    # a Python number takes the tensor's float dtype: xlogy(float32, 2.0) stays float32
+    x = _t(input, other if isinstance(other, TensorBase) else None)
+    y = _t(other, x)
+    zero = wrap(np.asarray((x._data == 0) & ~np.isnan(y._data)))
     safe_y = ops.where(zero, 1.0, y)
     return ops.where(zero, 0.0, x * ops.log(safe_y))
 
