@@ -111,6 +111,21 @@ def _np_cummax_idx(a: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.maximum.accumulate(np.where(a == y, np.arange(a.shape[1]), 0), 1)
 
 
+# sort, topk and cummax return values and indices (the backward needs the indices), so their
+# floors compute both, as a NumPy program that needs the indices does; the floor's backward
+# reuses them (see WITH_INDICES)
+
+
+def _np_sort(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    idx = np.argsort(a, 1)
+    return np.take_along_axis(a, idx, 1), idx
+
+
+def _np_cummax(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    y = np.maximum.accumulate(a, 1)
+    return y, _np_cummax_idx(a, y)
+
+
 def _np_cdist(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     d2 = (a * a).sum(1)[:, None] + (b * b).sum(1)[None] - 2 * (a @ b.T)
     return np.sqrt(np.maximum(d2, 0))
@@ -140,20 +155,21 @@ SHAPES: dict[str, Callable[[int], list[tuple[int, ...]]]] = {
     "baddbmm": lambda n: [(BATCH, n, n)] * 3,
     "kron": lambda n: [(n, n), (KRON_B, KRON_B)],
 }
+WITH_INDICES = {"sort(1)", "topk(N/8)", "cummax(1)"}  # NumPy forward returns (values, indices)
 UNIT = {"erfinv": 0}  # which input must lie in (-1, 1)
 # (rtol, atol) of the gradient check where the default 1e-4 is below float32 rounding: kron's
 # small factor gets sums of N² products, whose order differs between implementations
 TOLERANCE = {"kron": (1e-3, 1e-2)}
 
 OPS.update({
-    "sort(1)": (1, lambda a: a.sort(1)[0], lambda a: np.sort(a, 1),
-                lambda a, y, g: (_scatter_add_cols(np.argsort(a, 1), g),)),
-    "topk(N/8)": (1, lambda a: a.topk(_topk_k(a), 1)[0], lambda a: _np_topk(a)[0],
-                  lambda a, y, g: (_scatter_add_cols(_np_topk(a)[1], g),)),
+    "sort(1)": (1, lambda a: a.sort(1)[0], _np_sort,
+                lambda a, y, g: (_scatter_add_cols(y[1], g),)),
+    "topk(N/8)": (1, lambda a: a.topk(_topk_k(a), 1)[0], _np_topk,
+                  lambda a, y, g: (_scatter_add_cols(y[1], g),)),
     "cumsum(1)": (1, lambda a: a.cumsum(1), lambda a: np.cumsum(a, 1),
                   lambda a, y, g: (_rev_cumsum(g),)),
-    "cummax(1)": (1, lambda a: a.cummax(1)[0], lambda a: np.maximum.accumulate(a, 1),
-                  lambda a, y, g: (_scatter_add_cols(_np_cummax_idx(a, y), g),)),
+    "cummax(1)": (1, lambda a: a.cummax(1)[0], _np_cummax,
+                  lambda a, y, g: (_scatter_add_cols(y[1], g),)),
     "logcumsumexp(1)": (1, lambda a: a.logcumsumexp(1), lambda a: np.logaddexp.accumulate(a, 1),
                         lambda a, y, g: (np.exp(a) * _rev_cumsum(g * np.exp(-y)),)),
     "atan2": (2, lambda a, b: a.atan2(b), np.arctan2,
@@ -225,6 +241,8 @@ def inputs(name: str, n: int) -> tuple[list[np.ndarray], np.ndarray]:
     if name in UNIT:
         arrays[UNIT[name]] = np.tanh(arrays[UNIT[name]]) * np.float32(0.9)
     y = OPS[name][2](*arrays)
+    if name in WITH_INDICES:
+        y = y[0]
     return arrays, rng.standard_normal(np.shape(y)).astype(np.float32)
 
 

@@ -14,6 +14,8 @@ written once against the PyTorch API and run with ``torch`` and with ``tinygrad_
 The **GEMM floor** is the time of the same matrix products alone in NumPy: every product
 tinygrad_lite's step sends to BLAS (forward and backward) is recorded with its shapes, then
 timed on fresh contiguous arrays. A step cannot be faster than its GEMMs in this design.
+PyTorch's step over the same floor is printed beside it: PyTorch's GEMMs (oneDNN/MKL) are not
+NumPy's, but its fused elementwise kernels show what the non-GEMM part of a step costs there.
 
     python3 benchmarks/bench_models.py [--models cnn,resnet,gpt,lstm] [--steps 5] [--threads 2]
 """
@@ -186,25 +188,33 @@ def run_one(model_name: str, framework: str, steps: int, threads: int) -> dict:
 
 def _record_gemms(lib: Any, step: Any) -> list[tuple]:
     """The (shape a, shape b, dtype) of every BLAS product one step of tinygrad_lite makes: its
-    ``mm`` helper is swapped, for one step, in every module that imported it."""
+    ``mm`` and ``mm_into`` helpers are swapped, for one step, in every module that imported
+    them."""
     reduce_ops = importlib.import_module(lib.__name__ + ".ops.reduce")
-    original = reduce_ops.mm
+    original_mm, original_into = reduce_ops.mm, reduce_ops.mm_into
     seen: list[tuple] = []
 
     def recording_mm(a: Any, b: Any) -> Any:
         if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
             seen.append((a.shape, b.shape, a.dtype))
-        return original(a, b)
+        return original_mm(a, b)
 
-    holders = [m for name, m in sys.modules.items()
-               if name.startswith(lib.__name__) and getattr(m, "mm", None) is original]
-    for m in holders:
-        m.mm = recording_mm
+    def recording_into(a: Any, b: Any, out: Any) -> None:
+        seen.append((a.shape, b.shape, a.dtype))
+        original_into(a, b, out)
+
+    swaps = [(m, attr, original, recording)
+             for attr, original, recording in (("mm", original_mm, recording_mm),
+                                               ("mm_into", original_into, recording_into))
+             for name, m in list(sys.modules.items())
+             if name.startswith(lib.__name__) and getattr(m, attr, None) is original]
+    for m, attr, _, recording in swaps:
+        setattr(m, attr, recording)
     try:
         step()
     finally:
-        for m in holders:
-            m.mm = original
+        for m, attr, original, _ in swaps:
+            setattr(m, attr, original)
     return seen
 
 
@@ -252,8 +262,8 @@ def main(argv: list[str] | None = None) -> list[dict]:
     print(f"loadavg {os.getloadavg()[0]:.2f}, {args.threads} BLAS threads, median of "
           f"{args.steps} steps")
     print("| model | tinygrad_lite ms | PyTorch ms | ratio | GEMM floor ms | tl / floor "
-          "| peak RSS MiB tl / torch (step's own) |")
-    print("|---|---|---|---|---|---|---|")
+          "| PyTorch / floor | peak RSS MiB tl / torch (step's own) |")
+    print("|---|---|---|---|---|---|---|---|")
     rows = []
     for name in args.models.split(","):
         ours = _subprocess(name, "tinygrad_lite", args.steps, args.threads)
@@ -263,8 +273,9 @@ def main(argv: list[str] | None = None) -> list[dict]:
         torch_ms = f"{theirs['ms']:.1f}" if theirs else "-"
         rss = (f"{ours['peak_mib']:.0f} / {theirs['peak_mib']:.0f} ({ours['step_mib']:.0f} / "
                f"{theirs['step_mib']:.0f})" if theirs else f"{ours['peak_mib']:.0f}")
+        torch_floor = f"{theirs['ms'] / ours['floor_ms']:.2f}x" if theirs else "-"
         print(f"| {name} | {ours['ms']:.1f} | {torch_ms} | {ratio} | {ours['floor_ms']:.1f} "
-              f"| {ours['ms'] / ours['floor_ms']:.2f}x | {rss} |", flush=True)
+              f"| {ours['ms'] / ours['floor_ms']:.2f}x | {torch_floor} | {rss} |", flush=True)
         rows.append({"model": name, "tinygrad_lite": ours, "torch": theirs})
     return rows
 

@@ -127,6 +127,7 @@ def add_rows(row) -> None:
     row("tensordot", lambda a, b: tl.tensordot(a, b, dims=([0, 1], [1, 0])),
         [(2, 3, 4), (3, 2, 2)], "real", lambda a, b: np.tensordot(a, b, ([0, 1], [1, 0])))
     row("kron", tl.kron, [(2, 3), (2, 2)], "real", np.kron)
+    row("kron-mixed-ndim", tl.kron, [(2, 1, 3), (3, 2)], "real", np.kron)
     row("linalg-cross", lambda a, b: tl.linalg.cross(a, b), [(4, 3), (4, 3)], "real",
         lambda a, b: np.cross(a, b))
     row("cdist", lambda a, b: tl.cdist(a, b), [(3, 2), (4, 2)], "nonzero",

@@ -27,6 +27,10 @@ def add_rows(row) -> None:
         lambda a, b: np.column_stack([a, b]))
     row("repeat_interleave", lambda a: tl.repeat_interleave(a, tl.tensor([2, 0, 1]), dim=0),
         [(3, 2)], "real", lambda a: np.repeat(a, [2, 0, 1], axis=0))
+    row("repeat_interleave-int", lambda a: tl.repeat_interleave(a, 3, dim=1), [(2, 3, 2)],
+        "real", lambda a: np.repeat(a, 3, axis=1))
+    row("repeat_interleave-flat", lambda a: a.repeat_interleave(tl.tensor(2)), [(2, 3)],
+        "real", lambda a: np.repeat(a, 2))
     row("rot90", lambda a: tl.rot90(a, 1, (0, 1)), [(3, 4)], "real", lambda a: np.rot90(a))
     row("rot90-k3", lambda a: tl.rot90(a, 3, (1, 2)), [(2, 3, 4)], "real",
         lambda a: np.rot90(a, 3, (1, 2)))

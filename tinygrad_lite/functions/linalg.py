@@ -347,14 +347,14 @@ def kron(input: TensorBase, other: TensorBase) -> TensorBase:
     nd = max(input.ndim, other.ndim)
     a = input.reshape(*([1] * (nd - input.ndim)), *input.shape)
     b = other.reshape(*([1] * (nd - other.ndim)), *other.shape)
-    inter = []
-    for i in range(nd):
-        inter += [a.shape[i], 1]
-    a2 = a.reshape(*inter)
-    inter_b = []
-    for i in range(nd):
-        inter_b += [1, b.shape[i]]
-    out = a2 * b.reshape(*inter_b)
+    # one einsum outer product with the dims interleaved (a0 b0 a1 b1 ...), then merged in
+    # pairs: its gradients are einsum contractions, not broadcast products summed over axes
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    if 2 * nd > len(letters):
+        raise RuntimeError(f"kron: at most {len(letters) // 2} dimensions are supported, got {nd}")
+    sub_a, sub_b = letters[:nd], letters[nd:2 * nd]
+    pairs = "".join(x + y for x, y in zip(sub_a, sub_b))
+    out = ops.einsum.einsum(f"{sub_a},{sub_b}->{pairs}", a, b)
     return out.reshape(*[a.shape[i] * b.shape[i] for i in range(nd)])
 
 

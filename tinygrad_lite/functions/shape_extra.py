@@ -124,6 +124,8 @@ def repeat_interleave(input: Any, repeats: Any = None, dim: int | None = None, *
                            f"along dim ({n}), got {counts.size}")
     if (counts < 0).any():
         raise RuntimeError("repeat_interleave: repeats can not be negative")
+    if counts.size == 1 and x.ndim:  # one count for every slice: no index needed
+        return ops.movement.repeat_interleave(x, int(counts.reshape(-1)[0]), d)
     index = np.repeat(np.arange(n), np.broadcast_to(counts.reshape(-1), (n,)))
     return index_select(x, d, wrap(index))
 
@@ -201,7 +203,7 @@ def scatter_reduce(input: TensorBase, dim: int, index: TensorBase, src: TensorBa
     idx = index._data
     grid: list[Any] = list(np.indices(idx.shape, sparse=True))
     grid[d] = idx
-    target = tuple(np.broadcast_arrays(*grid))
+    target = tuple(grid)
     values = src[tuple(slice(0, n) for n in idx.shape)]
     if reduce in ("sum", "mean"):
         base = input if include_self else ops.index_put(input, target, 0.0)
@@ -209,7 +211,7 @@ def scatter_reduce(input: TensorBase, dim: int, index: TensorBase, src: TensorBa
         if reduce == "sum":
             return total
         counts = np.zeros(input.shape, np.int64)
-        np.add.at(counts, target, 1)
+        ops.common.ufunc_at(np.add, counts, target, 1)
         counts += 1 if include_self else 0
         safe = np.maximum(counts, 1)
         out = total / wrap(safe.astype(input._data.dtype))
@@ -231,7 +233,7 @@ def scatter_reduce(input: TensorBase, dim: int, index: TensorBase, src: TensorBa
             identity = info.min if reduce == "amax" else info.max
         a[touched] = identity
     ufunc = {"prod": np.multiply, "amax": np.maximum, "amin": np.minimum}[reduce]
-    ufunc.at(a, target, values._data)
+    ops.common.ufunc_at(ufunc, a, target, values._data)
     return wrap(a)
 
 

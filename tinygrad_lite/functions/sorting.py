@@ -41,23 +41,32 @@ def _dim(x: TensorBase, dim: int, op: str) -> int:
 
 def _order(a: np.ndarray, axis: int, descending: bool) -> np.ndarray:
     """Stable sorting indices along ``axis``; NaN counts as the largest value, as in PyTorch."""
+    return _sorted(a, axis, descending)[0]
+
+
+def _sorted(a: np.ndarray, axis: int, descending: bool) -> tuple[np.ndarray, np.ndarray | None]:
+    """``_order``'s indices, and the sorted values where they were read on the way (ascending,
+    no NaN), else None."""
     if descending:
         if is_float_dtype(a.dtype):  # NaN first (as the largest), then by value
             a = np.where(np.isnan(a), -np.inf, -a)
         else:
             a = -(a.astype(np.int64))
     elif is_float_dtype(a.dtype) and np.isnan(a).any():
-        return np.argsort(a, axis=axis, kind="stable")  # equal NaNs keep their order
+        return np.argsort(a, axis=axis, kind="stable"), None  # equal NaNs keep their order
     # NumPy's default sort is 3x faster than its stable one; it gives the same indices unless
     # equal values meet, which the sorted keys show: those rows are sorted again, stably
     rows = np.moveaxis(a, axis, -1)
     order = np.argsort(rows, axis=-1)
-    if rows.shape[-1] > 1 and rows.size:
-        keys = np.take_along_axis(rows, order, -1)
-        tied = (keys[..., 1:] == keys[..., :-1]).any(-1)
-        if tied.any():
-            order[tied] = np.argsort(rows[tied], axis=-1, kind="stable")
-    return np.moveaxis(order, -1, axis)
+    if rows.shape[-1] <= 1 or not rows.size:
+        return np.moveaxis(order, -1, axis), None
+    grid = ops.common.open_grid(order.shape)
+    keys = ops.common.take_at(rows, (*grid[:-1], order))
+    tied = (keys[..., 1:] == keys[..., :-1]).any(-1)
+    if tied.any():
+        order[tied] = np.argsort(rows[tied], axis=-1, kind="stable")
+        keys[tied] = np.take_along_axis(rows[tied], order[tied], -1)
+    return np.moveaxis(order, -1, axis), None if descending else np.moveaxis(keys, -1, axis)
 
 
 def _select(x: TensorBase, index: np.ndarray, dim: int) -> TensorBase:
@@ -73,8 +82,13 @@ def sort(input: TensorBase, dim: int = -1, descending: bool = False, stable: boo
     if input._data.ndim == 0:
         return SortResult(input, wrap(np.zeros((), np.int64)))
     d = _dim(input, dim, "sort")
-    idx = _order(input._data, d, descending)
-    return SortResult(_select(input, idx, d), wrap(idx.astype(np.int64)))
+    idx, values = _sorted(input._data, d, descending)
+    if values is None:
+        return SortResult(_select(input, idx, d), wrap(idx.astype(np.int64)))
+    grid = ops.common.open_grid(idx.shape)
+    grid[d] = idx
+    return SortResult(ops.movement.gathered(input, tuple(grid), values),
+                      wrap(idx.astype(np.int64)))
 
 
 def argsort(input: TensorBase, dim: int = -1, descending: bool = False,
@@ -298,13 +312,15 @@ def _cumulative(input: TensorBase, dim: int, take_max: bool, result: type) -> An
     # equals the running extreme, or is NaN: between two such positions the extreme is constant
     shape = [1] * a.ndim
     shape[d] = a.shape[d]
-    positions = np.arange(a.shape[d]).reshape(shape)
+    positions = np.arange(a.shape[d], dtype=np.int64).reshape(shape)
     hit = a == running
     if is_float_dtype(a.dtype):
         hit |= np.isnan(a)
-    out_idx = np.maximum.accumulate(np.where(hit, positions, 0), axis=d)
-    idx = out_idx.astype(np.int64, copy=False)
-    return result(_select(input, idx, d), wrap(idx))
+    idx = np.maximum.accumulate(hit * positions, axis=d)  # a product: 2.5x faster than where
+    # the values are the running extremes already computed: recorded as the gather they equal
+    grid = ops.common.open_grid(idx.shape)
+    grid[d] = idx
+    return result(ops.movement.gathered(input, tuple(grid), running), wrap(idx))
 
 
 def cummax(input: TensorBase, dim: int) -> Any:

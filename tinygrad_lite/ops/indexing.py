@@ -9,7 +9,7 @@ import numpy as np
 from .._core.grad_mode import grad_state
 from .._core.graph import Node
 from .._core.tensor_base import TensorBase
-from .common import as_tensor, constant, sum_to, wrap
+from .common import as_tensor, constant, sum_to, ufunc_at, wrap
 from .elementwise import cast
 from .elementwise import where_rule as where
 from .movement import normalize_index
@@ -41,18 +41,16 @@ def index_put(x: TensorBase, index, values, accumulate: bool = False,
         values = cast(values, x._data.dtype)
     out = x._data.copy()
     try:
-        target_shape = np.shape(out[index])
-    except IndexError as err:
-        raise IndexError(f"{op}: {err} (indexing a tensor of shape {x._data.shape})") from None
-    try:
         if accumulate:
-            np.add.at(out, index, np.broadcast_to(values._data, target_shape))
+            ufunc_at(np.add, out, index, values._data)
         else:
             out[index] = values._data
+    except IndexError as err:
+        raise IndexError(f"{op}: {err} (indexing a tensor of shape {x._data.shape})") from None
     except ValueError:
         raise RuntimeError(
             f"{op}: shape mismatch: value tensor of shape {values._data.shape} cannot be broadcast "
-            f"to indexing result of shape {target_shape}"
+            f"to indexing result of shape {np.shape(x._data[index])}"
         ) from None
     if not (grad_state.enabled and (x._requires_grad or values._requires_grad)):
         return wrap(out)

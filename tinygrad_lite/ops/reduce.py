@@ -126,6 +126,15 @@ def mm(a, b):
     return a @ b
 
 
+def mm_into(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
+    """``out[...] = a @ b`` on arrays, BLAS writing straight into ``out`` where NumPy has a GEMM
+    for the dtype (float32/float64; 16-bit ones go through ``mm``)."""
+    if out.dtype.itemsize >= 4 and out.dtype.kind == "f":
+        np.matmul(a, b, out=out)
+    else:
+        out[...] = mm(a, b)
+
+
 class MmBackward0(Node):
     def backward(self, grad):
         a, b = self.saved_tensors
