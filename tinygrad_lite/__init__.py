@@ -22,6 +22,7 @@ from . import (
     multiprocessing,
     nn,
     optim,
+    quasirandom,
     random,
     return_types,
     signal,
@@ -158,5 +159,5 @@ __all__ = [
     "get_autocast_cpu_dtype", "is_autocast_cache_enabled", "is_autocast_cpu_enabled",
     "is_autocast_enabled", "set_autocast_cache_enabled", "set_autocast_cpu_dtype",
     "set_autocast_cpu_enabled", "set_autocast_dtype", "set_autocast_enabled",
-    "testing", "signal", "types", "from_dlpack", "to_dlpack",
+    "testing", "signal", "quasirandom", "types", "from_dlpack", "to_dlpack",
 ]

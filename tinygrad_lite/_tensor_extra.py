@@ -138,7 +138,7 @@ EXTRA_METHODS = {
     **MORE_METHODS,  # dim_order, is_inference, new_empty_strided, resize, ... (_tensor_more)
 }
 # computed attributes, as PyTorch's: bytes in all and per element, the conjugate transpose
-EXTRA_PROPERTIES = {
+EXTRA_PROPERTIES: dict[str, Any] = {
     "nbytes": lambda self: int(self._data.nbytes),
     "itemsize": lambda self: int(self._data.itemsize),
     "mH": lambda self: self.mT,

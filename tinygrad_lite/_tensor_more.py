@@ -130,13 +130,32 @@ def __array_wrap__(self: TensorBase, array: np.ndarray, context: Any = None,  # 
     return functions.from_numpy(np.asarray(array))
 
 
+def _get_grad_dtype(self: TensorBase) -> Any:
+    """The dtype the engine keeps ``.grad`` in (None: the incoming gradient's own); leaves only."""
+    if self.grad_fn is not None:
+        raise RuntimeError("grad_dtype can only be accessed on leaf tensors.")
+    return self.dtype if self._grad_dtype is False else self._grad_dtype
+
+
+def _set_grad_dtype(self: TensorBase, value: Any) -> None:
+    if self.grad_fn is not None:
+        raise RuntimeError("grad_dtype can only be set on leaf tensors.")
+    self._grad_dtype = None if value is None else dtypes.to_dtype(value)
+
+
+grad_dtype = property(_get_grad_dtype, _set_grad_dtype, doc=(
+    "The dtype of ``.grad`` for this leaf: by default the tensor's own; set it to have incoming "
+    "gradients cast to another dtype, or to None to keep whatever dtype they arrive in."))
+
+
 MORE_METHODS: dict[str, Any] = {f.__name__: f for f in (
     dim_order, is_inference, is_distributed, new_empty_strided, bfloat16, resize, resize_as,
     map2_, __setstate__, __array_wrap__)}
 MORE_METHODS.update(DLPACK_METHODS)  # __dlpack__, __dlpack_device__
-MORE_PROPERTIES = {
+MORE_PROPERTIES: dict[str, Any] = {
     "H": _conjugate_transpose,
     "real": lambda self: self,  # a real tensor is its own real part
     "output_nr": lambda self: int(self._output_nr),
     "name": lambda self: None,  # PyTorch 2.13: a read-only attribute, None on tensors
+    "grad_dtype": grad_dtype,  # settable
 }

@@ -30,7 +30,7 @@ from ._core.grad_mode import grad_state
 from ._core.graph import RemovableHandle, RetainGradHook
 from ._core.shared_storage import is_shared_array, share_array
 from ._core.size import Size
-from ._core.tensor_base import TensorBase, register_result_type, to_array, wrap
+from ._core.tensor_base import TensorBase, grad_dtype_np, register_result_type, to_array, wrap
 from ._core.tracing import report_graph_break, tracing_state
 from ._format import format_tensor
 from ._tensor_api import METHODS, PROPERTIES
@@ -198,10 +198,13 @@ class Tensor(TensorBase):
         if value is not None:
             if not isinstance(value, Tensor):
                 raise TypeError(f"assigned grad must be a Tensor or None, got {type(value)}")
-            if value._data.shape != self._data.shape or value._data.dtype != self._data.dtype:
+            allowed = grad_dtype_np(self)  # the tensor's dtype unless grad_dtype is set
+            if value._data.shape != self._data.shape or (
+                    allowed is not None and value._data.dtype != allowed):
                 raise RuntimeError(
                     f"assigned grad has shape {value._data.shape} and dtype {value.dtype}, but "
-                    f"the tensor has shape {self._data.shape} and dtype {self.dtype}"
+                    f"the tensor has shape {self._data.shape} and grad_dtype "
+                    f"{self.grad_dtype} (set grad_dtype, or None for any dtype, to change it)"
                 )
         self._grad = value
 
@@ -492,7 +495,7 @@ for _name, _method in EXTRA_METHODS.items():  # membership, in-place operators, 
     if _name not in Tensor.__dict__:
         setattr(Tensor, _name, _method)
 for _name, _getter in EXTRA_PROPERTIES.items():
-    setattr(Tensor, _name, property(_getter))
+    setattr(Tensor, _name, _getter if isinstance(_getter, property) else property(_getter))
 for _name, _value in PROPERTIES.items():  # constant attributes (is_cuda, layout, ...)
     setattr(Tensor, _name, property(functools.partial(_constant, value=_value)))
 register_result_type(Tensor)  # every op's result is a Tensor from now on (see TensorBase)

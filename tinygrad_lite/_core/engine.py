@@ -35,7 +35,7 @@ from .grad_mode import grad_state
 from .graph import Node, RetainGradHook, edge_of
 from .observers import active_observers
 from .quiet import silence_numpy_warnings
-from .tensor_base import TensorBase, wrap
+from .tensor_base import TensorBase, grad_dtype_np, wrap
 from .tracing import tracing_state
 
 _getrefcount = sys.getrefcount
@@ -395,12 +395,13 @@ def _finish_leaf(leaf: TensorBase, grad: Any, watch: _Watch | None, create_graph
 def _accumulate_grad(t: TensorBase, grad: Any, create_graph: bool) -> None:
     """``t.grad += grad``: a fresh array the first time, in place afterwards (unless create_graph,
     where ``.grad`` itself is a graph-connected tensor and is replaced by ``old + grad``)."""
+    target = grad_dtype_np(t)  # the leaf's dtype unless grad_dtype says otherwise
     if create_graph:
-        grad = grad if grad._data.dtype == t._data.dtype else grad.to(t.dtype)
+        grad = grad if target is None or grad._data.dtype == target else grad.to(target)
         t._grad = grad if t._grad is None else t._grad + grad
     else:
-        if grad.dtype != t._data.dtype:
-            grad = grad.astype(t._data.dtype)
+        if target is not None and grad.dtype != target:
+            grad = grad.astype(target)
         old = t._grad
         if old is None:
             # Adopt the array when nothing but the engine refers to it; otherwise copy it.
@@ -426,4 +427,4 @@ def _adoptable(grad: Any, leaf: TensorBase) -> bool:
     as it is: a writeable array of the leaf's dtype that owns its memory."""
     # While tl.compile traces, results are TracedArrays (owning their memory like any result).
     return ((type(grad) is np.ndarray or tracing_state.active and isinstance(grad, np.ndarray))
-            and grad.base is None and grad.dtype == leaf._data.dtype and grad.flags.writeable)
+            and grad.base is None and grad.dtype == grad_dtype_np(leaf) and grad.flags.writeable)

@@ -37,6 +37,7 @@ class TensorBase:
     _backward_hooks: OrderedDict | None = None
     _post_accumulate_hooks: OrderedDict | None = None
     _retains_grad = False
+    _grad_dtype: Any = False  # grad_dtype: False = the tensor's dtype, None = any, else a DType
     _expanded = False  # a small expand() result: a private copy that in-place ops must refuse
     __hash__ = object.__hash__  # identity hash: == is elementwise, as in PyTorch
     __array_ufunc__ = None  # make ``ndarray * tensor`` call the tensor's reflected operator
@@ -205,3 +206,11 @@ def to_array(data: Any, dtype: Any, float_default: bool) -> np.ndarray:
                 raise TypeError(f"tensor: invalid data type '{kind}' (data of type "
                                 f"{type(data).__name__}; unsupported data of dtype {arr.dtype})")
     return arr
+
+
+def grad_dtype_np(t: TensorBase) -> np.dtype | None:
+    """The NumPy dtype ``t.grad`` is kept in (``Tensor.grad_dtype``); None: the gradient's own."""
+    chosen = t._grad_dtype
+    if chosen is False:
+        return t._data.dtype
+    return None if chosen is None else chosen.np
