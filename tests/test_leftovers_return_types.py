@@ -168,3 +168,26 @@ def test_results_still_work_as_before():
     a, b = tl.empty(4), tl.empty(4, dtype=tl.int64)
     out = tl.max(tl.tensor(X), 0, out=(a, b))
     assert out.values is a and out.indices is b
+
+
+@pytest.mark.parametrize("name", ["max", "min", "sort", "topk", "kthvalue", "cummax", "mode"])
+def test_out_results_are_the_out_variant(name: str) -> None:
+    """With out=(values, indices), the result is the "_out" named tuple holding those very
+    tensors, as PyTorch's (torch.return_types.max_out, ...)."""
+    calls = {"max": lambda lib, x, out: lib.max(x, 1, out=out),
+             "min": lambda lib, x, out: lib.min(x, 1, out=out),
+             "sort": lambda lib, x, out: lib.sort(x, 1, out=out),
+             "topk": lambda lib, x, out: lib.topk(x, 2, 1, out=out),
+             "kthvalue": lambda lib, x, out: lib.kthvalue(x, 2, 1, out=out),
+             "cummax": lambda lib, x, out: lib.cummax(x, 1, out=out),
+             "mode": lambda lib, x, out: lib.mode(x, 1, out=out)}
+    out = (tl.empty(0, dtype=tl.float64), tl.empty(0, dtype=tl.int64))
+    got = calls[name](tl, tl.tensor(X), out)
+    assert type(got).__name__ == f"{name}_out" and type(got) is getattr(tl.return_types,
+                                                                         f"{name}_out")
+    assert got.values is out[0] and got.indices is out[1]
+    torch = pytest.importorskip("torch")
+    theirs = calls[name](torch, torch.tensor(X), (torch.empty(0, dtype=torch.float64),
+                                                  torch.empty(0, dtype=torch.long)))
+    assert type(theirs).__name__ == type(got).__name__
+    np.testing.assert_array_equal(got.values.numpy(), theirs.values.numpy())

@@ -130,6 +130,12 @@ def __array_wrap__(self: TensorBase, array: np.ndarray, context: Any = None,  # 
     return functions.from_numpy(np.asarray(array))
 
 
+def lu(self: TensorBase, pivot: bool = True, get_infos: bool = False) -> tuple:
+    """``tl.lu`` of this tensor as a plain tuple (PyTorch's method unpacks the named tuple its
+    function returns)."""
+    return tuple(functions.lu(self, pivot=pivot, get_infos=get_infos))
+
+
 def _get_grad_dtype(self: TensorBase) -> Any:
     """The dtype the engine keeps ``.grad`` in (None: the incoming gradient's own); leaves only."""
     if self.grad_fn is not None:
@@ -150,7 +156,7 @@ grad_dtype = property(_get_grad_dtype, _set_grad_dtype, doc=(
 
 MORE_METHODS: dict[str, Any] = {f.__name__: f for f in (
     dim_order, is_inference, is_distributed, new_empty_strided, bfloat16, resize, resize_as,
-    map2_, __setstate__, __array_wrap__)}
+    map2_, __setstate__, __array_wrap__, lu)}
 MORE_METHODS.update(DLPACK_METHODS)  # __dlpack__, __dlpack_device__
 MORE_PROPERTIES: dict[str, Any] = {
     "H": _conjugate_transpose,

@@ -156,9 +156,10 @@ _apply_conventions()
 
 # (vander, unravel_index, lu_unpack and the low-rank SVDs take a tensor first, but PyTorch has
 # no such methods)
+# (lu is a method of its own: Tensor.lu returns a plain tuple, see _tensor_more.py)
 _NOT_METHODS = {"cat", "concat", "concatenate", "stack", "einsum", "setitem", "broadcast_shapes",
-                "broadcast_tensors", "vander", "unravel_index", "lu_unpack", *creation.__all__,
-                *signal_windows.__all__, *torch_only.__all__, *lowrank.__all__,
+                "broadcast_tensors", "vander", "unravel_index", "lu_unpack", "lu",
+                *creation.__all__, *signal_windows.__all__, *torch_only.__all__, *lowrank.__all__,
                 *linalg_lobpcg.__all__}
 TENSOR_METHODS = [name for name in (*__all__, *inplace.__all__, *inplace_extra.__all__,
                                     *inplace_more.__all__)

@@ -24,6 +24,7 @@ import numpy as np
 
 from .._core.grad_mode import grad_state
 from .._core.tensor_base import TensorBase
+from ..ops import return_types
 from ..ops.inplace import check_writable
 
 __all__: list[str] = []  # helpers for other modules; nothing for tl.*
@@ -166,4 +167,7 @@ def call_with_out(fn: Callable, name: str, args: tuple, kwargs: dict, out: Any,
                         f"got {len(outs)}")
     for r, o in zip(result, outs, strict=True):
         write_out(r, o, name)
-    return type(result)(*outs) if hasattr(result, "_fields") else tuple(outs)
+    if not hasattr(result, "_fields"):
+        return tuple(outs)
+    # PyTorch returns out= results as the "_out" variant of the named tuple (max -> max_out)
+    return getattr(return_types, type(result).__name__ + "_out", type(result))(*outs)
