@@ -61,3 +61,22 @@ def test_backward_reinstalls_the_filter_a_catch_warnings_block_dropped():
         y = tl.tensor([1000.0]).exp()  # overflow to inf in forward
     assert not [w for w in caught if issubclass(w.category, RuntimeWarning)]
     assert np.isinf(x.grad.numpy()).all() and np.isinf(y.numpy()).all()
+
+
+def test_forward_ops_stay_silent_under_an_error_filter_set_in_the_test():
+    """A test (or script) that turns warnings into errors after importing the package, as
+    pytest's -W error does for each test: the package's own ops stay silent, the user's NumPy
+    code still raises."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # in front of every filter, the package's included
+        x = tl.tensor([0.0, 1.0, np.inf])  # the first tensor puts the package filter back
+        out = (x.log() * 0).exp()  # log(0) and inf * 0: -inf and NaN, silently
+        assert np.isnan(out.numpy()[2])
+        w = tl.tensor(np.full((2, 1, 3, 3), np.inf, np.float32))
+        tl.nn.functional.conv2d(tl.ones(1, 1, 4, 4), w, padding=1)  # inf * 0 inside a GEMM
+        try:
+            np.log(np.zeros(1))
+        except RuntimeWarning:
+            pass
+        else:
+            raise AssertionError("the user's own NumPy warning was silenced")
