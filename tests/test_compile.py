@@ -539,3 +539,29 @@ def test_state_in_a_user_module_reached_by_attribute_is_guarded(tmp_path, monkey
     tl.manual_seed(0)
     with tl.no_grad():
         np.testing.assert_array_equal(got, (my_models.net(x) * 2).numpy())
+
+
+def test_arrays_held_in_lists_and_tuples_of_the_functions_state():
+    """NumPy arrays the function reaches through a list (read and updated in place) are traced
+    state like a tensor's data; a tuple's arrays are read. Replays match eager runs."""
+    def build():
+        scale = [np.full(3, 2.0, np.float32)]  # read and updated in place by the step
+        offsets = (np.full(3, 0.5, np.float32),)  # only read
+        weight = tl.ones(3, requires_grad=True)
+
+        def step(x):
+            loss = ((x * weight) * tl.from_numpy(scale[0]) + tl.from_numpy(offsets[0])).sum()
+            loss.backward()
+            scale[0] += 1.0
+            return loss
+        return step, scale, weight
+
+    eager_step, eager_scale, eager_weight = build()
+    compiled_fn, compiled_scale, compiled_weight = build()
+    compiled = tl.compile(compiled_fn)
+    x = tl.tensor([1.0, 2.0, 3.0])
+    for _ in range(4):
+        np.testing.assert_allclose(compiled(x).item(), eager_step(x).item())
+    assert compiled.replays >= 1
+    np.testing.assert_array_equal(compiled_scale[0], eager_scale[0])
+    np.testing.assert_allclose(compiled_weight.grad.numpy(), eager_weight.grad.numpy())

@@ -358,8 +358,7 @@ def _swap_in(trace: Trace, walk: StateWalk, args: list[TensorBase]) -> dict:
     seen: set[int] = set()
 
     def swap(owner: Any, attr: str, expr: str, source: str, label: str) -> None:
-        arr = getattr(owner, attr) if isinstance(attr, str) and not isinstance(
-            owner, dict) else owner[attr]
+        arr = owner[attr] if isinstance(owner, (dict, list)) else getattr(owner, attr)
         if isinstance(arr, TracedArray):
             if trace.vid(arr) is not None:
                 return  # reached twice (an argument that is also state): swapped already
@@ -369,7 +368,7 @@ def _swap_in(trace: Trace, walk: StateWalk, args: list[TensorBase]) -> dict:
         seen.add(id(arr))
         traced = trace.add_input(arr, source, label or expr)
         readers[trace.vid(traced)] = expr
-        if isinstance(owner, dict):
+        if isinstance(owner, (dict, list)):  # an object's __dict__, or a list of arrays
             owner[attr] = traced
         else:
             setattr(owner, attr, traced)
@@ -399,7 +398,7 @@ def _swap_out(trace: Trace, swapped: dict) -> tuple[list, str | None]:
     writes: list[tuple[Any, str, int | None]] = []
     problem = None
     for owner, attr, arr, traced, _ in swapped["slots"]:
-        current = owner[attr] if isinstance(owner, dict) else getattr(owner, attr)
+        current = owner[attr] if isinstance(owner, (dict, list)) else getattr(owner, attr)
         if current is traced:
             current = arr
         elif isinstance(current, TracedArray) and trace.vid(current) is not None:
@@ -410,7 +409,7 @@ def _swap_out(trace: Trace, swapped: dict) -> tuple[list, str | None]:
             current = plain(current)
         else:
             problem = problem or "state was set to an array made outside the trace"
-        if isinstance(owner, dict):
+        if isinstance(owner, (dict, list)):
             owner[attr] = current
         else:
             setattr(owner, attr, current)
@@ -439,7 +438,7 @@ def _write(target: Any, attr: Any, vid: int | None, swapped: dict, names: dict) 
     value = "None" if vid is None else f"v{vid}"
     if attr == "_grad":
         return f"{owner}._grad = {'None' if vid is None else f'_wrap({value})'}"
-    if isinstance(target, dict):
+    if isinstance(target, (dict, list)):
         key = f"W{len(names)}"
         names[key] = attr
         return f"{owner}[{key}] = {value}"

@@ -189,7 +189,8 @@ class StateWalk:
                 item = f"{name}[{self.const(key)}]"
             sub = f"{label}[{self.labels.get(id(key), type(key).__name__)}]" if not (
                 isinstance(key, (str, int))) else f"{label}.{key}" if label else str(key)
-            if isinstance(value, np.ndarray) and not isinstance(value, np.generic):
+            if isinstance(value, np.ndarray) and not isinstance(value, np.generic) and \
+                    not isinstance(obj, tuple):  # a tuple's arrays cannot be swapped for traced
                 self.arrays.append((obj, key, item))
                 self.labels.setdefault(id(value), sub)
             self.walk(value, item, depth + 1, sub)
