@@ -354,10 +354,10 @@ def _objects(obj: Any) -> list:
 def _swap_in(trace: Trace, walk: StateWalk, args: list[TensorBase]) -> dict:
     """Replace every array the call can reach by a traced view; remember how to read it."""
     readers: dict[int, str] = {}
-    slots: list[tuple[Any, str, np.ndarray, TracedArray, str]] = []
+    slots: list[tuple[Any, Any, np.ndarray, TracedArray, str]] = []
     seen: set[int] = set()
 
-    def swap(owner: Any, attr: str, expr: str, source: str, label: str) -> None:
+    def swap(owner: Any, attr: Any, expr: str, source: str, label: str) -> None:
         arr = owner[attr] if isinstance(owner, (dict, list)) else getattr(owner, attr)
         if isinstance(arr, TracedArray):
             if trace.vid(arr) is not None:
