@@ -151,5 +151,8 @@ def generate(graph: Graph, readers: dict[int, str], writebacks: list[str],
     body.append(f"return {result}")
     source = "def replay(A):\n" + "\n".join("    " + line for line in body) + "\n"
     code = compile(source, "<tl.compile replay>", "exec")
+    # a module name inside the package: NumPy's warnings raised by the replay are attributed
+    # to it, so the package's warnings filter keeps them silent as in eager mode (quiet.py)
+    names.env.setdefault("__name__", "tinygrad_lite.compiler.replay")
     exec(code, names.env)  # noqa: S102 (our own generated source)
     return source, names.env["replay"]
