@@ -247,8 +247,8 @@ row("pad-constant", lambda a: pad(a, (1, 2), value=0.5), [(3, 4)], "real",
     lambda a: np.pad(a, ((0, 0), (1, 2)), constant_values=0.5))
 row("pad-constant-crop", lambda a: pad(a, (0, -1, 1, 0)), [(3, 4)], "real",
     lambda a: np.pad(a[:, :3], ((1, 0), (0, 0))))
-row("pad-reflect", lambda a: pad(a, (2, 1, 1, 1), mode="reflect"), [(3, 4)], "real",
-    lambda a: np.pad(a, ((1, 1), (2, 1)), mode="reflect"))
+row("pad-reflect", lambda a: pad(a, (2, 1, 1, 1), mode="reflect"), [(1, 3, 4)], "real",
+    lambda a: np.pad(a, ((0, 0), (1, 1), (2, 1)), mode="reflect"))
 row("pad-replicate", lambda a: pad(a, (2, 3), mode="replicate"), [(2, 3)], "real",
     lambda a: np.pad(a, ((0, 0), (2, 3)), mode="edge"))
 row("pad-circular", lambda a: pad(a, (1, 2), mode="circular"), [(2, 3)], "real",

@@ -43,6 +43,13 @@ def add_rows(row) -> None:
     row("scatter_reduce-mean", lambda a, b: tl.scatter_reduce(
         a, 1, tl.tensor([[0, 1, 0], [2, 2, 1]]), b, "mean"), [(2, 3), (2, 3)], "real",
         _np_scatter_mean)
+    for reduce, ufunc in (("prod", np.multiply), ("amax", np.maximum), ("amin", np.minimum)):
+        for include_self in (True, False):
+            row(f"scatter_reduce-{reduce}" + ("" if include_self else "-exclude-self"),
+                lambda a, b, r=reduce, i=include_self: tl.scatter_reduce(
+                    a, 1, tl.tensor(_SCATTER_IDX), b, r, include_self=i),
+                [(2, 3), (2, 3)], "distinct",
+                lambda a, b, u=ufunc, i=include_self: _np_scatter_reduce(a, b, u, i))
     row("block_diag", lambda a, b: tl.block_diag(a, b), [(2, 2), (1, 3)], "real",
         lambda a, b: np.block([[a, np.zeros((2, 3))], [np.zeros((1, 2)), b]]))
     row("cartesian_prod", lambda a, b: tl.cartesian_prod(a, b), [(3,), (2,)], "real",
@@ -63,3 +70,22 @@ def _np_scatter_mean(a, b):
             total[r, idx[r, c]] += b[r, c]
             count[r, idx[r, c]] += 1
     return total / count
+
+
+_SCATTER_IDX = np.array([[0, 1, 0], [2, 2, 1]])
+
+
+def _np_scatter_reduce(a, b, ufunc, include_self):
+    out = a.copy()
+    if not include_self:  # the scattered-to places start from the first value written there
+        seen = np.zeros(a.shape, bool)
+        for r in range(2):
+            for c in range(3):
+                place = (r, _SCATTER_IDX[r, c])
+                out[place] = b[r, c] if not seen[place] else ufunc(out[place], b[r, c])
+                seen[place] = True
+        return out
+    for r in range(2):
+        for c in range(3):
+            out[r, _SCATTER_IDX[r, c]] = ufunc(out[r, _SCATTER_IDX[r, c]], b[r, c])
+    return out

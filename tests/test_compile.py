@@ -565,3 +565,33 @@ def test_arrays_held_in_lists_and_tuples_of_the_functions_state():
     assert compiled.replays >= 1
     np.testing.assert_array_equal(compiled_scale[0], eager_scale[0])
     np.testing.assert_allclose(compiled_weight.grad.numpy(), eager_weight.grad.numpy())
+
+
+def test_integer_and_tensor_index_reads_and_writes_replay_like_eager():
+    """x[1, :, t] reads and writes (PyTorch's integer-first order: a view, then an advanced
+    index) in a compiled training step give eager's losses and weights bit for bit."""
+    def build():
+        w = tl.tensor(np.random.default_rng(0).standard_normal((3, 5, 4)), requires_grad=True)
+        idx = tl.tensor([0, 2, 3])
+        opt = tl.optim.SGD([w], lr=0.01)
+
+        def step(x):
+            opt.zero_grad()
+            y = w * x
+            picked = y[1, :, idx]
+            u = y.clone()
+            u[0, :, idx] = picked * 2.0
+            loss = (u ** 2).sum() + picked.sum()
+            loss.backward()
+            opt.step()
+            return loss
+        return step, w
+
+    eager_step, eager_w = build()
+    compiled_fn, compiled_w = build()
+    compiled = tl.compile(compiled_fn)
+    x = tl.tensor(np.linspace(0.5, 1.5, 4))
+    for _ in range(5):
+        assert compiled(x).item() == eager_step(x).item()
+    assert compiled.replays >= 3
+    np.testing.assert_array_equal(compiled_w.detach().numpy(), eager_w.detach().numpy())

@@ -6,13 +6,22 @@ import pytest
 import tinygrad_lite as tl
 
 A = np.arange(60, dtype=np.float32).reshape(3, 4, 5)
+MIXED = (1, slice(None), [0, 0])  # an integer apart from an array: PyTorch applies it first
 INDICES = [
     1, -1, (1, 2), (-1, -2, -3), slice(None, None, 2), slice(None, None, -1),
     (slice(1, None), slice(None, None, -2)), (Ellipsis, 0), (None, 1), (0, None, Ellipsis, None),
     np.array([0, 2, 0]), (np.array([0, 2]), np.array([1, 3])), (slice(None), [3, 3, 0]),
-    np.array([True, False, True]), (Ellipsis, np.array([1, 4, 1])), (1, slice(None), [0, 0]),
+    np.array([True, False, True]), (Ellipsis, np.array([1, 4, 1])), MIXED,
     A > 30, (A > 30)[:, :, 0], (np.array([[0], [2]]), np.array([[1, 2]])),
 ]
+
+
+def _numpy_read(index):
+    """``A[index]`` as PyTorch reads it: NumPy's, except that integers mixed with arrays are
+    applied first (``A[1, :, [0, 0]]`` is ``A[1][:, [0, 0]]``; see test_index_semantics.py)."""
+    if index is MIXED:
+        return A[1][:, [0, 0]]
+    return A[index]
 
 
 @pytest.mark.parametrize("index", INDICES, ids=[str(i)[:30] for i in range(len(INDICES))])
@@ -20,8 +29,9 @@ def test_getitem_matches_numpy(index):
     t = tl.tensor(A)
     tensor_index = tuple(tl.tensor(i) if isinstance(i, np.ndarray) else i
                          for i in (index if isinstance(index, tuple) else (index,)))
-    np.testing.assert_array_equal(t[tensor_index].numpy(), A[index])
-    np.testing.assert_array_equal(t[index].numpy(), A[index])
+    want = _numpy_read(index) if isinstance(index, tuple) else A[index]
+    np.testing.assert_array_equal(t[tensor_index].numpy(), want)
+    np.testing.assert_array_equal(t[index].numpy(), want)
 
 
 @pytest.mark.parametrize("index", INDICES, ids=[str(i)[:30] for i in range(len(INDICES))])

@@ -139,26 +139,64 @@ def _tensor_index(index):
     return tuple(tl.tensor(i) if isinstance(i, np.ndarray) else i for i in index)
 
 
+def _two_steps(index):
+    """PyTorch's reading of an index: NumPy's, except that integers mixed with arrays are
+    applied first, as selects (``a[0, :, m]`` is ``a[0][:, m]``). The index as (basic step,
+    advanced step) for NumPy; (index, None) when NumPy's one step already means the same."""
+    ints = [isinstance(i, int) and not isinstance(i, bool) for i in index]
+    if not any(ints) or not any(isinstance(i, np.ndarray) for i in index):
+        return index, None
+    first, then = [], []
+    for i, is_int in zip(index, ints):
+        if is_int:
+            first.append(i)
+        elif isinstance(i, np.ndarray):
+            first += [slice(None)] * (i.ndim if i.dtype == bool else 1)
+            then.append(i)
+        elif i is Ellipsis:
+            first.append(i)
+            then.append(i)
+        else:
+            first.append(i)
+            then.append(slice(None))
+    return tuple(first), tuple(then)
+
+
+def _read(a, index):
+    """``a[index]`` as PyTorch reads it (see _two_steps)."""
+    first, then = _two_steps(index)
+    return a[first] if then is None else a[first][then]
+
+
+def _write(a, index, value):
+    """``a[index] = value`` as PyTorch writes it (the first step is a view of ``a``)."""
+    first, then = _two_steps(index)
+    if then is None:
+        a[first] = value
+    else:
+        a[first][then] = value
+
+
 @FAST
 @given(case=index_case())
-def test_random_index_expressions_read_like_numpy(case):
+def test_random_index_expressions_read_like_pytorch(case):
     shape, index, seed = case
     (a,) = make_inputs([shape], "real", seed)
-    np.testing.assert_array_equal(tl.tensor(a)[_tensor_index(index)].numpy(), a[index])
+    np.testing.assert_array_equal(tl.tensor(a)[_tensor_index(index)].numpy(), _read(a, index))
     check_grads(lambda x: x[_tensor_index(index)] * 2, a)
 
 
 @settings(max_examples=400, deadline=None, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(case=index_case())
-def test_random_index_expressions_write_like_numpy(case):
+def test_random_index_expressions_write_like_pytorch(case):
     shape, index, seed = case
     hits = np.zeros(shape, dtype=int)
     np.add.at(hits, index, 1)
     assume(hits.max(initial=0) <= 1)  # repeated writes are order-dependent (as in PyTorch)
-    a, v = make_inputs([shape, np.shape(np.zeros(shape)[index])], "real", seed)
+    a, v = make_inputs([shape, np.shape(_read(np.zeros(shape), index))], "real", seed)
     expected = a.copy()
-    expected[index] = v
+    _write(expected, index, v)
 
     def write(x, value):
         y = x * 1

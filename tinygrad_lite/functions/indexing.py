@@ -13,6 +13,7 @@ import numpy as np
 from .. import ops
 from .._core.tensor_base import TensorBase, wrap
 from ..ops.indexing import index_put
+from ..ops.linalg import torch_dtype_name
 
 __all__ = [
     "gather", "scatter", "scatter_add", "index_select", "masked_fill", "masked_select",
@@ -79,6 +80,17 @@ def take_along_dim(input: TensorBase, indices: TensorBase, dim: int | None = Non
     return gather(ops.expand(input, in_shape), d, wrap(idx))
 
 
+def same_dtype(input: TensorBase, src: Any, message: str) -> None:
+    """PyTorch's scatter and index writes take a source tensor of ``input``'s dtype only (they do
+    not cast); ``message`` (formatted with the two dtype names) is its RuntimeError."""
+    if isinstance(src, TensorBase) and src._data.dtype != input._data.dtype:
+        raise RuntimeError(message.format(torch_dtype_name(input._data.dtype),
+                                          torch_dtype_name(src._data.dtype)))
+
+
+_SCATTER_DTYPES = "scatter(): Expected self.dtype to be equal to src.dtype (self {0}, src {1})"
+
+
 def _scatter_source(src: Any, index_shape: tuple, input: TensorBase) -> Any:
     """The part of ``src`` that scatter uses: its leading ``index_shape`` block."""
     if isinstance(src, TensorBase):
@@ -100,6 +112,7 @@ def scatter(input: TensorBase, dim: int, index: TensorBase, src: Any = None, *, 
         raise TypeError("scatter: one of 'src' or 'value' is required")
     if reduce not in (None, "add"):
         raise NotImplementedError(f"scatter: reduce='{reduce}' is not supported (None or 'add')")
+    same_dtype(input, src, _SCATTER_DTYPES)
     _, idx, grid = _grid(input, dim, index, "scatter")
     values = _scatter_source(src, idx.shape, input)
     return index_put(input, grid, values, accumulate=reduce == "add", op="scatter")
@@ -107,6 +120,7 @@ def scatter(input: TensorBase, dim: int, index: TensorBase, src: Any = None, *, 
 
 def scatter_add(input: TensorBase, dim: int, index: TensorBase, src: TensorBase) -> TensorBase:
     """A copy of ``input`` with ``src`` added at ``index`` along ``dim`` (repeats add up)."""
+    same_dtype(input, src, _SCATTER_DTYPES)
     _, idx, grid = _grid(input, dim, index, "scatter_add")
     values = _scatter_source(src, idx.shape, input)
     return index_put(input, grid, values, accumulate=True, op="scatter_add")

@@ -249,6 +249,14 @@ def pad(input: TensorBase, pad: Any, mode: str = "constant",
     if mode not in ("constant", "reflect", "replicate", "circular"):
         raise NotImplementedError(f"pad: mode '{mode}' is not supported (constant, reflect, "
                                   "replicate, circular)")
+    dims = len(pad) // 2
+    if mode != "constant" and not (dims <= 3 and dims + 1 <= input._data.ndim <= dims + 2):
+        # PyTorch pads 1-3 trailing dims of a (batched) input only: (C, *S) or (N, C, *S)
+        raise NotImplementedError(
+            f"pad: padding size {len(pad)} is not supported for {input._data.ndim}D input "
+            f"tensor (shape {input._data.shape}, mode '{mode}'). Supported combinations for "
+            "non-constant padding: 2D or 3D input, padding size 2 (the last dimension); 3D or "
+            "4D input, padding size 4 (the last 2); 4D or 5D input, padding size 6 (the last 3)")
     out = input
     for k in range(len(pad) // 2):
         d = input._data.ndim - 1 - k
@@ -257,6 +265,11 @@ def pad(input: TensorBase, pad: Any, mode: str = "constant",
         if mode == "constant":
             out = _pad_constant(out, d, left, right, 0.0 if value is None else value)
             continue
+        if mode == "circular" and (left < 0 or right < 0):
+            # PyTorch's circular padding crops first, then wraps around what is left (reflect
+            # and replicate read the uncropped input, as the positions below do)
+            out = ops.getitem(out, _along(d, slice(max(-left, 0), n - max(-right, 0))))
+            left, right, n = max(left, 0), max(right, 0), out._data.shape[d]
         if mode == "reflect" and (left >= n or right >= n):
             raise RuntimeError(f"pad: padding size should be less than the corresponding input "
                                f"dimension, but got padding ({left}, {right}) at dimension {d} "

@@ -17,7 +17,7 @@ from .._core.tensor_base import TensorBase, wrap
 from ..dtypes import finfo_of, is_float_dtype
 from .basic import transpose
 from .creation import tensor as _tensor
-from .indexing import index_select
+from .indexing import index_select, same_dtype
 from .shape import cat, flip, movedim, split, stack
 
 __all__ = ["meshgrid", "hstack", "vstack", "dstack", "column_stack", "row_stack",
@@ -172,6 +172,8 @@ def index_add(input: TensorBase, dim: int, index: TensorBase, source: TensorBase
               alpha: float = 1) -> TensorBase:
     """A copy of ``input`` with ``alpha * source`` slices added at ``index`` along ``dim``
     (repeats add up)."""
+    same_dtype(input, source, "index_add_(): self ({0}) and source ({1}) must have the same "
+                              "scalar type")
     d = dim % input.ndim
     values = source if alpha == 1 else source * alpha
     return ops.index_put(input, _along(d, input.ndim, index._data), values, accumulate=True,
@@ -180,6 +182,8 @@ def index_add(input: TensorBase, dim: int, index: TensorBase, source: TensorBase
 
 def index_copy(input: TensorBase, dim: int, index: TensorBase, source: TensorBase) -> TensorBase:
     """A copy of ``input`` with ``source`` slices written at ``index`` along ``dim``."""
+    same_dtype(input, source, "index_copy_(): self and source expected to have the same "
+                              "dtype, but got (self) {0} and (source) {1}")
     d = dim % input.ndim
     return ops.index_put(input, _along(d, input.ndim, index._data), source, op="index_copy")
 
@@ -199,6 +203,8 @@ def scatter_reduce(input: TensorBase, dim: int, index: TensorBase, src: TensorBa
     if reduce not in ("sum", "prod", "mean", "amax", "amin"):
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got "
                            f"{reduce}")
+    same_dtype(input, src, "scatter(): Expected self.dtype to be equal to src.dtype (self {0}, "
+                           "src {1})")
     d = dim % input.ndim
     idx = index._data
     grid: list[Any] = list(np.indices(idx.shape, sparse=True))
@@ -218,11 +224,8 @@ def scatter_reduce(input: TensorBase, dim: int, index: TensorBase, src: TensorBa
         if input._data.dtype.kind in "iu":
             out = out.floor().to(input.dtype)
         return out
-    # prod / amax / amin: combined per destination by NumPy; no gradient rule yet, so refuse
-    # rather than return a result that silently contributes no gradient
-    if grad_state.enabled and (input._requires_grad or src._requires_grad):
-        raise NotImplementedError(f"scatter_reduce: the gradient of reduce={reduce!r} is not "
-                                  "implemented; use it under tl.no_grad(), or 'sum'/'mean'")
+    # prod / amax / amin: combined per destination by NumPy, then (when a gradient is needed)
+    # recorded as a composite with PyTorch's gradient (see _differentiable_extreme/_prod)
     a = input._data.copy()
     if not include_self:
         touched = np.zeros(input.shape, bool)
@@ -234,12 +237,73 @@ def scatter_reduce(input: TensorBase, dim: int, index: TensorBase, src: TensorBa
         a[touched] = identity
     ufunc = {"prod": np.multiply, "amax": np.maximum, "amin": np.minimum}[reduce]
     ops.common.ufunc_at(ufunc, a, target, values._data)
-    return wrap(a)
+    if not (grad_state.enabled and (input._requires_grad or values._requires_grad)):
+        return wrap(a)
+    touched = np.zeros(input.shape, bool)
+    touched[target] = True
+    if reduce == "prod":
+        return _differentiable_prod(input, values, target, touched, include_self, a)
+    return _differentiable_extreme(input, values, target, touched, include_self, a)
+
+
+def _differentiable_extreme(input: TensorBase, values: TensorBase, target: tuple,
+                            touched: np.ndarray, include_self: bool,
+                            result: np.ndarray) -> TensorBase:
+    """scatter_reduce amax/amin with PyTorch's gradient: each destination's gradient shared
+    evenly by the elements equal to its result (the input's own one receiving its share with
+    include_self, or where nothing was scattered). The value is ``result`` exactly; the
+    gradient that of a sum of the winning elements over their count, which is linear (second
+    order 0)."""
+    winner = wrap(result)
+    self_wins = input._data == result
+    from_src = values._data == result[target]
+    # PyTorch counts an input element equal to the result among the sharers even without
+    # include_self (its gradient is then zero there): the source's share follows that count
+    count = self_wins.astype(result.dtype)
+    ops.common.ufunc_at(np.add, count, target, from_src.astype(result.dtype))
+    from_self = self_wins & (include_self | ~touched)
+    safe = np.maximum(count, 1)
+    shares = ops.where(wrap(from_self), input, 0.0) / wrap(safe)
+    src_shares = ops.where(wrap(from_src), values, 0.0) / wrap(safe[target])
+    composite = ops.index_put(shares, target, src_shares, accumulate=True)
+    return composite + (winner - composite).detach()
+
+
+def _differentiable_prod(input: TensorBase, values: TensorBase, target: tuple,
+                         touched: np.ndarray, include_self: bool,
+                         result: np.ndarray) -> TensorBase:
+    """scatter_reduce prod with PyTorch's gradient, to any order: the elements of each
+    destination are laid out in a row of a (destinations, most elements) matrix padded with
+    ones, and reduced by ``prod`` (whose gradient handles zeros)."""
+    shape = input._data.shape
+    positions = np.ravel_multi_index(np.broadcast_arrays(*target), shape).reshape(-1)
+    order = np.argsort(positions, kind="stable")
+    ranked = positions[order]
+    starts = np.flatnonzero(np.r_[True, ranked[1:] != ranked[:-1]]) if ranked.size else \
+        np.zeros(0, np.int64)
+    run_start = np.repeat(starts, np.diff(np.r_[starts, ranked.size]))
+    slot = np.empty_like(positions)
+    slot[order] = np.arange(ranked.size) - run_start + (1 if include_self else 0)
+    width = int(slot.max()) + 1 if slot.size else 1
+    rows = int(np.prod(shape))
+    if rows * width > max(1 << 22, 8 * (rows + positions.size)):
+        raise NotImplementedError(
+            f"scatter_reduce: the gradient of reduce='prod' with up to {width} elements per "
+            f"destination would need a {rows}x{width} matrix; spread the index more, or reduce "
+            "under tl.no_grad()")
+    dense = wrap(np.ones((rows, width), input._data.dtype))
+    if include_self:
+        dense = ops.index_put(dense, (slice(None), 0), input.reshape(-1))
+    dense = ops.index_put(dense, (positions, slot), values.reshape(-1))
+    product = dense.prod(1).reshape(shape)
+    return ops.where(wrap(touched), product, input)
 
 
 def masked_scatter(input: TensorBase, mask: TensorBase, source: TensorBase) -> TensorBase:
     """A copy of ``input`` with consecutive elements of ``source`` written where ``mask``
     (broadcast) is true, in row-major order."""
+    same_dtype(input, source, "masked_scatter: expected self and source to have same dtypes "
+                              "but got {0} and {1}")
     m = np.broadcast_to(mask._data.astype(bool), input.shape)
     n = int(m.sum())
     if source.numel() < n:

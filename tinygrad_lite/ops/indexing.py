@@ -9,10 +9,10 @@ import numpy as np
 from .._core.grad_mode import grad_state
 from .._core.graph import Node
 from .._core.tensor_base import TensorBase
-from .common import as_tensor, constant, sum_to, ufunc_at, wrap
+from .common import as_tensor, constant, sum_to, wrap
 from .elementwise import cast
 from .elementwise import where_rule as where
-from .movement import normalize_index
+from .movement import add_at, is_basic_index, normalize_index, read_at, torch_order
 
 
 class IndexPutBackward0(Node):
@@ -27,7 +27,9 @@ class IndexPutBackward0(Node):
         if ex:
             grad_x = grad if self.accumulate else where(constant(self.written, grad), 0.0, grad)
         if ev:
-            grad_v = sum_to(grad[self.index], self.values_shape)
+            picked = grad[self.index] if is_basic_index(self.index) or not isinstance(
+                grad, np.ndarray) else read_at(grad, self.index)
+            grad_v = sum_to(picked, self.values_shape)
         return grad_x, grad_v
 
 
@@ -41,10 +43,13 @@ def index_put(x: TensorBase, index, values, accumulate: bool = False,
         values = cast(values, x._data.dtype)
     out = x._data.copy()
     try:
+        order = None if is_basic_index(index) else torch_order(index)
         if accumulate:
-            ufunc_at(np.add, out, index, values._data)
-        else:
+            add_at(out, index, values._data)
+        elif order is None:
             out[index] = values._data
+        else:  # PyTorch's integer-first order: the first step is a view of out
+            out[order[0]][order[1]] = values._data
     except IndexError as err:
         raise IndexError(f"{op}: {err} (indexing a tensor of shape {x._data.shape})") from None
     except ValueError:
@@ -58,6 +63,10 @@ def index_put(x: TensorBase, index, values, accumulate: bool = False,
     node.index, node.accumulate, node.values_shape = index, accumulate, values._data.shape
     if x._requires_grad and not accumulate:
         written = np.zeros(x._data.shape, dtype=bool)
-        written[index] = True
+        order = None if is_basic_index(index) else torch_order(index)
+        if order is None:
+            written[index] = True
+        else:
+            written[order[0]][order[1]] = True
         node.written = written
     return wrap(out, node)

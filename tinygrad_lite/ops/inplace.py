@@ -20,7 +20,17 @@ from ..dtypes import is_float_dtype
 from .common import require_broadcastable_to, wrap
 from .elementwise import cast, where
 from .indexing import index_put
-from .movement import expand, getitem, normalize_index, permute, reshape, scatter_into_zeros
+from .linalg import torch_dtype_name as _torch_name
+from .movement import (
+    expand,
+    getitem,
+    is_basic_index,
+    normalize_index,
+    permute,
+    reshape,
+    scatter_into_zeros,
+    torch_order,
+)
 
 # In-place ops return the tensor they modified: its own type, whatever subclass it is.
 _TensorT = TypeVar("_TensorT", bound=TensorBase)
@@ -141,13 +151,18 @@ def _rebase_base(view: TensorBase, result: TensorBase) -> TensorBase:
 def setitem(self: TensorBase, index, value) -> None:
     """``self[index] = value``: differentiable with respect to a non-leaf ``self`` and ``value``."""
     check_writable(self, "setitem")
+    _require_index_put_dtype(self, index, value)
     value_grad = isinstance(value, TensorBase) and value._requires_grad
     if not (grad_state.enabled and (self._requires_grad or value_grad)):
         # the fast path (no graph): NumPy's own assignment, with PyTorch-style errors
         idx = normalize_index(index)
         values = value._data if isinstance(value, TensorBase) else np.asarray(value)
+        order = None if is_basic_index(idx) else torch_order(idx)
         try:
-            self._data[idx] = values
+            if order is None:
+                self._data[idx] = values
+            else:  # PyTorch's integer-first order (see movement.torch_order)
+                self._data[order[0]][order[1]] = values
         except IndexError as err:
             raise IndexError(f"setitem: {err} (indexing a tensor of shape "
                              f"{self._data.shape})") from None
@@ -159,6 +174,24 @@ def setitem(self: TensorBase, index, value) -> None:
         self._version_counter[0] += 1
         return
     store(self, index_put(_graph_alias(self), index, value, op="setitem"), "setitem")
+
+
+def _require_index_put_dtype(self: TensorBase, index, value) -> None:
+    """PyTorch writes a tensor through an advanced index with index_put, which does not cast:
+    its dtype must be ``self``'s (basic indexes copy with a cast, and a 0-dim value under a
+    bool mask is a masked_fill, which casts too)."""
+    if not isinstance(value, TensorBase) or value._data.dtype == self._data.dtype:
+        return
+    idx = normalize_index(index)
+    if is_basic_index(idx):
+        return
+    if value._data.ndim == 0 and any(isinstance(i, np.ndarray) and i.dtype == np.bool_
+                                     for i in idx):
+        return
+    raise RuntimeError(
+        f"Index put requires the source and destination dtypes match, got "
+        f"{_torch_name(self._data.dtype)} for the destination and "
+        f"{_torch_name(value._data.dtype)} for the source.")
 
 
 def _graph_alias(self: TensorBase) -> TensorBase:

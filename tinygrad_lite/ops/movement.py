@@ -169,6 +169,50 @@ def normalize_index(index) -> tuple:
     return tuple(out)
 
 
+def torch_order(index: tuple) -> tuple[tuple, tuple] | None:
+    """PyTorch applies an integer index as a select before any tensor index: ``x[1, :, t]`` is
+    ``x[1][:, t]``, whose ``t`` dims stay in place, where NumPy (counting 1 as an advanced index
+    too, apart from ``t``) would put them first. For an index that mixes integers and arrays,
+    the (basic, advanced) pair whose two steps give PyTorch's result; None for any other."""
+    ints = [isinstance(i, (int, np.integer)) and not isinstance(i, (bool, np.bool_))
+            for i in index]
+    if not any(ints) or not any(isinstance(i, np.ndarray) for i in index):
+        return None
+    first: list = []
+    then: list = []
+    for i, is_int in zip(index, ints):
+        if is_int:
+            first.append(i)  # the dim is gone after the first step
+        elif isinstance(i, np.ndarray):
+            first.extend([slice(None)] * (i.ndim if i.dtype == np.bool_ else 1))
+            then.append(i)
+        elif i is Ellipsis:
+            first.append(i)
+            then.append(i)
+        else:  # a slice, or None (a new dim): applied in the first step, kept whole after it
+            first.append(i)
+            then.append(slice(None))
+    return tuple(first), tuple(then)
+
+
+def read_at(data: np.ndarray, index: tuple) -> np.ndarray:
+    """``data[index]`` for an advanced index, with PyTorch's integer-first order."""
+    order = torch_order(index)
+    if order is None:
+        return take_at(data, index)
+    return take_at(data[order[0]], order[1])
+
+
+def add_at(out: np.ndarray, index: tuple, values) -> None:
+    """``out[index] += values`` for an advanced index (repeats add up), with PyTorch's
+    integer-first order."""
+    order = torch_order(index)
+    if order is None:
+        ufunc_at(np.add, out, index, values)
+    else:
+        ufunc_at(np.add, out[order[0]], order[1], values)  # the first step is a view of out
+
+
 class IndexBackward0(Node):
     index: tuple  # normalized, see normalize_index
     input_shape: tuple[int, ...]
@@ -218,7 +262,7 @@ def getitem(x: TensorBase, index) -> TensorBase:
     if basic and not any(i is Ellipsis for i in index):
         index += (Ellipsis,)  # makes NumPy return a 0-d view, not a copy, for a single element
     try:
-        out = x._data[index] if basic else take_at(x._data, index)
+        out = x._data[index] if basic else read_at(x._data, index)
     except IndexError as err:
         raise IndexError(f"getitem: {err} (indexing a tensor of shape {x._data.shape})") from None
     out = np.asarray(out)  # a single element comes back from NumPy as a scalar
@@ -245,7 +289,7 @@ class ScatterBackward0(Node):
     index: tuple
 
     def backward(self, grad):
-        return (take_at(grad, self.index) if is_array(grad) else grad[self.index],)
+        return (read_at(grad, self.index) if is_array(grad) else grad[self.index],)
 
 
 def scatter_into_zeros(values: TensorBase, index: tuple, shape: tuple) -> TensorBase:
@@ -254,7 +298,7 @@ def scatter_into_zeros(values: TensorBase, index: tuple, shape: tuple) -> Tensor
     if is_basic_index(index):
         out[index] = values._data
     else:
-        ufunc_at(np.add, out, index, values._data)
+        add_at(out, index, values._data)
     if not (grad_state.enabled and values._requires_grad):
         return wrap(out)
     node = ScatterBackward0(values)
@@ -291,5 +335,5 @@ def scatter(values, index: tuple, shape: tuple):
     if is_basic_index(index):
         out[index] = values
     else:
-        ufunc_at(np.add, out, index, values)
+        add_at(out, index, values)
     return out
