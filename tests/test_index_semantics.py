@@ -115,3 +115,9 @@ def test_writes_that_do_cast() -> None:
     assert x.scatter(0, tl.tensor([1]), 5).tolist() == [2.0, 5.0, 2.0]
     with pytest.raises(RuntimeError, match="Index put requires"):
         x[tl.tensor([0, 1])] = tl.tensor(2.0, dtype=tl.float64)
+
+
+def test_cross_entropy_probability_target_of_another_shape_is_a_runtime_error() -> None:
+    """PyTorch raises RuntimeError here (binary_cross_entropy's size mismatch is ValueError)."""
+    with pytest.raises(RuntimeError, match="class-probability target"):
+        tl.nn.functional.cross_entropy(tl.zeros(3, 4), tl.ones(3, 5))

@@ -258,7 +258,10 @@ def cross_entropy(input: TensorBase, target: TensorBase, weight: TensorBase | No
         return _nll(logp, target, weight, ignore_index, reduction, label_smoothing,
                     "cross_entropy")
     target = _as_tensor(target, input)
-    _check_same_shape(input, target, "cross_entropy")
+    if tuple(input.shape) != tuple(target.shape):  # PyTorch: a RuntimeError (BCE's is ValueError)
+        raise RuntimeError(f"cross_entropy: class-probability target of shape "
+                           f"{tuple(target.shape)} must have the input's shape "
+                           f"{tuple(input.shape)}")
     c = input.shape[class_dim]
     if label_smoothing > 0.0:
         target = target * (1 - label_smoothing) + label_smoothing / c
