@@ -427,4 +427,6 @@ def _adoptable(grad: Any, leaf: TensorBase) -> bool:
     as it is: a writeable array of the leaf's dtype that owns its memory."""
     # While tl.compile traces, results are TracedArrays (owning their memory like any result).
     return ((type(grad) is np.ndarray or tracing_state.active and isinstance(grad, np.ndarray))
-            and grad.base is None and grad.dtype == grad_dtype_np(leaf) and grad.flags.writeable)
+            and grad.base is None and grad.flags.writeable
+            and grad.dtype == (leaf._data.dtype if leaf._grad_dtype is False
+                               else grad_dtype_np(leaf)))

@@ -19,6 +19,7 @@ import numpy as np
 from .. import dtypes
 from ..dtypes import is_float_dtype
 from . import quiet
+from .quiet import _front as _quiet_front
 from .size import Size
 
 __all__ = ["TensorBase", "wrap", "register_result_type", "to_array"]
@@ -145,7 +146,7 @@ def wrap(data: np.ndarray, grad_fn: Any = None) -> Any:
     """A tensor around ``data`` without copying (the fast path every op uses for its result);
     with ``grad_fn`` it is that node's output and requires grad."""
     filters = warnings.filters  # NumPy's warnings stay silent (see quiet.py): inlined check
-    if not filters or filters[0] is not quiet._front[0]:
+    if not filters or filters[0] is not _quiet_front[0]:
         quiet.silence_numpy_warnings()
     t: TensorBase = _new(_result_type)
     t._data = data
