@@ -88,7 +88,8 @@ def same_dtype(input: TensorBase, src: Any, message: str) -> None:
                                           torch_dtype_name(src._data.dtype)))
 
 
-_SCATTER_DTYPES = "scatter(): Expected self.dtype to be equal to src.dtype (self {0}, src {1})"
+# the message of scatter, scatter_add and scatter_reduce (shape_extra.py)
+SCATTER_DTYPES = "scatter(): Expected self.dtype to be equal to src.dtype (self {0}, src {1})"
 
 
 def _scatter_source(src: Any, index_shape: tuple, input: TensorBase) -> Any:
@@ -112,7 +113,7 @@ def scatter(input: TensorBase, dim: int, index: TensorBase, src: Any = None, *, 
         raise TypeError("scatter: one of 'src' or 'value' is required")
     if reduce not in (None, "add"):
         raise NotImplementedError(f"scatter: reduce='{reduce}' is not supported (None or 'add')")
-    same_dtype(input, src, _SCATTER_DTYPES)
+    same_dtype(input, src, SCATTER_DTYPES)
     _, idx, grid = _grid(input, dim, index, "scatter")
     values = _scatter_source(src, idx.shape, input)
     return index_put(input, grid, values, accumulate=reduce == "add", op="scatter")
@@ -120,7 +121,7 @@ def scatter(input: TensorBase, dim: int, index: TensorBase, src: Any = None, *, 
 
 def scatter_add(input: TensorBase, dim: int, index: TensorBase, src: TensorBase) -> TensorBase:
     """A copy of ``input`` with ``src`` added at ``index`` along ``dim`` (repeats add up)."""
-    same_dtype(input, src, _SCATTER_DTYPES)
+    same_dtype(input, src, SCATTER_DTYPES)
     _, idx, grid = _grid(input, dim, index, "scatter_add")
     values = _scatter_source(src, idx.shape, input)
     return index_put(input, grid, values, accumulate=True, op="scatter_add")

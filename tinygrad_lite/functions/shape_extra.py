@@ -17,7 +17,7 @@ from .._core.tensor_base import TensorBase, wrap
 from ..dtypes import finfo_of, is_float_dtype
 from .basic import transpose
 from .creation import tensor as _tensor
-from .indexing import index_select, same_dtype
+from .indexing import SCATTER_DTYPES, index_select, same_dtype
 from .shape import cat, flip, movedim, split, stack
 
 __all__ = ["meshgrid", "hstack", "vstack", "dstack", "column_stack", "row_stack",
@@ -203,8 +203,7 @@ def scatter_reduce(input: TensorBase, dim: int, index: TensorBase, src: TensorBa
     if reduce not in ("sum", "prod", "mean", "amax", "amin"):
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got "
                            f"{reduce}")
-    same_dtype(input, src, "scatter(): Expected self.dtype to be equal to src.dtype (self {0}, "
-                           "src {1})")
+    same_dtype(input, src, SCATTER_DTYPES)
     d = dim % input.ndim
     idx = index._data
     grid: list[Any] = list(np.indices(idx.shape, sparse=True))
@@ -227,9 +226,11 @@ def scatter_reduce(input: TensorBase, dim: int, index: TensorBase, src: TensorBa
     # prod / amax / amin: combined per destination by NumPy, then (when a gradient is needed)
     # recorded as a composite with PyTorch's gradient (see _differentiable_extreme/_prod)
     a = input._data.copy()
-    if not include_self:
-        touched = np.zeros(input.shape, bool)
+    needs_grad = grad_state.enabled and (input._requires_grad or values._requires_grad)
+    touched = np.zeros(input.shape, bool)  # the destinations something is scattered to
+    if needs_grad or not include_self:
         touched[target] = True
+    if not include_self:
         identity: Any = 1
         if reduce != "prod":
             info = finfo_of(a.dtype) if is_float_dtype(a.dtype) else np.iinfo(a.dtype)
@@ -237,10 +238,8 @@ def scatter_reduce(input: TensorBase, dim: int, index: TensorBase, src: TensorBa
         a[touched] = identity
     ufunc = {"prod": np.multiply, "amax": np.maximum, "amin": np.minimum}[reduce]
     ops.common.ufunc_at(ufunc, a, target, values._data)
-    if not (grad_state.enabled and (input._requires_grad or values._requires_grad)):
+    if not needs_grad:
         return wrap(a)
-    touched = np.zeros(input.shape, bool)
-    touched[target] = True
     if reduce == "prod":
         return _differentiable_prod(input, values, target, touched, include_self, a)
     return _differentiable_extreme(input, values, target, touched, include_self, a)

@@ -9,10 +9,10 @@ import numpy as np
 from .._core.grad_mode import grad_state
 from .._core.graph import Node
 from .._core.tensor_base import TensorBase
-from .common import as_tensor, constant, sum_to, wrap
+from .common import as_tensor, constant, is_array, sum_to, wrap
 from .elementwise import cast
 from .elementwise import where_rule as where
-from .movement import add_at, is_basic_index, normalize_index, read_at, torch_order
+from .movement import add_at, normalize_index, put_at, read_at
 
 
 class IndexPutBackward0(Node):
@@ -27,8 +27,7 @@ class IndexPutBackward0(Node):
         if ex:
             grad_x = grad if self.accumulate else where(constant(self.written, grad), 0.0, grad)
         if ev:
-            picked = grad[self.index] if is_basic_index(self.index) or not isinstance(
-                grad, np.ndarray) else read_at(grad, self.index)
+            picked = read_at(grad, self.index) if is_array(grad) else grad[self.index]
             grad_v = sum_to(picked, self.values_shape)
         return grad_x, grad_v
 
@@ -43,13 +42,10 @@ def index_put(x: TensorBase, index, values, accumulate: bool = False,
         values = cast(values, x._data.dtype)
     out = x._data.copy()
     try:
-        order = None if is_basic_index(index) else torch_order(index)
         if accumulate:
             add_at(out, index, values._data)
-        elif order is None:
-            out[index] = values._data
-        else:  # PyTorch's integer-first order: the first step is a view of out
-            out[order[0]][order[1]] = values._data
+        else:
+            put_at(out, index, values._data)
     except IndexError as err:
         raise IndexError(f"{op}: {err} (indexing a tensor of shape {x._data.shape})") from None
     except ValueError:
@@ -63,10 +59,6 @@ def index_put(x: TensorBase, index, values, accumulate: bool = False,
     node.index, node.accumulate, node.values_shape = index, accumulate, values._data.shape
     if x._requires_grad and not accumulate:
         written = np.zeros(x._data.shape, dtype=bool)
-        order = None if is_basic_index(index) else torch_order(index)
-        if order is None:
-            written[index] = True
-        else:
-            written[order[0]][order[1]] = True
+        put_at(written, index, True)
         node.written = written
     return wrap(out, node)

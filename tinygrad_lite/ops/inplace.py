@@ -27,9 +27,9 @@ from .movement import (
     is_basic_index,
     normalize_index,
     permute,
+    put_at,
     reshape,
     scatter_into_zeros,
-    torch_order,
 )
 
 # In-place ops return the tensor they modified: its own type, whatever subclass it is.
@@ -157,12 +157,8 @@ def setitem(self: TensorBase, index, value) -> None:
         # the fast path (no graph): NumPy's own assignment, with PyTorch-style errors
         idx = normalize_index(index)
         values = value._data if isinstance(value, TensorBase) else np.asarray(value)
-        order = None if is_basic_index(idx) else torch_order(idx)
         try:
-            if order is None:
-                self._data[idx] = values
-            else:  # PyTorch's integer-first order (see movement.torch_order)
-                self._data[order[0]][order[1]] = values
+            put_at(self._data, idx, values)  # PyTorch's integer-first order for mixed indexes
         except IndexError as err:
             raise IndexError(f"setitem: {err} (indexing a tensor of shape "
                              f"{self._data.shape})") from None

@@ -213,6 +213,15 @@ def add_at(out: np.ndarray, index: tuple, values) -> None:
         ufunc_at(np.add, out[order[0]], order[1], values)  # the first step is a view of out
 
 
+def put_at(out: np.ndarray, index: tuple, values) -> None:
+    """``out[index] = values``, with PyTorch's integer-first order for an advanced index."""
+    order = None if is_basic_index(index) else torch_order(index)
+    if order is None:
+        out[index] = values
+    else:
+        out[order[0]][order[1]] = values  # the first step is a view of out
+
+
 class IndexBackward0(Node):
     index: tuple  # normalized, see normalize_index
     input_shape: tuple[int, ...]
