@@ -95,7 +95,8 @@ class CompiledFunction:
                 self.entries.insert(0, self.entries.pop(i))
             if entry.replay is None:  # a specialisation that runs eagerly
                 return self.fn(*args, **kwargs)
-            states = [g._rng.bit_generator.state for g in entry.generators]
+            states = [g._rng.bit_generator.state for g in entry.generators] \
+                if entry.generators else ()
             try:
                 out = entry.replay(tensors)
             except codegen.CheckFailedError as failed:

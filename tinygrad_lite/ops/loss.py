@@ -55,12 +55,16 @@ def fused_cross_entropy(input: TensorBase, target, weight, ignore_index: int, re
     x = input._data
     if (weight is not None or label_smoothing or reduction not in ("mean", "sum")
             or x.ndim != 2 or t.ndim != 1 or t.dtype.kind not in "iu" or len(t) != len(x)
-            or not is_float_dtype(x.dtype) or not len(t) or (t == ignore_index).any()):
+            or not is_float_dtype(x.dtype) or not len(t)):
         return None
-    if t.min() < 0 or t.max() >= x.shape[1]:
-        return None  # the general path raises the bounds error
+    classes = x.shape[1]
+    if not (t.min() >= 0 and t.max() < classes):
+        return None  # the general path raises the bounds error (or skips ignored entries)
+    if 0 <= ignore_index < classes and (t == ignore_index).any():
+        return None  # (an ignore_index outside the classes matches no target in range)
     rows = np.arange(len(t))
-    shifted = x - x.max(axis=1, keepdims=True)
+    row_max = x.max(axis=1, keepdims=True)
+    shifted = x - row_max
     lse = np.log(np.exp(shifted).sum(axis=1, keepdims=True))
     losses = lse[:, 0] - shifted[rows, t]
     count = len(t) if reduction == "mean" else 1
@@ -70,7 +74,7 @@ def fused_cross_entropy(input: TensorBase, target, weight, ignore_index: int, re
     node = NllLossBackward0(input, target if isinstance(target, TensorBase) else wrap(t))
     node.save_for_backward(input)
     node.rows, node.target, node.count = rows, t, count
-    node.lse = lse + x.max(axis=1, keepdims=True)  # log-sum-exp of the raw logits
+    node.lse = lse + row_max  # log-sum-exp of the raw logits
     return wrap(out, node)
 
 
