@@ -106,3 +106,60 @@ def test_batched_linear_and_matmul_fold_the_batch(lead):
     assert gradgradcheck(lambda x, w: x @ w.t(), (x, w))
     expected = np.einsum("...k,nk->...n", x.detach().numpy(), w.detach().numpy())
     np.testing.assert_allclose((x @ w.t()).detach().numpy(), expected, rtol=1e-12)
+
+
+def composite_softmax(x, dim, log):
+    shifted = x - x.amax(dim, keepdim=True).detach()
+    if log:
+        return shifted - tl.log(tl.exp(shifted).sum(dim, keepdim=True))
+    e = tl.exp(shifted)
+    return e / e.sum(dim, keepdim=True)
+
+
+@pytest.mark.parametrize("log", [False, True])
+@pytest.mark.parametrize("shape,dim", [((5,), 0), ((3, 4), -1), ((3, 4), 0), ((2, 3, 4), 1)])
+def test_softmax_primitives_match_the_composite(log, shape, dim):
+    x = tl.tensor(rng.standard_normal(shape) * 3, requires_grad=True)
+    fused = (tl.log_softmax if log else tl.softmax)
+    ours = second_order(lambda t: fused(t, dim), [x])
+    theirs = second_order(lambda t: composite_softmax(t, dim, log), [x])
+    for a, b in zip(ours, theirs):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-10, atol=1e-12)
+    assert fused(x, dim).grad_fn.name() == ("LogSoftmaxBackward0" if log else "SoftmaxBackward0")
+    assert gradcheck(lambda t: fused(t, dim), (x,))
+    assert gradgradcheck(lambda t: fused(t, dim), (x,))
+
+
+@pytest.mark.parametrize("log", [False, True])
+@pytest.mark.parametrize("shape,dim", [((0, 3), 1), ((3, 0), 1), ((0, 3), 0), ((), 0), ((), -1)])
+def test_softmax_of_empty_and_zero_dim_tensors(log, shape, dim):
+    torch = pytest.importorskip("torch")
+    a = rng.standard_normal(shape)
+    x, xt = tl.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    name = "log_softmax" if log else "softmax"
+    out, expected = getattr(tl, name)(x, dim), getattr(torch, name)(xt, dim)
+    assert tuple(out.shape) == tuple(expected.shape)
+    np.testing.assert_allclose(out.detach().numpy(), expected.detach().numpy())
+    out.sum().backward()
+    expected.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), xt.grad.numpy(), atol=1e-15)
+
+
+@pytest.mark.parametrize("log", [False, True])
+@pytest.mark.parametrize("row", [[np.nan, 1, 2], [np.inf, 1, 2], [-np.inf] * 3, [-np.inf, 0, 1],
+                                 [1e30, -1e30, 0]])
+def test_softmax_of_non_finite_rows_as_pytorch(log, row):
+    torch = pytest.importorskip("torch")
+    a = np.array([row, [0.5, -1.0, 2.0]], np.float32)
+    name = "log_softmax" if log else "softmax"
+    ours = getattr(tl, name)(tl.tensor(a), 1).numpy()
+    expected = getattr(torch, name)(torch.tensor(a), 1).numpy()
+    np.testing.assert_allclose(ours, expected, rtol=1e-6, equal_nan=True)
+
+
+def test_softmax_result_modified_in_place_is_caught():
+    x = tl.tensor(rng.standard_normal((2, 3)), requires_grad=True)
+    y = tl.softmax(x, 1)
+    y.mul_(2)
+    with pytest.raises(RuntimeError, match="SoftmaxBackward0: its output.*modified by an in-place"):
+        y.sum().backward()

@@ -232,10 +232,7 @@ def softmax(input: TensorBase, dim: int, dtype: Any = None) -> TensorBase:
     if dtype is not None:
         input = input.to(dtype)
     _float_only(input, "softmax")
-    ops.normalize_dims(dim, input._data.ndim, "softmax")
-    shifted = input - ops.amax(input, dim, keepdim=True).detach()
-    e = exp(shifted)
-    return e / ops.reduce_sum(e, dim, keepdim=True)
+    return ops.softmax(input, dim)
 
 
 @bfloat16_in_float32
@@ -244,9 +241,7 @@ def log_softmax(input: TensorBase, dim: int, dtype: Any = None) -> TensorBase:
     if dtype is not None:
         input = input.to(dtype)
     _float_only(input, "log_softmax")
-    ops.normalize_dims(dim, input._data.ndim, "log_softmax")
-    shifted = input - ops.amax(input, dim, keepdim=True).detach()
-    return shifted - log(ops.reduce_sum(exp(shifted), dim, keepdim=True))
+    return ops.log_softmax(input, dim)
 
 
 def extremum_with_dim(input: TensorBase, dim: Any, keepdim: bool, name: str, result: type) -> Any:

@@ -27,6 +27,7 @@ from .indexing import index_put
 from .movement import expand, getitem, permute, reshape, scatter_into_zeros
 from .reduce import amax, linear, matmul2d, reduce_sum
 from .shape import cat
+from .softmax import log_softmax, softmax
 from .unary import cos, exp, log, neg, relu, sigmoid, sin, tanh
 
 __all__ = [
@@ -35,4 +36,5 @@ __all__ = [
     "matmul2d", "maximum", "minimum", "mul", "neg", "normalize_dims", "permute", "pow", "promote",
     "reduce_sum", "relu", "reshape", "scatter_into_zeros", "sigmoid", "sin", "sub", "sum_to",
     "tanh", "where", "index_put", "cat", "common", "inplace", "scan", "special", "unary",
+    "softmax", "log_softmax",
 ]

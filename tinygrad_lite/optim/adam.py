@@ -44,12 +44,16 @@ class Adam(Optimizer):
                                                                capturable)))
 
     def _update(self, p: Tensor, grad: np.ndarray, group: dict, state: dict) -> None:
-        g, tmp = self.scratch(p, 0), self.scratch(p, 1)
-        if group["maximize"]:
-            np.negative(grad, out=g)
-        else:
-            np.copyto(g, grad)
+        tmp = self.scratch(p, 1)
         lr, (b1, b2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
+        if group["maximize"]:
+            g = self.scratch(p, 0)
+            np.negative(grad, out=g)
+        elif (wd != 0 and not group["decoupled_weight_decay"]) or grad.dtype != p._data.dtype:
+            g = self.scratch(p, 0)  # a copy the weight decay is added to (or in p's dtype)
+            np.copyto(g, grad)
+        else:
+            g = grad  # only read below: no copy
         if not state:
             state["step"] = state_scalar(0.0)
             state["exp_avg"] = state_like(p)
