@@ -163,3 +163,57 @@ def test_softmax_result_modified_in_place_is_caught():
     y.mul_(2)
     with pytest.raises(RuntimeError, match="SoftmaxBackward0: its output.*modified by an in-place"):
         y.sum().backward()
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("shapes", [((2, 3, 5, 4), (2, 3, 5, 4)), ((2, 5, 4), (2, 7, 4)),
+                                    ((6, 4), (4, 4)), ((1, 2, 1, 3), (1, 2, 1, 3))])
+def test_attention_primitive_matches_the_composite(causal, shapes):
+    from tinygrad_lite.nn._functional.attention import attention_math
+
+    (sq, sk), scale = shapes, 0.7
+    q = tl.tensor(rng.standard_normal(sq), requires_grad=True)
+    k = tl.tensor(rng.standard_normal(sk), requires_grad=True)
+    v = tl.tensor(rng.standard_normal(sk[:-1] + (3,)), requires_grad=True)
+
+    def fused(a, b, c):
+        return F.scaled_dot_product_attention(a, b, c, is_causal=causal, scale=scale)
+
+    ours = second_order(fused, [q, k, v])
+    theirs = second_order(lambda a, b, c: attention_math(a, b, c, None, 0.0, causal, scale),
+                          [q, k, v])
+    for a, b in zip(ours, theirs):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-10, atol=1e-12)
+    assert fused(q, k, v).grad_fn.name() == "ScaledDotProductFlashAttentionForCpuBackward0"
+    assert gradcheck(fused, (q, k, v))
+    assert gradgradcheck(fused, (q, k, v))
+
+
+def test_attention_primitive_only_where_it_applies():
+    q = tl.tensor(rng.standard_normal((2, 3, 4)), requires_grad=True)
+    k = tl.tensor(rng.standard_normal((2, 3, 4)))
+    mask = tl.tensor(np.tril(np.ones((3, 3), bool)))
+    fused_name = "ScaledDotProductFlashAttentionForCpuBackward0"
+    assert F.scaled_dot_product_attention(q, k, k).grad_fn.name() == fused_name
+    # a mask, dropout, mixed dtypes or broadcast batch dims: the composite
+    assert F.scaled_dot_product_attention(q, k, k, attn_mask=mask).grad_fn.name() != fused_name
+    assert F.scaled_dot_product_attention(q, k, k, dropout_p=0.5).grad_fn.name() != fused_name
+    assert F.scaled_dot_product_attention(q, k[:1], k[:1]).grad_fn.name() != fused_name
+    # only the inputs that need gradients get them
+    F.scaled_dot_product_attention(q, k, k).sum().backward()
+    assert q.grad is not None and k.grad is None
+
+
+def test_attention_primitive_against_pytorch():
+    torch = pytest.importorskip("torch")
+    q, k, v = (rng.standard_normal((2, 4, 9, 8)).astype(np.float32) for _ in range(3))
+    g = rng.standard_normal((2, 4, 9, 8)).astype(np.float32)
+    ours = [tl.tensor(a, requires_grad=True) for a in (q, k, v)]
+    theirs = [torch.tensor(a, requires_grad=True) for a in (q, k, v)]
+    out = F.scaled_dot_product_attention(*ours, is_causal=True)
+    expected = torch.nn.functional.scaled_dot_product_attention(*theirs, is_causal=True)
+    out.backward(tl.tensor(g))
+    expected.backward(torch.tensor(g))
+    np.testing.assert_allclose(out.detach().numpy(), expected.detach().numpy(), atol=1e-5)
+    for a, b in zip(ours, theirs):
+        np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), atol=1e-5)

@@ -10,6 +10,7 @@ import numpy as np
 
 from ... import functions as _fn
 from ..._core.tensor_base import TensorBase, wrap
+from ...ops.attention import attention, fused_attention_ok
 from ...ops.elementwise import bfloat16_in_float32
 from .dropout import dropout
 from .flash_attention import flash_attention
@@ -49,6 +50,8 @@ def scaled_dot_product_attention(query: TensorBase, key: TensorBase, value: Tens
         # fast from L = S = 1024 on and faster beyond (benchmarks/bench_attention.py)
         return flash_attention(query, key, value, attn_mask, dropout_p,  # type: ignore[arg-type]
                                is_causal, scale)
+    if attn_mask is None and dropout_p == 0.0 and fused_attention_ok(query, key, value):
+        return attention(query, key, value, scale, is_causal)  # one node (ops/attention.py)
     return attention_math(query, key, value, attn_mask, dropout_p, is_causal, scale)
 
 
