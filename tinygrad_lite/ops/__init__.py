@@ -4,7 +4,8 @@ Each op is a function that computes its forward pass on NumPy arrays, next to a 
 subclass whose ``backward`` gives the input gradients. Backward rules are written in Tensor ops,
 so they are differentiable again under ``create_graph=True``; the engine runs them under no_grad
 otherwise, which makes them plain NumPy calls plus a thin wrapper. Everything else in
-tinygrad_lite (mean, softmax, losses, layers) is composed from these and gets gradients for free.
+tinygrad_lite (mean, variance, losses, layers) is composed from these and gets gradients for free;
+hot composites became primitives of their own (softmax, GELU, layer and batch norm, attention).
 """
 
 from . import common, inplace, scan, special, unary

@@ -83,6 +83,26 @@ def require_broadcastable_to(shape: tuple, target: tuple, op: str, what: str,
                            f"{target_name}'s shape {target}")
 
 
+_SAME_SIZE_INT: dict[int, np.dtype] = {2: np.dtype(np.int16), 4: np.dtype(np.int32),
+                                     8: np.dtype(np.int64)}
+
+
+def masked_bits(grad: np.ndarray, mask: np.ndarray, out: np.ndarray | None = None
+                ) -> np.ndarray | None:
+    """``grad`` where the bool ``mask`` holds and +0.0 elsewhere, exactly (inf and NaN pass
+    where kept, and give 0 where not, as PyTorch's masked gradients do): the bit patterns are
+    multiplied by the mask as integers, one branch-free pass (a floating ``grad * mask`` would
+    turn inf * 0 into NaN; ``np.where`` branches per element). Written into ``out`` when given;
+    None when ``grad`` is not a 2/4/8-byte float array of the mask's shape."""
+    ints = _SAME_SIZE_INT.get(grad.dtype.itemsize)
+    if ints is None or not dtypes.is_float_dtype(grad.dtype) or grad.shape != mask.shape:
+        return None
+    if out is None:
+        return np.multiply(grad.view(ints), mask).view(grad.dtype)
+    np.multiply(grad.view(ints), mask, out=out.view(ints))
+    return out
+
+
 def sum_to(grad, shape: tuple):
     """Sum a broadcast gradient (array or Tensor) back down to ``shape``."""
     if grad.shape == shape:

@@ -19,7 +19,7 @@ from .._core.graph import Node
 from .._core.tensor_base import TensorBase
 from .._core.tracing import tracing_state
 from ..dtypes import is_float_dtype
-from .common import is_array, wrap
+from .common import is_array, masked_bits, wrap
 from .movement import permute_rule
 
 __all__ = ["unfold", "fold", "max_pool_blocks"]
@@ -153,13 +153,10 @@ class MaxPoolBlocksBackward0(Node):
                 o * k for o, k in zip(lead_out[len(lead_out) - nd:], kernel)), grad.dtype)
             views = _offset_views(out, kernel)
             for index, view in enumerate(views):
-                np.multiply(grad, self.argmax == index, out=view)
-            # grad * 0 is NaN for an inf or NaN gradient, where PyTorch gives 0: then each
-            # offset's gradient is copied where it is the maximum instead (always while
-            # tl.compile traces: a replay cannot choose the branch by the data)
-            if tracing_state.active or not np.isfinite(grad).all():
-                out.fill(0)
-                for index, view in enumerate(views):
+                # the gradient where this offset holds the maximum, +0.0 elsewhere, exactly
+                # (an inf or NaN gradient gives 0 where it is not the maximum, as in PyTorch)
+                if masked_bits(grad, self.argmax == index, out=view) is None:
+                    np.copyto(view, 0)
                     np.copyto(view, grad, where=self.argmax == index)
             return (out,)
         nlead = self.argmax.ndim - nd

@@ -17,12 +17,11 @@ from .._core.grad_mode import grad_state
 from .._core.graph import Node
 from .._core.tensor_base import TensorBase
 from ..dtypes import is_float_dtype
-from .common import array_of, is_array, unary_result, unary_rule, wrap, zero_of
+from .common import array_of, is_array, masked_bits, unary_result, unary_rule, wrap, zero_of
 from .elementwise import cast, where_rule
 
 _FLOAT32 = np.dtype(np.float32)
 _WHERE_MAX_SIZE = 1024  # see ReluBackward0
-_SAME_SIZE_INT = {2: np.dtype(np.int16), 4: np.dtype(np.int32), 8: np.dtype(np.int64)}
 
 
 def _constant(value: np.ndarray, like):
@@ -113,16 +112,11 @@ class ReluBackward0(Node):
             return (where_rule(positive, grad, 0.0),)
         # np.where gives PyTorch's result exactly (0 where x <= 0, even for an inf/NaN gradient)
         # but is slow on large random masks (256x256: 245 us, a branch per element). Above ~1k
-        # elements the mask selects bits instead: the gradient's bit pattern AND -mask (all ones
-        # or all zeros) keeps a passing value exactly, NaN and inf included, and gives +0.0
-        # elsewhere, branch-free (256x256: 25 us, as fast as ``grad * mask``, which would turn
-        # inf * 0 into NaN).
-        ints = _SAME_SIZE_INT.get(grad.dtype.itemsize)
-        if grad.size > _WHERE_MAX_SIZE and is_float_dtype(grad.dtype) and ints is not None:
-            keep = np.negative(positive, dtype=ints, casting="unsafe")  # True -> -1 (all ones)
-            np.bitwise_and(grad.view(ints), keep, out=keep)
-            return (keep.view(grad.dtype),)
-        return (np.where(positive, grad, zero_of(grad.dtype)),)
+        # elements the mask multiplies the gradient's bit pattern as integers instead: 1 keeps a
+        # value exactly, NaN and inf included, 0 gives +0.0, branch-free and in one pass
+        # (256x256: 27 us; ``grad * mask`` in floating point would turn inf * 0 into NaN).
+        kept = masked_bits(grad, positive) if grad.size > _WHERE_MAX_SIZE else None
+        return (np.where(positive, grad, zero_of(grad.dtype)) if kept is None else kept,)
 
 
 def relu(x: TensorBase) -> TensorBase:
