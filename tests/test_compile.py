@@ -408,6 +408,26 @@ class _TinyGRU(nn.Module):
         return self.head(self.rnn(self.embed(tokens))[0]).reshape(-1, 10)
 
 
+class _AttentionNet(nn.Module):
+    """Causal attention through F.scaled_dot_product_attention (one primitive), then ReLU, max
+    pooling over the sequence and log_softmax: the primitives' replays against eager."""
+
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(10, 16)
+        self.norm = nn.LayerNorm(16)
+        self.qkv = nn.Linear(16, 48)
+        self.head = nn.Linear(16, 10)
+
+    def forward(self, tokens):
+        b, t = tokens.shape
+        q, k, v = self.qkv(self.norm(self.embed(tokens))).split(16, dim=-1)
+        q, k, v = (z.view(b, t, 2, 8).transpose(1, 2) for z in (q, k, v))
+        h = F.scaled_dot_product_attention(q, k, v, is_causal=True).transpose(1, 2)
+        h = F.max_pool1d(h.reshape(b, t, 16).relu().transpose(1, 2), 2).transpose(1, 2)
+        return F.log_softmax(self.head(h), -1).reshape(-1, 10)
+
+
 def _resnetish():
     return nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(),
                          nn.Conv2d(8, 8, 3, stride=2, padding=1, bias=False), nn.BatchNorm2d(8),
@@ -421,15 +441,17 @@ def _gelu_mlp():
 
 @pytest.mark.parametrize("build,opt_cls,shape", [
     (_TinyGPT, tl.optim.AdamW, (4, 8)),
+    (_AttentionNet, tl.optim.Adam, (4, 8)),
     (_TinyGRU, tl.optim.Adam, (3, 5)),
     (_resnetish, tl.optim.SGD, (4, 3, 16, 16)),
     (_gelu_mlp, tl.optim.RMSprop, (16, 6)),
     (_gelu_mlp, tl.optim.Adagrad, (16, 6)),
-], ids=["gpt-adamw", "gru-adam", "resnet-sgd", "mlp-rmsprop", "mlp-adagrad"])
+], ids=["gpt-adamw", "attention-adam", "gru-adam", "resnet-sgd", "mlp-rmsprop", "mlp-adagrad"])
 def test_more_models_and_optimizers_match_eager(build, opt_cls, shape):
     if len(shape) == 2 and build is not _gelu_mlp:
         x = tl.from_numpy(RNG.integers(0, 10, shape))
-        y = tl.from_numpy(RNG.integers(0, 10, shape[0] * shape[1]))
+        rows = shape[0] * shape[1] // (2 if build is _AttentionNet else 1)  # (pooled in pairs)
+        y = tl.from_numpy(RNG.integers(0, 10, rows))
     else:
         x = tl.from_numpy(RNG.standard_normal(shape).astype(np.float32))
         y = tl.from_numpy(RNG.integers(0, 10, shape[0]))
