@@ -19,7 +19,7 @@ import numpy as np
 from .._core.grad_mode import grad_state
 from .._core.graph import Node
 from .._core.tensor_base import TensorBase
-from .common import array_sum, is_array, swap_last_dims, wrap
+from .common import array_sum, is_array, last_axis_dot, swap_last_dims, wrap
 from .elementwise import where
 from .reduce import mm
 from .softmax import softmax
@@ -62,9 +62,7 @@ class AttentionBackward(Node):
         if not (edges[0] or edges[1]):
             return None, None, dv
         ds = mm(grad, swap_last_dims(v))  # dP, then dS in the same buffer
-        rows = np.multiply(ds, probs)
-        rows = array_sum(rows, -1, keepdims=True)
-        ds -= rows
+        ds -= last_axis_dot(ds, probs)
         ds *= probs
         ds *= self.scale
         return (mm(ds, k) if edges[0] else None,

@@ -19,7 +19,7 @@ import numpy as np
 from .._core.grad_mode import grad_state
 from .._core.graph import Node
 from .._core.tensor_base import TensorBase
-from .common import array_sum, is_array, normalize_dims, wrap
+from .common import array_sum, is_array, last_axis_dot, normalize_dims, wrap
 
 __all__ = ["softmax", "log_softmax", "SoftmaxBackward0", "LogSoftmaxBackward0"]
 
@@ -32,9 +32,11 @@ class SoftmaxBackward0(Node):
     def backward(self, grad):
         y = self.saved_output()
         if is_array(grad) and is_array(y):
-            out = np.asarray(np.multiply(grad, y))  # (0-d operands give a NumPy scalar)
-            dot = array_sum(out, self.dim, keepdims=True)
-            np.subtract(grad, dot, out=out)
+            if self.dim is not None and self.dim == y.ndim - 1:  # the last dim: one einsum
+                out = np.subtract(grad, last_axis_dot(grad, y))
+            else:
+                out = np.asarray(np.multiply(grad, y))  # (0-d operands give a NumPy scalar)
+                np.subtract(grad, array_sum(out, self.dim, keepdims=True), out=out)
             out *= y
             return (out,)
         return (y * (grad - (grad * y).sum(self.dim, keepdim=True)),)
