@@ -34,6 +34,9 @@ def _mean(v, dims: tuple):
     return v.mean(dims, keepdim=True)
 
 
+# the dtypes the array fast paths take (16-bit floats keep the general rules)
+_FAST_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
 # Up to this many normalised elements per row, a row's sum of products is one einsum pass with
 # no temporary (about 3x faster than a product array and a mean); beyond, the pairwise sum of
 # ``np.add.reduce`` keeps float32 rounding low.
@@ -44,9 +47,9 @@ def _trailing_rows(a: np.ndarray, dims: tuple) -> tuple[int, int] | None:
     """(rows, row length) when ``dims`` are the trailing dims of the contiguous array ``a``
     (layer norm) and a row is short enough for ``_EINSUM_ROW``; else None."""
     k = len(dims)
-    if not k or not a.flags.c_contiguous or \
+    if not k or a.dtype not in _FAST_FLOATS or not a.flags.c_contiguous or \
             sorted(d % a.ndim for d in dims) != list(range(a.ndim - k, a.ndim)):
-        return None
+        return None  # (16-bit floats: NumPy's mean accumulates them in float32, einsum not)
     length = math.prod(a.shape[a.ndim - k:])
     if not length or length > _EINSUM_ROW:
         return None
@@ -70,6 +73,7 @@ def _sum_of_product_to(a: np.ndarray, b: np.ndarray, shape: tuple) -> np.ndarray
     ``a`` and ``b`` (layer norm's weight), one einsum pass with no temporary."""
     n = math.prod(shape)
     if (a.shape == b.shape and a.flags.c_contiguous and b.flags.c_contiguous and n
+            and a.dtype in _FAST_FLOATS and a.dtype == b.dtype
             and a.shape[a.ndim - len(shape):] == tuple(shape) and n <= _EINSUM_ROW):
         rows = a.size // n
         return np.einsum("ij,ij->j", a.reshape(rows, n), b.reshape(rows, n)).reshape(shape)
@@ -201,8 +205,6 @@ def normalize_affine(x: TensorBase, dims: tuple, weight: TensorBase | None,
 
 
 # -- batch normalisation over (N, C, *spatial), per channel --------------------------------------
-
-_FAST_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def batch_norm_fast_ok(x: TensorBase, weight: TensorBase | None,
