@@ -19,21 +19,18 @@ import numpy as np
 from .._core.grad_mode import grad_state
 from .._core.graph import Node
 from .._core.tensor_base import TensorBase
-from .common import array_sum, is_array, last_axis_dot, swap_last_dims, wrap
+from .common import FAST_FLOATS, array_sum, is_array, last_axis_dot, swap_last_dims, wrap
 from .elementwise import where
 from .reduce import mm
 from .softmax import softmax
 
 __all__ = ["attention", "fused_attention_ok"]
 
-_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
-
-
 def fused_attention_ok(query: TensorBase, key: TensorBase, value: TensorBase) -> bool:
     """Whether ``attention`` takes these operands: float32 or float64 alike, at least 2-D, one
     batch shape, no empty dimension."""
     q, k, v = query._data, key._data, value._data
-    return (q.dtype in _FLOATS and q.dtype == k.dtype == v.dtype and q.ndim >= 2
+    return (q.dtype in FAST_FLOATS and q.dtype == k.dtype == v.dtype and q.ndim >= 2
             and q.ndim == k.ndim == v.ndim and q.shape[:-2] == k.shape[:-2] == v.shape[:-2]
             and q.size > 0 and k.size > 0 and v.size > 0)
 

@@ -83,12 +83,21 @@ def require_broadcastable_to(shape: tuple, target: tuple, op: str, what: str,
                            f"{target_name}'s shape {target}")
 
 
+# The float dtypes NumPy has fast loops and a GEMM for: the array fast paths take these (16-bit
+# floats keep NumPy's reductions, which accumulate them in float32).
+FAST_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+# Up to this many terms, a sum of products is one einsum pass with no product array (3-4x
+# faster than a product and a sum); beyond, the pairwise sum of ``np.add.reduce`` keeps float32
+# rounding low.
+EINSUM_MAX_TERMS = 4096
+
+
 def last_axis_dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``sum(a * b, axis=-1, keepdims=True)``: for two C-contiguous arrays of one float shape,
-    one ``einsum`` pass with no product array (4x faster on attention's scores than a product
-    and a sum)."""
-    if (a.shape == b.shape and a.ndim and a.shape[-1] and a.dtype == b.dtype
-            and a.dtype.kind == "f" and a.dtype.itemsize >= 4  # (16-bit: sum in float32)
+    """``sum(a * b, axis=-1, keepdims=True)``: for two C-contiguous float32/float64 arrays of
+    one shape with rows of at most ``EINSUM_MAX_TERMS``, one ``einsum`` pass with no product
+    array."""
+    if (a.shape == b.shape and a.ndim and 0 < a.shape[-1] <= EINSUM_MAX_TERMS
+            and a.dtype == b.dtype and a.dtype in FAST_FLOATS
             and a.flags.c_contiguous and b.flags.c_contiguous):
         rows = np.einsum("ij,ij->i", a.reshape(-1, a.shape[-1]), b.reshape(-1, b.shape[-1]))
         return rows.reshape(a.shape[:-1] + (1,))

@@ -22,7 +22,7 @@ import numpy as np
 from .._core.grad_mode import grad_state
 from .._core.graph import Node
 from .._core.tensor_base import TensorBase
-from .common import is_array, sum_to, wrap
+from .common import EINSUM_MAX_TERMS, FAST_FLOATS, is_array, last_axis_dot, sum_to, wrap
 
 __all__ = ["normalize_affine", "batch_norm_training", "batch_norm_eval", "batch_norm_fast_ok"]
 
@@ -34,48 +34,36 @@ def _mean(v, dims: tuple):
     return v.mean(dims, keepdim=True)
 
 
-# the dtypes the array fast paths take (16-bit floats keep the general rules)
-_FAST_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
-
-# Up to this many normalised elements per row, a row's sum of products is one einsum pass with
-# no temporary (about 3x faster than a product array and a mean); beyond, the pairwise sum of
-# ``np.add.reduce`` keeps float32 rounding low.
-_EINSUM_ROW = 4096
-
-
 def _trailing_rows(a: np.ndarray, dims: tuple) -> tuple[int, int] | None:
-    """(rows, row length) when ``dims`` are the trailing dims of the contiguous array ``a``
-    (layer norm) and a row is short enough for ``_EINSUM_ROW``; else None."""
+    """(rows, row length) when ``dims`` are the trailing dims of the array ``a`` (layer norm);
+    else None."""
     k = len(dims)
-    if not k or a.dtype not in _FAST_FLOATS or not a.flags.c_contiguous or \
-            sorted(d % a.ndim for d in dims) != list(range(a.ndim - k, a.ndim)):
-        return None  # (16-bit floats: NumPy's mean accumulates them in float32, einsum not)
-    length = math.prod(a.shape[a.ndim - k:])
-    if not length or length > _EINSUM_ROW:
+    if not k or sorted(d % a.ndim for d in dims) != list(range(a.ndim - k, a.ndim)):
         return None
-    return a.size // length, length
+    length = math.prod(a.shape[a.ndim - k:])
+    return (a.size // length, length) if length else None
 
 
 def _mean_of_product(a: np.ndarray, b: np.ndarray, dims: tuple) -> np.ndarray:
-    """``mean(a * b)`` over ``dims``, keeping them (one pass, no temporary, for layer norm's
-    trailing rows)."""
-    rows = _trailing_rows(a, dims) if b.flags.c_contiguous and a.shape == b.shape else None
+    """``mean(a * b)`` over ``dims``, keeping them (for layer norm's trailing rows one einsum
+    pass with no product array, ``last_axis_dot``)."""
+    # (16-bit floats: NumPy's mean accumulates them in float32)
+    rows = _trailing_rows(a, dims) if a.shape == b.shape and a.dtype in FAST_FLOATS else None
     if rows is None:
         return np.multiply(a, b).mean(axis=dims, keepdims=True)
-    kept = tuple(1 if i in {d % a.ndim for d in dims} else n for i, n in enumerate(a.shape))
-    dot = np.einsum("ij,ij->i", a.reshape(rows), b.reshape(rows))
+    dot = last_axis_dot(a.reshape(rows), b.reshape(rows))
     dot /= rows[1]
-    return dot.reshape(kept)
+    return dot.reshape(tuple(n if i < a.ndim - len(dims) else 1 for i, n in enumerate(a.shape)))
 
 
 def _sum_of_product_to(a: np.ndarray, b: np.ndarray, shape: tuple) -> np.ndarray:
     """``sum_to(a * b, shape)``: for a ``shape`` that is the trailing shape of contiguous
-    ``a`` and ``b`` (layer norm's weight), one einsum pass with no temporary."""
+    ``a`` and ``b`` (layer norm's weight), one einsum pass with no product array."""
     n = math.prod(shape)
-    if (a.shape == b.shape and a.flags.c_contiguous and b.flags.c_contiguous and n
-            and a.dtype in _FAST_FLOATS and a.dtype == b.dtype
-            and a.shape[a.ndim - len(shape):] == tuple(shape) and n <= _EINSUM_ROW):
-        rows = a.size // n
+    rows = a.size // n if n else 0
+    if (a.shape == b.shape and a.flags.c_contiguous and b.flags.c_contiguous
+            and 0 < rows <= EINSUM_MAX_TERMS and a.dtype in FAST_FLOATS and a.dtype == b.dtype
+            and a.shape[a.ndim - len(shape):] == tuple(shape)):
         return np.einsum("ij,ij->j", a.reshape(rows, n), b.reshape(rows, n)).reshape(shape)
     return sum_to(a * b, shape)
 
@@ -212,7 +200,7 @@ def batch_norm_fast_ok(x: TensorBase, weight: TensorBase | None,
     """Whether ``batch_norm_training`` / ``batch_norm_eval`` take ``x`` (single or double
     precision, the affine parameters of the same dtype; other dtypes keep the general rule)."""
     dt = x._data.dtype
-    return dt in _FAST_FLOATS and all(t is None or t._data.dtype == dt for t in (weight, bias))
+    return dt in FAST_FLOATS and all(t is None or t._data.dtype == dt for t in (weight, bias))
 
 
 def _channel_rows(a: np.ndarray, n: int, c: int) -> np.ndarray:
