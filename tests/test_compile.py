@@ -486,6 +486,38 @@ def test_explain_mode_says_why_it_retraces(capsys):
     assert "a new signature" in out
 
 
+def test_a_call_that_changes_python_state_is_traced_again_and_named():
+    model = nn.Linear(2, 2)
+    opt = tl.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    calls = {"n": 0}
+
+    def step(x):
+        opt.zero_grad()
+        model(x).sum().backward()
+        opt.step()  # the first call creates the momentum buffers: traced again
+
+    compiled = tl.compile(step, mode="explain")
+    for _ in range(3):
+        compiled(tl.ones(1, 2))
+    assert any("call changed Python state (not opt.state)" in e for e in compiled.explanations)
+    assert compiled.replays == 1 and compiled.traces == 2
+
+    def counting(x):
+        calls["n"] += 1  # every call changes what the guard reads: runs eagerly, says why
+        return (x * calls["n"]).sum()
+
+    counted = tl.compile(counting)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        results = [counted(tl.ones(2)).item() for _ in range(6)]
+    assert results == [2.0, 4.0, 6.0, 8.0, 10.0, 12.0]
+    # traced twice, then eager for good: one warning, no trace per call
+    assert len(caught) == 1
+    assert str(caught[0].message).endswith(
+        "counting runs eagerly: every call changes Python state (calls['n'] == 1)")
+    assert counted.traces == 2 and counted.replays == 0
+
+
 def test_arguments_mutated_in_place_and_returned_are_the_calls_own():
     @tl.compile
     def bump(x, idx):

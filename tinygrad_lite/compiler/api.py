@@ -128,19 +128,16 @@ class CompiledFunction:
         env = dict(walk.env)
         env["A"] = tensors
         for check in walk.checks:
-            try:
-                ok = eval(check, env)  # noqa: S307 (our own guard expressions)
-            except Exception:  # noqa: BLE001
-                ok = False
-            if not ok:
+            if not _evaluates_true(check, env):
                 return f"guard failed: {_readable(check, walk)}"
         return "a data-dependent check of the replay failed"
 
     # -- tracing -----------------------------------------------------------------------------
     def _trace(self, args: tuple, kwargs: dict, key: tuple, tensors: list[TensorBase]) -> Any:
         self.traces += 1
-        self._clean(args, kwargs)
         walk = self._roots(args, kwargs)
+        if self._clean(walk):  # (only after a trace that failed to clean up: walk again)
+            walk = self._roots(args, kwargs)
         if walk.problem:
             return self._run_eagerly(args, kwargs, walk.problem, key, None)
         trace = Trace(self.fullgraph)
@@ -155,13 +152,14 @@ class CompiledFunction:
         finally:
             trace.stop()
             writes = _swap_out(trace, swapped)
-            self._clean(args, kwargs)
+            self._clean(self._roots(args, kwargs))
         problem = trace.broken
         result = _untrace(result)
         problem = problem or out_problem or writes[1] or _late_check(
             passes.hoist_checks(trace.graph))
+        guard = _make_guard(walk)  # (compiled once: also the new entry's guard)
         if problem is None:
-            changed = _changed_state(walk)
+            changed = _changed_state(walk, guard)
             if changed:
                 self._unstable += 1
                 if self._unstable < _MAX_UNSTABLE:
@@ -169,18 +167,19 @@ class CompiledFunction:
                                   "call")
                     return result
                 problem = f"every call changes Python state ({changed})"
+                guard = _always  # runs eagerly for this signature from now on, whatever the state
         if problem is not None:
-            self._give_up(problem, key, walk)
+            self._give_up(problem, key, walk, guard)
             return result
         self._unstable = 0
         trace.graph.outputs = outputs
         trace.graph.writebacks = writes[0]
         try:
-            self._add(key, walk, trace, swapped)
+            self._add(key, walk, trace, swapped, guard)
         except Exception as err:  # noqa: BLE001 - a compiler bug must not break the user's run
             if self.fullgraph:
                 raise
-            self._give_up(f"the compiler failed ({err!r})", key, walk)
+            self._give_up(f"the compiler failed ({err!r})", key, walk, guard)
         return result
 
     def _roots(self, args: tuple, kwargs: dict) -> StateWalk:
@@ -196,18 +195,24 @@ class CompiledFunction:
             walk.walk(obj, f"{walk.const(obj)}", 0, f"argument {i}")
         return walk
 
-    def _clean(self, args: tuple, kwargs: dict) -> None:
-        """Replace traced arrays left in state (new optimizer buffers, caches) by plain ones."""
-        walk = self._roots(args, kwargs)
+    @staticmethod
+    def _clean(walk: StateWalk) -> bool:
+        """Replace traced arrays left in the walked state (new optimizer buffers, caches) by
+        plain ones; whether there were any."""
+        found = False
         for t, _ in walk.tensors:
             for holder in (t, t._grad):
                 if holder is not None and isinstance(holder._data, TracedArray):
                     holder._data = plain(holder._data)
+                    found = True
         for container, key, _ in walk.arrays:
             if isinstance(container[key], TracedArray):
                 container[key] = plain(container[key])
+                found = True
+        return found
 
-    def _add(self, key: tuple, walk: StateWalk, trace: Trace, swapped: dict) -> None:
+    def _add(self, key: tuple, walk: StateWalk, trace: Trace, swapped: dict,
+             guard: Callable[..., bool]) -> None:
         graph = trace.graph
         buffers = passes.optimize(graph)
         names: dict[str, Any] = {"_wrap": wrap, **walk.env}
@@ -222,7 +227,6 @@ class CompiledFunction:
         result = _render_output(graph.outputs, names)
         source, replay = codegen.generate(graph, readers, writes, result, buffers, names,
                                           prologue)
-        guard = _make_guard(walk)
         entry = Entry(key, guard, replay, graph, source)
         entry.walk = walk if self.mode == "explain" else None
         if any(op.kind == "check" for op in graph.ops):
@@ -232,7 +236,8 @@ class CompiledFunction:
         del self.entries[CACHE_SIZE:]
         self._explain(f"compiled: {len(graph.ops)} ops, {len(buffers)} planned buffers")
 
-    def _give_up(self, reason: str, key: tuple, walk: StateWalk) -> None:
+    def _give_up(self, reason: str, key: tuple, walk: StateWalk,
+                 guard: Callable[..., bool] | None = None) -> None:
         if self.fullgraph:
             raise GraphBreakError(f"tl.compile(fullgraph=True): {reason}")
         self._explain(f"runs eagerly: {reason}")
@@ -242,7 +247,7 @@ class CompiledFunction:
             self._warned.add(reason)
             warnings.warn(f"tl.compile: {_name(self.fn)} runs eagerly: {reason}", UserWarning,
                           stacklevel=4)
-        self.entries.insert(0, Entry(key, _make_guard(walk), None, None, "", reason))
+        self.entries.insert(0, Entry(key, guard or _make_guard(walk), None, None, "", reason))
         del self.entries[CACHE_SIZE:]
 
     def _run_eagerly(self, args: tuple, kwargs: dict, reason: str, key: tuple,
@@ -547,25 +552,39 @@ def _holds(guard: Callable[..., bool], tensors: list[TensorBase]) -> bool:
         return False
 
 
+def _always(tensors: Any, grads: bool = True) -> bool:
+    """The guard of an eager fallback that no state change should retrace."""
+    return True
+
+
 def _make_guard(walk: StateWalk) -> Callable[..., bool]:
-    source = f"def guard(A):\n    return {walk.guard_source()}\n"
+    source = f"def guard(A, grads=True):\n    return {walk.guard_source()}\n"
     env = dict(walk.env)
     exec(builtins.compile(source, "<tl.compile guard>", "exec"), env)  # noqa: S102
     return env["guard"]
 
 
-def _changed_state(walk: StateWalk) -> str | None:
+def _changed_state(walk: StateWalk, guard: Callable[..., bool]) -> str | None:
     """The first guard expression the traced call itself made false (gradients aside)."""
-    for check in walk.checks:
-        if "._grad" in check:
-            continue
-        try:
-            ok = eval(check, dict(walk.env))  # noqa: S307 (our own guard expressions)
-        except Exception:  # noqa: BLE001 (a container shrank, an attribute went away)
-            ok = False
-        if not ok:
+    try:  # the compiled guard first: compiling the checks one by one costs milliseconds
+        if guard((), False):
+            return None
+    except Exception:  # noqa: BLE001 (a container shrank, an attribute went away)
+        pass
+    env = dict(walk.env)
+    for check in (c for c in walk.checks if "._grad" not in c):
+        if not _evaluates_true(check, env):
             return _readable(check, walk)
     return None
+
+
+def _evaluates_true(expression: str, env: dict) -> bool:
+    """Whether one of our guard expressions holds (False where it cannot be evaluated: a
+    container shrank, an attribute went away)."""
+    try:
+        return bool(eval(expression, env))  # noqa: S307 (our own guard expressions)
+    except Exception:  # noqa: BLE001
+        return False
 
 
 def _readable(check: str, walk: StateWalk) -> str:

@@ -219,8 +219,15 @@ class StateWalk:
             self.walk(value, item, depth + 1, sub)
 
     def guard_source(self) -> str:
-        """The guard as one Python expression (``True`` while the state is as traced)."""
-        return " and ".join(f"({c})" for c in self.checks) or "True"
+        """The guard as one Python expression of ``grads``: ``True`` while the state is as
+        traced; with ``grads`` false the gradients' checks are skipped (the traced call itself
+        replaces gradients, so they are not what tells a call that changes state)."""
+        state = [c for c in self.checks if "._grad" not in c]
+        grads = [c for c in self.checks if "._grad" in c]
+        source = " and ".join(f"({c})" for c in state) or "True"
+        if grads:
+            source += " and (not grads or (" + " and ".join(f"({c})" for c in grads) + "))"
+        return source
 
 
 def _user_module(obj: Any) -> bool:
