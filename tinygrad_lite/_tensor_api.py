@@ -233,7 +233,7 @@ def bernoulli(self: TensorBase, p: float | None = None, *,
 def unfold(self: TensorBase, dimension: int, size: int, step: int) -> TensorBase:
     """Sliding windows of ``size`` elements every ``step`` along ``dimension``: that dim
     becomes the window count and a new last dim of ``size`` holds each window."""
-    d = dimension % max(self._data.ndim, 1)
+    (d,) = ops.normalize_dims(dimension, max(self._data.ndim, 1), "unfold")
     n = self._data.shape[d] if self._data.ndim else 1
     if size > n:
         raise RuntimeError(f"maximum size for tensor at dimension {d} is {n} but size is {size}")
@@ -243,7 +243,8 @@ def unfold(self: TensorBase, dimension: int, size: int, step: int) -> TensorBase
     index = starts[:, None] + np.arange(size)[None, :]
     moved = functions.movedim(self, d, -1) if self._data.ndim else self.reshape(1)
     windows = moved[..., wrap(index)]  # (..., count, size)
-    return functions.movedim(windows, -2, d) if self._data.ndim else windows.reshape(-1, size)
+    # a 0-d tensor is one window of its one element: shape (size,), as in PyTorch
+    return functions.movedim(windows, -2, d) if self._data.ndim else windows.reshape(-1)
 
 
 def _floordiv(self: TensorBase, other: Any) -> TensorBase:

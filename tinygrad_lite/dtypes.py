@@ -110,6 +110,13 @@ def default_float_np(dtype: Any = None) -> np.dtype:
     return get_default_dtype().np if dtype is None else to_dtype(dtype).np
 
 
+def float_result_type(*operands: Any) -> np.dtype:
+    """``result_type`` of the operands as a floating dtype: an integer or bool result becomes
+    the default float dtype (what PyTorch's float-valued binary functions give)."""
+    result = result_type(*operands)
+    return result if is_float_dtype(result) else get_default_dtype().np
+
+
 def set_default_dtype(d: Any) -> None:
     """Make ``d`` (float16, float32 or float64) the dtype of new floating-point tensors: from
     Python floats, ``Tensor(...)``, and creation functions given no dtype, as in PyTorch."""

@@ -20,7 +20,7 @@ from . import functions as _fn
 from ._core.tensor_base import TensorBase, wrap
 from ._special_extra import *  # noqa: F403
 from .autograd.function import Function
-from .dtypes import is_float_dtype
+from .dtypes import float_result_type, get_default_dtype, is_float_dtype
 from .ops.incomplete_gamma import gammainc_fallback
 from .ops.special import scipy_special
 
@@ -45,6 +45,13 @@ def _tensor(x: Any) -> TensorBase:
     return x if isinstance(x, TensorBase) else _fn.tensor(x)
 
 
+def _float(x: Any) -> TensorBase:
+    """``x`` as a floating tensor: integer and bool inputs in the default float dtype, as
+    PyTorch's float-valued special functions take them (negating a uint8 would wrap around)."""
+    t = _tensor(x)
+    return t if is_float_dtype(t._data.dtype) else t.to(get_default_dtype())
+
+
 def softmax(input: TensorBase, dim: int, *, dtype: Any = None) -> TensorBase:
     """``exp(x) / sum(exp(x))`` along ``dim``."""
     return _fn.softmax(input, dim, dtype=dtype)
@@ -58,7 +65,9 @@ def log_softmax(input: TensorBase, dim: int, *, dtype: Any = None) -> TensorBase
 def xlog1py(input: Any, other: Any) -> TensorBase:
     """``x * log1p(y)``, 0 where x is 0 (and y is not NaN). The gradient in x is log1p(y),
     also at x = 0, except where y <= -1 (0 there), as PyTorch's."""
-    x, y = _tensor(input), _tensor(other)
+    target = _result_dtype(input, other)
+    x, y = (_tensor(v) for v in (input, other))
+    x, y = (v if v._data.dtype == target else v.to(target) for v in (x, y))
     # where x is 0 and y <= -1, log1p would give -inf or NaN: replace it by 0 there
     degenerate = (x == 0) & (y <= -1)
     log_term = _fn.log1p(_fn.where(degenerate, _fn.zeros_like(y), y))
@@ -90,19 +99,19 @@ def entr(input: TensorBase) -> TensorBase:
 
 def ndtr(input: TensorBase) -> TensorBase:
     """The standard normal CDF, ``erfc(-x / sqrt 2) / 2`` (accurate in the lower tail)."""
-    return 0.5 * _fn.erfc(-_tensor(input) / _SQRT2)
+    return 0.5 * _fn.erfc(-_float(input) / _SQRT2)
 
 
 def ndtri(input: TensorBase) -> TensorBase:
     """The inverse of ``ndtr``: ``sqrt 2 * erfinv(2 p - 1)``."""
-    return _SQRT2 * _fn.erfinv(2.0 * _tensor(input) - 1.0)
+    return _SQRT2 * _fn.erfinv(2.0 * _float(input) - 1.0)
 
 
 def log_ndtr(input: TensorBase) -> TensorBase:
     """``log(ndtr(x))``, accurate far into the lower tail: ``erfc`` keeps its relative accuracy
     down to x = -20; below, the asymptotic ``-x^2/2 - log(-x) - log(2 pi)/2 + log(1 - 1/x^2 +
     3/x^4 - 15/x^6)`` (its next term is below 1e-10 there), before erfc underflows."""
-    x = _tensor(input)
+    x = _float(input)
     lower = x < -20.0
     direct = _fn.log(ndtr(_fn.where(lower, _fn.zeros_like(x), x)))
     t = _fn.where(lower, x, _fn.full_like(x, -30.0))
@@ -116,7 +125,7 @@ def erfcx(input: TensorBase) -> TensorBase:
     """The scaled complementary error function ``exp(x^2) erfc(x)``; above x = 5 its continued
     fraction ``1 / (sqrt(pi) (x + 1/2 / (x + 1 / (x + 3/2 / ...))))``, where the product would
     overflow."""
-    x = _tensor(input)
+    x = _float(input)
     large = x > 5.0
     small_x = _fn.where(large, _fn.zeros_like(x), x)
     direct = _fn.exp(small_x * small_x) * _fn.erfc(small_x)
@@ -130,7 +139,7 @@ def erfcx(input: TensorBase) -> TensorBase:
 
 def multigammaln(input: TensorBase, p: int) -> TensorBase:
     """The log of the multivariate gamma function of dimension ``p``."""
-    x = _tensor(input)
+    x = _float(input)
     if (x._data <= (p - 1) / 2).any():
         raise RuntimeError(f"multigammaln: All elements must be greater than (p-1)/2 = "
                            f"{(p - 1) / 2}")
@@ -141,7 +150,8 @@ def multigammaln(input: TensorBase, p: int) -> TensorBase:
 def _bessel(x: TensorBase, order: int, scaled: bool) -> TensorBase:
     """Modified Bessel functions of the first kind, orders 0 and 1, by their power series
     (composites: differentiable), exponentially scaled on request."""
-    half = 0.5 * _tensor(x)
+    x = _float(x)
+    half = 0.5 * x
     term = half if order == 1 else _fn.ones_like(half)
     total = term
     square = half * half
@@ -152,7 +162,7 @@ def _bessel(x: TensorBase, order: int, scaled: bool) -> TensorBase:
     for k in range(1, int(largest / 2 + 10 * math.sqrt(largest) + 20)):
         term = term * square / (k * (k + order))
         total = total + term
-    return total * _fn.exp(-_fn.abs(_tensor(x))) if scaled else total
+    return total * _fn.exp(-_fn.abs(x)) if scaled else total
 
 
 def i0(input: TensorBase) -> TensorBase:
@@ -195,8 +205,8 @@ def zeta(input: Any, other: Any) -> TensorBase:
 
 
 def _result_dtype(*values: Any) -> np.dtype:
-    dtypes = [v._data.dtype for v in values if isinstance(v, TensorBase)]
-    return np.result_type(*dtypes) if dtypes else np.dtype(np.float32)
+    """PyTorch's promoted floating dtype of the operands (Python numbers as wrapped numbers)."""
+    return float_result_type(*(v._data if isinstance(v, TensorBase) else v for v in values))
 
 
 # -- the regularised incomplete gamma functions ---------------------------------------------

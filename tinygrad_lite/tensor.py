@@ -368,6 +368,9 @@ class Tensor(TensorBase):
         return functions.abs(self)
 
     def __invert__(self) -> TensorBase:
+        if dtypes.is_float_dtype(self._data.dtype):  # the operator's error (bitwise_not's differs)
+            raise TypeError(f"~ (operator.invert) is only implemented on integer and Boolean-type "
+                            f"tensors, got {self.dtype}")
         return functions.bitwise_not(self)
 
     def __and__(self, other: Any) -> TensorBase:

@@ -181,6 +181,22 @@ def _ragged_message(data: Any, shape: list[int], dim: int) -> str | None:
     return None
 
 
+def _overflowing_ints(data: Any, target: np.dtype) -> np.ndarray:
+    """Python ints outside an integer dtype's range, converted as PyTorch converts them: an
+    unsigned dtype takes negatives down to ``-max``, wrapping around (``tensor([-1],
+    dtype=uint8)`` is 255); anything else is a RuntimeError (NumPy raises OverflowError)."""
+    try:
+        wide = np.array(data, dtype=np.int64)
+    except OverflowError:
+        wide = None
+    info = np.iinfo(target)
+    low = -int(info.max) if target.kind == "u" else int(info.min)
+    if wide is None or wide.size and (wide.min() < low or wide.max() > info.max):
+        raise RuntimeError(f"value cannot be converted to type {target} without overflow "
+                           f"(a {target} holds [{info.min}, {info.max}])")
+    return wide.astype(target)
+
+
 def to_array(data: Any, dtype: Any, float_default: bool) -> np.ndarray:
     """Copy ``data`` into a new array of a supported dtype.
 
@@ -192,6 +208,10 @@ def to_array(data: Any, dtype: Any, float_default: bool) -> np.ndarray:
     target = dtypes.to_dtype(dtype).np if dtype is not None else None
     try:
         arr = np.array(data, dtype=target)
+    except OverflowError:
+        if target is None or target.kind not in "iu":
+            raise
+        arr = _overflowing_ints(data, target)
     except (TypeError, ValueError) as err:
         ragged = _ragged_message(data, _first_shape(data), 0)
         if ragged is not None:

@@ -1,4 +1,4 @@
-"""The functional API, indexing: gather/scatter, index_select, masks, nonzero.
+"""The functional API, indexing: gather/scatter (and scatter_reduce), index_select, masks, nonzero.
 
 Reads are composites of getitem (whose backward accumulates repeated indices); writes use the
 index_put primitive (``ops/indexing.py``), which differentiates both the input and the values.
@@ -11,13 +11,15 @@ from typing import Any
 import numpy as np
 
 from .. import ops
+from .._core.grad_mode import grad_state
 from .._core.tensor_base import TensorBase, wrap
+from ..dtypes import finfo_of, is_float_dtype
 from ..ops.indexing import index_put
 from ..ops.linalg import torch_dtype_name
 
 __all__ = [
     "gather", "scatter", "scatter_add", "index_select", "masked_fill", "masked_select",
-    "take_along_dim", "nonzero",
+    "take_along_dim", "nonzero", "scatter_reduce",
 ]
 
 
@@ -88,7 +90,7 @@ def same_dtype(input: TensorBase, src: Any, message: str) -> None:
                                           torch_dtype_name(src._data.dtype)))
 
 
-# the message of scatter, scatter_add and scatter_reduce (shape_extra.py)
+# the message of scatter, scatter_add and scatter_reduce
 SCATTER_DTYPES = "scatter(): Expected self.dtype to be equal to src.dtype (self {0}, src {1})"
 
 
@@ -106,15 +108,22 @@ def _scatter_source(src: Any, index_shape: tuple, input: TensorBase) -> Any:
 def scatter(input: TensorBase, dim: int, index: TensorBase, src: Any = None, *, value: Any = None,
             reduce: str | None = None) -> TensorBase:
     """A copy of ``input`` with ``src`` (a tensor or number) written at ``index`` along
-    ``dim``; ``reduce='add'`` adds instead."""
+    ``dim``; ``reduce='add'`` adds instead, ``reduce='multiply'`` multiplies (repeats add up or
+    multiply up)."""
     if src is None:
         src = value
     if src is None:
         raise TypeError("scatter: one of 'src' or 'value' is required")
-    if reduce not in (None, "add"):
-        raise NotImplementedError(f"scatter: reduce='{reduce}' is not supported (None or 'add')")
+    if reduce not in (None, "add", "multiply"):
+        raise RuntimeError(f"scatter: reduce argument must be either add or multiply, got "
+                           f"'{reduce}'")
     same_dtype(input, src, SCATTER_DTYPES)
     _, idx, grid = _grid(input, dim, index, "scatter")
+    if reduce == "multiply":  # scatter_reduce's "prod" with the input's own values included
+        factors = src if isinstance(src, TensorBase) else wrap(
+            np.full(idx.shape, src, input._data.dtype))
+        return scatter_reduce(input, dim, index, _scatter_source(factors, idx.shape, input),
+                              "prod")
     values = _scatter_source(src, idx.shape, input)
     return index_put(input, grid, values, accumulate=reduce == "add", op="scatter")
 
@@ -125,6 +134,108 @@ def scatter_add(input: TensorBase, dim: int, index: TensorBase, src: TensorBase)
     _, idx, grid = _grid(input, dim, index, "scatter_add")
     values = _scatter_source(src, idx.shape, input)
     return index_put(input, grid, values, accumulate=True, op="scatter_add")
+
+
+def scatter_reduce(input: TensorBase, dim: int, index: TensorBase, src: TensorBase,
+                   reduce: str, *, include_self: bool = True) -> TensorBase:
+    """Reduce ``src`` into ``input`` at ``index`` along ``dim`` with "sum", "prod", "mean",
+    "amax" or "amin" (``include_self``: the input's own values take part)."""
+    if reduce not in ("sum", "prod", "mean", "amax", "amin"):
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got "
+                           f"{reduce}")
+    same_dtype(input, src, SCATTER_DTYPES)
+    d = dim % input.ndim
+    idx = index._data
+    grid: list[Any] = list(np.indices(idx.shape, sparse=True))
+    grid[d] = idx
+    target = tuple(grid)
+    values = src[tuple(slice(0, n) for n in idx.shape)]
+    if reduce in ("sum", "mean"):
+        base = input if include_self else ops.index_put(input, target, 0.0)
+        total = ops.index_put(base, target, values, accumulate=True)
+        if reduce == "sum":
+            return total
+        counts = np.zeros(input.shape, np.int64)
+        ops.common.ufunc_at(np.add, counts, target, 1)
+        counts += 1 if include_self else 0
+        safe = np.maximum(counts, 1)
+        out = total / wrap(safe.astype(input._data.dtype))
+        if input._data.dtype.kind in "iu":
+            out = out.floor().to(input.dtype)
+        return out
+    # prod / amax / amin: combined per destination by NumPy, then (when a gradient is needed)
+    # recorded as a composite with PyTorch's gradient (see _differentiable_extreme/_prod)
+    a = input._data.copy()
+    needs_grad = grad_state.enabled and (input._requires_grad or values._requires_grad)
+    touched = np.zeros(input.shape, bool)  # the destinations something is scattered to
+    if needs_grad or not include_self:
+        touched[target] = True
+    if not include_self:
+        identity: Any = 1
+        if reduce != "prod":
+            info = finfo_of(a.dtype) if is_float_dtype(a.dtype) else np.iinfo(a.dtype)
+            identity = info.min if reduce == "amax" else info.max
+        a[touched] = identity
+    ufunc = {"prod": np.multiply, "amax": np.maximum, "amin": np.minimum}[reduce]
+    ops.common.ufunc_at(ufunc, a, target, values._data)
+    if not needs_grad:
+        return wrap(a)
+    if reduce == "prod":
+        return _differentiable_prod(input, values, target, touched, include_self, a)
+    return _differentiable_extreme(input, values, target, touched, include_self, a)
+
+
+def _differentiable_extreme(input: TensorBase, values: TensorBase, target: tuple,
+                            touched: np.ndarray, include_self: bool,
+                            result: np.ndarray) -> TensorBase:
+    """scatter_reduce amax/amin with PyTorch's gradient: each destination's gradient shared
+    evenly by the elements equal to its result (the input's own one receiving its share with
+    include_self, or where nothing was scattered). The value is ``result`` exactly; the
+    gradient that of a sum of the winning elements over their count, which is linear (second
+    order 0)."""
+    winner = wrap(result)
+    self_wins = input._data == result
+    from_src = values._data == result[target]
+    # PyTorch counts an input element equal to the result among the sharers even without
+    # include_self (its gradient is then zero there): the source's share follows that count
+    count = self_wins.astype(result.dtype)
+    ops.common.ufunc_at(np.add, count, target, from_src.astype(result.dtype))
+    from_self = self_wins & (include_self | ~touched)
+    safe = np.maximum(count, 1)
+    shares = ops.where(wrap(from_self), input, 0.0) / wrap(safe)
+    src_shares = ops.where(wrap(from_src), values, 0.0) / wrap(safe[target])
+    composite = ops.index_put(shares, target, src_shares, accumulate=True)
+    return composite + (winner - composite).detach()
+
+
+def _differentiable_prod(input: TensorBase, values: TensorBase, target: tuple,
+                         touched: np.ndarray, include_self: bool,
+                         result: np.ndarray) -> TensorBase:
+    """scatter_reduce prod with PyTorch's gradient, to any order: the elements of each
+    destination are laid out in a row of a (destinations, most elements) matrix padded with
+    ones, and reduced by ``prod`` (whose gradient handles zeros)."""
+    shape = input._data.shape
+    positions = np.ravel_multi_index(np.broadcast_arrays(*target), shape).reshape(-1)
+    order = np.argsort(positions, kind="stable")
+    ranked = positions[order]
+    starts = np.flatnonzero(np.r_[True, ranked[1:] != ranked[:-1]]) if ranked.size else \
+        np.zeros(0, np.int64)
+    run_start = np.repeat(starts, np.diff(np.r_[starts, ranked.size]))
+    slot = np.empty_like(positions)
+    slot[order] = np.arange(ranked.size) - run_start + (1 if include_self else 0)
+    width = int(slot.max()) + 1 if slot.size else 1
+    rows = int(np.prod(shape))
+    if rows * width > max(1 << 22, 8 * (rows + positions.size)):
+        raise NotImplementedError(
+            f"scatter_reduce: the gradient of reduce='prod' with up to {width} elements per "
+            f"destination would need a {rows}x{width} matrix; spread the index more, or reduce "
+            "under tl.no_grad()")
+    dense = wrap(np.ones((rows, width), input._data.dtype))
+    if include_self:
+        dense = ops.index_put(dense, (slice(None), 0), input.reshape(-1))
+    dense = ops.index_put(dense, (positions, slot), values.reshape(-1))
+    product = dense.prod(1).reshape(shape)
+    return ops.where(wrap(touched), product, input)
 
 
 def index_select(input: TensorBase, dim: int, index: TensorBase) -> TensorBase:

@@ -423,11 +423,13 @@ def diag(input: TensorBase, diagonal: int = 0) -> TensorBase:
 def diag_embed(input: TensorBase, offset: int = 0, dim1: int = -2,
                dim2: int = -1) -> TensorBase:
     """Matrices (in the last two dims) with the last dim of ``input`` on diagonal ``offset``."""
-    n = input.shape[-1] + abs(offset)
-    rows = np.arange(input.shape[-1]) + max(-offset, 0)
-    place = np.zeros((input.shape[-1], n, n), input._data.dtype)
-    place[np.arange(input.shape[-1]), rows, rows + offset] = 1
-    out = (input.unsqueeze(-1).unsqueeze(-1) * wrap(place)).sum(-3)
+    k = input.shape[-1]
+    n = k + abs(offset)
+    rows = np.arange(k) + max(-offset, 0)
+    # written into zeros by index_put (differentiable in ``input``): no (k, n, n) product array,
+    # and the input's dtype kept (a sum would widen integers to int64)
+    zeros = wrap(np.zeros(tuple(input.shape[:-1]) + (n, n), input._data.dtype))
+    out = ops.index_put(zeros, (slice(None),) * (input.ndim - 1) + (rows, rows + offset), input)
     if (dim1 % (input.ndim + 1), dim2 % (input.ndim + 1)) != (input.ndim - 1, input.ndim):
         out = out.movedim((-2, -1), (dim1, dim2))
     return out

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import ops
+from .. import dtypes, ops
 from .._core.tensor_base import TensorBase, wrap
 from ..dtypes import is_float_dtype
 from ..ops.incomplete_gamma import igamma as _igamma
@@ -34,9 +34,8 @@ def _shift(input: Any, other: Any, left: bool) -> TensorBase:
             raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{arr.dtype}' "
                                       f"(bitwise shifts take integer tensors; got shapes "
                                       f"{a.shape} and {b.shape})")
-    both = isinstance(input, TensorBase) and isinstance(other, TensorBase)
-    tensor_dtype = a.dtype if isinstance(input, TensorBase) else b.dtype
-    dt = np.result_type(a.dtype, b.dtype) if both else tensor_dtype
+    dt = dtypes.result_type(*(v._data if isinstance(v, TensorBase) else v
+                              for v in (input, other)))
     if dt.kind == "b":
         dt = np.dtype(np.int64)
     fn = np.left_shift if left else np.right_shift

@@ -72,9 +72,9 @@ def _t(x: Any, like: TensorBase | None = None) -> TensorBase:
 def xlogy(input: Any, other: Any) -> TensorBase:
     """``input * log(other)``, defined as 0 where ``input`` is 0 (even if ``other`` is 0) unless
     ``other`` is NaN, which gives NaN (value and gradients), as in PyTorch."""
-    # a Python number takes the tensor's float dtype: xlogy(float32, 2.0) stays float32
-    x = _t(input, other if isinstance(other, TensorBase) else None)
-    y = _t(other, x)
+    # a Python number is a wrapped number: xlogy(float32, 2.0) stays float32, xlogy(int, 2.5)
+    # is float32
+    x, y = _promoted(input, other, floating=True)
     zero_x = x._data == 0
     if not zero_x.any():  # the common case: plain x * log(y), two ops instead of four
         return x * ops.log(y)
@@ -85,16 +85,17 @@ def xlogy(input: Any, other: Any) -> TensorBase:
 
 def logaddexp(input: TensorBase, other: Any) -> TensorBase:
     """``log(exp(a) + exp(b))`` without overflow."""
-    b = _t(other, input)
-    top = ops.maximum(input, b).detach()
+    a, b = _promoted(input, other, floating=True)
+    top = ops.maximum(a, b).detach()
     top = ops.where(top == -math.inf, 0.0, top)  # both -inf: the result is -inf, not nan
-    return top + ops.log(ops.exp(input - top) + ops.exp(b - top))
+    return top + ops.log(ops.exp(a - top) + ops.exp(b - top))
 
 
 def logaddexp2(input: TensorBase, other: Any) -> TensorBase:
     """``log2(2**a + 2**b)`` without overflow."""
     ln2 = math.log(2.0)
-    return logaddexp(input * ln2, _t(other, input) * ln2) / ln2
+    a, b = _promoted(input, other, floating=True)
+    return logaddexp(a * ln2, b * ln2) / ln2
 
 
 def logit(input: TensorBase, eps: float | None = None) -> TensorBase:
@@ -112,20 +113,29 @@ def sinc(input: TensorBase) -> TensorBase:
 
 def heaviside(input: TensorBase, values: Any) -> TensorBase:
     """0 below zero, 1 above, ``values`` at zero (no gradient)."""
-    v = _t(values, input)
-    out = np.where(input._data > 0, 1, np.where(input._data < 0, 0, v._data))
-    return wrap(out.astype(np.result_type(input._data, v._data)))
+    if not isinstance(values, TensorBase):
+        raise TypeError(f"heaviside(): argument 'values' must be Tensor, not "
+                        f"{type(values).__name__}")
+    if values._data.dtype != input._data.dtype:
+        raise RuntimeError(f"heaviside is not yet implemented for tensors with different dtypes "
+                           f"(input {dtypes.from_numpy_dtype(input._data.dtype)}, values "
+                           f"{dtypes.from_numpy_dtype(values._data.dtype)})")
+    out = np.where(input._data > 0, 1, np.where(input._data < 0, 0, values._data))
+    return wrap(out.astype(input._data.dtype))
 
 
 def copysign(input: Any, other: Any) -> TensorBase:
     """The magnitude of ``input`` with the sign of ``other`` (including -0.0)."""
-    x, y = _t(input), _t(other)
-    x = x if is_float_dtype(x._data.dtype) else ops.cast(x, np.dtype(np.float32))
+    x, y = _promoted(input, other, floating=True)
     sign = wrap(np.where(np.signbit(np.broadcast_to(y._data, np.broadcast_shapes(
         x._data.shape, y._data.shape))), -1.0, 1.0).astype(x._data.dtype))
     out = x.abs() * sign
-    # PyTorch gives ``other`` a zero gradient rather than none
-    return out + y * 0 if isinstance(other, TensorBase) and y._requires_grad else out
+    if isinstance(other, TensorBase) and y._requires_grad:
+        # PyTorch gives ``other`` a zero gradient rather than none: a where that never picks
+        # it (``y * 0`` would turn the result NaN where ``other`` is inf or NaN)
+        never = wrap(np.zeros(out._data.shape, np.bool_))
+        return ops.where(never, y, out)
+    return out
 
 
 def signbit(input: TensorBase) -> TensorBase:
@@ -158,13 +168,27 @@ def positive(input: TensorBase) -> TensorBase:
     return input
 
 
+def _promoted(x: Any, y: Any, floating: bool = False) -> tuple[TensorBase, TensorBase]:
+    """Both operands as tensors of PyTorch's promoted dtype (``floating``: an integer or bool
+    one becomes the default float dtype): a Python number counts as a wrapped number
+    (``int32 tensor % 3.5`` is float32, not float64)."""
+    operands = [v._data if isinstance(v, TensorBase) else v for v in (x, y)]
+    target = dtypes.float_result_type(*operands) if floating else dtypes.result_type(*operands)
+
+    def convert(v: Any) -> TensorBase:
+        if not isinstance(v, TensorBase):
+            return wrap(np.asarray(v, dtype=target))
+        return v if v._data.dtype == target else ops.cast(v, target)
+    return convert(x), convert(y)
+
+
 def fmod(input: TensorBase, other: Any) -> TensorBase:
     """C-style remainder: the sign of the dividend (``x - trunc(x / y) * y``)."""
     ints = _int_operands(input, other)
     if ints is not None:
         return wrap(np.fmod(*ints))
-    y = _t(other, input)
-    return input - trunc(input / y).detach() * y
+    x, y = _promoted(input, other)
+    return x - trunc(x / y).detach() * y
 
 
 def remainder(input: Any, other: Any) -> TensorBase:
@@ -172,8 +196,7 @@ def remainder(input: Any, other: Any) -> TensorBase:
     ints = _int_operands(input, other)
     if ints is not None:
         return wrap(np.remainder(*ints))
-    x = _t(input)
-    y = _t(other, x)
+    x, y = _promoted(input, other)
     return x - floor(x / y).detach() * y
 
 
@@ -182,8 +205,8 @@ def floor_divide(input: Any, other: Any) -> TensorBase:
     ints = _int_operands(input, other)
     if ints is not None:
         return wrap(np.floor_divide(*ints))
-    x = _t(input)
-    return floor(x / _t(other, x))
+    x, y = _promoted(input, other)
+    return floor(x / y)
 
 
 def true_divide(dividend: Any, divisor: Any) -> TensorBase:
@@ -359,9 +382,8 @@ def mvlgamma(input: TensorBase, p: int) -> TensorBase:
 
 def ldexp(input: TensorBase, other: Any) -> TensorBase:
     """``input * 2 ** other`` (floating point; integer inputs give the default dtype)."""
-    if not is_float_dtype(input._data.dtype):
-        input = input.float()
-    return input * ops.pow(2.0, _t(other).to(input._data.dtype))
+    x, e = _promoted(input, other, floating=True)
+    return x * ops.pow(2.0, e)
 
 
 # Real tensors only (complex dtypes are out of scope): conjugation is the identity, and a real

@@ -51,7 +51,7 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> TensorBa
             target = np.dtype(np.int64)
         x, y = np.broadcast_arrays(a._data.astype(target), b._data.astype(target))
         return wrap(np.asarray(_int_trunc_divide(x, y)))
-    return trunc(ops.div(a, b))
+    return trunc(ops.div(input, other))  # (a Python number stays a wrapped number)
 
 
 divide = div

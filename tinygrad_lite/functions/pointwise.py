@@ -221,9 +221,6 @@ def _bitwise(name: str, ufunc: np.ufunc, input: TensorBase, other: Any) -> Tenso
     """``~ & | ^``: logical on bool tensors, bitwise on integers (no gradient)."""
     x = input._data
     if is_float_dtype(x.dtype):
-        if other is None:  # PyTorch's ~ on a float tensor is a TypeError
-            raise TypeError(f"{name}: only integer and bool tensors are supported, got "
-                            f"{input.dtype}")
         raise _not_for_float(name, input.dtype)
     if other is None:
         return wrap(ufunc(x))
@@ -312,11 +309,12 @@ def addcdiv(input: TensorBase, tensor1: Any, tensor2: Any, *, value: Any = 1) ->
 
 def _integer_ufunc(ufunc: np.ufunc, name: str, input: TensorBase, other: Any) -> TensorBase:
     a, b = _tensor(input), _tensor(other)
-    if a._data.dtype.kind not in "iu" or b._data.dtype.kind not in "iu":
+    target = dtypes.result_type(a._data, other if not isinstance(other, TensorBase) else b._data)
+    if target.kind not in "iu":  # (a bool operand counts as an integer beside an integer one)
         raise RuntimeError(f"{name}: only integer tensors are supported, got "
                            f"{a._data.dtype} and {b._data.dtype}")
-    target = dtypes.result_type(a._data, other if not isinstance(other, TensorBase) else b._data)
-    return wrap(np.asarray(ufunc(a._data, b._data)).astype(target, copy=False))
+    return wrap(np.asarray(ufunc(a._data.astype(target, copy=False),
+                                 b._data.astype(target, copy=False))))
 
 
 def gcd(input: TensorBase, other: Any) -> TensorBase:
@@ -331,8 +329,10 @@ def lcm(input: TensorBase, other: Any) -> TensorBase:
 
 def nextafter(input: TensorBase, other: Any) -> TensorBase:
     """The next floating-point value after ``input`` towards ``other`` (no gradient)."""
-    b = _tensor(other)
-    return wrap(np.asarray(np.nextafter(input._data, b._data.astype(input._data.dtype))))
+    target = dtypes.float_result_type(
+        input._data, other._data if isinstance(other, TensorBase) else other)
+    b = _tensor(other)._data.astype(target, copy=False)
+    return wrap(np.asarray(np.nextafter(input._data.astype(target, copy=False), b)))
 
 
 def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False,

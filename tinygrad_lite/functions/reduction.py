@@ -45,7 +45,8 @@ def amin(input: TensorBase, dim: Any = (), keepdim: bool = False) -> TensorBase:
 
 def _arg(pick, name: str, input: TensorBase, dim: Any, keepdim: bool) -> TensorBase:
     if input._data.size == 0:
-        raise RuntimeError(f"{name}: cannot reduce an empty tensor of shape {input._data.shape}")
+        dims = () if dim is None else ops.normalize_dims(dim, input._data.ndim, name)
+        ops.reduce.empty_reduction_check(input._data.shape, dim, dims, name, IndexError)
     if dim is None:
         out = np.asarray(pick(input._data))
         return wrap(out.reshape((1,) * input._data.ndim) if keepdim else out)
@@ -265,7 +266,7 @@ def _mean_all(input: TensorBase, keepdim: bool) -> TensorBase:
     return ops.reshape(mean, (1,) * input._data.ndim) if keepdim else mean
 
 
-@bfloat16_in_float32
 def dist(input: TensorBase, other: Any, p: float = 2) -> TensorBase:
-    """The ``p``-norm of ``input - other`` (broadcast), a 0-dim tensor."""
+    """The ``p``-norm of ``input - other`` (broadcast), a 0-dim tensor (in the difference's
+    promoted dtype: norm accumulates bfloat16 in float32)."""
     return norm(input - other, p)

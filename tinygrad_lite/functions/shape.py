@@ -86,7 +86,7 @@ def narrow(input: TensorBase, dim: int, start: int, length: int) -> TensorBase:
     if start < 0:
         start += n
     if not (0 <= start <= n and length >= 0 and start + length <= n):
-        raise IndexError(f"narrow: start ({start}) + length ({length}) exceeds dimension size "
+        raise RuntimeError(f"narrow: start ({start}) + length ({length}) exceeds dimension size "
                          f"({n}) of dimension {d} of a tensor of shape {input._data.shape}")
     return ops.getitem(input, _along(d, slice(start, start + length)))
 
@@ -270,6 +270,10 @@ def pad(input: TensorBase, pad: Any, mode: str = "constant",
             # and replicate read the uncropped input, as the positions below do)
             out = ops.getitem(out, _along(d, slice(max(-left, 0), n - max(-right, 0))))
             left, right, n = max(left, 0), max(right, 0), out._data.shape[d]
+        if mode == "circular" and (left > n or right > n):
+            raise RuntimeError(f"pad: padding value causes wrapping around more than once: "
+                               f"padding ({left}, {right}) at dimension {d} of input of shape "
+                               f"{input._data.shape} (circular padding is at most the size)")
         if mode == "reflect" and (left >= n or right >= n):
             raise RuntimeError(f"pad: padding size should be less than the corresponding input "
                                f"dimension, but got padding ({left}, {right}) at dimension {d} "

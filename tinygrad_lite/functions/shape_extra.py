@@ -1,6 +1,6 @@
 """More shape and indexing functions, composed from cat/reshape/expand/getitem/index_put so
 their gradients come for free: meshgrid, the stacks, repeat_interleave, rot90, take,
-index_add/index_copy/index_fill, scatter_reduce, block_diag, cartesian_prod, combinations,
+index_add/index_copy/index_fill, block_diag, cartesian_prod, combinations,
 tril/triu_indices, atleast_nd, tensor_split and friends."""
 
 from __future__ import annotations
@@ -11,18 +11,16 @@ from typing import Any
 import numpy as np
 
 from .. import ops
-from .._core.grad_mode import grad_state
 from .._core.size import Size
 from .._core.tensor_base import TensorBase, wrap
-from ..dtypes import finfo_of, is_float_dtype
 from .basic import transpose
 from .creation import tensor as _tensor
-from .indexing import SCATTER_DTYPES, index_select, same_dtype
+from .indexing import index_select, same_dtype
 from .shape import cat, flip, movedim, split, stack
 
 __all__ = ["meshgrid", "hstack", "vstack", "dstack", "column_stack", "row_stack",
            "repeat_interleave", "moveaxis", "swapaxes", "swapdims", "rot90", "take",
-           "index_add", "index_copy", "index_fill", "scatter_reduce", "masked_scatter",
+           "index_add", "index_copy", "index_fill", "masked_scatter",
            "block_diag", "cartesian_prod", "combinations", "tril_indices", "triu_indices",
            "atleast_1d", "atleast_2d", "atleast_3d", "tensor_split", "hsplit", "vsplit",
            "dsplit", "fliplr", "flipud", "narrow_copy", "ravel", "split_with_sizes", "argwhere",
@@ -39,7 +37,7 @@ def meshgrid(*tensors: Any, indexing: str = "ij") -> tuple:
     """Coordinate grids from 1-D tensors: ``ij`` (matrix) or ``xy`` (Cartesian) indexing."""
     ts = _seq(tensors)
     if indexing not in ("ij", "xy"):
-        raise ValueError(f"meshgrid: indexing must be 'ij' or 'xy', got {indexing!r}")
+        raise RuntimeError(f"meshgrid: indexing must be 'ij' or 'xy', got {indexing!r}")
     if any(t.ndim > 1 for t in ts):
         raise RuntimeError("meshgrid: expects 0- or 1-dimensional tensors")
     ts = [t.reshape(-1) for t in ts]
@@ -194,108 +192,6 @@ def index_fill(input: TensorBase, dim: int, index: TensorBase, value: Any) -> Te
     v = value if isinstance(value, TensorBase) else wrap(np.asarray(value,
                                                                     input._data.dtype))
     return ops.index_put(input, _along(d, input.ndim, index._data), v, op="index_fill")
-
-
-def scatter_reduce(input: TensorBase, dim: int, index: TensorBase, src: TensorBase,
-                   reduce: str, *, include_self: bool = True) -> TensorBase:
-    """Reduce ``src`` into ``input`` at ``index`` along ``dim`` with "sum", "prod", "mean",
-    "amax" or "amin" (``include_self``: the input's own values take part)."""
-    if reduce not in ("sum", "prod", "mean", "amax", "amin"):
-        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got "
-                           f"{reduce}")
-    same_dtype(input, src, SCATTER_DTYPES)
-    d = dim % input.ndim
-    idx = index._data
-    grid: list[Any] = list(np.indices(idx.shape, sparse=True))
-    grid[d] = idx
-    target = tuple(grid)
-    values = src[tuple(slice(0, n) for n in idx.shape)]
-    if reduce in ("sum", "mean"):
-        base = input if include_self else ops.index_put(input, target, 0.0)
-        total = ops.index_put(base, target, values, accumulate=True)
-        if reduce == "sum":
-            return total
-        counts = np.zeros(input.shape, np.int64)
-        ops.common.ufunc_at(np.add, counts, target, 1)
-        counts += 1 if include_self else 0
-        safe = np.maximum(counts, 1)
-        out = total / wrap(safe.astype(input._data.dtype))
-        if input._data.dtype.kind in "iu":
-            out = out.floor().to(input.dtype)
-        return out
-    # prod / amax / amin: combined per destination by NumPy, then (when a gradient is needed)
-    # recorded as a composite with PyTorch's gradient (see _differentiable_extreme/_prod)
-    a = input._data.copy()
-    needs_grad = grad_state.enabled and (input._requires_grad or values._requires_grad)
-    touched = np.zeros(input.shape, bool)  # the destinations something is scattered to
-    if needs_grad or not include_self:
-        touched[target] = True
-    if not include_self:
-        identity: Any = 1
-        if reduce != "prod":
-            info = finfo_of(a.dtype) if is_float_dtype(a.dtype) else np.iinfo(a.dtype)
-            identity = info.min if reduce == "amax" else info.max
-        a[touched] = identity
-    ufunc = {"prod": np.multiply, "amax": np.maximum, "amin": np.minimum}[reduce]
-    ops.common.ufunc_at(ufunc, a, target, values._data)
-    if not needs_grad:
-        return wrap(a)
-    if reduce == "prod":
-        return _differentiable_prod(input, values, target, touched, include_self, a)
-    return _differentiable_extreme(input, values, target, touched, include_self, a)
-
-
-def _differentiable_extreme(input: TensorBase, values: TensorBase, target: tuple,
-                            touched: np.ndarray, include_self: bool,
-                            result: np.ndarray) -> TensorBase:
-    """scatter_reduce amax/amin with PyTorch's gradient: each destination's gradient shared
-    evenly by the elements equal to its result (the input's own one receiving its share with
-    include_self, or where nothing was scattered). The value is ``result`` exactly; the
-    gradient that of a sum of the winning elements over their count, which is linear (second
-    order 0)."""
-    winner = wrap(result)
-    self_wins = input._data == result
-    from_src = values._data == result[target]
-    # PyTorch counts an input element equal to the result among the sharers even without
-    # include_self (its gradient is then zero there): the source's share follows that count
-    count = self_wins.astype(result.dtype)
-    ops.common.ufunc_at(np.add, count, target, from_src.astype(result.dtype))
-    from_self = self_wins & (include_self | ~touched)
-    safe = np.maximum(count, 1)
-    shares = ops.where(wrap(from_self), input, 0.0) / wrap(safe)
-    src_shares = ops.where(wrap(from_src), values, 0.0) / wrap(safe[target])
-    composite = ops.index_put(shares, target, src_shares, accumulate=True)
-    return composite + (winner - composite).detach()
-
-
-def _differentiable_prod(input: TensorBase, values: TensorBase, target: tuple,
-                         touched: np.ndarray, include_self: bool,
-                         result: np.ndarray) -> TensorBase:
-    """scatter_reduce prod with PyTorch's gradient, to any order: the elements of each
-    destination are laid out in a row of a (destinations, most elements) matrix padded with
-    ones, and reduced by ``prod`` (whose gradient handles zeros)."""
-    shape = input._data.shape
-    positions = np.ravel_multi_index(np.broadcast_arrays(*target), shape).reshape(-1)
-    order = np.argsort(positions, kind="stable")
-    ranked = positions[order]
-    starts = np.flatnonzero(np.r_[True, ranked[1:] != ranked[:-1]]) if ranked.size else \
-        np.zeros(0, np.int64)
-    run_start = np.repeat(starts, np.diff(np.r_[starts, ranked.size]))
-    slot = np.empty_like(positions)
-    slot[order] = np.arange(ranked.size) - run_start + (1 if include_self else 0)
-    width = int(slot.max()) + 1 if slot.size else 1
-    rows = int(np.prod(shape))
-    if rows * width > max(1 << 22, 8 * (rows + positions.size)):
-        raise NotImplementedError(
-            f"scatter_reduce: the gradient of reduce='prod' with up to {width} elements per "
-            f"destination would need a {rows}x{width} matrix; spread the index more, or reduce "
-            "under tl.no_grad()")
-    dense = wrap(np.ones((rows, width), input._data.dtype))
-    if include_self:
-        dense = ops.index_put(dense, (slice(None), 0), input.reshape(-1))
-    dense = ops.index_put(dense, (positions, slot), values.reshape(-1))
-    product = dense.prod(1).reshape(shape)
-    return ops.where(wrap(touched), product, input)
 
 
 def masked_scatter(input: TensorBase, mask: TensorBase, source: TensorBase) -> TensorBase:

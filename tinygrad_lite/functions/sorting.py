@@ -155,7 +155,9 @@ def _median(input: TensorBase, dim: Any, keepdim: bool, ignore_nan: bool, op: st
         count = int((~np.isnan(values)).sum()) if ignore_nan and is_float_dtype(a.dtype) \
             else values.size
         if values.size == 0:
-            raise RuntimeError(f"{op}: cannot compute the median of an empty tensor")
+            if is_float_dtype(a.dtype):  # NaN, as PyTorch gives
+                return wrap(np.asarray(np.nan, a.dtype))
+            raise RuntimeError(f"{op}: the median of an empty {input.dtype} tensor is undefined")
         if not ignore_nan and is_float_dtype(a.dtype) and np.isnan(values).any():
             first_nan = int(np.flatnonzero(np.isnan(values))[0])
             return _select(flat, np.array([first_nan]), 0).reshape(())
@@ -304,9 +306,9 @@ def bucketize(input: Any, boundaries: TensorBase, *, out_int32: bool = False,
 
 def _cumulative(input: TensorBase, dim: int, take_max: bool, result: type) -> Any:
     a = input._data
+    d = _dim(input, dim, "cummax" if take_max else "cummin")  # (0 or -1 for a 0-d tensor)
     if a.ndim == 0:
         return result(input, wrap(np.zeros((), np.int64)))
-    d = _dim(input, dim, "cummax" if take_max else "cummin")
     running = (np.maximum if take_max else np.minimum).accumulate(a, axis=d)  # NaN sticks
     # the index is the latest position (ties take the later one, as PyTorch) where the element
     # equals the running extreme, or is NaN: between two such positions the extreme is constant
@@ -336,8 +338,4 @@ def cummin(input: TensorBase, dim: int) -> Any:
 @bfloat16_in_float32
 def logcumsumexp(input: TensorBase, dim: int) -> TensorBase:
     """``log(cumsum(exp(input)))`` along ``dim``, without overflow."""
-    if input._data.ndim == 0:
-        return input
-    d = _dim(input, dim, "logcumsumexp")
-    top = wrap(np.nan_to_num(input._data.max(axis=d, keepdims=True), neginf=0.0, posinf=0.0))
-    return ops.log((input - top).exp().cumsum(d)) + top
+    return ops.scan.logcumsumexp(input, dim)

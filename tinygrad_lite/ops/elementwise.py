@@ -119,6 +119,13 @@ class DivBackward0(Node):
 
 def div(a, b, /) -> TensorBase:
     """True division ``a / b``; integer operands give the default float dtype, as in PyTorch."""
+    # an integer tensor divided by (or dividing) a Python number is cast first: the number then
+    # keeps its value (uint8 / -3 divides by -3.0, not by -3 wrapped into uint8)
+    if isinstance(a, TensorBase) != isinstance(b, TensorBase):
+        tensor = a if isinstance(a, TensorBase) else b
+        if not is_float_dtype(tensor._data.dtype):
+            floating = cast(tensor, _FLOAT32)
+            a, b = (floating, b) if tensor is a else (a, floating)
     a, b = promote(a, b)
     if not is_float_dtype(a._data.dtype):
         a, b = cast(a, _FLOAT32), cast(b, _FLOAT32)
@@ -195,6 +202,18 @@ _FAST_POW_GRAD: dict[float, Callable] = {**_FAST_POW, 1.0: lambda x: x,
                                          -1.5: lambda x: _rsqrt(x) / x}
 
 
+def _int_pow_with_negative_exponents(base: np.ndarray, exponent: np.ndarray) -> np.ndarray:
+    """Integer ``base ** exponent`` where some exponents are negative, as PyTorch computes it
+    for an exponent tensor: ``1 / base ** -e`` truncated, so 1 for a base of 1, +-1 for -1 and
+    0 for any other base (0 included)."""
+    base, exponent = np.broadcast_arrays(base, exponent)
+    out = np.asarray(base ** np.maximum(exponent, 0))
+    negative = exponent < 0
+    odd = (exponent % 2) != 0
+    reciprocal = np.where(base == 1, 1, np.where(base == -1, np.where(odd, -1, 1), 0))
+    return np.where(negative, reciprocal, out).astype(out.dtype, copy=False)
+
+
 def pow(a, b) -> TensorBase:  # noqa: A001 - PyTorch's name
     """``a ** b`` with broadcasting; either side may be a Python scalar."""
     if type(b) in (int, float) and isinstance(a, TensorBase) and is_float_dtype(a._data.dtype):
@@ -208,9 +227,12 @@ def pow(a, b) -> TensorBase:  # noqa: A001 - PyTorch's name
             node = PowBackward0(a, b)
             node.save_for_backward(a, b)
             return wrap(out, node)
+    scalar_exponent = not isinstance(b, TensorBase)
     a, b = promote(a, b)
     if a._data.dtype.kind in "iu" and (b._data < 0).any():
-        raise RuntimeError("pow: integers to negative integer powers are not allowed")
+        if scalar_exponent:
+            raise RuntimeError("pow: integers to negative integer powers are not allowed")
+        return wrap(_int_pow_with_negative_exponents(a._data, b._data))
     try:
         with np.errstate(divide="ignore", invalid="ignore"):
             out = a._data ** b._data

@@ -159,8 +159,9 @@ def normalize_index(index) -> tuple:
     for i in index:
         if isinstance(i, TensorBase):
             i = i._data
-        elif isinstance(i, list):
-            i = np.asarray(i)
+        elif isinstance(i, (list, tuple)) or (hasattr(i, "__array__") and not isinstance(
+                i, (np.ndarray, np.generic))):
+            i = np.asarray(i)  # (other array libraries' arrays too: PyTorch's rules apply)
         if isinstance(i, np.ndarray) and i.dtype.kind not in "biu":
             raise IndexError(
                 f"getitem: tensors used as indices must be long, int or bool, not {i.dtype}"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .. import dtypes
@@ -96,12 +98,27 @@ _EXTREMUM_NODES = {"max": MaxBackward1, "amax": AmaxBackward0, "min": MinBackwar
                    "amin": AminBackward0}
 
 
+def empty_reduction_check(shape: tuple, dim: Any, dims: tuple, name: str,
+                          error: type[Exception] = RuntimeError) -> None:
+    """PyTorch's errors for a max/min-like reduction of an empty tensor: over all elements
+    (``error``, RuntimeError for the values, IndexError for the arg- functions), or over a dim of
+    size 0 (IndexError); reducing other dims of an empty tensor gives an empty result."""
+    if dim is None:
+        raise error(f"{name}(): Expected reduction dim to be specified for input.numel() == 0 "
+                    f"(a tensor of shape {tuple(shape)}). Specify the reduction dim with the "
+                    f"'dim' argument.")
+    for d in dims:
+        if shape[d] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size "
+                             f"(a tensor of shape {tuple(shape)}).")
+
+
 def amax(x: TensorBase, dim=None, keepdim: bool = False, name: str = "amax") -> TensorBase:
     """Maximum (``name`` amax/max) or minimum (amin/min) over ``dim`` (int, tuple or None for
     all); ties share the gradient equally."""
     dims = normalize_dims(dim, x._data.ndim, name)
     if x._data.size == 0:
-        raise RuntimeError(f"{name}: cannot reduce an empty tensor of shape {x._data.shape}")
+        empty_reduction_check(x._data.shape, dim, dims, name)
     reducer = x._data.min if name in ("min", "amin") else x._data.max
     out = np.asarray(reducer(axis=dims, keepdims=keepdim))
     if not (grad_state.enabled and x._requires_grad):

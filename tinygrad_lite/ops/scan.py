@@ -203,3 +203,66 @@ def reverse_cumsum(x, dim: int):
             return np.add.accumulate(x[flip].astype(np.float32), axis=dim)[flip].astype(x.dtype)
         return np.add.accumulate(x[flip], axis=dim)[flip]
     return cumsum(x[flip], dim)[flip]
+
+
+# -- logcumsumexp ------------------------------------------------------------------------------
+
+def _reverse_logcumsumexp(x, dim: int):
+    """``log(sum(exp(x)))`` from each position to the end along ``dim``."""
+    flip = (slice(None),) * dim + (slice(None, None, -1),)
+    if is_array(x):
+        return np.logaddexp.accumulate(x[flip], axis=dim)[flip]
+    return logcumsumexp(x[flip], dim)[flip]
+
+
+class LogcumsumexpBackward0(Node):
+    """``dx_j = sum over i >= j of g_i exp(x_j - y_i)``, summed in log space separately for the
+    positive and the negative ``g`` (no overflow: every term is at most ``|g_i|``)."""
+
+    dim: int
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        y = self.saved_output()
+        d = self.dim
+        if not y.ndim:  # one element: y = x
+            return (grad,)
+        if is_array(grad) and is_array(x) and is_array(y):
+            out = np.zeros(np.broadcast_shapes(x.shape, grad.shape), x.dtype)
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                for sign in (1, -1):
+                    part = np.where(sign * grad > 0, np.log(np.abs(grad)) - y, -np.inf)
+                    out += sign * np.exp(x + _reverse_logcumsumexp(part.astype(x.dtype), d))
+            out[np.isneginf(x)] = 0  # exp(-inf - y) is 0, also where y is -inf too
+            return (out,)
+        total = None
+        for sign in (1, -1):
+            mask = wrap(array_of(sign * grad > 0))
+            safe = where(mask, grad.abs() if sign == 1 else (-grad), 1.0)  # log(1) at the others
+            part = where(mask, safe.log() - y, -np.inf)
+            term = (x + _reverse_logcumsumexp(part, d)).exp()
+            total = term if total is None else total - term
+        return (where(wrap(np.isneginf(array_of(x))), 0.0, total),)
+
+
+def logcumsumexp(x: TensorBase, dim: int) -> TensorBase:
+    """``log(cumsum(exp(x)))`` along ``dim``, by a running ``logaddexp`` (exact for values far
+    below the maximum, which a shift by the maximum rounds away)."""
+    data = x._data
+    if data.dtype.kind not in "fc":
+        raise NotImplementedError(
+            f"logcumsumexp: not implemented for {dtypes.from_numpy_dtype(data.dtype)} tensors")
+    (d,) = normalize_dims(dim, max(data.ndim, 1), "logcumsumexp")
+    if data.dtype is dtypes.bfloat16.np:  # accumulate in float32, as PyTorch
+        out = np.logaddexp.accumulate(data.astype(np.float32), axis=d).astype(data.dtype) \
+            if data.ndim else data.copy()
+    else:
+        out = np.logaddexp.accumulate(data, axis=d) if data.ndim else data.copy()
+    if not (grad_state.enabled and x._requires_grad):
+        return wrap(out)
+    node = LogcumsumexpBackward0(x)
+    node.dim = d
+    node.save_for_backward(x)
+    result = wrap(out, node)
+    node.save_output(result)
+    return result

@@ -87,7 +87,9 @@ def _max_pool(input: TensorBase, kernel_size: Any, stride: Any, padding: Any, di
     if by_blocks is not None:
         values, arg_offsets = by_blocks
     else:  # padding and the ceil overhang count as -inf: never a window's first maximum
-        padded = pad_spatial(x, tuple((p, p + e) for p, e in zip(pads, extras)), -np.inf)
+        dt = x._data.dtype  # (integer tensors pad with their smallest value)
+        lowest = -np.inf if dt.kind in "fc" else (False if dt.kind == "b" else np.iinfo(dt).min)
+        padded = pad_spatial(x, tuple((p, p + e) for p, e in zip(pads, extras)), lowest)
         cols = unfold(padded, kernel, stride, dilation)
         flat = cols.reshape(*cols.shape[:2 + nd], -1)
         # max over the window: the gradient goes to one (the first) maximum, as in PyTorch

@@ -1,0 +1,253 @@
+"""Edge semantics found by running a peer's op suite (tinygrad's test_ops, its PyTorch lambdas run
+with tinygrad_lite in place of torch): promotion with Python numbers, numerics far from the
+maximum, integer pooling, index order, and the exception types PyTorch raises."""
+
+import math
+
+import numpy as np
+import pytest
+
+import tinygrad_lite as tl
+import tinygrad_lite.nn.functional as F  # noqa: N812 - PyTorch's spelling
+
+INTS = [-4, 7, 5, 4, -7, 8, -9]
+
+
+# -- a Python number is a wrapped number: int tensor (op) 3.5 is float32, not float64 ----------
+
+@pytest.mark.parametrize("fn", [
+    lambda x: x.fmod(3.5), lambda x: x % 3.5, lambda x: 100.5 % x, lambda x: x // 2.5,
+    lambda x: 2.5 // x, lambda x: tl.remainder(x, 2.5), lambda x: tl.xlogy(x, 2.5),
+    lambda x: tl.div(x, 2.5, rounding_mode="trunc"),
+    lambda x: tl.div(x, 2.5, rounding_mode="floor"),
+], ids=["fmod", "mod", "rmod", "floordiv", "rfloordiv", "remainder", "xlogy", "div-trunc",
+        "div-floor"])
+@pytest.mark.parametrize("dtype", ["int32", "int64", "uint8", "bool"])
+def test_integer_tensor_with_a_python_float_is_float32(fn, dtype):
+    values = [abs(v) for v in INTS] if dtype == "uint8" else INTS
+    x = tl.tensor([v % 2 == 0 for v in INTS] if dtype == "bool" else values,
+                  dtype=getattr(tl, dtype))
+    assert fn(x).dtype == tl.float32
+
+
+def test_remainder_values_follow_the_divisor_sign():
+    x = tl.tensor(INTS, dtype=tl.int32)
+    np.testing.assert_allclose((x % 3.5).numpy(), np.remainder(INTS, 3.5))
+    np.testing.assert_allclose(x.fmod(3.5).numpy(), np.fmod(INTS, 3.5))
+    np.testing.assert_allclose((100.5 % x).numpy(), np.remainder(100.5, INTS))
+
+
+# -- logcumsumexp: a running logaddexp ----------------------------------------------------------
+
+def test_logcumsumexp_is_exact_far_below_the_maximum():
+    out = tl.logcumsumexp(tl.tensor([0.0, 100.0]), 0)
+    np.testing.assert_array_equal(out.numpy(), [0.0, 100.0])  # (a max shift gave 0.0169)
+
+
+def test_logcumsumexp_gradient_matches_its_definition():
+    rng = np.random.default_rng(0)
+    xv, gv = rng.standard_normal((3, 5)) * 30, rng.standard_normal((3, 5))
+    x = tl.tensor(xv, requires_grad=True)
+    tl.logcumsumexp(x, 1).backward(tl.tensor(gv))
+    y = np.logaddexp.accumulate(xv, axis=1)
+    # dx_j = sum over i >= j of g_i exp(x_j - y_i)
+    want = np.array([[sum(gv[r, i] * math.exp(xv[r, j] - y[r, i]) for i in range(j, 5))
+                      for j in range(5)] for r in range(3)])
+    np.testing.assert_allclose(x.grad.numpy(), want, rtol=1e-10, atol=1e-12)
+    small = tl.tensor(rng.standard_normal((2, 4)), requires_grad=True)
+    assert tl.autograd.gradgradcheck(lambda t: tl.logcumsumexp(t, 1), (small,))
+
+
+def test_logcumsumexp_low_precision_and_zero_dim():
+    for dtype in (tl.float16, tl.bfloat16):
+        out = tl.logcumsumexp(tl.tensor([1.0, 2.0], dtype=dtype), 0)
+        assert out.dtype == dtype
+        np.testing.assert_allclose(out.float().numpy(), [1.0, 2.3133], atol=1e-2)
+    x = tl.tensor(1.5, requires_grad=True)
+    x.logcumsumexp(0).backward()
+    assert x.grad.item() == 1.0
+
+
+# -- integer max pooling pads with the dtype's smallest value -----------------------------------
+
+@pytest.mark.parametrize("dtype", ["int32", "int64", "uint8"])
+def test_integer_max_pool_with_padding(dtype):
+    x = np.arange(2 * 5 * 6).reshape(1, 2, 5, 6) % 17
+    out = F.max_pool2d(tl.tensor(x, dtype=getattr(tl, dtype)), kernel_size=2, padding=1)
+    padded = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)), constant_values=-1)
+    want = padded[:, :, :6, :].reshape(1, 2, 3, 2, 4, 2).max(axis=(3, 5))
+    assert out.dtype == getattr(tl, dtype)
+    np.testing.assert_array_equal(out.numpy(), want)
+
+
+# -- copysign: ``other``'s zero gradient must not turn the result NaN --------------------------
+
+def test_copysign_with_infinite_or_nan_sign_source():
+    x = tl.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    y = tl.tensor([math.inf, -math.inf, math.nan], requires_grad=True)
+    out = tl.copysign(x, y)
+    np.testing.assert_array_equal(out.detach().numpy(), [1.0, -2.0, 3.0])
+    out.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [1.0, 1.0, 1.0])
+    np.testing.assert_array_equal(y.grad.numpy(), [0.0, 0.0, 0.0])
+
+
+# -- indexing: integers are applied first, whatever the index arrays are -------------------------
+
+def test_int_and_array_index_keeps_pytorch_order_for_any_array_kind():
+    x = tl.arange(2 * 5 * 6 * 5 * 4).reshape(2, 5, 6, 5, 4)
+    d = np.array([[0, 1], [2, 3]])
+    want = x[1][:, 3:11:2, tl.tensor(d), 0:2]  # one index array: its dims stay in place
+    assert tuple(want.shape) == (5, 2, 2, 2, 2)
+    for index in (d, d.tolist(), tl.tensor(d)):
+        np.testing.assert_array_equal(x[1, :, 3:11:2, index, 0:2].numpy(), want.numpy())
+
+
+def test_a_nested_tuple_in_an_index_is_an_index_array():
+    x = tl.arange(2 * 5 * 6).reshape(2, 5, 6)
+    np.testing.assert_array_equal(x[(1, 0), (2, 1)].numpy(), x.numpy()[[1, 0], [2, 1]])
+    np.testing.assert_array_equal(x[1, (2, 1, 0), 4].numpy(), x.numpy()[1, [2, 1, 0], 4])
+
+
+# -- scatter(reduce='multiply') ---------------------------------------------------------------
+
+def test_scatter_multiply_with_a_value_and_with_a_source():
+    x = tl.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    index = tl.tensor([[0, 0, 2]])
+    np.testing.assert_array_equal(x.scatter(1, index, 2.0, reduce="multiply").numpy(),
+                                  [[4.0, 2.0, 6.0], [4.0, 5.0, 6.0]])
+    src = tl.tensor([[10.0, 3.0, -1.0]])
+    np.testing.assert_array_equal(x.scatter(1, index, src, reduce="multiply").numpy(),
+                                  [[30.0, 2.0, -3.0], [4.0, 5.0, 6.0]])
+
+
+# -- empty tensors --------------------------------------------------------------------------------
+
+def test_reducing_a_nonempty_dim_of_an_empty_tensor_gives_an_empty_result():
+    x = tl.ones(0, 3)
+    assert tuple(x.amax(1).shape) == (0,)
+    assert tuple(x.argmax(1).shape) == (0,)
+    assert tuple(x.max(1).values.shape) == (0,)
+    assert math.isnan(tl.tensor([]).median().item())
+
+
+def test_unfold_of_a_zero_dim_tensor_is_one_window():
+    assert tuple(tl.tensor(3.0).unfold(0, 1, 1).shape) == (1,)
+
+
+# -- exception types, as PyTorch raises them ------------------------------------------------------
+
+@pytest.mark.parametrize("fn,error", [
+    (lambda: tl.ones(4).narrow(0, 2, 3), RuntimeError),
+    (lambda: tl.ones(0).max(), RuntimeError),
+    (lambda: tl.ones(0).argmax(), IndexError),
+    (lambda: tl.ones(0, 2).amax(0), IndexError),
+    (lambda: tl.ones(0, 2).argmin(0), IndexError),
+    (lambda: tl.ones(2).bitwise_not(), NotImplementedError),
+    (lambda: ~tl.ones(2), TypeError),
+    (lambda: tl.tensor(1.0).cummax(1), IndexError),
+    (lambda: tl.tensor(1.0).logcumsumexp(1), IndexError),
+    (lambda: tl.arange(8.0).unfold(1, 8, 3), IndexError),
+    (lambda: F.pad(tl.ones(1, 1, 3, 3), (4, 4, 4, 4), mode="circular"), RuntimeError),
+    (lambda: tl.heaviside(tl.ones(2), tl.tensor([1])), RuntimeError),
+    (lambda: tl.meshgrid(tl.ones(2), indexing="bad"), RuntimeError),
+    (lambda: tl.ones(2).scatter(0, tl.tensor([0]), 1.0, reduce="max"), RuntimeError),
+])
+def test_exception_types_match_pytorch(fn, error):
+    with pytest.raises(error):
+        fn()
+
+
+def test_against_pytorch():
+    torch = pytest.importorskip("torch")
+    x = np.array(INTS, dtype=np.int32)
+    for name in ("fmod", "remainder"):
+        want = getattr(torch, name)(torch.tensor(x), 3.5)
+        got = getattr(tl, name)(tl.tensor(x), 3.5)
+        assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
+        np.testing.assert_allclose(got.numpy(), want.numpy())
+    v = np.random.default_rng(1).standard_normal((4, 6)) * 40
+    a, b = torch.tensor(v, requires_grad=True), tl.tensor(v, requires_grad=True)
+    torch.logcumsumexp(a, 1).sum().backward()
+    tl.logcumsumexp(b, 1).sum().backward()
+    np.testing.assert_allclose(b.grad.numpy(), a.grad.numpy(), rtol=1e-10)
+    xi = np.arange(4 * 2 * 11 * 28).reshape(4, 2, 11, 28) % 23
+    want = torch.nn.functional.max_pool2d(torch.tensor(xi, dtype=torch.int32), 3, 2, 1,
+                                          ceil_mode=True)
+    got = F.max_pool2d(tl.tensor(xi, dtype=tl.int32), 3, 2, 1, ceil_mode=True)
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+# -- promotion of the float-valued binary functions (found by a promotion fuzz against PyTorch) --
+
+@pytest.mark.parametrize("fn", [
+    tl.copysign, tl.ldexp, tl.nextafter, tl.logaddexp, tl.logaddexp2, tl.special.xlog1py,
+    tl.special.zeta,
+], ids=["copysign", "ldexp", "nextafter", "logaddexp", "logaddexp2", "xlog1py", "zeta"])
+@pytest.mark.parametrize("a,b,want", [
+    ("int32", "float64", "float64"), ("int32", "float16", "float16"),
+    ("float16", "int64", "float16"), ("int64", "int32", "float32"),
+    ("float32", "0d_float64", "float32"), ("0d_int64", "int32", "float32"),
+])
+def test_float_valued_binary_functions_promote_as_pytorch(fn, a, b, want):
+    def make(spec):
+        dtype = getattr(tl, spec.removeprefix("0d_"))
+        return tl.tensor(2, dtype=dtype) if spec.startswith("0d_") else \
+            tl.tensor([1, 2, 3], dtype=dtype)
+    assert fn(make(a), make(b)).dtype == getattr(tl, want)
+
+
+def test_integer_functions_promote_as_pytorch():
+    x = tl.tensor([12, 18, 5], dtype=tl.int32)
+    assert (x << tl.tensor(1)).dtype == tl.int32  # a 0-d int64 does not widen int32
+    assert tl.gcd(x, tl.tensor([True, False, True])).dtype == tl.int32
+    np.testing.assert_array_equal(tl.gcd(x, tl.tensor([True, False, True])).numpy(), [1, 18, 1])
+    assert tl.dist(tl.ones(3), tl.zeros(3, dtype=tl.bfloat16)).dtype == tl.float32
+
+
+def test_python_ints_outside_an_integer_dtype_wrap_around():
+    x = tl.tensor([3, 2, 5], dtype=tl.uint8)
+    np.testing.assert_array_equal((x + (-3)).numpy(), [0, 255, 2])
+    np.testing.assert_array_equal((x - 300).numpy(), [215, 214, 217])
+    np.testing.assert_array_equal((tl.tensor([100], dtype=tl.int8) + 200).numpy(), [44])
+    # a true division takes the number as it is
+    np.testing.assert_allclose((x / -3).numpy(), [-1.0, -2 / 3, -5 / 3], rtol=1e-6)
+    np.testing.assert_allclose(tl.xlogy(x, -3).numpy(), np.full(3, np.nan))
+
+
+def test_creating_integer_tensors_out_of_range_as_pytorch():
+    np.testing.assert_array_equal(tl.tensor([-1, -129], dtype=tl.uint8).numpy(), [255, 127])
+    for values, dtype in (([256], tl.uint8), ([-129], tl.int8), ([300], tl.int8)):
+        with pytest.raises(RuntimeError, match="cannot be converted to type"):
+            tl.tensor(values, dtype=dtype)
+
+
+def test_integer_power_with_negative_exponent_tensor():
+    base, exponent = tl.tensor([2, -1, 1, 0, 3, -1]), tl.tensor([-1, -1, -2, 2, -3, -2])
+    np.testing.assert_array_equal((base ** exponent).numpy(), [0, -1, 1, 0, 0, 1])
+    with pytest.raises(RuntimeError, match="negative integer powers"):
+        tl.tensor([2, 3]) ** -1
+
+
+# -- float-valued special functions of integer input ---------------------------------------------
+
+@pytest.mark.parametrize("name", ["ndtr", "log_ndtr", "i0e", "i1e", "ndtri", "erfcx"])
+def test_special_functions_take_unsigned_input_as_float(name):
+    fn = getattr(tl.special, name)
+    values = [0, 1, 2, 3] if name != "ndtri" else [0, 1]
+    got = fn(tl.tensor(values, dtype=tl.uint8))  # (negating a uint8 would wrap around)
+    want = fn(tl.tensor(values, dtype=tl.float32))
+    assert got.dtype == tl.float32
+    np.testing.assert_allclose(got.numpy(), want.numpy())
+
+
+def test_diag_keeps_the_dtype_and_does_not_build_a_cube():
+    v = tl.tensor([1, 2, 3], dtype=tl.int32)
+    assert tl.diag(v).dtype == tl.int32
+    np.testing.assert_array_equal(tl.diag(v, 1).numpy(), np.diag([1, 2, 3], 1))
+    big = tl.ones(3000)  # a (k, n, n) product would be 27e9 elements
+    assert tuple(tl.diag(big).shape) == (3000, 3000)
+    x = tl.tensor([1.0, 2.0], requires_grad=True, dtype=tl.float64)
+    assert tl.autograd.gradcheck(lambda t: tl.diag_embed(t, -1), (x,))
+    batched = tl.diag_embed(tl.arange(6.0).reshape(2, 3), 1, 0, 2)
+    assert tuple(batched.shape) == (4, 2, 4)
