@@ -251,3 +251,30 @@ def test_diag_keeps_the_dtype_and_does_not_build_a_cube():
     assert tl.autograd.gradcheck(lambda t: tl.diag_embed(t, -1), (x,))
     batched = tl.diag_embed(tl.arange(6.0).reshape(2, 3), 1, 0, 2)
     assert tuple(batched.shape) == (4, 2, 4)
+
+
+# -- reductions over one dim: 0-d inputs, empty inputs, a tuple where an int is taken ------------
+
+def test_one_dim_reductions_of_a_zero_dim_tensor():
+    x = tl.tensor(2.5)
+    assert x.argmax(0).item() == 0 and x.argmin(-1).item() == 0
+    values, indices = x.max(0)
+    assert values.item() == 2.5 and indices.item() == 0
+    with pytest.raises(IndexError):
+        x.argmax(1)
+
+
+def test_empty_reductions_as_pytorch():
+    empty = tl.ones(0, 3)
+    assert tl.logsumexp(empty, 0).numpy().tolist() == [-math.inf] * 3
+    assert tuple(tl.logsumexp(empty, 1).shape) == (0,)
+    low, high = tl.aminmax(empty, dim=1)
+    assert tuple(low.shape) == tuple(high.shape) == (0,)
+    for fn, error in ((lambda: tl.aminmax(empty, dim=0), IndexError),
+                      (lambda: empty.mode(0), IndexError),
+                      (lambda: empty.kthvalue(1, 0), IndexError),
+                      (lambda: tl.ones(2).kthvalue(3), RuntimeError),
+                      (lambda: tl.ones(2, 3).argmax((0, 1)), TypeError),
+                      (lambda: tl.ones(2, 3).median((0, 1)), TypeError)):
+        with pytest.raises(error):
+            fn()

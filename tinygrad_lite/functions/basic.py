@@ -250,9 +250,10 @@ def extremum_with_dim(input: TensorBase, dim: Any, keepdim: bool, name: str, res
     if not isinstance(dim, (int, np.integer)):
         raise TypeError(f"{name}: dim must be an int, got {dim!r}; use a{name} to reduce "
                         "several dims")
-    (d,) = ops.normalize_dims(dim, input._data.ndim, name)
+    dims = ops.normalize_dims(dim, input._data.ndim, name)  # (checked: 0 or -1 for a 0-d one)
     if input._data.ndim == 0:
         return result(input, wrap(np.asarray(0)))
+    d = dims[0]
     if input._data.shape[d] == 0:
         raise IndexError(f"{name}: cannot reduce over dimension {d} of size 0 "
                          f"({input._data.shape})")

@@ -44,16 +44,18 @@ def amin(input: TensorBase, dim: Any = (), keepdim: bool = False) -> TensorBase:
 
 
 def _arg(pick, name: str, input: TensorBase, dim: Any, keepdim: bool) -> TensorBase:
+    if dim is not None and not isinstance(dim, (int, np.integer)):
+        raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
     if input._data.size == 0:
         dims = () if dim is None else ops.normalize_dims(dim, input._data.ndim, name)
         ops.reduce.empty_reduction_check(input._data.shape, dim, dims, name, IndexError)
     if dim is None:
         out = np.asarray(pick(input._data))
         return wrap(out.reshape((1,) * input._data.ndim) if keepdim else out)
-    (d,) = ops.normalize_dims(dim, input._data.ndim, name)
+    dims = ops.normalize_dims(dim, input._data.ndim, name)  # (checked: 0 or -1 for a 0-d one)
     if input._data.ndim == 0:
         return wrap(np.asarray(0))
-    return wrap(np.asarray(pick(input._data, axis=d, keepdims=keepdim)))
+    return wrap(np.asarray(pick(input._data, axis=dims[0], keepdims=keepdim)))
 
 
 def argmax(input: TensorBase, dim: int | None = None, keepdim: bool = False) -> TensorBase:
@@ -132,6 +134,8 @@ def logsumexp(input: TensorBase, dim: Any, keepdim: bool = False) -> TensorBase:
     if not is_float_dtype(input._data.dtype):
         input = input.float()
     dims = ops.normalize_dims(dim, input._data.ndim, "logsumexp")
+    if input._data.size == 0:  # the log of an empty sum is -inf (nothing to shift by)
+        return ops.log(ops.reduce_sum(ops.exp(input), dims, keepdim=keepdim))
     peak = ops.amax(input, dims, keepdim=True).detach()
     peak = ops.where(wrap(np.isfinite(peak._data)), peak, 0.0)
     total = ops.log(ops.reduce_sum(ops.exp(input - peak), dims, keepdim=True)) + peak
@@ -232,9 +236,9 @@ def einsum(equation: str, *operands: TensorBase) -> TensorBase:
 
 def aminmax(input: TensorBase, *, dim: int | None = None, keepdim: bool = False) -> Any:
     """``(min, max)`` over ``dim`` (all elements by default), a named tuple like PyTorch's."""
-    if input._data.size == 0:
-        raise RuntimeError("aminmax: cannot compute on an empty tensor; specify dim")
-    axis = None if dim is None else dim
+    if dim is not None and not isinstance(dim, (int, np.integer)):
+        raise TypeError(f"aminmax(): argument 'dim' must be int, not {type(dim).__name__}")
+    axis = None if dim is None else dim  # (amax raises PyTorch's errors for empty tensors)
     return AminmaxResult(ops.amax(input, axis, keepdim, name="amin"),
                          ops.amax(input, axis, keepdim, name="amax"))
 

@@ -36,6 +36,9 @@ CumminResult = return_types.cummin
 
 
 def _dim(x: TensorBase, dim: int, op: str) -> int:
+    """One dim (an int, as PyTorch's signatures take), checked and made non-negative."""
+    if not isinstance(dim, (int, np.integer)):
+        raise TypeError(f"{op}(): argument 'dim' must be int, not {type(dim).__name__}")
     return ops.normalize_dims(dim, max(x._data.ndim, 1), op)[0]
 
 
@@ -135,6 +138,9 @@ def kthvalue(input: TensorBase, k: int, dim: int = -1, keepdim: bool = False) ->
     """The ``k``-th smallest element along ``dim`` (1-based), with its index."""
     d = _dim(input, dim, "kthvalue")
     n = input._data.shape[d] if input._data.ndim else 1
+    if n == 0:
+        raise IndexError(f"kthvalue(): Expected reduction dim {d} to have non-zero size (a "
+                         f"tensor of shape {input._data.shape})")
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue: selected number k out of range (k={k}, dimension "
                            f"{d} has size {n})")
@@ -203,6 +209,9 @@ def mode(input: TensorBase, dim: int = -1, keepdim: bool = False) -> Any:
     if a.ndim == 0:
         return ModeResult(input, wrap(np.zeros((), np.int64)))
     d = _dim(input, dim, "mode")
+    if a.shape[d] == 0:
+        raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size (a tensor "
+                         f"of shape {a.shape})")
     moved = np.moveaxis(a, d, -1)
     rows = moved.reshape(-1, moved.shape[-1])
     best_idx = np.empty(rows.shape[0], np.int64)
