@@ -1,4 +1,5 @@
-"""Attention for ``nn.functional``: ``scaled_dot_product_attention`` and the computation behind
+"""Attention for ``nn.functional``: ``scaled_dot_product_attention`` and
+``multi_head_attention_forward`` (PyTorch's signature), the computation behind
 ``nn.MultiheadAttention``."""
 
 from __future__ import annotations
@@ -109,42 +110,122 @@ def _apply_mask(scores: TensorBase, mask: Any, allowed: bool) -> TensorBase:
 
 
 def multi_head_attention_forward(
-    query: TensorBase, key: TensorBase, value: TensorBase, num_heads: int,
-    q_weight: TensorBase, k_weight: TensorBase, v_weight: TensorBase,
-    q_bias: TensorBase | None, k_bias: TensorBase | None, v_bias: TensorBase | None,
-    out_proj_weight: TensorBase, out_proj_bias: TensorBase | None, dropout_p: float = 0.0,
-    training: bool = True, key_padding_mask: TensorBase | None = None, need_weights: bool = True,
-    attn_mask: TensorBase | None = None, average_attn_weights: bool = True,
-    is_causal: bool = False,
+    query: TensorBase, key: TensorBase, value: TensorBase, embed_dim_to_check: int,
+    num_heads: int, in_proj_weight: TensorBase | None, in_proj_bias: TensorBase | None,
+    bias_k: TensorBase | None, bias_v: TensorBase | None, add_zero_attn: bool,
+    dropout_p: float, out_proj_weight: TensorBase, out_proj_bias: TensorBase | None,
+    training: bool = True, key_padding_mask: TensorBase | None = None,
+    need_weights: bool = True, attn_mask: TensorBase | None = None,
+    use_separate_proj_weight: bool = False, q_proj_weight: TensorBase | None = None,
+    k_proj_weight: TensorBase | None = None, v_proj_weight: TensorBase | None = None,
+    static_k: TensorBase | None = None, static_v: TensorBase | None = None,
+    average_attn_weights: bool = True, is_causal: bool = False,
 ) -> tuple[TensorBase, TensorBase | None]:
-    """Multi-head attention on batch-first (N, L, E) inputs (``MultiheadAttention`` transposes
-    sequence-first ones). Bool masks: True marks a position that may NOT be attended."""
-    n, n_q, e = query.shape
-    s = key.shape[1]
+    """PyTorch's functional multi-head attention on sequence-first (L, N, E) inputs (or
+    unbatched (L, E)): ``(output, weights)``. Bool masks mark positions NOT attended; float
+    masks are added to the scores. ``bias_k``/``bias_v`` append one learned key and value,
+    ``add_zero_attn`` one zero key and value; ``static_k``/``static_v`` (N * H, S, E / H)
+    replace the projected keys and values. With ``need_weights`` the weights are computed and
+    returned (a fully masked query row then gives NaN, as PyTorch's); without, the attention
+    runs as ``scaled_dot_product_attention`` (a fully masked row gives 0)."""
+    batched = query.ndim == 3
+    if not batched:
+        query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
+        if key_padding_mask is not None:
+            key_padding_mask = _as_tensor(key_padding_mask).unsqueeze(0)
+    n_q, n, e = query.shape
+    if e != embed_dim_to_check:
+        raise AssertionError(f"multi_head_attention_forward: was expecting embedding dimension "
+                             f"of {embed_dim_to_check}, but got {e}")
     h = num_heads
     hd = e // h
-    q = linear(query, q_weight, q_bias).reshape(n, n_q, h, hd).permute(0, 2, 1, 3)
-    k = linear(key, k_weight, k_bias).reshape(n, s, h, hd).permute(0, 2, 1, 3)
-    v = linear(value, v_weight, v_bias).reshape(n, s, h, v_weight.shape[0] // h)
-    v = v.permute(0, 2, 1, 3)
-    scores = (q @ k.mT) * (1.0 / math.sqrt(hd))  # (N, H, L, S)
-    if is_causal and attn_mask is None:
-        attn_mask = wrap(~np.tril(np.ones((n_q, s), np.bool_)))
-    if attn_mask is not None:
-        m = attn_mask if isinstance(attn_mask, TensorBase) else wrap(np.asarray(attn_mask))
-        if m.ndim == 3:  # (N * H, L, S)
-            m = wrap(m._data.reshape(n, h, n_q, s)) if not m.requires_grad else \
-                m.reshape(n, h, n_q, s)
-        scores = _apply_mask(scores, m, allowed=False)
-    if key_padding_mask is not None:
-        kpm = key_padding_mask._data if isinstance(key_padding_mask, TensorBase) else \
-            np.asarray(key_padding_mask)
-        kpm = kpm.reshape(n, 1, 1, s)
-        scores = _apply_mask(scores, wrap(kpm), allowed=False)
-    weights = _fn.softmax(scores, -1)
-    attn = dropout(weights, dropout_p, True) if training and dropout_p > 0.0 else weights
-    out = (attn @ v).permute(0, 2, 1, 3).reshape(n, n_q, -1)
+    if hd * h != e:
+        raise AssertionError(f"embed_dim {e} not divisible by num_heads {h}")
+    biases = (None, None, None) if in_proj_bias is None else \
+        (in_proj_bias[:e], in_proj_bias[e:2 * e], in_proj_bias[2 * e:])
+    if use_separate_proj_weight:
+        weights3 = (q_proj_weight, k_proj_weight, v_proj_weight)
+    else:
+        assert in_proj_weight is not None
+        weights3 = (in_proj_weight[:e], in_proj_weight[e:2 * e], in_proj_weight[2 * e:])
+    if any(w is None for w in weights3):
+        raise RuntimeError("multi_head_attention_forward: use_separate_proj_weight is True but "
+                           "q_proj_weight, k_proj_weight or v_proj_weight is None")
+    q, k, v = (linear(x, w, b) for x, w, b in  # type: ignore[arg-type]
+               zip((query, key, value), weights3, biases))
+    # is_causal is a hint that attn_mask is the causal mask: as in PyTorch, without padding
+    # mask and weights the attention runs causal itself (the mask then unused, also where
+    # bias_k or add_zero_attn lengthen the keys)
+    sdpa_causal = is_causal and key_padding_mask is None and not need_weights
+    if sdpa_causal:
+        attn_mask = None
+    elif is_causal and attn_mask is None:
+        attn_mask = wrap(~np.tril(np.ones((n_q, key.shape[0]), np.bool_)))
+    mask = None if attn_mask is None else _float_mask(_as_tensor(attn_mask), q._data.dtype)
+    if mask is not None and mask.ndim == 2:
+        mask = mask.unsqueeze(0)  # (1, L, S)
+    kpm = None if key_padding_mask is None else \
+        _float_mask(_as_tensor(key_padding_mask), q._data.dtype)
+    if bias_k is not None and bias_v is not None:  # one more key and value, never masked
+        k = _fn.cat([k, bias_k.expand(1, n, e)])
+        v = _fn.cat([v, bias_v.expand(1, n, v.shape[-1])])
+        mask = None if mask is None else _pad_last(mask)
+        kpm = None if kpm is None else _pad_last(kpm)
+    q = q.reshape(n_q, n * h, hd).transpose(0, 1)  # (N * H, L, hd)
+    k = static_k if static_k is not None else k.reshape(k.shape[0], n * h, hd).transpose(0, 1)
+    v = static_v if static_v is not None else \
+        v.reshape(v.shape[0], n * h, v.shape[-1] // h).transpose(0, 1)
+    if add_zero_attn:  # one more key and value of zeros
+        k = _fn.cat([k, _fn.zeros(k.shape[0], 1, k.shape[2], dtype=k.dtype)], 1)
+        v = _fn.cat([v, _fn.zeros(v.shape[0], 1, v.shape[2], dtype=v.dtype)], 1)
+        mask = None if mask is None else _pad_last(mask)
+        kpm = None if kpm is None else _pad_last(kpm)
+    s = k.shape[1]
+    if kpm is not None:  # (N, S) -> (N * H, 1, S), added to the attention mask
+        kpm = kpm.reshape(n, 1, 1, s).expand(n, h, 1, s).reshape(n * h, 1, s)
+        mask = kpm if mask is None else mask + kpm
+    p = dropout_p if training else 0.0
+    if need_weights:
+        scores = (q * (1.0 / math.sqrt(hd))) @ k.mT  # (N * H, L, S)
+        if mask is not None:
+            scores = scores + mask
+        weights = _fn.softmax(scores, -1)
+        attended = dropout(weights, p, True) if p > 0.0 else weights
+        out = attended @ v
+    else:
+        weights = None
+        sdpa_mask = None  # (N * H or 1, L or 1, S) -> (N or 1, H or 1, L or 1, S)
+        if mask is not None:
+            rows = mask.shape[1]
+            sdpa_mask = mask.reshape(n, h, rows, s) if mask.shape[0] == n * h else \
+                mask.reshape(1, 1, rows, s)
+        out = scaled_dot_product_attention(q.reshape(n, h, n_q, hd), k.reshape(n, h, s, hd),
+                                           v.reshape(n, h, s, v.shape[-1]), sdpa_mask, p,
+                                           is_causal=sdpa_causal)
+        out = out.reshape(n * h, n_q, v.shape[-1])
+    out = out.transpose(0, 1).reshape(n_q, n, -1)
     out = linear(out, out_proj_weight, out_proj_bias)
-    if not need_weights:
-        return out, None
-    return out, (weights.mean(1) if average_attn_weights else weights)
+    if weights is not None:
+        weights = weights.reshape(n, h, n_q, s)
+        if average_attn_weights:
+            weights = weights.mean(1)
+    if not batched:
+        out = out.squeeze(1)
+        weights = weights.squeeze(0) if weights is not None else None
+    return out, weights
+
+
+def _as_tensor(x: Any) -> TensorBase:
+    return x if isinstance(x, TensorBase) else wrap(np.asarray(x))
+
+
+def _float_mask(mask: TensorBase, dtype: np.dtype) -> TensorBase:
+    """A bool mask (True = not attended) as 0 / -inf of ``dtype``; a float mask as it is."""
+    if mask._data.dtype == np.bool_:
+        return wrap(np.where(mask._data, -np.inf, 0.0).astype(dtype))
+    return mask
+
+
+def _pad_last(mask: TensorBase) -> TensorBase:
+    """One more (zero: attended) column at the end of the last dim."""
+    return _fn.cat([mask, _fn.zeros(*mask.shape[:-1], 1, dtype=mask.dtype)], -1)

@@ -169,9 +169,6 @@ class MultiheadAttention(Module):
         super().__init__()
         if embed_dim % num_heads:
             raise AssertionError("embed_dim must be divisible by num_heads")
-        if add_bias_kv or add_zero_attn:
-            raise NotImplementedError("MultiheadAttention: add_bias_kv and add_zero_attn are not "
-                                      "supported")
         dt = dtypes.default_float_np(dtype)
         self.embed_dim, self.num_heads, self.dropout = embed_dim, num_heads, dropout
         self.kdim = kdim if kdim is not None else embed_dim
@@ -194,6 +191,14 @@ class MultiheadAttention(Module):
             self.register_parameter("in_proj_bias", None)
         self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias,
                                                         dtype=dtype)
+        self.bias_k: Parameter | None
+        self.bias_v: Parameter | None
+        if add_bias_kv:  # one learned key and value appended to every sequence
+            self.bias_k = Parameter(np.empty((1, 1, embed_dim), dt))
+            self.bias_v = Parameter(np.empty((1, 1, embed_dim), dt))
+        else:
+            self.bias_k = self.bias_v = None
+        self.add_zero_attn = add_zero_attn
         self._reset_parameters()
 
     def _reset_parameters(self) -> None:
@@ -206,6 +211,9 @@ class MultiheadAttention(Module):
         if self.in_proj_bias is not None:
             init.constant_(self.in_proj_bias, 0.0)
             init.constant_(self.out_proj.bias, 0.0)
+        if self.bias_k is not None and self.bias_v is not None:
+            init.xavier_normal_(self.bias_k)
+            init.xavier_normal_(self.bias_v)
 
     def forward(self, query: TensorBase, key: TensorBase, value: TensorBase,
                 key_padding_mask: TensorBase | None = None, need_weights: bool = True,
@@ -213,33 +221,25 @@ class MultiheadAttention(Module):
                 is_causal: bool = False) -> tuple[TensorBase, TensorBase | None]:
         """``(attn_output, attn_weights)``; weights averaged over heads unless
         ``average_attn_weights=False``, None unless ``need_weights``."""
-        unbatched = query.ndim == 2
-        if unbatched:
-            query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
-            if key_padding_mask is not None:
-                kpm = key_padding_mask
-                key_padding_mask = kpm.unsqueeze(0) if isinstance(kpm, TensorBase) else \
-                    np.asarray(kpm)[None]
-        if not self.batch_first or unbatched:
-            query, key, value = (t.transpose(0, 1) for t in (query, key, value))
-        e = self.embed_dim
-        if self._qkv_same_embed_dim:
-            w = self.in_proj_weight
-            qw, kw, vw = w[:e], w[e:2 * e], w[2 * e:]
-        else:
-            qw, kw, vw = self.q_proj_weight, self.k_proj_weight, self.v_proj_weight
-        b = self.in_proj_bias
-        qb, kb, vb = (None, None, None) if b is None else (b[:e], b[e:2 * e], b[2 * e:])
+        batch_first = self.batch_first and query.ndim == 3
+        if batch_first:  # the functional form takes (L, N, E); self-attention: one transpose
+            if query is key and key is value:
+                query = key = value = query.transpose(0, 1)
+            elif key is value:
+                query, key = query.transpose(0, 1), key.transpose(0, 1)
+                value = key
+            else:
+                query, key, value = (t.transpose(0, 1) for t in (query, key, value))
+        separate = not self._qkv_same_embed_dim
         out, weights = F.multi_head_attention_forward(
-            query, key, value, self.num_heads, qw, kw, vw, qb, kb, vb, self.out_proj.weight,
-            self.out_proj.bias, self.dropout, self.training, key_padding_mask, need_weights,
-            attn_mask, average_attn_weights, is_causal)
-        if not self.batch_first or unbatched:
-            out = out.transpose(0, 1)
-        if unbatched:
-            out = out.squeeze(1)
-            weights = weights.squeeze(0) if weights is not None else None
-        return out, weights
+            query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight,
+            self.in_proj_bias, self.bias_k, self.bias_v, self.add_zero_attn, self.dropout,
+            self.out_proj.weight, self.out_proj.bias, training=self.training,
+            key_padding_mask=key_padding_mask, need_weights=need_weights, attn_mask=attn_mask,
+            use_separate_proj_weight=separate, q_proj_weight=self.q_proj_weight,
+            k_proj_weight=self.k_proj_weight, v_proj_weight=self.v_proj_weight,
+            average_attn_weights=average_attn_weights, is_causal=is_causal)
+        return (out.transpose(0, 1) if batch_first else out), weights
 
     def extra_repr(self) -> str:
         """Nothing (the submodule ``out_proj`` is shown)."""
