@@ -278,3 +278,13 @@ def test_empty_reductions_as_pytorch():
                       (lambda: tl.ones(2, 3).median((0, 1)), TypeError)):
         with pytest.raises(error):
             fn()
+
+
+def test_small_dtype_rules_of_unary_functions():
+    x = tl.tensor([0, 3, 1], dtype=tl.uint8)
+    assert x.all().dtype == tl.uint8 and x.any(0).dtype == tl.uint8  # PyTorch keeps uint8
+    assert x.bool().all().dtype == tl.bool
+    squared = tl.tensor([True, False]).square()
+    assert squared.dtype == tl.int64 and squared.numpy().tolist() == [1, 0]
+    near_zero = tl.sinc(tl.tensor([2.0, 3.0], dtype=tl.bfloat16)).float().numpy()
+    np.testing.assert_allclose(near_zero, 0.0, atol=1e-6)  # computed in float32

@@ -91,7 +91,9 @@ def rsqrt(input: TensorBase) -> TensorBase:
 
 
 def square(input: TensorBase) -> TensorBase:
-    """``x * x`` elementwise."""
+    """``x * x`` elementwise (a bool tensor squares as int64, as PyTorch's pow(x, 2))."""
+    if input._data.dtype == np.bool_:
+        input = ops.cast(input, np.dtype(np.int64))
     return ops.mul(input, input)
 
 

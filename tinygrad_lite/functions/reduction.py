@@ -172,15 +172,23 @@ def norm(input: TensorBase, p: Any = "fro", dim: Any = None, keepdim: bool = Fal
 
 
 def all(input: TensorBase, dim: Any = None, keepdim: bool = False) -> TensorBase:  # noqa: A001
-    """Whether all elements (over ``dim``) are true; a bool tensor."""
+    """Whether all elements (over ``dim``) are true; a bool tensor (uint8 for uint8 input, as
+    PyTorch keeps it)."""
     dims = None if dim is None else ops.normalize_dims(dim, input._data.ndim, "all")
-    return wrap(np.asarray(np.all(input._data, axis=dims, keepdims=keepdim)))
+    return _truth(np.all(input._data, axis=dims, keepdims=keepdim), input)
 
 
 def any(input: TensorBase, dim: Any = None, keepdim: bool = False) -> TensorBase:  # noqa: A001
-    """Whether any element (over ``dim``) is true; a bool tensor."""
+    """Whether any element (over ``dim``) is true; a bool tensor (uint8 for uint8 input, as
+    PyTorch keeps it)."""
     dims = None if dim is None else ops.normalize_dims(dim, input._data.ndim, "any")
-    return wrap(np.asarray(np.any(input._data, axis=dims, keepdims=keepdim)))
+    return _truth(np.any(input._data, axis=dims, keepdims=keepdim), input)
+
+
+def _truth(result: Any, input: TensorBase) -> TensorBase:
+    """all/any's bool result, as uint8 for a uint8 input."""
+    out = np.asarray(result)
+    return wrap(out.astype(np.uint8) if input._data.dtype == np.uint8 else out)
 
 
 # -- linear algebra -----------------------------------------------------------------------------
