@@ -44,8 +44,8 @@ def amin(input: TensorBase, dim: Any = (), keepdim: bool = False) -> TensorBase:
 
 
 def _arg(pick, name: str, input: TensorBase, dim: Any, keepdim: bool) -> TensorBase:
-    if dim is not None and not isinstance(dim, (int, np.integer)):
-        raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
+    if dim is not None:
+        ops.common.require_int_dim(dim, name)
     if input._data.size == 0:
         dims = () if dim is None else ops.normalize_dims(dim, input._data.ndim, name)
         ops.reduce.empty_reduction_check(input._data.shape, dim, dims, name, IndexError)
@@ -244,8 +244,8 @@ def einsum(equation: str, *operands: TensorBase) -> TensorBase:
 
 def aminmax(input: TensorBase, *, dim: int | None = None, keepdim: bool = False) -> Any:
     """``(min, max)`` over ``dim`` (all elements by default), a named tuple like PyTorch's."""
-    if dim is not None and not isinstance(dim, (int, np.integer)):
-        raise TypeError(f"aminmax(): argument 'dim' must be int, not {type(dim).__name__}")
+    if dim is not None:
+        ops.common.require_int_dim(dim, "aminmax")
     axis = None if dim is None else dim  # (amax raises PyTorch's errors for empty tensors)
     return AminmaxResult(ops.amax(input, axis, keepdim, name="amin"),
                          ops.amax(input, axis, keepdim, name="amax"))

@@ -37,8 +37,7 @@ CumminResult = return_types.cummin
 
 def _dim(x: TensorBase, dim: int, op: str) -> int:
     """One dim (an int, as PyTorch's signatures take), checked and made non-negative."""
-    if not isinstance(dim, (int, np.integer)):
-        raise TypeError(f"{op}(): argument 'dim' must be int, not {type(dim).__name__}")
+    ops.common.require_int_dim(dim, op)
     return ops.normalize_dims(dim, max(x._data.ndim, 1), op)[0]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -163,6 +164,12 @@ def array_sum(data: np.ndarray, axis, keepdims: bool = False) -> np.ndarray:
 def sum_rows(grad):
     """``grad.sum(0)`` (a bias's gradient) of an array or a tensor."""
     return array_sum(grad, 0) if is_array(grad) else grad.sum(0)
+
+
+def require_int_dim(dim: Any, op: str) -> None:
+    """PyTorch's TypeError where one int dim is taken and something else came."""
+    if not isinstance(dim, (int, np.integer)):
+        raise TypeError(f"{op}(): argument 'dim' must be int, not {type(dim).__name__}")
 
 
 def normalize_dims(dim: int | np.integer | tuple | list | None, ndim: int,
