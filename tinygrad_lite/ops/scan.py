@@ -121,15 +121,20 @@ class CumsumBackward0(Node):
         return (reverse_cumsum(grad, self.dim) if grad.ndim else grad,)
 
 
+def _accumulate(ufunc: np.ufunc, data: np.ndarray, dim: int) -> np.ndarray:
+    """``ufunc.accumulate`` along ``dim`` (a copy for a 0-d array); bfloat16 accumulates in
+    float32, as PyTorch (see elementwise)."""
+    if not data.ndim:
+        return data.copy()
+    if data.dtype is dtypes.bfloat16.np:
+        return ufunc.accumulate(data.astype(np.float32), axis=dim).astype(data.dtype)
+    return ufunc.accumulate(data, axis=dim)
+
+
 def cumsum(x: TensorBase, dim: int, dtype=None) -> TensorBase:
     """Cumulative sum along ``dim``."""
     x, d = _scan_input(x, dim, dtype, "cumsum")
-    data = x._data
-    if data.dtype is dtypes.bfloat16.np:  # accumulate in float32, as PyTorch (see elementwise)
-        out = np.add.accumulate(data.astype(np.float32), axis=d).astype(data.dtype) \
-            if data.ndim else data.copy()
-    else:
-        out = np.add.accumulate(data, axis=d) if data.ndim else data.copy()
+    out = _accumulate(np.add, x._data, d)
     if not (grad_state.enabled and x._requires_grad):
         return wrap(out)
     node = CumsumBackward0(x)
@@ -253,11 +258,7 @@ def logcumsumexp(x: TensorBase, dim: int) -> TensorBase:
         raise NotImplementedError(
             f"logcumsumexp: not implemented for {dtypes.from_numpy_dtype(data.dtype)} tensors")
     (d,) = normalize_dims(dim, max(data.ndim, 1), "logcumsumexp")
-    if data.dtype is dtypes.bfloat16.np:  # accumulate in float32, as PyTorch
-        out = np.logaddexp.accumulate(data.astype(np.float32), axis=d).astype(data.dtype) \
-            if data.ndim else data.copy()
-    else:
-        out = np.logaddexp.accumulate(data, axis=d) if data.ndim else data.copy()
+    out = _accumulate(np.logaddexp, data, d)
     if not (grad_state.enabled and x._requires_grad):
         return wrap(out)
     node = LogcumsumexpBackward0(x)

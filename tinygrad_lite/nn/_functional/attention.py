@@ -67,7 +67,7 @@ def attention_math(query: TensorBase, key: TensorBase, value: TensorBase,
         attn_mask = wrap(np.tril(np.ones((n_q, n_k), np.bool_)))
     dead = None
     if attn_mask is not None:
-        m = attn_mask if isinstance(attn_mask, TensorBase) else wrap(np.asarray(attn_mask))
+        m = _as_tensor(attn_mask)
         # a query that may attend nothing gets 0 output and 0 gradient, as in PyTorch 2.x,
         # instead of softmax(-inf, ..., -inf) = NaN: its row is left unmasked, then zeroed
         md = m._data
@@ -102,7 +102,7 @@ def _repeat_heads(x: TensorBase, rep: int) -> TensorBase:
 def _apply_mask(scores: TensorBase, mask: Any, allowed: bool) -> TensorBase:
     """Add a float mask, or set the disallowed positions of a bool mask to -inf. ``allowed``:
     True means a True entry may be attended (SDPA); False means it is masked out (MHA)."""
-    m = mask if isinstance(mask, TensorBase) else wrap(np.asarray(mask))
+    m = _as_tensor(mask)
     if m._data.dtype == np.bool_:
         keep = m._data if allowed else ~m._data
         return _fn.where(wrap(keep), scores, -np.inf)
@@ -216,6 +216,7 @@ def multi_head_attention_forward(
 
 
 def _as_tensor(x: Any) -> TensorBase:
+    """A mask given as a tensor, an array or nested lists, as a tensor."""
     return x if isinstance(x, TensorBase) else wrap(np.asarray(x))
 
 
