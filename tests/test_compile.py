@@ -2,6 +2,7 @@
 agree step for step (bit for bit where the op order is the same), guards must retrace, graph
 breaks must fall back (or raise with fullgraph=True), and every pass must keep results."""
 
+import re
 import warnings
 
 import numpy as np
@@ -370,6 +371,30 @@ def test_replay_allocates_planned_buffers_once():
     x = tl.randn(8, 16)
     infer(x)
     assert "out=b" in infer.code  # temporaries go into preallocated buffers
+
+
+def test_single_outputs_are_passed_positionally_except_where_numpy_deprecates_it():
+    a = tl.randn(4, 4, requires_grad=True)
+    b = tl.randn(4, 4)
+
+    @tl.compile
+    def step():
+        a.grad = None
+        out = tl.minimum((a * b + 1).relu(), b + 2).sum()
+        out.backward()
+        with tl.no_grad():
+            a.add_(a.grad, alpha=-0.1)
+        return out
+
+    expected = [step().item() for _ in range(2)]  # traced, then replayed
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # NumPy 2.4 warns for positional out of maximum/minimum
+        replayed = step().item()
+    code = step.code
+    assert re.search(r"np_multiply_\d+\(v\d+, v\d+, b\d+\)", code)  # positional
+    assert re.search(r"np_maximum_\d+\([^)]*out=", code)  # keyword
+    assert re.search(r"np_minimum_\d+\([^)]*out=", code)
+    assert step.replays == 1 and np.isfinite(replayed) and replayed != expected[1]
 
 
 def test_a_compiled_function_called_inside_another_is_inlined():

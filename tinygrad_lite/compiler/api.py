@@ -322,7 +322,7 @@ def _flat_signature(args: tuple, tensors: list[TensorBase]) -> tuple | None:
         if isinstance(a, TensorBase):
             tensors.append(a)
             data = a._data
-            parts.append(("T", data.shape, data.dtype.str, a._requires_grad, a.grad_fn is None,
+            parts.append(("T", data.shape, data.dtype, a._requires_grad, a.grad_fn is None,
                           a._grad is None))
         elif a is None or type(a) in (bool, int, float, str):
             parts.append(a)
@@ -335,7 +335,7 @@ def _signature(obj: Any, tensors: list[TensorBase]) -> Any:
     """A hashable description of the arguments; their tensors are appended to ``tensors``."""
     if isinstance(obj, TensorBase):
         tensors.append(obj)
-        return ("T", obj._data.shape, obj._data.dtype.str, obj._requires_grad,
+        return ("T", obj._data.shape, obj._data.dtype, obj._requires_grad,
                 obj.grad_fn is None, obj._grad is None)
     if type(obj) in (tuple, list):
         return (type(obj).__name__, *(_signature(o, tensors) for o in obj))
