@@ -250,15 +250,20 @@ class RemovableHandle:
 
     _ids = itertools.count()
 
-    def __init__(self, hooks_dict: dict) -> None:
+    def __init__(self, hooks_dict: dict, *, extra_dict: Any = None) -> None:
         self.id = next(RemovableHandle._ids)
         self._hooks_ref = weakref.ref(hooks_dict)
+        # other dicts keyed by the same id (e.g. the hook's options), cleaned up with it
+        extra = [] if extra_dict is None else \
+            [extra_dict] if isinstance(extra_dict, dict) else list(extra_dict)
+        self._extra_refs = [weakref.ref(d) for d in extra]
 
     def remove(self) -> None:
         """Unregister the hook; calling it again does nothing."""
-        hooks = self._hooks_ref()
-        if hooks is not None:
-            hooks.pop(self.id, None)
+        for ref in (self._hooks_ref, *self._extra_refs):
+            hooks = ref()
+            if hooks is not None:
+                hooks.pop(self.id, None)
 
     def __enter__(self) -> RemovableHandle:
         return self

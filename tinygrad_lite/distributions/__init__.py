@@ -4,7 +4,14 @@ moments, validation of parameters and values, transforms and transformed distrib
 continuous relaxations, mixtures, and KL divergences.
 """
 
-from . import transforms
+import sys
+
+from .._core.module_paths import expose
+from . import (
+    constraints,
+    transforms,
+    utils,  # noqa: F401 - PyTorch's torch.distributions.utils path
+)
 from .constraint_registry import biject_to, transform_to
 from .continuous import (
     Beta,
@@ -33,7 +40,7 @@ from .continuous_more import (
 )
 from .discrete import Bernoulli, Binomial, Categorical, Geometric, OneHotCategorical, Poisson
 from .discrete_more import MixtureSameFamily, Multinomial, NegativeBinomial
-from .distribution import Distribution, constraints
+from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .independent import Independent
 from .kl import kl_divergence, register_kl
@@ -96,3 +103,26 @@ __all__ = ["Distribution", "constraints", "transforms", "biject_to", "transform_
            "InverseGamma", "GeneralizedPareto", "LKJCholesky", "OneHotCategoricalStraightThrough",
            "Wishart", "CatTransform", "StackTransform", "CorrCholeskyTransform",
            "PositiveDefiniteTransform"]
+
+# PyTorch's one-module-per-distribution paths (``from torch.distributions.normal import Normal``)
+expose(sys.modules[__name__], {
+    "bernoulli": ("Bernoulli",), "beta": ("Beta",), "binomial": ("Binomial",),
+    "categorical": ("Categorical",), "cauchy": ("Cauchy",), "chi2": ("Chi2",),
+    "continuous_bernoulli": ("ContinuousBernoulli",), "dirichlet": ("Dirichlet",),
+    "exponential": ("Exponential",), "fishersnedecor": ("FisherSnedecor",), "gamma": ("Gamma",),
+    "generalized_pareto": ("GeneralizedPareto",), "geometric": ("Geometric",),
+    "gumbel": ("Gumbel",), "half_cauchy": ("HalfCauchy",), "half_normal": ("HalfNormal",),
+    "inverse_gamma": ("InverseGamma",), "kumaraswamy": ("Kumaraswamy",),
+    "laplace": ("Laplace",), "lkj_cholesky": ("LKJCholesky",), "log_normal": ("LogNormal",),
+    "logistic_normal": ("LogisticNormal",),
+    "lowrank_multivariate_normal": ("LowRankMultivariateNormal",),
+    "mixture_same_family": ("MixtureSameFamily",), "multinomial": ("Multinomial",),
+    "multivariate_normal": ("MultivariateNormal",), "negative_binomial": ("NegativeBinomial",),
+    "normal": ("Normal",),
+    "one_hot_categorical": ("OneHotCategorical", "OneHotCategoricalStraightThrough"),
+    "pareto": ("Pareto",), "poisson": ("Poisson",),
+    "relaxed_bernoulli": ("LogitRelaxedBernoulli", "RelaxedBernoulli"),
+    "relaxed_categorical": ("ExpRelaxedCategorical", "RelaxedOneHotCategorical"),
+    "studentT": ("StudentT",), "transformed_distribution": ("TransformedDistribution",),
+    "uniform": ("Uniform",), "von_mises": ("VonMises",), "weibull": ("Weibull",),
+})

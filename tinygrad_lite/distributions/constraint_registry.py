@@ -31,11 +31,17 @@ class ConstraintRegistry:
     def __init__(self) -> None:
         self._registry: dict[str, Callable[[Any], Transform]] = {}
 
-    def register(self, kind: str, factory: Callable[[Any], Transform] | None = None) -> Any:
-        """Register ``factory(constraint) -> Transform`` for constraints of ``kind`` (usable
-        as a decorator)."""
+    def register(self, constraint: Any, factory: Callable[[Any], Transform] | None = None
+                 ) -> Any:
+        """Register ``factory(constraint) -> Transform`` for a kind of constraint: a
+        ``Constraint`` subclass or instance (PyTorch's form) or a kind's name (usable as a
+        decorator)."""
         if factory is None:
-            return lambda f: self.register(kind, f)
+            return lambda f: self.register(constraint, f)
+        if isinstance(constraint, type):
+            kind = constraint.__name__
+        else:
+            kind = constraint if isinstance(constraint, str) else constraint.kind
         self._registry[kind] = factory
         return factory
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -21,24 +20,11 @@ from .continuous_more import Chi2
 from .distribution import Distribution, constraints
 from .exp_family import ExponentialFamily
 from .transforms_extra import vec_to_tril_matrix
+from .utils import lazy_property
 
 __all__ = ["Wishart"]
 
 _LOG_2 = math.log(2)
-
-
-class _lazy:  # noqa: N801 - used as a decorator, like PyTorch's lazy_property
-    """A property computed once and then stored in the instance (which may also set it)."""
-
-    def __init__(self, fn: Callable[[Any], Any]) -> None:
-        self.fn, self.__doc__ = fn, fn.__doc__
-
-    def __get__(self, obj: Any, cls: Any = None) -> Any:
-        if obj is None:
-            return self
-        value = self.fn(obj)
-        obj.__dict__[self.fn.__name__] = value
-        return value
 
 
 def _mvdigamma(x: TensorBase, p: int) -> TensorBase:
@@ -131,18 +117,18 @@ class Wishart(ExponentialFamily):
         new._validate_args = self._validate_args
         return new
 
-    @_lazy
+    @lazy_property
     def scale_tril(self) -> TensorBase:
         """The lower Cholesky factor of the scale matrix."""
         return self._unbroadcasted_scale_tril.expand(*self._batch_shape, *self._event_shape)
 
-    @_lazy
+    @lazy_property
     def covariance_matrix(self) -> TensorBase:
         """The scale matrix ``L L^T``."""
         lower = self._unbroadcasted_scale_tril
         return (lower @ lower.transpose(-2, -1)).expand(*self._batch_shape, *self._event_shape)
 
-    @_lazy
+    @lazy_property
     def precision_matrix(self) -> TensorBase:
         """The inverse of the scale matrix."""
         lower = self._unbroadcasted_scale_tril

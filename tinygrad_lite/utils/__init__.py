@@ -1,6 +1,7 @@
-"""``tinygrad_lite.utils``: data loading, activation checkpointing, DLPack exchange, TensorBoard
-logging (``utils.tensorboard``: its writer needs the optional tensorboard package when created)."""
+"""``tinygrad_lite.utils``: data loading, activation checkpointing, DLPack exchange, hook
+handles, TensorBoard logging (``utils.tensorboard``: its writer needs the optional tensorboard
+package when created)."""
 
-from . import checkpoint, data, dlpack, tensorboard
+from . import checkpoint, data, dlpack, hooks, tensorboard
 
-__all__ = ["checkpoint", "data", "dlpack", "tensorboard"]
+__all__ = ["checkpoint", "data", "dlpack", "hooks", "tensorboard"]

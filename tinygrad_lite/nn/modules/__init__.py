@@ -1,6 +1,9 @@
 """PyTorch's ``torch.nn.modules``: the layer classes, one module per theme (PyTorch's file
 names), re-exported here; each theme's ``__all__`` says what it adds."""
 
+import sys
+
+from ..._core.module_paths import expose
 from . import (
     activation,
     adaptive,
@@ -22,6 +25,7 @@ from . import (
     rnn,
     sparse,
     transformer,
+    utils,  # noqa: F401 - PyTorch's torch.nn.modules.utils path
     vision,
 )
 from .activation import *  # noqa: F403
@@ -54,3 +58,10 @@ __all__ = [
     *transformer.__all__, *instancenorm.__all__, *padding.__all__, *vision.__all__,
     *adaptive.__all__, *lazy.__all__, *legacy.__all__, *pooling_fractional.__all__,
 ]
+
+# PyTorch's file names for the layers vision.py groups (``from torch.nn.modules.upsampling
+# import Upsample``)
+expose(sys.modules[__name__], {
+    "upsampling": ("Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"),
+    "pixelshuffle": ("PixelShuffle", "PixelUnshuffle"), "fold": ("Fold", "Unfold"),
+    "channelshuffle": ("ChannelShuffle",)})

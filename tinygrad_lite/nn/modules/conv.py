@@ -16,6 +16,7 @@ from .. import init
 from ..parameter import Parameter, UninitializedParameter
 from .lazy import LazyModuleMixin
 from .module import Module
+from .utils import _ntuple
 
 __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d",
            "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
@@ -23,10 +24,6 @@ __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "
 
 
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
-
-
-def _ntuple(v: Any, n: int) -> tuple:
-    return (v,) * n if isinstance(v, (int, np.integer)) else tuple(v)
 
 
 class _ConvNd(Module):
@@ -51,9 +48,9 @@ class _ConvNd(Module):
                              f"{type(self).__name__}")
         n = self._nd
         self.in_channels, self.out_channels, self.groups = in_channels, out_channels, groups
-        self.kernel_size, self.stride = _ntuple(kernel_size, n), _ntuple(stride, n)
-        self.padding = padding if isinstance(padding, str) else _ntuple(padding, n)
-        self.dilation, self.output_padding = _ntuple(dilation, n), _ntuple(output_padding, n)
+        self.kernel_size, self.stride = _ntuple(n)(kernel_size), _ntuple(n)(stride)
+        self.padding = padding if isinstance(padding, str) else _ntuple(n)(padding)
+        self.dilation, self.output_padding = _ntuple(n)(dilation), _ntuple(n)(output_padding)
         self.padding_mode = padding_mode
         dt = dtypes.default_float_np(dtype)
         if self._lazy:  # shapes wait for the first input (see _LazyConvMixin)

@@ -8,16 +8,12 @@ from typing import Any
 from ..._core.tensor_base import TensorBase
 from .. import functional as F  # noqa: N812 - PyTorch's conventional alias
 from .module import Module
+from .utils import _ntuple
 
 __all__ = ["MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d",
            "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
            "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "LPPool1d", "LPPool2d", "LPPool3d",
            "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d"]
-
-
-def _tuple(value: Any, n: int) -> tuple:
-    """PyTorch's ``_single``/``_pair``/``_triple``: an int repeated, a sequence as a tuple."""
-    return (value,) * n if isinstance(value, int) else tuple(value)
 
 
 class _MaxPoolNd(Module):
@@ -87,9 +83,9 @@ class AvgPool1d(_AvgPoolNd):
 
     def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
                  ceil_mode: bool = False, count_include_pad: bool = True) -> None:
-        super().__init__(_tuple(kernel_size, 1),
-                         _tuple(stride if stride is not None else kernel_size, 1),
-                         _tuple(padding, 1), ceil_mode, count_include_pad)
+        super().__init__(_ntuple(1)(kernel_size),
+                         _ntuple(1)(stride if stride is not None else kernel_size),
+                         _ntuple(1)(padding), ceil_mode, count_include_pad)
 
     def forward(self, input: TensorBase) -> TensorBase:
         """Mean over each window."""
@@ -221,9 +217,9 @@ class _MaxUnpoolNd(Module):
 
     def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0) -> None:
         super().__init__()
-        self.kernel_size = _tuple(kernel_size, self._nd)
-        self.stride = _tuple(stride if stride is not None else kernel_size, self._nd)
-        self.padding = _tuple(padding, self._nd)
+        self.kernel_size = _ntuple(self._nd)(kernel_size)
+        self.stride = _ntuple(self._nd)(stride if stride is not None else kernel_size)
+        self.padding = _ntuple(self._nd)(padding)
 
     def extra_repr(self) -> str:
         """The window arguments."""
