@@ -14,7 +14,7 @@ from .._core.grad_mode import (
     set_grad_enabled,
 )
 from .._core.graph import Node, RemovableHandle
-from . import function, functional, grad_mode, graph
+from . import function, functional, grad_mode, graph, profiler, profiler_util
 from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .explain import explain
 from .function import Function, once_differentiable
@@ -25,7 +25,8 @@ __all__ = [
     "backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "Node",
     "RemovableHandle", "Function", "once_differentiable", "function", "functional", "gradcheck",
     "gradgradcheck", "GradcheckError", "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
-    "explain", "grad_mode", "graph", "Variable", "inference_mode", "set_multithreading_enabled",
+    "explain", "grad_mode", "graph", "profiler", "profiler_util", "Variable", "inference_mode",
+    "set_multithreading_enabled",
 ]
 
 
