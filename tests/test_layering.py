@@ -22,7 +22,7 @@ LAYERS = [
     ("functions", ["tinygrad_lite.functions"]),
     ("tensor", ["tinygrad_lite.tensor", "tinygrad_lite._format", "tinygrad_lite._tensor_api",
                 "tinygrad_lite._tensor_extra", "tinygrad_lite._tensor_more",
-                "tinygrad_lite._tensor_dlpack"]),
+                "tinygrad_lite._tensor_dlpack", "tinygrad_lite._tensor_storage"]),
     ("autograd", ["tinygrad_lite.autograd"]),
     ("libraries", ["tinygrad_lite.nn", "tinygrad_lite.optim", "tinygrad_lite.utils",
                    "tinygrad_lite.serialization", "tinygrad_lite.distributed",

@@ -85,6 +85,7 @@ from ._runtime import (
     use_deterministic_algorithms,
 )
 from ._tensor_dlpack import from_dlpack, to_dlpack
+from ._tensor_storage import TypedStorage, UntypedStorage, is_storage
 from ._torch_aliases import *  # noqa: F403 - torch.conv2d, torch.dropout, ... (nn.functional)
 from ._torch_misc import *  # noqa: F403 - memory formats, layouts, typename, switches, ...
 from .amp import autocast, get_autocast_dtype
@@ -161,5 +162,6 @@ __all__ = [
     "get_autocast_cpu_dtype", "is_autocast_cache_enabled", "is_autocast_cpu_enabled",
     "is_autocast_enabled", "set_autocast_cache_enabled", "set_autocast_cpu_dtype",
     "set_autocast_cpu_enabled", "set_autocast_dtype", "set_autocast_enabled",
-    "testing", "signal", "quasirandom", "profiler", "types", "from_dlpack", "to_dlpack",
+    "testing", "signal", "quasirandom", "profiler", "UntypedStorage", "TypedStorage",
+    "is_storage", "types", "from_dlpack", "to_dlpack",
 ]

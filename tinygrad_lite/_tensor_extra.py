@@ -1,6 +1,6 @@
 """More of ``torch.Tensor``'s surface that programs touch: membership (``3 in t``), the in-place
-operators (``x **= 2``, ``mask |= other``), ``detach_``, strides and byte sizes, the legacy
-``new``, ``apply_``/``map_`` with Python callables, ``mH``. tensor.py binds them."""
+operators (``x **= 2``, ``mask |= other``), ``detach_``, strides, byte sizes and storages, the
+legacy ``new``, ``apply_``/``map_`` with Python callables, ``mH``. tensor.py binds them."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from . import functions
 from ._core.grad_mode import no_grad
 from ._core.tensor_base import TensorBase, wrap
 from ._tensor_more import MORE_METHODS, MORE_PROPERTIES
+from ._tensor_storage import STORAGE_METHODS
 
 __all__ = ["EXTRA_METHODS", "EXTRA_PROPERTIES"]
 
@@ -135,6 +136,7 @@ EXTRA_METHODS = {
     "__irshift__": _in_place("__irshift__", None, lambda a, b: a >> b),
     **{f.__name__: f for f in (detach_, stride, storage_offset, data_ptr, new, apply_, map_,
                                 pin_memory, is_pinned)},
+    **STORAGE_METHODS,  # untyped_storage, storage (_tensor_storage)
     **MORE_METHODS,  # dim_order, is_inference, new_empty_strided, resize, ... (_tensor_more)
 }
 # computed attributes, as PyTorch's: bytes in all and per element, the conjugate transpose
