@@ -4,9 +4,9 @@ Recorded step by step, an LSTM layer of T steps is about 20 T nodes, and its bac
 small weight-gradient GEMMs for ``weight_hh`` and T bias sums. Here the arrays are feature-major:
 each step's gates are one contiguous (4H, B) block, its states (H, B) blocks, so every
 elementwise op runs on a whole block (on column slices of (B, 4H) rows NumPy is 3x slower).
-The forward is the input projection of all steps (one call) and, per step, one GEMM with the
-hidden state, the nonlinearities applied in place (gate rows reordered i, f, o, g so the three
-sigmoids are one block). Backward through time is, per step, one GEMM (the hidden state's
+The forward is the input projection of all steps (one call, the bias included) and, per step,
+one GEMM with the hidden state, the nonlinearities applied in place (gate rows reordered i, f,
+o, g so the three sigmoids are one block, their weights negated so no pass negates them). Backward through time is, per step, one GEMM (the hidden state's
 gradient) and a few in-place products with coefficients computed for the whole sequence at
 once; the weight, bias and input gradients are then one GEMM (or sum) each over all T * B
 columns. Saved: the activated gates, the cell states, tanh of the cell states and the hidden
@@ -36,15 +36,6 @@ def _order(hidden: int) -> np.ndarray:
     """Gate rows i, f, g, o -> i, f, o, g (an involution: the same index undoes it)."""
     i = np.arange(4 * hidden)
     return np.concatenate([i[:2 * hidden], i[3 * hidden:], i[2 * hidden:3 * hidden]])
-
-
-def _sigmoid_(a: np.ndarray) -> None:
-    """``1 / (1 + exp(-a))`` in place (exp overflows to inf for very negative a: result 0)."""
-    np.negative(a, out=a)
-    with np.errstate(over="ignore"):
-        np.exp(a, out=a)
-    a += 1
-    np.reciprocal(a, out=a)
 
 
 class LstmLayerBackward(Node):
@@ -193,26 +184,39 @@ def lstm_layer(x: TensorBase, h0: TensorBase, c0: TensorBase, w_ih: TensorBase,
     # feature-major: each step's gates are one contiguous (4H, B) block, so the elementwise
     # work below runs on whole blocks (3x faster than on column slices of (B, 4H) rows)
     gates = np.empty((steps, 4 * h, batch), dt)
-    mm_into(w_ih._data[order], _feature_major(data, dt), gates)  # all input projections
+    # the i, f, o rows with their signs flipped, so that the GEMMs give -z there and the
+    # sigmoid is 1 / (1 + exp(-z)) without a negation pass per step (negation is exact: the
+    # same values as negating afterwards). The bias rides in the input projection's GEMM as
+    # one more column against a row of ones, instead of a broadcast add over all T * B columns.
+    signs = np.ones((4 * h, 1), dt)
+    signs[:3 * h] = -1
+    w_in = w_ih._data[order] * signs
+    columns = _feature_major(data, dt)
     if b_ih is not None and b_hh is not None:
-        gates += (b_ih._data + b_hh._data)[order][:, None]
-    w_step = w_hh._data[order]  # (4H, H)
+        w_in = np.concatenate([w_in, (b_ih._data + b_hh._data)[order][:, None] * signs], 1)
+        columns = np.concatenate([columns, np.ones((steps, 1, batch), dt)], 1)
+    mm_into(w_in, columns, gates)  # all input projections
+    w_step = w_hh._data[order] * signs  # (4H, H)
     cells = np.empty((steps + 1, h, batch), dt)
     hidden = np.empty((steps + 1, h, batch), dt)
     tanh_c = np.empty((steps, h, batch), dt)
     cells[0], hidden[0] = swap_last_dims(c0._data), swap_last_dims(h0._data)
     recurrent = np.empty((4 * h, batch), dt)
-    for t in range(steps):
-        z = gates[t]
-        mm_into(w_step, hidden[t], recurrent)
-        z += recurrent
-        _sigmoid_(z[:3 * h])
-        np.tanh(z[3 * h:], out=z[3 * h:])
-        np.multiply(z[h:2 * h], cells[t], out=cells[t + 1])
-        np.multiply(z[:h], z[3 * h:], out=recurrent[:h])
-        cells[t + 1] += recurrent[:h]
-        np.tanh(cells[t + 1], out=tanh_c[t])
-        np.multiply(z[2 * h:3 * h], tanh_c[t], out=hidden[t + 1])
+    with np.errstate(over="ignore"):  # exp(-z) overflows to inf for very negative z: sigmoid 0
+        for t in range(steps):
+            z = gates[t]
+            mm_into(w_step, hidden[t], recurrent)
+            z += recurrent
+            sig = z[:3 * h]
+            np.exp(sig, out=sig)
+            sig += 1
+            np.reciprocal(sig, out=sig)
+            np.tanh(z[3 * h:], out=z[3 * h:])
+            np.multiply(z[h:2 * h], cells[t], out=cells[t + 1])
+            np.multiply(z[:h], z[3 * h:], out=recurrent[:h])
+            cells[t + 1] += recurrent[:h]
+            np.tanh(cells[t + 1], out=tanh_c[t])
+            np.multiply(z[2 * h:3 * h], tanh_c[t], out=hidden[t + 1])
     out = swap_last_dims(hidden[1:]).copy()  # the caller's (T, B, H); the node keeps its own
     h_last, c_last = hidden[steps].T.copy(), cells[steps].T.copy()
     inputs = [x, h0, c0, w_ih, w_hh]
