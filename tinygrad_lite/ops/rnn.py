@@ -6,12 +6,13 @@ each step's gates are one contiguous (4H, B) block, its states (H, B) blocks, so
 elementwise op runs on a whole block (on column slices of (B, 4H) rows NumPy is 3x slower).
 The forward is the input projection of all steps (one call, the bias included) and, per step,
 one GEMM with the hidden state, the nonlinearities applied in place (gate rows reordered i, f,
-o, g so the three sigmoids are one block, their weights negated so no pass negates them). Backward through time is, per step, one GEMM (the hidden state's
-gradient) and a few in-place products with coefficients computed for the whole sequence at
-once; the weight, bias and input gradients are then one GEMM (or sum) each over all T * B
-columns. Saved: the activated gates, the cell states, tanh of the cell states and the hidden
-states (7 H floats per column); backward's coefficients are written into the gate gradient's
-own buffer. LSTM 64 -> 128, T = 64, batch 32: traced peak of a step 23 MiB.
+o, g so the three sigmoids are one block, their weights negated so no pass negates them).
+Backward through time is, per step, one GEMM (the hidden state's gradient) and a few in-place
+products with coefficients computed for the whole sequence at once; the weight, bias and
+input gradients are then one GEMM (or sum) each over all T * B columns. Saved: the activated
+gates, the cell states, tanh of the cell states and the hidden states (7 H floats per column);
+backward's coefficients are written into the gate gradient's own buffer. LSTM 64 -> 128,
+T = 64, batch 32: traced peak of a step 23 MiB.
 
 The arithmetic is the composite's: ``sigmoid = 1 / (1 + exp(-z))``, ``c' = f c + i g``,
 ``h' = o tanh(c')``. Under ``create_graph`` the backward recomputes the forward from the saved
