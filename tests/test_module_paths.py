@@ -43,6 +43,11 @@ PATHS = {
                          "_reverse_repeat_tuple", "consume_prefix_in_state_dict_if_present"],
     "nn.common_types": ["_size_1_t", "_size_2_t", "_size_any_t", "_ratio_2_t"],
     "utils.hooks": ["RemovableHandle", "unserializable_hook", "warn_if_has_hooks"],
+    "nn.utils.prune": ["l1_unstructured", "ln_structured", "global_unstructured", "remove",
+                       "is_pruned", "L1Unstructured", "BasePruningMethod"],
+    "autograd.profiler": ["profile", "record_function"],
+    "profiler": ["profile", "record_function", "schedule", "ProfilerActivity",
+                 "tensorboard_trace_handler"],
 }
 
 

@@ -1,9 +1,18 @@
 """PyTorch's ``torch.nn.utils``: gradient clipping, parameters as one vector, ``rnn``
 (``pad_sequence``...), ``parametrize`` and ``parametrizations`` (weight and spectral norm), and
 the older hook-based ``weight_norm`` / ``spectral_norm``, BatchNorm ``fusion``,
-``stateless.functional_call`` and ``skip_init``."""
+``stateless.functional_call``, ``skip_init`` and ``prune``."""
 
-from . import clip_grad, convert_parameters, fusion, parametrizations, parametrize, rnn, stateless
+from . import (
+    clip_grad,
+    convert_parameters,
+    fusion,
+    parametrizations,
+    parametrize,
+    prune,
+    rnn,
+    stateless,
+)
 from .clip_grad import (
     clip_grad_norm,
     clip_grad_norm_,
@@ -27,4 +36,4 @@ __all__ = ["clip_grad", "convert_parameters", "rnn", "clip_grad_norm_", "clip_gr
            "weight_norm", "remove_weight_norm", "spectral_norm", "remove_spectral_norm",
            "fusion", "stateless", "clip_grad_norm", "get_total_norm", "clip_grads_with_norm_",
            "fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval",
-           "fuse_linear_bn_weights", "skip_init"]
+           "fuse_linear_bn_weights", "skip_init", "prune"]
