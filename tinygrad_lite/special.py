@@ -21,6 +21,7 @@ from ._core.tensor_base import TensorBase, wrap
 from ._special_extra import *  # noqa: F403
 from .autograd.function import Function
 from .dtypes import float_result_type, get_default_dtype, is_float_dtype
+from .ops import binary_math
 from .ops.incomplete_gamma import gammainc_fallback
 from .ops.special import scipy_special
 
@@ -63,15 +64,12 @@ def log_softmax(input: TensorBase, dim: int, *, dtype: Any = None) -> TensorBase
 
 
 def xlog1py(input: Any, other: Any) -> TensorBase:
-    """``x * log1p(y)``, 0 where x is 0 (and y is not NaN). The gradient in x is log1p(y),
-    also at x = 0, except where y <= -1 (0 there), as PyTorch's."""
+    """``x * log1p(y)``, 0 where x is 0 (and y is not NaN); PyTorch's gradients (``log1p(y)``
+    in x, also at x = 0, except where y <= -1)."""
     target = _result_dtype(input, other)
     x, y = (_tensor(v) for v in (input, other))
     x, y = (v if v._data.dtype == target else v.to(target) for v in (x, y))
-    # where x is 0 and y <= -1, log1p would give -inf or NaN: replace it by 0 there
-    degenerate = (x == 0) & (y <= -1)
-    log_term = _fn.log1p(_fn.where(degenerate, _fn.zeros_like(y), y))
-    return x * log_term
+    return binary_math.xlog1py(x, y)
 
 
 class _Entropy(Function):

@@ -13,6 +13,7 @@ import numpy as np
 from .. import dtypes, ops
 from .._core.tensor_base import TensorBase, wrap
 from ..dtypes import finfo_of, is_float_dtype
+from ..ops import binary_math
 from ..ops.elementwise import bfloat16_in_float32
 from ..ops.special import (
     acos,
@@ -71,16 +72,12 @@ def _t(x: Any, like: TensorBase | None = None) -> TensorBase:
 
 def xlogy(input: Any, other: Any) -> TensorBase:
     """``input * log(other)``, defined as 0 where ``input`` is 0 (even if ``other`` is 0) unless
-    ``other`` is NaN, which gives NaN (value and gradients), as in PyTorch."""
+    ``other`` is NaN, which gives NaN; PyTorch's gradients (``log(other)`` in ``input``, also
+    where ``input`` is 0, unless ``other <= 0``)."""
     # a Python number is a wrapped number: xlogy(float32, 2.0) stays float32, xlogy(int, 2.5)
     # is float32
     x, y = _promoted(input, other, floating=True)
-    zero_x = x._data == 0
-    if not zero_x.any():  # the common case: plain x * log(y), two ops instead of four
-        return x * ops.log(y)
-    zero = wrap(np.asarray(zero_x & ~np.isnan(y._data)))
-    safe_y = ops.where(zero, 1.0, y)
-    return ops.where(zero, 0.0, x * ops.log(safe_y))
+    return binary_math.xlogy(x, y)
 
 
 def logaddexp(input: TensorBase, other: Any) -> TensorBase:

@@ -18,6 +18,7 @@ from .._core.tensor_base import TensorBase, wrap
 from ..dtypes import is_float_dtype
 from ..ops import return_types
 from ..ops.elementwise import bfloat16_in_float32
+from ..ops.reduce import MedianBackward0, NanmedianBackward0, select_evenly
 from .indexing import gather
 
 __all__ = ["sort", "argsort", "topk", "kthvalue", "median", "nanmedian", "mode", "unique",
@@ -154,21 +155,19 @@ def kthvalue(input: TensorBase, k: int, dim: int = -1, keepdim: bool = False) ->
 
 def _median(input: TensorBase, dim: Any, keepdim: bool, ignore_nan: bool, op: str) -> Any:
     a = input._data
-    if dim is None:
-        flat = input.reshape(-1)
-        values = flat._data
-        count = int((~np.isnan(values)).sum()) if ignore_nan and is_float_dtype(a.dtype) \
-            else values.size
-        if values.size == 0:
+    if dim is None:  # the gradient is shared by the elements equal to the median (PyTorch)
+        flat = a.reshape(-1)
+        count = int((~np.isnan(flat)).sum()) if ignore_nan and is_float_dtype(a.dtype) \
+            else flat.size
+        if flat.size == 0:
             if is_float_dtype(a.dtype):  # NaN, as PyTorch gives
                 return wrap(np.asarray(np.nan, a.dtype))
             raise RuntimeError(f"{op}: the median of an empty {input.dtype} tensor is undefined")
-        if not ignore_nan and is_float_dtype(a.dtype) and np.isnan(values).any():
-            first_nan = int(np.flatnonzero(np.isnan(values))[0])
-            return _select(flat, np.array([first_nan]), 0).reshape(())
-        order = _order(values, 0, False)
-        position = max(count - 1, 0) // 2
-        return _select(flat, order[position:position + 1], 0).reshape(())
+        node = NanmedianBackward0 if ignore_nan else MedianBackward0
+        if not ignore_nan and is_float_dtype(a.dtype) and np.isnan(flat).any():
+            return select_evenly(input, np.asarray(np.nan), node)
+        middle = _order(flat, 0, False)[max(count - 1, 0) // 2]
+        return select_evenly(input, flat[middle], node)
     d = _dim(input, dim, op)
     result = NanmedianResult if ignore_nan else MedianResult
     if a.ndim == 0:

@@ -1,5 +1,6 @@
-"""Binary math primitives beyond arithmetic: ``atan2`` and ``hypot``, each forward beside its
-backward rule (broadcasting and promotion as for ``+``; integer inputs give float32)."""
+"""Binary math primitives beyond arithmetic: ``atan2``, ``hypot`` and ``xlogy``/``xlog1py``,
+each forward beside its backward rule (broadcasting and promotion as for ``+``; integer inputs
+give float32)."""
 
 from __future__ import annotations
 
@@ -9,10 +10,10 @@ from .._core.grad_mode import grad_state
 from .._core.graph import Node
 from .._core.tensor_base import TensorBase
 from ..dtypes import is_float_dtype
-from .common import broadcast_error, sum_to, wrap
-from .elementwise import cast, promote
+from .common import array_of, broadcast_error, sum_to, wrap
+from .elementwise import cast, promote, where_rule
 
-__all__ = ["atan2", "hypot"]
+__all__ = ["atan2", "hypot", "xlogy", "xlog1py"]
 
 _FLOAT32 = np.dtype(np.float32)
 
@@ -44,17 +45,21 @@ def _binary(op: str, ufunc: np.ufunc, node_cls: type[Atan2Backward0 | HypotBackw
 
 
 class Atan2Backward0(Node):
-    """d atan2(y, x) = (x dy - y dx) / (x^2 + y^2); NaN at the origin, as in PyTorch."""
+    """d atan2(y, x) = (x dy - y dx) / (x^2 + y^2); 0 (signed as x and -y) where
+    1 / (x^2 + y^2) is infinite, at the origin, as in PyTorch."""
 
     needs_output = False
 
     def backward(self, grad):
         y, x = self.saved_tensors
         ey, ex = self.next_edges
-        with np.errstate(divide="ignore", invalid="ignore"):
-            share = grad / (x * x + y * y)
-            return (sum_to(share * x, y.shape) if ey else None,
-                    sum_to(-(share * y), x.shape) if ex else None)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            recip = 1 / (x * x + y * y)
+            infinite = np.isinf(array_of(recip))
+            if infinite.any():
+                recip = where_rule(infinite, 0.0, recip)
+            return (sum_to(grad * x * recip, y.shape) if ey else None,
+                    sum_to(grad * -y * recip, x.shape) if ex else None)
 
 
 def atan2(input: object, other: object) -> TensorBase:
@@ -80,3 +85,66 @@ class HypotBackward0(Node):
 def hypot(input: object, other: object) -> TensorBase:
     """``sqrt(input**2 + other**2)`` elementwise, without overflow for large values."""
     return _binary("hypot", np.hypot, HypotBackward0, input, other)
+
+
+class XlogyBackward0(Node):
+    """PyTorch's rules: d/dx = xlogy(grad, y), 0 where x == 0 and y <= 0 (log1p: y <= -1);
+    d/dy = grad * x / y (y + 1), NaN at x = y = 0 as there."""
+
+    log1p = False
+
+    def backward(self, grad):
+        x, y = self.saved_tensors
+        ex, ey = self.next_edges
+        with np.errstate(divide="ignore", invalid="ignore"):
+            grad_x = grad_y = None
+            if ex:
+                grad_x = _xlog(grad, y, self.log1p)
+                degenerate = (array_of(x) == 0) & (array_of(y) <= (-1 if self.log1p else 0))
+                if degenerate.any():
+                    grad_x = where_rule(degenerate, 0.0, grad_x)
+                grad_x = sum_to(grad_x, x.shape)
+            if ey:
+                grad_y = sum_to(grad * x / ((y + 1) if self.log1p else y), y.shape)
+            return grad_x, grad_y
+
+
+class Xlog1pyBackward0(XlogyBackward0):
+    """``xlog1py``: the same rules with log1p."""
+
+    log1p = True
+
+
+def _xlog(x, y, log1p: bool):
+    """``x * log(y)`` (or log1p), 0 where x is 0 unless y is NaN, on arrays or tensors."""
+    if isinstance(x, TensorBase) or isinstance(y, TensorBase):
+        return (xlog1py if log1p else xlogy)(x, y)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = x * (np.log1p(y) if log1p else np.log(y))
+        zero = (x == 0) & ~np.isnan(y)
+        return np.where(zero, np.zeros((), value.dtype), value) if zero.any() else value
+
+
+def _xlog_op(op: str, node_cls: type[XlogyBackward0], x: TensorBase, y: TensorBase
+             ) -> TensorBase:
+    """``x * log(y)`` (``log1p`` for xlog1py) of two tensors of one floating dtype."""
+    try:
+        out = np.asarray(_xlog(x._data, y._data, node_cls.log1p))
+    except ValueError:
+        raise broadcast_error(op, x, y) from None
+    if not (grad_state.enabled and (x._requires_grad or y._requires_grad)):
+        return wrap(out)
+    node = node_cls(x, y)
+    node.save_for_backward(x, y)
+    return wrap(out, node)
+
+
+def xlogy(x: TensorBase, y: TensorBase) -> TensorBase:
+    """``x * log(y)``, 0 where x is 0 (even if y is 0) unless y is NaN; x and y are tensors of
+    one floating dtype (the caller promotes)."""
+    return _xlog_op("xlogy", XlogyBackward0, x, y)
+
+
+def xlog1py(x: TensorBase, y: TensorBase) -> TensorBase:
+    """``x * log1p(y)``, 0 where x is 0 unless y is NaN (see ``xlogy``)."""
+    return _xlog_op("xlog1py", Xlog1pyBackward0, x, y)

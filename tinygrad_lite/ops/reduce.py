@@ -71,19 +71,28 @@ def reduce_sum(x: TensorBase, dim=None, keepdim: bool = False, dtype=None) -> Te
 class AmaxBackward0(Node):
     dims: tuple[int, ...]
     kept_shape: tuple[int, ...]
+    # whether a NaN result's gradient is shared by the NaNs (PyTorch's full reductions: max(),
+    # min(), median()); amax/amin compare values only, so a NaN result gives NaN gradients
+    nan_ties = False
 
     def backward(self, grad):
         x = array_of(self.saved_tensors[0])
         out = array_of(self.saved_output()).reshape(self.kept_shape)
         # The gradient is shared evenly among the elements equal to the maximum, as in PyTorch;
         # each element's share is a constant.
-        hits = (x == out).astype(x.dtype)
-        share = hits / hits.sum(axis=self.dims, keepdims=True)
+        hits = x == out
+        if self.nan_ties and x.dtype.kind == "f":
+            hits |= np.isnan(x) & np.isnan(out)
+        hits = hits.astype(x.dtype)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            share = hits / hits.sum(axis=self.dims, keepdims=True)
         return ((share if is_array(grad) else wrap(share)) * grad.reshape(self.kept_shape),)
 
 
 class MaxBackward1(AmaxBackward0):
     """``max()`` over all elements (PyTorch's name)."""
+
+    nan_ties = True
 
 
 class AminBackward0(AmaxBackward0):
@@ -92,6 +101,35 @@ class AminBackward0(AmaxBackward0):
 
 class MinBackward1(AmaxBackward0):
     """``min()`` over all elements (PyTorch's name)."""
+
+    nan_ties = True
+
+
+class MedianBackward0(AmaxBackward0):
+    """``median()`` over all elements: the elements equal to the median share the gradient."""
+
+    nan_ties = True
+
+
+class NanmedianBackward0(MedianBackward0):
+    """``nanmedian()`` over all elements."""
+
+
+def select_evenly(x: TensorBase, value: np.ndarray, node_cls: type[AmaxBackward0]
+                  ) -> TensorBase:
+    """The 0-d result ``value`` of a reduction of all of ``x`` that picks one of its elements
+    (a median): its gradient is shared evenly by the elements equal to it (by the NaNs when it
+    is NaN), as PyTorch shares it."""
+    out = np.asarray(value, dtype=x._data.dtype).reshape(())
+    if not (grad_state.enabled and x._requires_grad):
+        return wrap(out)
+    node = node_cls(x)
+    node.save_for_backward(x)
+    node.dims = tuple(range(x._data.ndim))
+    node.kept_shape = (1,) * x._data.ndim
+    result = wrap(out, node)
+    node.save_output(result)
+    return result
 
 
 _EXTREMUM_NODES = {"max": MaxBackward1, "amax": AmaxBackward0, "min": MinBackward1,

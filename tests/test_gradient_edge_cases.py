@@ -1,0 +1,85 @@
+"""Gradients at the points where PyTorch's rules are specific (found by running small autograd
+programs through both): ties and NaNs of full reductions, xlogy/xlog1py where x is 0, atan2 at
+the origin. Expected values are written out; PyTorch is the oracle where installed."""
+
+import math
+
+import numpy as np
+import pytest
+
+import tinygrad_lite as tl
+
+NAN = math.nan
+
+
+@pytest.mark.parametrize("fn, values, grad", [
+    ("median", [1.0, 2.0, 2.0], [0.0, 0.5, 0.5]),
+    ("median", [2.0, 1.0, 2.0, 3.0], [0.5, 0.0, 0.5, 0.0]),
+    ("median", [1.0, NAN, 3.0, NAN], [0.0, 0.5, 0.0, 0.5]),
+    ("nanmedian", [3.0, 3.0, 3.0, 1.0], [1 / 3, 1 / 3, 1 / 3, 0.0]),
+    ("nanmedian", [1.0, NAN, 3.0, NAN], [1.0, 0.0, 0.0, 0.0]),
+    ("max", [1.0, NAN, 3.0, NAN], [0.0, 0.5, 0.0, 0.5]),
+    ("min", [NAN, 2.0], [1.0, 0.0]),
+    ("amax", [1.0, NAN], [NAN, NAN]),
+    ("max", [2.0, 2.0], [0.5, 0.5]),
+])
+def test_full_reductions_share_the_gradient_among_ties_and_nans(fn, values, grad):
+    x = tl.tensor(values, requires_grad=True)
+    getattr(tl, fn)(x).backward()
+    np.testing.assert_allclose(x.grad.numpy(), grad, rtol=1e-6, equal_nan=True)
+
+
+def test_median_along_a_dim_still_picks_one_index():
+    x = tl.tensor([[2.0, 1.0, 2.0, 3.0]], requires_grad=True)
+    tl.median(x, 1).values.sum().backward()
+    assert x.grad.tolist() == [[1.0, 0.0, 0.0, 0.0]]
+
+
+X = [0.0, 0.0, 0.0, 1.0, 2.0, 0.0, -1.0, 0.0, 0.0]
+Y = [0.0, 2.0, -1.0, 0.0, 3.0, NAN, 0.5, math.inf, -2.0]
+
+
+def test_xlogy_gradients_where_x_is_zero():
+    x = tl.tensor(X, dtype=tl.float64, requires_grad=True)
+    y = tl.tensor(Y, dtype=tl.float64, requires_grad=True)
+    out = tl.xlogy(x, y)
+    out.sum().backward()
+    np.testing.assert_array_equal(out.detach().numpy()[[0, 1, 2, 5, 7]], [0, 0, 0, NAN, 0])
+    # d/dx = log(y), also where x is 0, except where y <= 0 (0 there)
+    np.testing.assert_allclose(x.grad.numpy()[[0, 1, 2, 4, 8]], [0, math.log(2), 0,
+                                                                  math.log(3), 0])
+    # d/dy = x / y: NaN at x = y = 0, as PyTorch
+    assert math.isnan(x.grad.numpy()[5]) and math.isnan(y.grad.numpy()[0])
+    assert y.grad.numpy()[1] == 0 and y.grad.numpy()[3] == math.inf
+
+
+@pytest.mark.parametrize("name", ["xlogy", "xlog1py"])
+def test_xlogy_and_xlog1py_agree_with_pytorch(name):
+    torch = pytest.importorskip("torch")
+    ours = tl.xlogy if name == "xlogy" else tl.special.xlog1py
+    theirs = torch.xlogy if name == "xlogy" else torch.special.xlog1py
+    results = []
+    for lib, fn in ((tl, ours), (torch, theirs)):
+        x = lib.tensor(X, dtype=lib.float64, requires_grad=True)
+        y = lib.tensor(Y, dtype=lib.float64, requires_grad=True)
+        out = fn(x, y)
+        out.sum().backward()
+        results.append([out.detach().numpy(), x.grad.numpy(), y.grad.numpy()])
+    for a, b in zip(*results):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_xlogy_second_order():
+    x = tl.tensor([0.5, 2.0], dtype=tl.float64, requires_grad=True)
+    y = tl.tensor([1.5, 3.0], dtype=tl.float64, requires_grad=True)
+    for fn in (tl.xlogy, tl.special.xlog1py, tl.atan2):
+        assert tl.autograd.gradcheck(fn, (x, y)) and tl.autograd.gradgradcheck(fn, (x, y))
+
+
+def test_atan2_at_the_origin_has_zero_gradients_signed_as_pytorchs():
+    y = tl.tensor([0.0, 0.0, -0.0, 1.0], requires_grad=True)
+    x = tl.tensor([0.0, -0.0, 0.0, 0.0], requires_grad=True)
+    tl.atan2(y, x).sum().backward()
+    assert y.grad.tolist() == [0.0, 0.0, 0.0, 0.0] and x.grad.tolist() == [0.0, 0.0, 0.0, -1.0]
+    assert np.signbit(y.grad.numpy()).tolist() == [False, True, False, False]
+    assert np.signbit(x.grad.numpy()).tolist() == [True, True, False, True]
