@@ -83,3 +83,53 @@ def test_atan2_at_the_origin_has_zero_gradients_signed_as_pytorchs():
     assert y.grad.tolist() == [0.0, 0.0, 0.0, 0.0] and x.grad.tolist() == [0.0, 0.0, 0.0, -1.0]
     assert np.signbit(y.grad.numpy()).tolist() == [False, True, False, False]
     assert np.signbit(x.grad.numpy()).tolist() == [True, True, False, True]
+
+
+def test_logit_slope_is_infinite_at_0_and_1():
+    x = tl.tensor([0.0, 1.0, 0.5], dtype=tl.float64, requires_grad=True)
+    tl.logit(x).sum().backward()
+    assert x.grad.tolist() == [math.inf, math.inf, 4.0]
+    x = tl.tensor([0.0, 0.05, 0.5], dtype=tl.float64, requires_grad=True)
+    tl.logit(x, eps=0.1).sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0, 4.0]
+    assert tl.autograd.gradgradcheck(tl.logit, (tl.tensor([0.3, 0.6], dtype=tl.float64,
+                                                          requires_grad=True),))
+
+
+@pytest.mark.parametrize("p, values, grad", [
+    (3, [0.0, 0.0], [0.0, 0.0]),
+    (0.5, [0.0, 1.0], [0.0, 1.0]),
+    (3, [0.0, 2.0], [0.0, 1.0]),
+    (-1, [1.0, 2.0], [4 / 9, 1 / 9]),
+])
+def test_vector_norm_gradients_at_zero(p, values, grad):
+    x = tl.tensor(values, dtype=tl.float64, requires_grad=True)
+    tl.linalg.vector_norm(x, p).backward()
+    np.testing.assert_allclose(x.grad.numpy(), grad, rtol=1e-12)
+
+
+@pytest.mark.parametrize("a, b", [
+    ([0.0, 0.0], [1.0, 2.0]), ([1e-10, 2e-10], [1.0, 2.0]), ([1e-9, 0.0], [1e-9, 1e-9]),
+    ([0.0, 0.0], [0.0, 0.0]), ([3.0, 1.0], [1.0, 2.0]), ([1e-5, 0.0], [1e-5, 0.0]),
+])
+def test_cosine_similarity_raises_each_norm_to_eps_as_pytorch(a, b):
+    torch = pytest.importorskip("torch")
+    results = []
+    for lib in (tl, torch):
+        x = lib.tensor(a, dtype=lib.float64, requires_grad=True)
+        y = lib.tensor(b, dtype=lib.float64, requires_grad=True)
+        out = lib.nn.functional.cosine_similarity(x, y, dim=0)
+        out.backward()
+        results.append((out.item(), x.grad.numpy(), y.grad.numpy()))
+    assert results[0][0] == pytest.approx(results[1][0], rel=1e-12)
+    for ours, theirs in zip(results[0][1:], results[1][1:]):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-9, atol=1e-6)  # gradients ~1e5-1e8
+
+
+def test_cosine_similarity_of_a_zero_vector_is_zero_with_finite_gradients():
+    x = tl.tensor([[0.0, 0.0], [3.0, 4.0]], dtype=tl.float64, requires_grad=True)
+    y = tl.tensor([[1.0, 0.0], [3.0, 4.0]], dtype=tl.float64)
+    out = tl.nn.functional.cosine_similarity(x, y)
+    assert out.tolist() == [0.0, pytest.approx(1.0)]
+    out.sum().backward()
+    assert np.isfinite(x.grad.numpy()).all() and x.grad[0, 0].item() == pytest.approx(1e8)

@@ -31,6 +31,7 @@ from ..ops.special import (
     polygamma,
     sinh,
 )
+from ..ops.special import logit as _logit
 from .basic import sum as _sum
 from .pointwise import floor, trunc
 
@@ -98,7 +99,7 @@ def logaddexp2(input: TensorBase, other: Any) -> TensorBase:
 def logit(input: TensorBase, eps: float | None = None) -> TensorBase:
     """``log(p / (1 - p))``; with ``eps``, p clamped to ``[eps, 1 - eps]`` first."""
     p = input if eps is None else input.clamp(eps, 1.0 - eps)
-    return ops.log(p / (1.0 - p))
+    return _logit(p)
 
 
 @bfloat16_in_float32  # pi * x rounded to bfloat16 is far from the integers sinc vanishes at

@@ -25,7 +25,7 @@ from .common import is_array, unary_result, unary_rule, wrap
 from .elementwise import cast
 
 __all__ = ["asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "erf", "erfc",
-           "erfinv", "lgamma", "digamma", "polygamma", "scipy_special"]
+           "erfinv", "lgamma", "digamma", "polygamma", "logit", "scipy_special"]
 
 _FLOAT32 = np.dtype(np.float32)
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
@@ -318,6 +318,26 @@ def acosh(x: TensorBase) -> TensorBase:
 def atanh(x: TensorBase) -> TensorBase:
     """Elementwise inverse hyperbolic tangent."""
     return _unary(np.arctanh, AtanhBackward0, x)
+
+
+class LogitBackward0(Node):
+    """``1 / (x (1 - x))``: +inf at 0 and 1, as PyTorch's (a composite of log and division
+    gives NaN there)."""
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return (grad / (x * (1 - x)),)
+
+
+def _logit_kernel(a: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.log(a / (1 - a))
+
+
+def logit(x: TensorBase) -> TensorBase:
+    """Elementwise ``log(x / (1 - x))``."""
+    return _unary(_logit_kernel, LogitBackward0, x)
 
 
 def erf(x: TensorBase) -> TensorBase:

@@ -25,11 +25,14 @@ __all__ = ["margin_ranking_loss", "hinge_embedding_loss", "soft_margin_loss",
 @bfloat16_in_float32
 def cosine_similarity(x1: TensorBase, x2: TensorBase, dim: int = 1,
                       eps: float = 1e-8) -> TensorBase:
-    """``x1 . x2 / max(|x1| |x2|, eps)`` along ``dim`` (broadcasting)."""
-    dot = (x1 * x2).sum(dim)
-    n1 = (x1 * x1).sum(dim)
-    n2 = (x2 * x2).sum(dim)
-    return dot / (n1 * n2).clamp(min=eps * eps).sqrt()
+    """``(x1 / max(|x1|, eps)) . (x2 / max(|x2|, eps))`` along ``dim`` (broadcasting), as
+    PyTorch computes it: each norm is raised to ``eps`` on its own, and its gradient flows as
+    if it were not (PyTorch clamps the norms in place without recording it)."""
+    n1 = _fn.linalg.vector_norm(x1, 2, dim, True)
+    n2 = _fn.linalg.vector_norm(x2, 2, dim, True)
+    n1 = n1 + (n1.clamp(min=eps) - n1).detach()
+    n2 = n2 + (n2.clamp(min=eps) - n2).detach()
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
 
 
 @bfloat16_in_float32
