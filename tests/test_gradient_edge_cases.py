@@ -133,3 +133,62 @@ def test_cosine_similarity_of_a_zero_vector_is_zero_with_finite_gradients():
     assert out.tolist() == [0.0, pytest.approx(1.0)]
     out.sum().backward()
     assert np.isfinite(x.grad.numpy()).all() and x.grad[0, 0].item() == pytest.approx(1e8)
+
+
+def test_losses_with_every_target_ignored_are_nan_with_zero_gradients():
+    F = tl.nn.functional
+    x = tl.tensor([[0.1, 0.2], [0.3, 0.4]], dtype=tl.float64, requires_grad=True)
+    for loss in (F.nll_loss(x, tl.tensor([-100, -100])),
+                 F.cross_entropy(x, tl.tensor([1, 1]), ignore_index=1),
+                 F.cross_entropy(x, tl.tensor([1, 1]), ignore_index=1, label_smoothing=0.2)):
+        x.grad = None
+        loss.backward()
+        assert math.isnan(loss.item()) and x.grad.tolist() == [[0.0, 0.0], [0.0, 0.0]]
+    x.grad = None  # kept targets whose weights sum to 0 divide 0 by 0: NaN gradients too
+    F.cross_entropy(x, tl.tensor([0, 0]), weight=tl.tensor([0.0, 1.0], dtype=tl.float64)).backward()
+    assert np.isnan(x.grad.numpy()).all()
+
+
+def test_multi_margin_hinges_exactly_at_zero_pass_no_gradient():
+    F = tl.nn.functional
+    x = tl.tensor([[1.0, 0.0, 1.0]], dtype=tl.float64, requires_grad=True)
+    F.multi_margin_loss(x, tl.tensor([0])).backward()  # class 1 sits exactly on the margin
+    np.testing.assert_allclose(x.grad.numpy(), [[-1 / 3, 0.0, 1 / 3]])
+    x.grad = None
+    F.multilabel_margin_loss(x, tl.tensor([[0, -1, 1]])).backward()
+    np.testing.assert_allclose(x.grad.numpy(), [[-1 / 3, 0.0, 1 / 3]])
+
+
+def test_cosine_embedding_loss_uses_pytorchs_epsilon_on_squared_norms():
+    a = tl.tensor([[0.0, 0.0], [1.0, 0.0]], dtype=tl.float64, requires_grad=True)
+    b = tl.tensor([[1.0, 0.0], [1.0, 0.0]], dtype=tl.float64)
+    tl.nn.functional.cosine_embedding_loss(a, b, tl.tensor([1, -1])).backward()
+    # d(1 - cos)/da at a = 0: -b / sqrt((0 + 1e-12) (1 + 1e-12)), halved by the mean
+    assert a.grad[0, 0].item() == pytest.approx(-0.5 / math.sqrt(1e-12 * (1 + 1e-12)))
+
+
+@pytest.mark.parametrize("fn", ["addmm", "addmv", "baddbmm", "addr"])
+def test_beta_zero_ignores_the_input_but_gives_it_a_zero_gradient(fn):
+    shapes = {"addmm": ((2, 2), (2, 3), (3, 2)), "addmv": ((2,), (2, 3), (3,)),
+              "baddbmm": ((1, 2, 2), (1, 2, 3), (1, 3, 2)), "addr": ((2, 3), (2,), (3,))}[fn]
+    inp = tl.full(shapes[0], math.nan, dtype=tl.float64, requires_grad=True)
+    a, b = (tl.ones(*s, dtype=tl.float64) for s in shapes[1:])
+    out = getattr(tl, fn)(inp, a, b, beta=0)
+    assert not np.isnan(out.detach().numpy()).any()
+    out.sum().backward()
+    assert inp.grad is not None and not inp.grad.numpy().any()
+
+
+def test_det_gradient_is_the_cofactor_matrix_also_when_singular():
+    a = tl.tensor([[1.0, 2.0], [2.0, 4.0]], dtype=tl.float64, requires_grad=True)
+    tl.linalg.det(a).backward()
+    np.testing.assert_allclose(a.grad.numpy(), [[4.0, -2.0], [-2.0, 1.0]], atol=1e-12)
+    singular = tl.tensor([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]], dtype=tl.float64,
+                         requires_grad=True)
+    assert tl.autograd.gradcheck(tl.linalg.det, (singular,))
+    batch = tl.tensor(np.stack([np.eye(3) * 2, [[1.0, 2.0, 3.0], [2.0, 4.0, 6.0],
+                                                 [1.0, 0.0, 1.0]]]), requires_grad=True)
+    tl.det(batch).sum().backward()
+    np.testing.assert_allclose(batch.grad.numpy()[0], np.eye(3) * 4)
+    assert tl.autograd.gradgradcheck(tl.linalg.det, (tl.tensor(
+        np.random.default_rng(0).standard_normal((2, 3, 3)), requires_grad=True),))

@@ -12,11 +12,13 @@ from typing import Any
 import numpy as np
 
 from .. import ops
+from .._core.grad_mode import is_grad_enabled
 from .._core.tensor_base import TensorBase, wrap
 from ..dtypes import is_float_dtype
 from ..ops import linalg_decomp, return_types
 from ..ops.elementwise import bfloat16_in_float32
 from ..ops.linalg import cholesky, inv, pinv, solve, torch_dtype_name
+from ..ops.linalg import det as _det
 from ..ops.linalg import slogdet as _slogdet
 from ..ops.linalg_lu import trsm
 from .basic import matmul
@@ -49,10 +51,9 @@ def linalg_slogdet(A: TensorBase) -> return_types.linalg_slogdet:  # noqa: N803
 
 
 def det(input: TensorBase) -> TensorBase:
-    """The determinant of each square matrix: ``sign * exp(log|det|)`` (differentiable where
-    the matrix is invertible)."""
-    sign, logabs = _slogdet(input)
-    return sign * logabs.exp()
+    """The determinant of each square matrix; its gradient is the cofactor matrix, finite also
+    for singular matrices."""
+    return _det(input)
 
 
 def logdet(input: TensorBase) -> TensorBase:
@@ -327,8 +328,11 @@ def addr(input: TensorBase, vec1: TensorBase, vec2: TensorBase, *, beta: float =
 
 def _combine(input: TensorBase, product: TensorBase, beta: float, alpha: float) -> TensorBase:
     scaled = product if alpha == 1 else product * alpha
-    if beta == 0:  # as PyTorch: input is ignored, even its NaNs
-        return scaled
+    if beta == 0:  # as PyTorch: input is ignored, even its NaNs, and its gradient is 0
+        if not (input.requires_grad and is_grad_enabled()):
+            return scaled
+        never = wrap(np.zeros(input.shape, bool))
+        return scaled + ops.where(never, input, 0.0)  # (the value 0, the gradient 0)
     return scaled + (input if beta == 1 else input * beta)
 
 

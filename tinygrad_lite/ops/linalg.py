@@ -22,7 +22,7 @@ from ..dtypes import finfo_of, is_float_dtype
 from .common import is_array, sum_to, swap_last_dims, wrap
 from .elementwise import where
 
-__all__ = ["LinAlgError", "inv", "slogdet", "solve", "cholesky", "pinv", "cdist_direct",
+__all__ = ["LinAlgError", "inv", "det", "slogdet", "solve", "cholesky", "pinv", "cdist_direct",
            "torch_dtype_name", "low_precision_note"]
 
 
@@ -87,6 +87,51 @@ def inv(x: TensorBase) -> TensorBase:
     result = wrap(out, node)
     node.save_output(result)
     return result
+
+
+def _cofactors(a: np.ndarray) -> np.ndarray:
+    """The cofactor matrix of each square matrix (the gradient of its determinant):
+    ``det(A) A^-T`` where A is invertible; from the SVD where it is singular,
+    ``det(U V^T) U diag(the product of the other singular values) V^T``."""
+    dets = np.asarray(np.linalg.det(a))
+    out = np.empty_like(a)
+    singular = dets == 0
+    if (~singular).any():
+        regular = a[~singular]
+        out[~singular] = dets[~singular][..., None, None] * np.swapaxes(np.linalg.inv(regular),
+                                                                         -1, -2)
+    if singular.any():
+        u, s, vt = np.linalg.svd(a[singular])
+        ones = np.ones_like(s[..., :1])
+        before = np.cumprod(np.concatenate([ones, s[..., :-1]], -1), -1)
+        after = np.cumprod(np.concatenate([ones, s[..., :0:-1]], -1), -1)[..., ::-1]
+        sign = np.linalg.det(u) * np.linalg.det(vt)
+        out[singular] = sign[..., None, None] * ((u * (before * after)[..., None, :]) @ vt)
+    return out
+
+
+class LinalgDetBackward0(Node):
+    """The cofactor matrix (see ``_cofactors``), finite for singular matrices as PyTorch's;
+    under ``create_graph`` the recorded rule is ``det(A) A^-T`` (invertible matrices)."""
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        if is_array(x) and is_array(grad):
+            return (grad[..., None, None] * _cofactors(x),)
+        d = det(x).unsqueeze(-1).unsqueeze(-1)
+        return (grad.unsqueeze(-1).unsqueeze(-1) * d * swap_last_dims(inv(x)),)
+
+
+def det(x: TensorBase) -> TensorBase:
+    """The determinant of each square matrix (the product of its LU factors' diagonal)."""
+    a = _square(x, "det")
+    with np.errstate(invalid="ignore", over="ignore"):
+        out = np.asarray(np.linalg.det(a), a.dtype)
+    if not (grad_state.enabled and x._requires_grad):
+        return wrap(out)
+    node = LinalgDetBackward0(x)
+    node.save_for_backward(x)
+    return wrap(out, node)
 
 
 class LinalgSlogdetBackward0(Node):

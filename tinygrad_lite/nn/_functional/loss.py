@@ -5,6 +5,7 @@ of abs and relu) and at probabilities 0 and 1 (NaN)."""
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any
 
@@ -214,6 +215,9 @@ def _nll(logp: TensorBase, target: TensorBase, weight: TensorBase | None, ignore
     if reduction != "mean":
         raise ValueError(f"{op}: {reduction!r} is not a valid value for reduction")
     denom = float(w_row.sum())
+    if not valid.any():  # every target ignored: NaN (PyTorch's 0 / 0), zero gradients (weights
+        # summing to 0 over kept targets do divide by 0, NaN gradients, as there)
+        return (loss.sum() if smooth is None else loss.sum() + smooth.sum()) + math.nan
     out = loss.sum() / denom
     if smooth is None:
         return out

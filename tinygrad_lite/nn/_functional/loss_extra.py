@@ -89,7 +89,11 @@ def cosine_embedding_loss(input1: TensorBase, input2: TensorBase, target: Tensor
                           margin: float = 0.0, size_average: Any = None, reduce: Any = None,
                           reduction: str = "mean") -> TensorBase:
     """``1 - cos(x1, x2)`` for target 1, ``max(0, cos(x1, x2) - margin)`` for -1."""
-    cos = cosine_similarity(input1, input2, dim=-1, eps=1e-12)
+    # PyTorch's own formula here (not cosine_similarity's): 1e-12 added to each squared norm
+    dot = (input1 * input2).sum(-1)
+    squared1 = (input1 * input1).sum(-1) + 1e-12
+    squared2 = (input2 * input2).sum(-1) + 1e-12
+    cos = dot / (squared1 * squared2).sqrt()
     loss = _fn.where(target == 1, 1.0 - cos, (cos - margin).clamp(min=0.0))
     reduction = legacy_reduction(size_average, reduce, reduction)
     return _reduce(loss, reduction, "cosine_embedding_loss")
@@ -186,7 +190,8 @@ def multi_margin_loss(input: TensorBase, target: TensorBase, p: int = 1, margin:
         raise RuntimeError(f"multi_margin_loss: target out of range or of the wrong size "
                            f"(target {tuple(target.shape)}, input {tuple(input.shape)})")
     correct = x.gather(1, y)
-    margins = (margin - correct + x).clamp(min=0.0)
+    # a hinge exactly at 0 passes no gradient (PyTorch's kernel tests z > 0)
+    margins = _fn.relu(margin - correct + x)
     if p == 2:
         margins = margins * margins
     if weight is not None:
@@ -221,7 +226,7 @@ def multilabel_margin_loss(input: TensorBase, target: TensorBase, size_average: 
     np.add.at(counts, (rows[valid], t[valid]), 1.0)
     # pairs (label j, non-label i): counts[n, j] * [i is not a label]
     pair_w = counts[:, :, None] * (counts == 0)[:, None, :]
-    hinge = (1.0 - x.unsqueeze(2) + x.unsqueeze(1)).clamp(min=0.0)
+    hinge = _fn.relu(1.0 - x.unsqueeze(2) + x.unsqueeze(1))  # no gradient at 0, as PyTorch
     loss = (hinge * wrap(pair_w.astype(x._data.dtype))).sum((1, 2)) / c
     reduction = legacy_reduction(size_average, reduce, reduction)
     return _reduce(loss if input.ndim == 2 else loss.reshape(()), reduction,
