@@ -192,3 +192,34 @@ def test_det_gradient_is_the_cofactor_matrix_also_when_singular():
     np.testing.assert_allclose(batch.grad.numpy()[0], np.eye(3) * 4)
     assert tl.autograd.gradgradcheck(tl.linalg.det, (tl.tensor(
         np.random.default_rng(0).standard_normal((2, 3, 3)), requires_grad=True),))
+
+
+def test_embedding_bag_scales_the_weight_gradient_by_per_sample_weights():
+    weight = tl.tensor([[1.0, 5.0], [3.0, 5.0]], dtype=tl.float64, requires_grad=True)
+    psw = tl.tensor([2.0, 3.0], dtype=tl.float64)  # not requiring grad (the case that was wrong)
+    out = tl.nn.functional.embedding_bag(tl.tensor([0, 1]), weight, tl.tensor([0]), mode="sum",
+                                         per_sample_weights=psw)
+    out.sum().backward()
+    assert weight.grad.tolist() == [[2.0, 2.0], [3.0, 3.0]]
+
+
+def test_logaddexp_of_infinities_and_norms_of_zeros():
+    inf = math.inf
+    out = tl.logaddexp(tl.tensor([inf, inf, -inf, 1.0]), tl.tensor([inf, 1.0, -inf, 1.0]))
+    assert out.tolist()[:3] == [inf, inf, -inf] and out[3].item() == pytest.approx(1 + math.log(2))
+    x = tl.tensor([0.0, 0.0], dtype=tl.float64, requires_grad=True)
+    tl.norm(x, p=3).backward()
+    assert x.grad.tolist() == [0.0, 0.0]
+    m = tl.tensor([[3.0, 0.0], [0.0, 4.0]])
+    assert tl.norm(m, p="nuc").item() == pytest.approx(7.0)
+    assert tl.norm(tl.ones(2, 2, 2), p="nuc", dim=(1, 2)).tolist() == pytest.approx([2.0, 2.0])
+
+
+def test_erfcx_slope_where_it_overflows():
+    x = tl.tensor([-30.0, 30.0], dtype=tl.float64, requires_grad=True)
+    y = tl.special.erfcx(x)
+    y.sum().backward()
+    assert y[0].item() == math.inf and x.grad[0].item() == -math.inf
+    assert x.grad[1].item() == pytest.approx(2 * 30 * y[1].item() - 2 / math.sqrt(math.pi))
+    a = tl.tensor([0.3, -1.2, 6.0], dtype=tl.float64, requires_grad=True)
+    assert tl.autograd.gradgradcheck(tl.special.erfcx, (a,))

@@ -119,11 +119,10 @@ def log_ndtr(input: TensorBase) -> TensorBase:
     return _fn.where(lower, tail, direct)
 
 
-def erfcx(input: TensorBase) -> TensorBase:
-    """The scaled complementary error function ``exp(x^2) erfc(x)``; above x = 5 its continued
-    fraction ``1 / (sqrt(pi) (x + 1/2 / (x + 1 / (x + 3/2 / ...))))``, where the product would
+def _erfcx_value(x: TensorBase) -> TensorBase:
+    """``exp(x^2) erfc(x)``; above x = 5 its continued fraction
+    ``1 / (sqrt(pi) (x + 1/2 / (x + 1 / (x + 3/2 / ...))))``, where the product would
     overflow."""
-    x = _float(input)
     large = x > 5.0
     small_x = _fn.where(large, _fn.zeros_like(x), x)
     direct = _fn.exp(small_x * small_x) * _fn.erfc(small_x)
@@ -133,6 +132,27 @@ def erfcx(input: TensorBase) -> TensorBase:
         fraction = (k / 2.0) / (t + fraction)
     tail = 1.0 / (math.sqrt(math.pi) * (t + fraction))
     return _fn.where(large, tail, direct)
+
+
+class _Erfcx(Function):
+    """``erfcx`` with its derivative ``2 x erfcx(x) - 2 / sqrt(pi)`` (-inf where erfcx
+    overflows, as PyTorch's; differentiating the composite gives inf * 0 there)."""
+
+    @staticmethod
+    def forward(ctx: Any, x: TensorBase) -> TensorBase:
+        y = _erfcx_value(x)  # (forward runs without recording, as in PyTorch)
+        ctx.save_for_backward(x, y)
+        return y
+
+    @staticmethod
+    def backward(ctx: Any, grad: TensorBase) -> TensorBase:
+        x, y = ctx.saved_tensors
+        return grad * (2.0 * x * y - 2.0 / math.sqrt(math.pi))
+
+
+def erfcx(input: TensorBase) -> TensorBase:
+    """The scaled complementary error function ``exp(x^2) erfc(x)``."""
+    return _Erfcx.apply(_float(input))
 
 
 def multigammaln(input: TensorBase, p: int) -> TensorBase:

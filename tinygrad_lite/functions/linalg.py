@@ -205,15 +205,20 @@ def vector_norm(x: TensorBase, ord: float = 2, dim: Any = None, keepdim: bool = 
         return v.norm(2, dim, keepdim)
     if ord == 1:
         return a.sum(dim, keepdim)
-    if ord < 0:  # a zero entry makes the sum inf and the norm 0, as the formula says
-        return (a ** ord).sum(dim, keepdim) ** (1.0 / ord)
-    # |x|^p and s^(1/p) have infinite slopes at 0 (p < 1, or the 1/p root): PyTorch gives
-    # zero gradients there (an entry that is 0, a norm that is 0), not 0 * inf = NaN
-    zero = a == 0
-    powered = ops.where(zero, 0.0, ops.where(zero, 1.0, a) ** ord)
-    total = powered.sum(dim, keepdim)
+    return p_norm(a, ord, dim, keepdim)
+
+
+def p_norm(magnitude: TensorBase, p: float, dim: Any, keepdim: bool) -> TensorBase:
+    """``(sum |x|^p)^(1/p)`` of magnitudes over ``dim``. |x|^p (p < 1) and the 1/p root have
+    infinite slopes at 0: PyTorch gives zero gradients at zero entries and zero norms there,
+    not 0 * inf = NaN (for p < 0 a zero entry makes the norm 0 by the formula itself)."""
+    if p < 0:
+        return ops.pow(ops.reduce_sum(ops.pow(magnitude, p), dim, keepdim), 1.0 / p)
+    zero = magnitude == 0
+    powered = ops.where(zero, 0.0, ops.pow(ops.where(zero, 1.0, magnitude), p))
+    total = ops.reduce_sum(powered, dim, keepdim)
     empty = total == 0
-    return ops.where(empty, 0.0, ops.where(empty, 1.0, total) ** (1.0 / ord))
+    return ops.where(empty, 0.0, ops.pow(ops.where(empty, 1.0, total), 1.0 / p))
 
 
 def matrix_norm(A: TensorBase, ord: Any = "fro", dim: tuple = (-2, -1),  # noqa: N803, A002

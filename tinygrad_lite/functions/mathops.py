@@ -85,7 +85,9 @@ def logaddexp(input: TensorBase, other: Any) -> TensorBase:
     """``log(exp(a) + exp(b))`` without overflow."""
     a, b = _promoted(input, other, floating=True)
     top = ops.maximum(a, b).detach()
-    top = ops.where(top == -math.inf, 0.0, top)  # both -inf: the result is -inf, not nan
+    # an infinite top is not a shift: both -inf give log(0) = -inf, a +inf gives +inf (not the
+    # NaN of inf - inf)
+    top = ops.where(wrap(np.isinf(top._data)), 0.0, top)
     return top + ops.log(ops.exp(a - top) + ops.exp(b - top))
 
 

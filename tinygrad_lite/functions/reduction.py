@@ -14,6 +14,7 @@ from ..ops import return_types, scan, unary
 from ..ops.einsum import einsum as _einsum_op
 from ..ops.elementwise import bfloat16_in_float32
 from .basic import extremum_with_dim, matmul
+from .linalg import matrix_norm, p_norm
 
 __all__ = [
     "min", "amin", "argmax", "argmin", "prod", "cumsum", "cumprod", "var", "std", "logsumexp",
@@ -155,8 +156,10 @@ def norm(input: TensorBase, p: Any = "fro", dim: Any = None, keepdim: bool = Fal
         raise RuntimeError(f"norm: input dtype should be floating point, got {input.dtype}")
     if p == "fro" or p is None:
         p = 2
+    if p == "nuc":  # the sum of singular values of the matrices over dim (the last two)
+        return matrix_norm(input, "nuc", tuple(dim) if dim is not None else (-2, -1), keepdim)
     if isinstance(p, str):
-        raise RuntimeError(f"norm: p = {p!r} is not supported; use 'fro' or a number")
+        raise RuntimeError(f"norm: p = {p!r} is not supported; use 'fro', 'nuc' or a number")
     if p == 2:
         return _sqrt_zero_grad_at_zero(ops.reduce_sum(input * input, dim, keepdim))
     if p == 0:
@@ -168,7 +171,7 @@ def norm(input: TensorBase, p: Any = "fro", dim: Any = None, keepdim: bool = Fal
         return ops.amax(magnitude, dim, keepdim, name="amin")
     if p == 1:
         return ops.reduce_sum(magnitude, dim, keepdim)
-    return ops.pow(ops.reduce_sum(ops.pow(magnitude, p), dim, keepdim), 1.0 / p)
+    return p_norm(magnitude, p, dim, keepdim)
 
 
 def all(input: TensorBase, dim: Any = None, keepdim: bool = False) -> TensorBase:  # noqa: A001

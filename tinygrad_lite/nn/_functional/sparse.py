@@ -192,9 +192,10 @@ class EmbeddingBagBackward0(Node):
             return self._result(out.reshape(self.num_weights, dim), None)
         g_rows = grad[self.bag] * self.scale[:, None].astype(grad.dtype)
         g_psw = None
-        if self.psw is not None and self.next_edges[1] is not None:
-            g_psw = np.zeros(self.keep.size, grad.dtype)
-            g_psw[self.keep] = (g_rows * weight[self.flat]).sum(1)
+        if self.psw is not None:  # the weight's rows are scaled whether or not psw needs grad
+            if self.next_edges[1] is not None:
+                g_psw = np.zeros(self.keep.size, grad.dtype)
+                g_psw[self.keep] = (g_rows * weight[self.flat]).sum(1)
             g_rows = g_rows * self.psw[:, None]
         return self._result(segment_sum(self.flat, g_rows, self.num_weights), g_psw)
 
@@ -218,10 +219,11 @@ class EmbeddingBagBackward0(Node):
             return self._result(flat.reshape(self.num_weights, dim), None)
         g_rows = grad[wrap(self.bag)] * wrap(self.scale[:, None].astype(grad._data.dtype))
         g_psw = None
-        if self.psw is not None and self.next_edges[1] is not None:
-            picked = (g_rows * weight[wrap(self.flat)]).sum(1)
-            g_psw = _fn.zeros(self.keep.size, dtype=grad.dtype).index_add(
-                0, wrap(np.flatnonzero(self.keep)), picked)
+        if self.psw is not None:
+            if self.next_edges[1] is not None:
+                picked = (g_rows * weight[wrap(self.flat)]).sum(1)
+                g_psw = _fn.zeros(self.keep.size, dtype=grad.dtype).index_add(
+                    0, wrap(np.flatnonzero(self.keep)), picked)
             g_rows = g_rows * wrap(self.psw[:, None])
         return self._result(zeros.index_add(0, wrap(self.flat), g_rows), g_psw)
 
