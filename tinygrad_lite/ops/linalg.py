@@ -93,6 +93,11 @@ def _cofactors(a: np.ndarray) -> np.ndarray:
     """The cofactor matrix of each square matrix (the gradient of its determinant):
     ``det(A) A^-T`` where A is invertible; from the SVD where it is singular,
     ``det(U V^T) U diag(the product of the other singular values) V^T``."""
+    with np.errstate(all="ignore"):  # inf/NaN entries give NaN, as PyTorch, without a warning
+        return _cofactors_of(a)
+
+
+def _cofactors_of(a: np.ndarray) -> np.ndarray:
     dets = np.asarray(np.linalg.det(a))
     out = np.empty_like(a)
     singular = dets == 0
@@ -125,7 +130,7 @@ class LinalgDetBackward0(Node):
 def det(x: TensorBase) -> TensorBase:
     """The determinant of each square matrix (the product of its LU factors' diagonal)."""
     a = _square(x, "det")
-    with np.errstate(invalid="ignore", over="ignore"):
+    with np.errstate(all="ignore"):  # inf/NaN entries: NaN as PyTorch, without a warning
         out = np.asarray(np.linalg.det(a), a.dtype)
     if not (grad_state.enabled and x._requires_grad):
         return wrap(out)
