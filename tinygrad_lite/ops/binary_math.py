@@ -4,6 +4,8 @@ give float32)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from .._core.grad_mode import grad_state
@@ -26,7 +28,8 @@ def _float_operands(input: object, other: object) -> tuple[TensorBase, TensorBas
     return a, b
 
 
-def _binary(op: str, ufunc: np.ufunc, node_cls: type[Atan2Backward0 | HypotBackward0],
+def _binary(op: str, ufunc: Callable[[np.ndarray, np.ndarray], np.ndarray],
+            node_cls: type[Atan2Backward0 | HypotBackward0 | XlogyBackward0],
             input: object, other: object) -> TensorBase:
     """Compute ``ufunc(a, b)`` and, when recording, attach a ``node_cls`` that saves both."""
     a, b = _float_operands(input, other)
@@ -92,6 +95,7 @@ class XlogyBackward0(Node):
     d/dy = grad * x / y (y + 1), NaN at x = y = 0 as there."""
 
     log1p = False
+    needs_output = False
 
     def backward(self, grad):
         x, y = self.saved_tensors
@@ -125,26 +129,13 @@ def _xlog(x, y, log1p: bool):
         return np.where(zero, np.zeros((), value.dtype), value) if zero.any() else value
 
 
-def _xlog_op(op: str, node_cls: type[XlogyBackward0], x: TensorBase, y: TensorBase
-             ) -> TensorBase:
-    """``x * log(y)`` (``log1p`` for xlog1py) of two tensors of one floating dtype."""
-    try:
-        out = np.asarray(_xlog(x._data, y._data, node_cls.log1p))
-    except ValueError:
-        raise broadcast_error(op, x, y) from None
-    if not (grad_state.enabled and (x._requires_grad or y._requires_grad)):
-        return wrap(out)
-    node = node_cls(x, y)
-    node.save_for_backward(x, y)
-    return wrap(out, node)
-
-
 def xlogy(x: TensorBase, y: TensorBase) -> TensorBase:
     """``x * log(y)``, 0 where x is 0 (even if y is 0) unless y is NaN; x and y are tensors of
     one floating dtype (the caller promotes)."""
-    return _xlog_op("xlogy", XlogyBackward0, x, y)
+    return _binary("xlogy", lambda a, b: np.asarray(_xlog(a, b, False)), XlogyBackward0, x, y)
 
 
 def xlog1py(x: TensorBase, y: TensorBase) -> TensorBase:
     """``x * log1p(y)``, 0 where x is 0 unless y is NaN (see ``xlogy``)."""
-    return _xlog_op("xlog1py", Xlog1pyBackward0, x, y)
+    return _binary("xlog1py", lambda a, b: np.asarray(_xlog(a, b, True)), Xlog1pyBackward0, x,
+                   y)

@@ -211,14 +211,18 @@ def _prune_smallest(scores: np.ndarray, default_mask: TensorBase, count: int) ->
     return _fn.tensor(mask)
 
 
-class RandomUnstructured(BasePruningMethod):
-    """Prunes ``amount`` entries chosen at random."""
+class _Unstructured(BasePruningMethod):
+    """A method pruning ``amount`` single entries."""
 
     PRUNING_TYPE = "unstructured"
 
     def __init__(self, amount: Any) -> None:
         _check_amount(amount)
         self.amount = amount
+
+
+class RandomUnstructured(_Unstructured):
+    """Prunes ``amount`` entries chosen at random."""
 
     def compute_mask(self, t: TensorBase, default_mask: TensorBase) -> TensorBase:
         """Zeros at ``amount`` random entries."""
@@ -231,14 +235,8 @@ class RandomUnstructured(BasePruningMethod):
         return super().apply(module, name, amount=amount)
 
 
-class L1Unstructured(BasePruningMethod):
+class L1Unstructured(_Unstructured):
     """Prunes the ``amount`` entries of smallest absolute value."""
-
-    PRUNING_TYPE = "unstructured"
-
-    def __init__(self, amount: Any) -> None:
-        _check_amount(amount)
-        self.amount = amount
 
     def compute_mask(self, t: TensorBase, default_mask: TensorBase) -> TensorBase:
         """Zeros at the ``amount`` smallest magnitudes."""
