@@ -198,7 +198,27 @@ class record_function(ContextDecorator):  # noqa: N801 - PyTorch's name
             self._recorder = None
 
 
-class profile:  # noqa: N801 - PyTorch's name
+class ProfileResults:
+    """What both profilers answer from their recorded events (``_events()``)."""
+
+    def _events(self) -> EventList:
+        raise NotImplementedError
+
+    def events(self) -> EventList:
+        """Every recorded event."""
+        return self._events()
+
+    def key_averages(self, group_by_input_shape: bool = False, group_by_stack_n: int = 0,
+                     group_by_overload_name: bool = False) -> EventList:
+        """The events summed per name (and per input shapes when asked)."""
+        return self._events().key_averages(group_by_input_shape, group_by_stack_n)
+
+    def export_chrome_trace(self, path: str) -> None:
+        """Write the events as a Chrome trace (JSON)."""
+        self._events().export_chrome_trace(path)
+
+
+class profile(ProfileResults):  # noqa: N801 - PyTorch's name
     """``torch.autograd.profiler.profile``: records the events of the block it manages
     (``enabled=False``: records nothing). Device, memory, stack and FLOP options are accepted;
     only CPU time is recorded."""
@@ -230,15 +250,6 @@ class profile:  # noqa: N801 - PyTorch's name
             raise RuntimeError("Profiler didn't finish running")
         return self.function_events
 
-    def events(self) -> EventList:
-        """Every recorded event."""
-        return self._events()
-
-    def key_averages(self, group_by_input_shape: bool = False, group_by_stack_n: int = 0,
-                     group_by_overload_name: bool = False) -> EventList:
-        """The events summed per name (and per input shapes when asked)."""
-        return self._events().key_averages(group_by_input_shape, group_by_stack_n)
-
     def table(self, sort_by: str | None = None, row_limit: int = 100, **kwargs: Any) -> str:
         """The events' table (see ``EventList.table``)."""
         return self._events().table(sort_by=sort_by, row_limit=row_limit, **kwargs)
@@ -251,10 +262,6 @@ class profile:  # noqa: N801 - PyTorch's name
     def self_cpu_time_total(self) -> float:
         """The run's CPU time, in microseconds."""
         return self._events().self_cpu_time_total
-
-    def export_chrome_trace(self, path: str) -> None:
-        """Write the events as a Chrome trace (JSON)."""
-        self._events().export_chrome_trace(path)
 
     def __str__(self) -> str:
         return self.table() if self.function_events is not None else "<unfinished profile>"

@@ -21,7 +21,7 @@ import warnings
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ..autograd.profiler import _Recorder, record_function
+from ..autograd.profiler import ProfileResults, _Recorder, record_function
 from ..autograd.profiler_util import EventList
 
 __all__ = ["profile", "record_function", "schedule", "ProfilerActivity", "ProfilerAction",
@@ -106,7 +106,7 @@ def tensorboard_trace_handler(dir_name: str, worker_name: str | None = None,
     return handler
 
 
-class profile:  # noqa: N801 - PyTorch's name
+class profile(ProfileResults):  # noqa: N801 - PyTorch's name
     """``torch.profiler.profile``: a context manager (or ``start()``/``stop()``) recording
     the ops run inside it, step by step under a ``schedule``."""
 
@@ -126,7 +126,7 @@ class profile:  # noqa: N801 - PyTorch's name
         self.step_num = 0
         self.current_action = ProfilerAction.NONE
         self._recorder: _Recorder | None = None
-        self._events: EventList | None = None
+        self._saved: EventList | None = None
 
     def __enter__(self) -> profile:
         self.start()
@@ -176,24 +176,11 @@ class profile:  # noqa: N801 - PyTorch's name
         events = self._recorder.end()
         self._recorder = None
         if save:
-            self._events = events
+            self._saved = events
             if self.on_trace_ready is not None:
                 self.on_trace_ready(self)
 
-    def _done(self) -> EventList:
-        if self._events is None:
+    def _events(self) -> EventList:  # (the last recorded cycle's)
+        if self._saved is None:
             raise RuntimeError("Profiler didn't finish running (no recorded cycle yet)")
-        return self._events
-
-    def events(self) -> EventList:
-        """The events of the last recorded cycle."""
-        return self._done()
-
-    def key_averages(self, group_by_input_shape: bool = False, group_by_stack_n: int = 0,
-                     group_by_overload_name: bool = False) -> EventList:
-        """The last cycle's events summed per name (and input shapes when asked)."""
-        return self._done().key_averages(group_by_input_shape, group_by_stack_n)
-
-    def export_chrome_trace(self, path: str) -> None:
-        """Write the last cycle's events as a Chrome trace (JSON)."""
-        self._done().export_chrome_trace(path)
+        return self._saved
