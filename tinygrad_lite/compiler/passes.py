@@ -14,6 +14,7 @@ memory that the eager run did not share.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -291,8 +292,10 @@ def eliminate_identity_views(graph: Graph) -> Graph:
     return graph
 
 
-def optimize(graph: Graph) -> list[tuple[tuple, np.dtype]]:
-    """All passes in order; returns the memory plan's buffers."""
+def optimize(graph: Graph, fuse: Callable[[Graph], Any] | None = None
+             ) -> list[tuple[tuple, np.dtype]]:
+    """All passes in order (``fuse``, when given, runs just before memory planning); returns
+    the memory plan's buffers."""
     for _ in range(3):  # a fold can make a fill's value constant, which the next one folds
         count = len(graph.ops)
         if len(fold_constants(graph).ops) == count:
@@ -300,4 +303,6 @@ def optimize(graph: Graph) -> list[tuple[tuple, np.dtype]]:
     eliminate_identity_views(graph)
     eliminate_common_subexpressions(graph)
     eliminate_dead_code(graph)
+    if fuse is not None and fuse(graph):
+        eliminate_dead_code(graph)  # the arrays the fused ops no longer read
     return plan_memory(graph)

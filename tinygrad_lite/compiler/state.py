@@ -69,6 +69,17 @@ class StateWalk:
             self.env[name] = obj
         return name
 
+    def replace(self, old: Any, new: Any, guard_globals: dict | None = None) -> None:
+        """Make the guard expect ``new`` wherever it expected the object ``old`` (an array moved
+        into an arena by ``fuse``); ``guard_globals``: a compiled guard's namespace."""
+        name = self._names.pop(id(old), None)
+        if name is None:
+            return
+        self._names[id(new)] = name
+        self.env[name] = new
+        if guard_globals is not None and name in guard_globals:
+            guard_globals[name] = new
+
     # -- roots ---------------------------------------------------------------------------
     def function(self, fn: Any, depth: int = 0) -> None:
         """The state ``fn`` reaches: closure cells, the globals its code names, ``self``."""

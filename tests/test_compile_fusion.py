@@ -1,0 +1,218 @@
+"""tl.compile's horizontal fusion of optimizer updates (compiler/fuse.py): the same elementwise
+update of every parameter runs as one NumPy call per op over contiguous arenas. Results must stay
+bit-identical to eager, parameters must become views of one arena only when nothing else shares
+their memory, and later traces must reuse the arena instead of moving it again."""
+
+import numpy as np
+import pytest
+
+import tinygrad_lite as tl
+import tinygrad_lite.nn as nn
+from tinygrad_lite.compiler import fuse
+from tinygrad_lite.compiler.ir import Graph, Op, Ref, Value
+
+RNG = np.random.default_rng(5)
+OPTIMIZERS = [
+    (tl.optim.SGD, dict(lr=0.05)),
+    (tl.optim.SGD, dict(lr=0.05, momentum=0.9)),
+    (tl.optim.SGD, dict(lr=0.05, momentum=0.9, nesterov=True, weight_decay=1e-3)),
+    (tl.optim.SGD, dict(lr=0.05, momentum=0.9, dampening=0.1, maximize=True)),
+    (tl.optim.RMSprop, dict(lr=1e-3, momentum=0.5, centered=True)),
+]
+
+
+def _model():
+    return nn.Sequential(nn.Linear(3, 8), nn.ReLU(), nn.Linear(8, 8), nn.ReLU(), nn.Linear(8, 2))
+
+
+def _data(n=16):
+    x = tl.from_numpy(RNG.standard_normal((n, 3)).astype(np.float32))
+    y = tl.from_numpy(RNG.integers(0, 2, n))
+    return x, y
+
+
+def _step(model, opt):
+    def step(x, y):
+        opt.zero_grad()
+        loss = tl.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+    return step
+
+
+def _pair(opt_cls, kwargs):
+    tl.manual_seed(0)
+    m1 = _model()
+    tl.manual_seed(0)
+    m2 = _model()
+    o1, o2 = opt_cls(m1.parameters(), **kwargs), opt_cls(m2.parameters(), **kwargs)
+    return (m1, o1, _step(m1, o1)), (m2, o2, tl.compile(_step(m2, o2)))
+
+
+def _arena(model):
+    """The one array all parameters view, or None."""
+    bases = {id(p._data.base) for p in model.parameters()}
+    base = next(iter(model.parameters()))._data.base
+    return base if len(bases) == 1 and base is not None and base.ndim == 1 else None
+
+
+def _same(a, b):
+    np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
+
+
+@pytest.mark.parametrize("opt_cls,kwargs", OPTIMIZERS,
+                         ids=["sgd", "momentum", "nesterov-wd", "dampening-maximize",
+                              "rmsprop-centered"])
+def test_fused_updates_are_bit_identical_to_eager(opt_cls, kwargs):
+    (m1, o1, eager), (m2, o2, compiled) = _pair(opt_cls, kwargs)
+    x, y = _data()
+    for _ in range(12):
+        np.testing.assert_array_equal(compiled(x, y).item(), eager(x, y).item())
+    assert compiled.replays >= 9, compiled.explanations
+    arena = _arena(m2)
+    assert arena is not None and arena.size == sum(p.numel() for p in m2.parameters())
+    fused = [op for op in compiled.graph.ops if any(
+        getattr(a, "obj", None) is arena for a in op.args)]
+    assert fused, "no op updates the parameter arena"
+    for p1, p2 in zip(m1.parameters(), m2.parameters()):
+        _same(p1, p2)
+        _same(p1.grad, p2.grad)
+    for s1, s2 in zip(o1.state.values(), o2.state.values()):
+        for key in s1:
+            _same(s1[key], s2[key])
+
+
+def test_the_step_makes_fewer_numpy_calls_once_fused():
+    tl.manual_seed(0)
+    model = _model()
+    opt = tl.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    compiled = tl.compile(_step(model, opt))
+    x, y = _data()
+    for _ in range(3):
+        compiled(x, y)
+    step_line = f"test_compile_fusion.py:{_step.__code__.co_firstlineno + 5}"  # opt.step()
+    update = [op for op in compiled.graph.ops if op.where == step_line]
+    # momentum SGD is 4 calls per parameter unfused (24 here); fused, 4 calls in all
+    assert [op.label for op in update] == ["np.multiply", "np.add", "np.multiply", "np.add"], \
+        compiled.graph
+
+
+def test_parameters_shared_with_the_user_are_not_moved():
+    (m1, o1, eager), (m2, o2, compiled) = _pair(tl.optim.SGD, dict(lr=0.1, momentum=0.9))
+    first = list(m2.parameters())[0]
+    alias = first.detach()  # shares the parameter's array
+    window = list(m2.parameters())[3].detach().numpy()[2:]  # a NumPy view of another one
+    x, y = _data()
+    for _ in range(6):
+        eager(x, y)
+        compiled(x, y)
+    assert compiled.replays >= 3
+    assert _arena(m2) is None  # their group was left unfused
+    assert np.shares_memory(alias.numpy(), first.detach().numpy())
+    assert np.shares_memory(window, list(m2.parameters())[3].detach().numpy())
+    for p1, p2 in zip(m1.parameters(), m2.parameters()):
+        _same(p1, p2)
+    np.testing.assert_array_equal(alias.numpy(), first.detach().numpy())
+
+
+def test_a_second_specialisation_reuses_the_arena():
+    tl.manual_seed(0)
+    model = _model()
+    opt = tl.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    compiled = tl.compile(_step(model, opt))
+    batches = [_data(16), _data(5)]
+    for i in range(4):
+        compiled(*batches[i % 2])
+    arena, traces = _arena(model), compiled.traces
+    assert arena is not None
+    for i in range(10):  # alternating batch sizes: both entries replay, nothing moves again
+        compiled(*batches[i % 2])
+    assert compiled.traces == traces and _arena(model) is arena
+
+
+def test_rebinding_a_parameter_after_fusion_retraces_and_stays_correct():
+    (m1, o1, eager), (m2, o2, compiled) = _pair(tl.optim.SGD, dict(lr=0.1, momentum=0.9))
+    x, y = _data()
+    for _ in range(4):
+        eager(x, y)
+        compiled(x, y)
+    for m in (m1, m2):
+        m[0].weight.data = tl.ones(8, 3)  # a new array: the old arena no longer holds it
+    for _ in range(4):
+        eager(x, y)
+        compiled(x, y)
+    for p1, p2 in zip(m1.parameters(), m2.parameters()):
+        _same(p1, p2)
+    # the other parameters still view the first arena, so this group now runs unfused;
+    # eager in-place updates and loads go on landing where the replay reads
+    assert _arena(m2) is None and compiled.replays >= 5
+    for m in (m1, m2):
+        with tl.no_grad():
+            m[2].weight.mul_(0.5)
+        m.load_state_dict({k: v * 2 for k, v in m.state_dict().items()})
+    for _ in range(3):
+        eager(x, y)
+        compiled(x, y)
+    for p1, p2 in zip(m1.parameters(), m2.parameters()):
+        _same(p1, p2)
+
+
+def test_in_place_updates_and_loads_reach_moved_parameters():
+    (m1, o1, eager), (m2, o2, compiled) = _pair(tl.optim.SGD, dict(lr=0.1, momentum=0.9))
+    x, y = _data()
+    for _ in range(3):
+        eager(x, y)
+        compiled(x, y)
+    arena = _arena(m2)
+    assert arena is not None
+    for m in (m1, m2):
+        with tl.no_grad():
+            m[0].weight.mul_(0.5)
+        m.load_state_dict({k: v * 2 for k, v in m.state_dict().items()})
+    assert _arena(m2) is arena and np.shares_memory(m2[0].weight.detach().numpy(), arena)
+    for _ in range(3):
+        eager(x, y)
+        compiled(x, y)
+    assert compiled.traces == 2, compiled.explanations
+    for p1, p2 in zip(m1.parameters(), m2.parameters()):
+        _same(p1, p2)
+
+
+def test_pass_fuses_identical_lanes_and_leaves_others():
+    dt = np.dtype(np.float32)
+    g = Graph()
+    for vid, shape in enumerate([(2, 3), (4,), (2, 3), (4,)]):
+        g.values[vid] = Value(vid, shape, dt, "state", f"s{vid}")
+    g.inputs = [0, 1, 2, 3]
+    g.values[4] = Value(4, (2, 3), dt, "op")
+    arrays = {0: np.ones((2, 3), dt), 1: np.ones(4, dt)}
+    g.ops = [Op("call", np.multiply, (Ref(0), 0.5), {"out": (Ref(0),)}, [0], mutates=[0]),
+             Op("call", np.multiply, (Ref(1), 0.5), {"out": (Ref(1),)}, [1], mutates=[1]),
+             Op("call", np.add, (Ref(2), 1.0), {"out": (Ref(2),)}, [2], mutates=[2]),
+             Op("call", np.exp, (Ref(3),), {}, [4])]  # a temporary the output reads
+    g.outputs = ("T", Ref(4))
+    moved = []
+
+    def relocate(vids):
+        moved.append(vids)
+        return np.concatenate([arrays[v].ravel() for v in vids])
+
+    fuse.fuse_parallel_updates(g, relocate)
+    assert moved == [[0, 1]]  # the two multiplies by 0.5; the add and exp differ
+    labels = [op.label for op in g.ops]
+    assert labels.count("np.multiply") == 1 and "np.add" in labels and "np.exp" in labels
+    assert not fuse.fuse_parallel_updates(g, lambda vids: None)
+
+
+def test_a_group_whose_state_cannot_move_is_left_as_it_was():
+    dt = np.dtype(np.float64)
+    g = Graph()
+    for vid in range(2):
+        g.values[vid] = Value(vid, (3,), dt, "state", f"s{vid}")
+    g.inputs = [0, 1]
+    g.ops = [Op("call", np.multiply, (Ref(v), 2.0), {"out": (Ref(v),)}, [v], mutates=[v])
+             for v in range(2)]
+    before = list(g.ops)
+    assert fuse.fuse_parallel_updates(g, lambda vids: None) == 0
+    assert g.ops == before
