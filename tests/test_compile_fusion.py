@@ -18,6 +18,9 @@ OPTIMIZERS = [
     (tl.optim.SGD, dict(lr=0.05, momentum=0.9, nesterov=True, weight_decay=1e-3)),
     (tl.optim.SGD, dict(lr=0.05, momentum=0.9, dampening=0.1, maximize=True)),
     (tl.optim.RMSprop, dict(lr=1e-3, momentum=0.5, centered=True)),
+    (tl.optim.Adam, dict(lr=1e-2)),
+    (tl.optim.AdamW, dict(lr=1e-2, weight_decay=0.1, amsgrad=True)),
+    (tl.optim.Adagrad, dict(lr=1e-2, lr_decay=1e-3)),
 ]
 
 
@@ -63,7 +66,7 @@ def _same(a, b):
 
 @pytest.mark.parametrize("opt_cls,kwargs", OPTIMIZERS,
                          ids=["sgd", "momentum", "nesterov-wd", "dampening-maximize",
-                              "rmsprop-centered"])
+                              "rmsprop-centered", "adam", "adamw-amsgrad", "adagrad-decay"])
 def test_fused_updates_are_bit_identical_to_eager(opt_cls, kwargs):
     (m1, o1, eager), (m2, o2, compiled) = _pair(opt_cls, kwargs)
     x, y = _data()
