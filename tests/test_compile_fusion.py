@@ -219,3 +219,40 @@ def test_a_group_whose_state_cannot_move_is_left_as_it_was():
     before = list(g.ops)
     assert fuse.fuse_parallel_updates(g, lambda vids: None) == 0
     assert g.ops == before
+
+
+def _scenario_step(model, opt, scenario):
+    def step(x, y):
+        opt.zero_grad(set_to_none=scenario != "keep-grads")
+        loss = tl.nn.functional.cross_entropy(model(x), y)
+        if scenario == "two-backwards":  # gradients of two losses accumulate
+            (0.5 * loss).backward(retain_graph=True)
+            model(x).pow(2).mean().backward()
+        else:
+            loss.backward()
+        if scenario == "clip":
+            tl.nn.utils.clip_grad_norm_(model.parameters(), 0.05)
+        opt.step()
+        return loss.detach()  # (its graph is retained in one scenario)
+    return step
+
+
+@pytest.mark.parametrize("scenario", ["keep-grads", "two-backwards", "clip"])
+@pytest.mark.parametrize("opt_cls,kwargs", [(tl.optim.SGD, dict(lr=0.05, momentum=0.9)),
+                                            (tl.optim.Adam, dict(lr=1e-2))], ids=["sgd", "adam"])
+def test_fused_steps_match_eager_when_gradients_are_kept_accumulated_or_clipped(
+        scenario, opt_cls, kwargs):
+    models, steps = [], []
+    for compiled in (False, True):
+        tl.manual_seed(0)
+        model = _model()
+        step = _scenario_step(model, opt_cls(model.parameters(), **kwargs), scenario)
+        models.append(model)
+        steps.append(tl.compile(step) if compiled else step)
+    x, y = _data()
+    for _ in range(8):
+        np.testing.assert_array_equal(steps[1](x, y).item(), steps[0](x, y).item())
+    assert steps[1].replays >= 5, steps[1].explanations
+    for p1, p2 in zip(*(m.parameters() for m in models)):
+        _same(p1, p2)
+        _same(p1.grad, p2.grad)

@@ -343,3 +343,13 @@ def test_unsafe_splits_and_nonzero_static():
         ours, theirs = call(tl), call(torch)
         assert ours.tolist() == theirs.tolist() and ours.dtype == tl.int64
         assert ours.shape == tuple(theirs.shape)
+
+
+def test_numpy_force_detaches_in_one_call():
+    w = tl.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="requires grad"):
+        w.numpy()
+    out = w.numpy(force=True)
+    assert np.shares_memory(out, w._data) and out.tolist() == [1.0, 1.0, 1.0]
+    with tl.no_grad():
+        assert w.numpy() is out

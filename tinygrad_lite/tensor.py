@@ -118,9 +118,10 @@ class Tensor(TensorBase):
             report_graph_break("Tensor.item()")
         return self._data.item()
 
-    def numpy(self) -> np.ndarray:
-        """The underlying array (shared memory). Raises for a tensor that requires grad."""
-        if self._requires_grad and grad_state.enabled:
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        """The underlying array (shared memory). Raises for a tensor that requires grad, unless
+        ``force`` (PyTorch's ``detach().cpu().numpy()`` in one call)."""
+        if self._requires_grad and grad_state.enabled and not force:
             raise RuntimeError(
                 "Can't call numpy() on a tensor that requires grad. Use tensor.detach().numpy() "
                 "instead."

@@ -432,6 +432,7 @@ class _Group:
                     Op("method", "reshape", (Ref(flat), tuple(value.shape)), {}, [view])])
                 producer = graph.ops[at]
                 producer.kwargs = {**producer.kwargs, "out": Ref(view)}
+                producer.mutates = [*producer.mutates, view]  # (a write: no pass may drop it)
                 value.view_of = view
             self.operand[k] = Ref(arena)
             self.per_lane[k] = [Ref(v.vid) for v in values]
