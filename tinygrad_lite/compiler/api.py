@@ -567,6 +567,7 @@ def _relocator(swapped: dict, walk: StateWalk, guard: Callable[..., bool]
     ``detach``, a view) stay where they are: that sharing must go on."""
     slots = {expr: (owner, attr, arr) for owner, attr, arr, _, expr in swapped["slots"]}
     guard_globals = getattr(guard, "__globals__", None)
+    counted: dict[int, int] = {}
 
     def relocate(vids: list[int]) -> np.ndarray | None:
         found = [slots.get(swapped["readers"].get(vid, "")) for vid in vids]
@@ -582,9 +583,11 @@ def _relocator(swapped: dict, walk: StateWalk, guard: Callable[..., bool]
         if any(c is None or not a.flags.writeable or a.dtype != arrays[0].dtype
                for a, c in zip(arrays, chains)):
             return None
-        holders = [arrays, *chains, walk.env, guard_globals or {}, *swapped["slots"],
-                   *slots.values()]
-        if _shared(chains, holders, owned=1):  # type: ignore[arg-type]
+        if not counted:  # the references the compiler's own containers hold, counted once
+            counted.update(_count_references([walk.env, guard_globals or {},
+                                              *swapped["slots"], *slots.values()]))
+        known = _count_references([arrays, *chains], counted)
+        if _shared(chains, known, owned=1):  # type: ignore[arg-type]
             return None
         arena = np.empty(sum(a.size for a in arrays), arrays[0].dtype)
         offset = 0
@@ -641,18 +644,24 @@ _HELD_ONCE = [object()]
 _CALL_REFERENCES = _references(_HELD_ONCE[0]) - 1  # what calling ``_references`` adds
 
 
-def _shared(chains: list[list[np.ndarray]], holders: list, owned: int) -> bool:
-    """Whether something other than ``holders`` (containers of the compiler's own), the views
-    in ``chains`` (each an array and the arrays it views) and each array's ``owned`` owner
-    references refers to an array of ``chains``: then its memory may be shared with the
-    user's code, and it must stay where it is."""
-    known: dict[int, int] = {}
+def _count_references(holders: list, start: dict[int, int] | None = None) -> dict[int, int]:
+    """How many references ``holders`` (containers of the compiler's own) hold to each object,
+    by id, added to ``start``; a traced view in the trace's swap list counts for its base."""
+    known = dict(start or {})
     for holder in holders:
         for item in (holder.values() if isinstance(holder, dict) else holder):
             known[id(item)] = known.get(id(item), 0) + 1
         if type(holder) is tuple and len(holder) == 5 and isinstance(holder[3], np.ndarray):
-            base = id(holder[3].base)  # a traced view in the trace's swap list
+            base = id(holder[3].base)
             known[base] = known.get(base, 0) + 1
+    return known
+
+
+def _shared(chains: list[list[np.ndarray]], known: dict[int, int], owned: int) -> bool:
+    """Whether something other than the references counted in ``known``, the views in
+    ``chains`` (each an array and the arrays it views) and each array's ``owned`` owner
+    references refers to an array of ``chains``: then its memory may be shared with the
+    user's code, and it must stay where it is."""
     for chain in chains:
         for k in range(len(chain)):
             expected = known.get(id(chain[k]), 0) + (owned if k == 0 else 1)  # owner / view

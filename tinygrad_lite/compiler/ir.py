@@ -59,6 +59,9 @@ class Op:
     expected: Any = None  # for checks: the value seen while tracing
     where: str = ""  # the user's source line that led here
     out_buffer: int | None = None  # set by memory planning: preallocated buffer number
+    # ``Graph.uses`` of the arguments as last seen: (args, kwargs, values), reused while the
+    # passes leave both objects as they are (they replace them, never change them)
+    used: tuple | None = field(default=None, repr=False, compare=False)
 
     @property
     def label(self) -> str:
@@ -117,8 +120,12 @@ class Graph:
 
     def uses(self, op: Op) -> list[int]:
         """The values ``op`` reads (its mutated operands included)."""
+        cached = op.used
+        if cached is not None and cached[0] is op.args and cached[1] is op.kwargs:
+            return list(cached[2])
         found: list[int] = []
         walk_template((op.args, op.kwargs), lambda r: found.append(r.vid))
+        op.used = (op.args, op.kwargs, tuple(found))
         return found
 
     def root(self, vid: int) -> int:

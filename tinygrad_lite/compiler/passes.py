@@ -28,6 +28,8 @@ __all__ = ["hoist_checks", "fold_constants", "eliminate_identity_views",
 
 def substitute(template: Any, mapping: dict[int, Any]) -> Any:
     """``template`` with each ``Ref(v)`` for ``v`` in ``mapping`` replaced by its mapped slot."""
+    if not mapping:
+        return template  # (most calls: nothing has been replaced yet)
     if isinstance(template, Ref):
         return mapping.get(template.vid, template)
     if type(template) in (tuple, list):
