@@ -674,3 +674,27 @@ def test_integer_and_tensor_index_reads_and_writes_replay_like_eager():
         assert compiled(x).item() == eager_step(x).item()
     assert compiled.replays >= 3
     np.testing.assert_array_equal(compiled_w.detach().numpy(), eager_w.detach().numpy())
+
+
+def test_state_held_in_default_arguments_is_followed_and_guarded():
+    def make():
+        tl.manual_seed(0)
+        model = nn.Linear(3, 2)
+        opt = tl.optim.SGD(model.parameters(), lr=0.1)
+
+        def step(x, model=model, opt=opt, *, scale=1.0):
+            opt.zero_grad()
+            loss = (model(x) ** 2).sum() * scale
+            loss.backward()
+            opt.step()
+            return loss
+        return step, opt
+
+    (eager, eager_opt), (plain, opt) = make(), make()
+    compiled = tl.compile(plain)
+    x = tl.ones(4, 3)
+    for k in range(6):
+        if k == 4:  # read through the default: the guard sees the change and retraces
+            opt.param_groups[0]["lr"] = eager_opt.param_groups[0]["lr"] = 0.05
+        assert compiled(x).item() == eager(x).item()
+    assert compiled.replays >= 3 and compiled.traces == 3, compiled.explanations

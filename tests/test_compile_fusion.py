@@ -256,3 +256,60 @@ def test_fused_steps_match_eager_when_gradients_are_kept_accumulated_or_clipped(
     for p1, p2 in zip(*(m.parameters() for m in models)):
         _same(p1, p2)
         _same(p1.grad, p2.grad)
+
+
+class _MixedNet(nn.Module):
+    """Parameters of several shapes, a 0-d one, and BatchNorm buffers."""
+
+    def __init__(self):
+        super().__init__()
+        self.a, self.b, self.c = nn.Linear(3, 8), nn.Linear(8, 8), nn.Linear(8, 2)
+        self.scale = nn.Parameter(tl.ones(()))
+        self.bn = nn.BatchNorm1d(8)
+
+    def forward(self, x):
+        return self.c(self.bn(self.b(self.a(x).relu())).relu()) * self.scale
+
+
+def _optimizers(model, variant, opt_cls, kwargs):
+    rest = [*model.b.parameters(), *model.c.parameters(), model.scale, *model.bn.parameters()]
+    if variant == "groups":
+        return [opt_cls([{"params": model.a.parameters(), "lr": kwargs["lr"] * 0.5},
+                         {"params": rest}], **kwargs)]
+    if variant == "frozen":
+        model.b.weight.requires_grad_(False)
+        return [opt_cls([p for p in model.parameters() if p.requires_grad], **kwargs)]
+    return [opt_cls(model.a.parameters(), **kwargs), tl.optim.SGD(rest, lr=0.01, momentum=0.5)]
+
+
+@pytest.mark.parametrize("variant", ["groups", "frozen", "two-optimizers"])
+@pytest.mark.parametrize("opt_cls,kwargs", [(tl.optim.SGD, dict(lr=0.05, momentum=0.9)),
+                                            (tl.optim.Adam, dict(lr=1e-2))], ids=["sgd", "adam"])
+def test_param_groups_frozen_parameters_and_two_optimizers_match_eager(variant, opt_cls, kwargs):
+    runs = []
+    for compiled in (False, True):
+        tl.manual_seed(0)
+        model = _MixedNet()
+        opts = _optimizers(model, variant, opt_cls, kwargs)
+
+        def step(x, y, model=model, opts=opts):
+            for opt in opts:
+                opt.zero_grad()
+            loss = tl.nn.functional.cross_entropy(model(x), y)
+            loss.backward()
+            for opt in opts:
+                opt.step()
+            return loss
+        runs.append((model, opts, tl.compile(step) if compiled else step))
+    x, y = _data()
+    for k in range(10):
+        if k == 5:  # a learning rate changed between calls: the replay retraces
+            for _, opts, _ in runs:
+                opts[0].param_groups[0]["lr"] *= 0.5
+        np.testing.assert_array_equal(runs[1][2](x, y).item(), runs[0][2](x, y).item())
+    assert runs[1][2].replays >= 6, runs[1][2].explanations
+    assert any("np_empty" in entry.code for entry in runs[1][2].entries if entry.replay)
+    for p1, p2 in zip(runs[0][0].parameters(), runs[1][0].parameters()):
+        _same(p1, p2)
+    for b1, b2 in zip(runs[0][0].buffers(), runs[1][0].buffers()):
+        _same(b1, b2)

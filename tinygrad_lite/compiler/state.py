@@ -108,6 +108,14 @@ class StateWalk:
                 continue
             self._module_attributes(contents, names, depth, var)
             self.walk(contents, f"{self.const(cell)}.cell_contents", depth + 1, var)
+        if not library:  # default arguments hold state too (``def step(x, model=model)``)
+            defaults = fn.__defaults__ or ()
+            code = fn.__code__
+            arg_names = code.co_varnames[code.co_argcount - len(defaults):code.co_argcount]
+            for i, (var, value) in enumerate(zip(arg_names, defaults)):
+                self.walk(value, f"{self.const(fn)}.__defaults__[{i}]", depth + 1, var)
+            for var, value in (fn.__kwdefaults__ or {}).items():
+                self.walk(value, f"{self.const(fn)}.__kwdefaults__[{var!r}]", depth + 1, var)
         if library:  # a decorator's wrapper: what it wraps matters, not the package's globals
             return
         globals_name = self.const(fn.__globals__)
