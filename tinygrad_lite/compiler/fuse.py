@@ -456,7 +456,7 @@ class _Group:
         """Op ``c`` with its lane operands replaced by ``slots`` (None: keep the argument)."""
         args = [s if s is not None else a for s, a in zip(slots, c.inputs + [c.out])]
         out = args.pop()
-        mutates = list(mutated) + ([out.vid] if isinstance(out, Ref) else [])
+        mutates = list(dict.fromkeys([*mutated, *([out.vid] if isinstance(out, Ref) else [])]))
         if c.form == "astype":  # into the node's arena, with astype's cast
             return Op("call", np.copyto, (out, args[0]), {"casting": "unsafe"}, [],
                       mutates=mutates, where=c.op.where)

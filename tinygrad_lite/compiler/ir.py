@@ -145,8 +145,8 @@ class Graph:
             v = self.values[vid]
             rows.append(("in", v.source, v.name, f"v{vid}", _describe(v), ""))
         for i, op in enumerate(self.ops):
-            args = self.uses(op)
-            inputs = ", ".join(f"v{a}" for a in args) or "-"
+            args = [f"v{a}" for a in self.uses(op)] + _constant_arrays(op)
+            inputs = ", ".join(args) or "-"
             if op.kind == "check":
                 inputs += f" == {op.expected!r}"
             result = ", ".join(f"v{o}" for o in op.outputs) or (
@@ -183,6 +183,26 @@ class Graph:
                 producer[o] = f"op{i}"
         lines.append("}")
         return "\n".join(lines)
+
+
+def _constant_arrays(op: Op) -> list[str]:
+    """The arrays an op reads or writes that are constants of the replay (the fused update's
+    arenas, say), as ``const(337,)``."""
+    found: list[str] = []
+
+    def visit(template: Any) -> None:
+        if isinstance(template, Const) and isinstance(template.obj, np.ndarray) and \
+                template.obj.ndim:
+            found.append(f"const{tuple(template.obj.shape)}")
+        elif isinstance(template, (tuple, list)):
+            for item in template:
+                visit(item)
+        elif isinstance(template, dict):
+            for item in template.values():
+                visit(item)
+
+    visit((op.args, op.kwargs))
+    return found
 
 
 def _describe(v: Value) -> str:
