@@ -223,3 +223,40 @@ def test_erfcx_slope_where_it_overflows():
     assert x.grad[1].item() == pytest.approx(2 * 30 * y[1].item() - 2 / math.sqrt(math.pi))
     a = tl.tensor([0.3, -1.2, 6.0], dtype=tl.float64, requires_grad=True)
     assert tl.autograd.gradgradcheck(tl.special.erfcx, (a,))
+
+
+X_NAN_GRAD = [[0.5, -1.0, 2.0], [1.0, 3.0, 0.0]]
+
+
+@pytest.mark.parametrize("name, fn, expected", [
+    # the elements a NaN gradient does not reach keep an exact zero, as PyTorch masks them
+    ("minimum", lambda x: tl.minimum(x, tl.zeros_like(x)), [[0, NAN, 0], [0, 0, NAN]]),
+    ("maximum", lambda x: tl.maximum(x, tl.zeros_like(x)), [[NAN, 0, NAN], [NAN, NAN, NAN]]),
+    ("maximum broadcast", lambda x: tl.maximum(x, tl.tensor([1.0, 0.0, 2.5], dtype=tl.float64)),
+     [[0, 0, 0], [NAN, NAN, 0]]),
+    ("max()", lambda x: x.max(), [[0, 0, 0], [0, NAN, 0]]),
+    ("min()", lambda x: x.min(), [[0, NAN, 0], [0, 0, 0]]),
+    ("median()", lambda x: x.median(), [[NAN, 0, 0], [0, 0, 0]]),
+    ("max(dim)", lambda x: x.max(1)[0], [[0, 0, NAN], [0, NAN, 0]]),
+    # amax/amin multiply by their mask: NaN everywhere, as in PyTorch
+    ("amax", lambda x: x.amax(1), [[NAN] * 3, [NAN] * 3]),
+])
+def test_a_nan_gradient_reaches_only_the_selected_elements(name, fn, expected):
+    x = tl.tensor(X_NAN_GRAD, dtype=tl.float64, requires_grad=True)
+    y = fn(x)
+    y.backward(tl.full(tuple(y.shape), NAN, dtype=tl.float64))
+    np.testing.assert_array_equal(x.grad.numpy(), np.array(expected, dtype=float))
+    torch = pytest.importorskip("torch")
+    t = torch.tensor(X_NAN_GRAD, dtype=torch.float64, requires_grad=True)
+    ty = _torch_twin(name, t, torch)
+    ty.backward(torch.full(tuple(ty.shape), NAN, dtype=torch.float64))
+    np.testing.assert_array_equal(t.grad.numpy(), np.array(expected, dtype=float))
+
+
+def _torch_twin(name, t, torch):
+    return {"minimum": lambda: torch.minimum(t, torch.zeros_like(t)),
+            "maximum": lambda: torch.maximum(t, torch.zeros_like(t)),
+            "maximum broadcast": lambda: torch.maximum(
+                t, torch.tensor([1.0, 0.0, 2.5], dtype=torch.float64)),
+            "max()": lambda: t.max(), "min()": lambda: t.min(), "median()": lambda: t.median(),
+            "max(dim)": lambda: t.max(1)[0], "amax": lambda: t.amax(1)}[name]()

@@ -22,6 +22,7 @@ from .common import (
     broadcast_error,
     constant,
     is_array,
+    masked_bits,
     sum_to,
     unary_rule,
     wrap,
@@ -272,19 +273,27 @@ class MaximumBackward0(Node):
         # PyTorch's rule: an operand gets the whole gradient unless the other one wins, half of
         # it on a tie; where either is NaN neither wins nor ties, so both get it all. Each share
         # is a constant.
-        zero, half, one = _shares(a_arr.dtype)  # 0-d arrays: no conversion, no astype
+        # The loser's gradient is an exact zero, a NaN or inf gradient included (PyTorch
+        # masks it): grad * 0 would be NaN there.
+        _, half, one = _shares(a_arr.dtype)  # 0-d arrays: no conversion, no astype
         full = np.where(a_arr == b_arr, half, one)
-        share_a = np.where(self.wins(b_arr, a_arr), zero, full) if ea else None
-        share_b = np.where(self.wins(a_arr, b_arr), zero, full) if eb else None
-        if not is_array(grad):
-            share_a = None if share_a is None else wrap(share_a)
-            share_b = None if share_b is None else wrap(share_b)
-        return (sum_to(grad * share_a, a.shape) if ea else None,
-                sum_to(grad * share_b, b.shape) if eb else None)
+        scaled = grad * (full if is_array(grad) else wrap(full))
+        return (sum_to(_unless(self.wins(b_arr, a_arr), scaled), a.shape) if ea else None,
+                sum_to(_unless(self.wins(a_arr, b_arr), scaled), b.shape) if eb else None)
 
 
 class MinimumBackward0(MaximumBackward0):
     wins = staticmethod(np.less)
+
+
+def _unless(lost: np.ndarray, grad):
+    """``grad`` with exact zeros where ``lost`` holds (a gradient array or, under
+    ``create_graph``, a tensor)."""
+    if is_array(grad):
+        lost = np.broadcast_to(lost, grad.shape)
+        kept = masked_bits(grad, ~lost)
+        return kept if kept is not None else np.where(lost, 0, grad).astype(grad.dtype)
+    return where(wrap(np.broadcast_to(lost, grad.shape)), 0.0, grad)
 
 
 def _extremum(ufunc: np.ufunc, node_cls: type[Node], name: str, a, b) -> TensorBase:

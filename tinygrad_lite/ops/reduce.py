@@ -15,6 +15,7 @@ from .common import (
     array_of,
     array_sum,
     is_array,
+    masked_bits,
     normalize_dims,
     sum_rows,
     sum_to,
@@ -80,13 +81,19 @@ class AmaxBackward0(Node):
         out = array_of(self.saved_output()).reshape(self.kept_shape)
         # The gradient is shared evenly among the elements equal to the maximum, as in PyTorch;
         # each element's share is a constant.
-        hits = x == out
+        hit = x == out
         if self.nan_ties and x.dtype.kind == "f":
-            hits |= np.isnan(x) & np.isnan(out)
-        hits = hits.astype(x.dtype)
+            hit |= np.isnan(x) & np.isnan(out)
+        hits = hit.astype(x.dtype)
         with np.errstate(invalid="ignore", divide="ignore"):
             share = hits / hits.sum(axis=self.dims, keepdims=True)
-        return ((share if is_array(grad) else wrap(share)) * grad.reshape(self.kept_shape),)
+        result = (share if is_array(grad) else wrap(share)) * grad.reshape(self.kept_shape)
+        if self.nan_ties and is_array(result):
+            # PyTorch's full max()/min()/median() fill the hits and leave exact zeros elsewhere
+            # (a NaN gradient stays off the other elements); amax/amin multiply by the mask
+            kept = masked_bits(result, hit)
+            result = kept if kept is not None else result
+        return (result,)
 
 
 class MaxBackward1(AmaxBackward0):
