@@ -64,6 +64,26 @@ def _same(a, b):
     np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
 
 
+def _same_parameters(m1, m2):
+    for p1, p2 in zip(m1.parameters(), m2.parameters()):
+        _same(p1, p2)
+
+
+def _train(steps, x, y, n):
+    """``n`` calls of each step in turn (the eager and the compiled one)."""
+    for _ in range(n):
+        for step in steps:
+            step(x, y)
+
+
+def _scale_and_reload(models, layer):
+    """An eager in-place update of one weight, then a state-dict load, on each model."""
+    for m in models:
+        with tl.no_grad():
+            m[layer].weight.mul_(0.5)
+        m.load_state_dict({k: v * 2 for k, v in m.state_dict().items()})
+
+
 @pytest.mark.parametrize("opt_cls,kwargs", OPTIMIZERS,
                          ids=["sgd", "momentum", "nesterov-wd", "dampening-maximize",
                               "rmsprop-centered", "adam", "adamw-amsgrad", "adagrad-decay"])
@@ -78,8 +98,8 @@ def test_fused_updates_are_bit_identical_to_eager(opt_cls, kwargs):
     fused = [op for op in compiled.graph.ops if any(
         getattr(a, "obj", None) is arena for a in op.args)]
     assert fused, "no op updates the parameter arena"
+    _same_parameters(m1, m2)
     for p1, p2 in zip(m1.parameters(), m2.parameters()):
-        _same(p1, p2)
         _same(p1.grad, p2.grad)
     for s1, s2 in zip(o1.state.values(), o2.state.values()):
         for key in s1:
@@ -107,15 +127,12 @@ def test_parameters_shared_with_the_user_are_not_moved():
     alias = first.detach()  # shares the parameter's array
     window = list(m2.parameters())[3].detach().numpy()[2:]  # a NumPy view of another one
     x, y = _data()
-    for _ in range(6):
-        eager(x, y)
-        compiled(x, y)
+    _train((eager, compiled), x, y, 6)
     assert compiled.replays >= 3
     assert _arena(m2) is None  # their group was left unfused
     assert np.shares_memory(alias.numpy(), first.detach().numpy())
     assert np.shares_memory(window, list(m2.parameters())[3].detach().numpy())
-    for p1, p2 in zip(m1.parameters(), m2.parameters()):
-        _same(p1, p2)
+    _same_parameters(m1, m2)
     np.testing.assert_array_equal(alias.numpy(), first.detach().numpy())
 
 
@@ -137,49 +154,30 @@ def test_a_second_specialisation_reuses_the_arena():
 def test_rebinding_a_parameter_after_fusion_retraces_and_stays_correct():
     (m1, o1, eager), (m2, o2, compiled) = _pair(tl.optim.SGD, dict(lr=0.1, momentum=0.9))
     x, y = _data()
-    for _ in range(4):
-        eager(x, y)
-        compiled(x, y)
+    _train((eager, compiled), x, y, 4)
     for m in (m1, m2):
         m[0].weight.data = tl.ones(8, 3)  # a new array: the old arena no longer holds it
-    for _ in range(4):
-        eager(x, y)
-        compiled(x, y)
-    for p1, p2 in zip(m1.parameters(), m2.parameters()):
-        _same(p1, p2)
+    _train((eager, compiled), x, y, 4)
+    _same_parameters(m1, m2)
     # the other parameters still view the first arena, so this group now runs unfused;
     # eager in-place updates and loads go on landing where the replay reads
     assert _arena(m2) is None and compiled.replays >= 5
-    for m in (m1, m2):
-        with tl.no_grad():
-            m[2].weight.mul_(0.5)
-        m.load_state_dict({k: v * 2 for k, v in m.state_dict().items()})
-    for _ in range(3):
-        eager(x, y)
-        compiled(x, y)
-    for p1, p2 in zip(m1.parameters(), m2.parameters()):
-        _same(p1, p2)
+    _scale_and_reload((m1, m2), 2)
+    _train((eager, compiled), x, y, 3)
+    _same_parameters(m1, m2)
 
 
 def test_in_place_updates_and_loads_reach_moved_parameters():
     (m1, o1, eager), (m2, o2, compiled) = _pair(tl.optim.SGD, dict(lr=0.1, momentum=0.9))
     x, y = _data()
-    for _ in range(3):
-        eager(x, y)
-        compiled(x, y)
+    _train((eager, compiled), x, y, 3)
     arena = _arena(m2)
     assert arena is not None
-    for m in (m1, m2):
-        with tl.no_grad():
-            m[0].weight.mul_(0.5)
-        m.load_state_dict({k: v * 2 for k, v in m.state_dict().items()})
+    _scale_and_reload((m1, m2), 0)
     assert _arena(m2) is arena and np.shares_memory(m2[0].weight.detach().numpy(), arena)
-    for _ in range(3):
-        eager(x, y)
-        compiled(x, y)
+    _train((eager, compiled), x, y, 3)
     assert compiled.traces == 2, compiled.explanations
-    for p1, p2 in zip(m1.parameters(), m2.parameters()):
-        _same(p1, p2)
+    _same_parameters(m1, m2)
 
 
 def test_pass_fuses_identical_lanes_and_leaves_others():
