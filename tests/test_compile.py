@@ -147,6 +147,45 @@ def test_guards_retrace_on_batch_size_eval_mode_and_learning_rate():
         np.testing.assert_array_equal(p.detach().numpy(), old)
 
 
+def test_a_learning_rate_set_every_step_ends_in_eager_with_a_warning_naming_it():
+    runs = []
+    for compiled in (False, True):
+        tl.manual_seed(0)
+        model = nn.Linear(4, 3)
+        opt = tl.optim.AdamW(model.parameters(), lr=1e-2)
+        sched = tl.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=50)
+        step = _train_step(model, opt)
+        runs.append((tl.compile(step) if compiled else step, sched, model))
+    x, y = tl.randn(8, 4), tl.tensor([0, 1, 2, 0, 1, 2, 0, 1])
+    with pytest.warns(UserWarning, match=r"guards failed on \d+ calls in a row.*'lr'"):
+        for _ in range(12):
+            losses = [step(x, y).item() for step, _, _ in runs]
+            assert losses[0] == losses[1]
+            for _, sched, _ in runs:
+                sched.step()
+    compiled = runs[1][0]
+    assert compiled.traces <= 8  # then eager: no trace per call
+    for p1, p2 in zip(runs[0][2].parameters(), runs[1][2].parameters()):
+        np.testing.assert_array_equal(p1.detach().numpy(), p2.detach().numpy())
+
+
+def test_a_compiled_function_is_not_state_of_another_trace():
+    model = nn.Linear(3, 2)
+    opt = tl.optim.SGD(model.parameters(), lr=0.1)
+    namespace = {"model": model, "opt": opt, "tl": tl}
+    # ``opt.step()`` names ``step``, the compiled function's own global: its growing cache of
+    # traces must not be walked (each retrace walked all the earlier ones)
+    exec("def step(x):\n    opt.zero_grad()\n    (model(x) ** 2).sum().backward()\n"
+         "    opt.step()\n", namespace)
+    namespace["step"] = tl.compile(namespace["step"])
+    sizes = []
+    for k in range(6):
+        opt.param_groups[0]["lr"] = 0.1 / (k + 1)  # a retrace per call
+        namespace["step"](tl.ones(2, 3))
+        sizes += [len(e.walk.checks) for e in namespace["step"].entries[:1] if e.walk]
+    assert len(sizes) >= 4 and len(set(sizes)) == 1, sizes
+
+
 def test_inference_function_compiles_and_returns_fresh_tensors():
     tl.manual_seed(0)
     model = nn.Sequential(nn.Linear(5, 7), nn.GELU(), nn.LayerNorm(7), nn.Linear(7, 2)).eval()

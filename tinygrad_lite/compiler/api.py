@@ -38,6 +38,9 @@ _AUTOGRAD_AFTER = "its result needs autograd after the call"
 CACHE_SIZE = 8  # specialisations kept per function (torch.compile's recompile limit)
 _MAX_UNSTABLE = 2  # traces in a row that change Python state before the function runs eagerly
 _MAX_CHECK_FAILURES = 3  # replays in a row stopped by a failing check before it runs eagerly
+_MAX_GUARD_MISSES = 6  # retraces in a row after a failed guard (same signature) before it runs
+# eagerly: a value that changes on every call (a learning rate a scheduler sets each step)
+# would otherwise cost a trace per call
 
 
 class Entry:
@@ -56,6 +59,8 @@ class Entry:
 class CompiledFunction:
     """A function (or module) whose calls replay a traced NumPy program when the guards hold."""
 
+    _compiler_internal = True  # not walked as state (``state.py``)
+
     def __init__(self, fn: Callable, fullgraph: bool = False, dynamic: bool | None = None,
                  mode: str | None = None) -> None:
         self.fn, self.fullgraph, self.dynamic, self.mode = fn, fullgraph, dynamic, mode
@@ -65,6 +70,7 @@ class CompiledFunction:
         self.explanations: list[str] = []
         self._unstable = 0
         self._check_failures = 0
+        self._guard_misses = 0
         self._eager_reason: str | None = None
         self._warned: set[str] = set()
 
@@ -114,8 +120,15 @@ class CompiledFunction:
                 self._explain(f"check {failed.args[0]} of the replay failed: retracing")
                 break
             self.replays += 1
-            self._check_failures = 0
+            self._check_failures = self._guard_misses = 0
             return out
+        if any(entry.key == key for entry in self.entries):  # same signature, a guard failed
+            self._guard_misses += 1
+            if self._guard_misses > _MAX_GUARD_MISSES:
+                return self._run_eagerly(
+                    args, kwargs, f"its guards failed on {self._guard_misses} calls in a row "
+                    f"({self._why_not(key, tensors)}): a value it reads changes on every call "
+                    "(a learning rate a scheduler sets each step, say)", key, None)
         if self.mode == "explain" and self.entries:
             self._explain(f"retracing: {self._why_not(key, tensors)}")
         return self._trace(args, kwargs, key, tensors)
@@ -230,7 +243,7 @@ class CompiledFunction:
         source, replay = codegen.generate(graph, readers, writes, result, buffers, names,
                                           prologue)
         entry = Entry(key, guard, replay, graph, source)
-        entry.walk = walk if self.mode == "explain" else None
+        entry.walk = walk  # (says which guard failed, in explain mode and when giving up)
         if any(op.kind == "check" for op in graph.ops):
             entry.generators = list({id(op.target[0]): op.target[0] for op in graph.ops
                                      if op.kind == "rng"}.values())

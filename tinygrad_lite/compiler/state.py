@@ -158,8 +158,9 @@ class StateWalk:
             self.walk(obj.args, f"{self.const(obj)}.args", depth + 1)
             self.walk(obj.keywords, f"{self.const(obj)}.keywords", depth + 1)
             return
-        if isinstance(obj, _SKIP_TYPES) or depth > _MAX_DEPTH:
-            return
+        if isinstance(obj, _SKIP_TYPES) or depth > _MAX_DEPTH or getattr(
+                type(obj), "_compiler_internal", False):
+            return  # (a compiled function's own cache is not state: its entries grow per trace)
         if not expr.endswith(tuple(f".{k}" for k in _FIXED)):
             self.checks.append(f"{expr} is {self.const(obj)}")
         if id(obj) in self._seen:
