@@ -737,3 +737,26 @@ def test_state_held_in_default_arguments_is_followed_and_guarded():
             opt.param_groups[0]["lr"] = eager_opt.param_groups[0]["lr"] = 0.05
         assert compiled(x).item() == eager(x).item()
     assert compiled.replays >= 3 and compiled.traces == 3, compiled.explanations
+
+
+def test_transposed_intermediates_keep_their_layout_in_the_replay():
+    """A ufunc lays out its result like its (transposed) input and a reduction's rounding
+    follows that order: the replay must not move such results into C-ordered buffers."""
+    data = RNG.standard_normal((4, 3, 5)).astype(np.float32)
+    runs = []
+    for compiled in (False, True):
+        p = nn.Parameter(tl.from_numpy(data.copy()))
+        opt = tl.optim.Adam([p], lr=1e-2)
+
+        def step(p=p, opt=opt):
+            opt.zero_grad()
+            y = (p * p).relu().transpose(0, 2) * 1.5
+            loss = (y.exp() * y).mean()
+            loss.backward()
+            opt.step()
+            return loss
+        f = tl.compile(step) if compiled else step
+        runs.append(([f().item() for _ in range(6)], p, f))
+    assert runs[1][2].replays >= 3
+    assert runs[0][0] == runs[1][0]
+    np.testing.assert_array_equal(runs[0][1].detach().numpy(), runs[1][1].detach().numpy())

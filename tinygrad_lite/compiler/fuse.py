@@ -269,7 +269,7 @@ def _kinds(graph: Graph, lane: _Lane, scratch: set[int], producers: dict[int, in
                 if root in leaving or any(i not in mine for i in readers.get(root, ())):
                     return None
                 kinds.append("scratch")
-            elif value.shape and made_by not in candidates and \
+            elif value.shape and value.c_order and made_by not in candidates and \
                     _producer_accepts_out(graph.ops[made_by]):
                 kinds.append("fresh")
             else:

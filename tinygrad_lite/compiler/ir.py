@@ -43,6 +43,10 @@ class Value:
     source: str  # "input", "state", "op", "const"
     name: str = ""  # for inputs and state: where the replay reads it ("arg 0", "fc1.weight")
     view_of: int | None = None  # for views: the value whose memory it shares
+    # whether the traced array was C-contiguous: a ufunc lays its result out like its inputs
+    # (a transposed input gives a transposed result), and a later reduction's rounding depends
+    # on that order, so only C-ordered results may go into (C-ordered) planned buffers
+    c_order: bool = True
 
 
 @dataclass

@@ -227,8 +227,8 @@ def plan_memory(graph: Graph) -> list[tuple[tuple, np.dtype]]:
                 and "out" not in op.kwargs and len(op.outputs) == 1):
             continue
         vid = op.outputs[0]
-        if vid in unsafe or vid not in last_use:
-            continue
+        if vid in unsafe or vid not in last_use or not graph.values[vid].c_order:
+            continue  # (a result NumPy lays out in another order keeps its own array)
         value = graph.values[vid]
         key = (value.shape, value.dtype)
         pool = free.get(key)

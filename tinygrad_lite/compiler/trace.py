@@ -91,7 +91,8 @@ class Trace:
                   view_of: int | None = None) -> int:
         """Number a new value with ``arr``'s shape and dtype."""
         vid = len(self.graph.values)
-        self.graph.values[vid] = Value(vid, tuple(arr.shape), arr.dtype, source, name, view_of)
+        self.graph.values[vid] = Value(vid, tuple(arr.shape), arr.dtype, source, name, view_of,
+                                       bool(arr.flags.c_contiguous))
         return vid
 
     def number(self, traced: TracedArray, vid: int) -> int:
