@@ -739,18 +739,20 @@ def test_state_held_in_default_arguments_is_followed_and_guarded():
     assert compiled.replays >= 3 and compiled.traces == 3, compiled.explanations
 
 
-def test_transposed_intermediates_keep_their_layout_in_the_replay():
-    """A ufunc lays out its result like its (transposed) input and a reduction's rounding
-    follows that order: the replay must not move such results into C-ordered buffers."""
+@pytest.mark.parametrize("axes", [(2, 1, 0), (1, 0, 2), (0, 2, 1)])
+def test_transposed_intermediates_keep_their_layout_in_the_replay(axes):
+    """A ufunc lays out its result like its (permuted) input and a reduction's rounding
+    follows that order: neither the tracing call nor the replay may change that layout (into
+    C-ordered copies or buffers)."""
     data = RNG.standard_normal((4, 3, 5)).astype(np.float32)
     runs = []
     for compiled in (False, True):
         p = nn.Parameter(tl.from_numpy(data.copy()))
         opt = tl.optim.Adam([p], lr=1e-2)
 
-        def step(p=p, opt=opt):
+        def step(p=p, opt=opt, axes=axes):
             opt.zero_grad()
-            y = (p * p).relu().transpose(0, 2) * 1.5
+            y = (p * p).relu().permute(*axes) * 1.5
             loss = (y.exp() * y).mean()
             loss.backward()
             opt.step()

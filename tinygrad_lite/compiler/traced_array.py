@@ -74,8 +74,21 @@ def unwrap(obj: Any) -> Any:
 def as_traced(result: Any) -> TracedArray:
     """A fresh traced array holding ``result`` (an owned array, a NumPy or Python scalar)."""
     arr = _ASARRAY(result)
-    fortran = arr.flags.f_contiguous and not arr.flags.c_contiguous
-    out = np.ndarray.__new__(TracedArray, arr.shape, arr.dtype, order="F" if fortran else "C")
+    if arr.ndim > 2 and not (arr.flags.c_contiguous or arr.flags.f_contiguous):
+        # NumPy laid the result out in another axis order (a ufunc on a permuted input): the
+        # copy keeps that order, since a later reduction's rounding follows it
+        strides = [0] * arr.ndim
+        step = arr.itemsize
+        for axis in sorted(range(arr.ndim), key=lambda i: abs(arr.strides[i])):
+            strides[axis] = step
+            step *= arr.shape[axis]
+        memory = np.ndarray.__new__(TracedArray, (arr.size,), arr.dtype)
+        out = np.ndarray.__new__(TracedArray, arr.shape, arr.dtype, buffer=memory,
+                                 strides=tuple(strides))
+    else:
+        fortran = arr.flags.f_contiguous and not arr.flags.c_contiguous
+        out = np.ndarray.__new__(TracedArray, arr.shape, arr.dtype,
+                                 order="F" if fortran else "C")
     plain(out)[...] = arr
     return out
 
