@@ -260,3 +260,16 @@ def _torch_twin(name, t, torch):
                 t, torch.tensor([1.0, 0.0, 2.5], dtype=torch.float64)),
             "max()": lambda: t.max(), "min()": lambda: t.min(), "median()": lambda: t.median(),
             "max(dim)": lambda: t.max(1)[0], "amax": lambda: t.amax(1)}[name]()
+
+
+def test_heaviside_has_no_derivative_as_in_pytorch():
+    x = tl.tensor([1.0, -1.0, 0.0], requires_grad=True)
+    y = tl.heaviside(x, tl.tensor(0.5))
+    assert y.requires_grad and y.tolist() == [1.0, 0.0, 0.5]
+    with pytest.raises(RuntimeError, match="derivative for .*heaviside.* is not implemented"):
+        y.sum().backward()
+    assert not tl.heaviside(tl.tensor([2.0]), tl.tensor(0.5)).requires_grad
+    torch = pytest.importorskip("torch")
+    t = torch.heaviside(torch.tensor([1.0], requires_grad=True), torch.tensor(0.5))
+    with pytest.raises(RuntimeError, match="derivative for .*heaviside.* is not implemented"):
+        t.sum().backward()

@@ -15,6 +15,7 @@ from .._core.tensor_base import TensorBase, wrap
 from ..dtypes import finfo_of, is_float_dtype
 from ..ops import binary_math
 from ..ops.elementwise import bfloat16_in_float32
+from ..ops.linalg_lu import not_differentiable
 from ..ops.special import (
     acos,
     acosh,
@@ -113,7 +114,7 @@ def sinc(input: TensorBase) -> TensorBase:
 
 
 def heaviside(input: TensorBase, values: Any) -> TensorBase:
-    """0 below zero, 1 above, ``values`` at zero (no gradient)."""
+    """0 below zero, 1 above, ``values`` at zero (no derivative, as in PyTorch)."""
     if not isinstance(values, TensorBase):
         raise TypeError(f"heaviside(): argument 'values' must be Tensor, not "
                         f"{type(values).__name__}")
@@ -122,7 +123,9 @@ def heaviside(input: TensorBase, values: Any) -> TensorBase:
                            f"(input {dtypes.from_numpy_dtype(input._data.dtype)}, values "
                            f"{dtypes.from_numpy_dtype(values._data.dtype)})")
     out = np.where(input._data > 0, 1, np.where(input._data < 0, 0, values._data))
-    return wrap(out.astype(input._data.dtype))
+    # PyTorch has no derivative for it: the result requires grad, backward through it raises
+    return not_differentiable("heaviside", "NotImplemented", [input, values],
+                              [out.astype(input._data.dtype)])[0]
 
 
 def copysign(input: Any, other: Any) -> TensorBase:
