@@ -140,19 +140,22 @@ def test_guards_retrace_on_batch_size_eval_mode_and_learning_rate():
     model.train()
     before = [p.detach().numpy().copy() for p in model.parameters()]
     x = tl.randn(4, 4)
-    opt.param_groups[0]["lr"] = 0.0  # a scheduler's change: the old replay would still move
+    opt.param_groups[0]["lr"] = 0.0  # a scheduler's change: read by the replay, no retrace
     step(x, y4)
-    assert step.traces == traces + 3
+    assert step.traces == traces + 2
     for p, old in zip(model.parameters(), before):
         np.testing.assert_array_equal(p.detach().numpy(), old)
+    opt.param_groups[0]["weight_decay"] = 0.1  # guarded by value: a retrace
+    step(x, y4)
+    assert step.traces == traces + 3
 
 
-def test_a_learning_rate_set_every_step_ends_in_eager_with_a_warning_naming_it():
+def test_a_value_changed_every_step_ends_in_eager_with_a_warning_naming_it():
     runs = []
     for compiled in (False, True):
         tl.manual_seed(0)
         model = nn.Linear(4, 3)
-        opt = tl.optim.AdamW(model.parameters(), lr=1e-2)
+        opt = tl.optim.RMSprop(model.parameters(), lr=1e-2)  # (its lr is guarded by value)
         sched = tl.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=50)
         step = _train_step(model, opt)
         runs.append((tl.compile(step) if compiled else step, sched, model))
@@ -539,13 +542,16 @@ def test_explain_mode_says_why_it_retraces(capsys):
     compiled = tl.compile(step, mode="explain")
     for _ in range(3):
         compiled(tl.ones(1, 2))
-    opt.param_groups[0]["lr"] = 0.05
+    opt.param_groups[0]["lr"] = 0.05  # read on every call: no retrace
+    compiled(tl.ones(1, 2))
+    opt.param_groups[0]["momentum"] = 0.5
     compiled(tl.ones(1, 2))
     model.eval()
     compiled(tl.ones(1, 2))
     compiled(tl.ones(3, 2))
     out = capsys.readouterr().out
-    assert "guard failed: opt.param_groups.0['lr'] == 0.1" in out
+    assert "lr" not in out
+    assert "guard failed: opt.param_groups.0['momentum'] == 0.9" in out
     assert "guard failed: model.training is True" in out
     assert "a new signature" in out
 
@@ -732,11 +738,13 @@ def test_state_held_in_default_arguments_is_followed_and_guarded():
     (eager, eager_opt), (plain, opt) = make(), make()
     compiled = tl.compile(plain)
     x = tl.ones(4, 3)
-    for k in range(6):
+    for k in range(8):
         if k == 4:  # read through the default: the guard sees the change and retraces
-            opt.param_groups[0]["lr"] = eager_opt.param_groups[0]["lr"] = 0.05
+            opt.param_groups[0]["weight_decay"] = eager_opt.param_groups[0]["weight_decay"] = 0.1
         assert compiled(x).item() == eager(x).item()
-    assert compiled.replays >= 3 and compiled.traces == 3, compiled.explanations
+        if k == 3:
+            assert compiled.replays >= 2 and compiled.traces == 2, compiled.explanations
+    assert compiled.replays >= 4 and compiled.traces >= 3, compiled.explanations
 
 
 @pytest.mark.parametrize("axes", [(2, 1, 0), (1, 0, 2), (0, 2, 1)])
@@ -762,3 +770,32 @@ def test_transposed_intermediates_keep_their_layout_in_the_replay(axes):
     assert runs[1][2].replays >= 3
     assert runs[0][0] == runs[1][0]
     np.testing.assert_array_equal(runs[0][1].detach().numpy(), runs[1][1].detach().numpy())
+
+
+@pytest.mark.parametrize("opt_cls,kwargs", [
+    (tl.optim.SGD, dict(lr=0.1)),
+    (tl.optim.SGD, dict(lr=0.1, momentum=0.9, nesterov=True, weight_decay=1e-3)),
+    (tl.optim.Adam, dict(lr=1e-2, amsgrad=True)),
+    (tl.optim.AdamW, dict(lr=1e-2, weight_decay=0.1)),
+], ids=["sgd", "nesterov-wd", "adam-amsgrad", "adamw"])
+def test_a_scheduler_changing_the_learning_rate_every_step_needs_no_retrace(opt_cls, kwargs):
+    runs = []
+    for compiled in (False, True):
+        tl.manual_seed(0)
+        model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))
+        opt = opt_cls(model.parameters(), **kwargs)
+        sched = tl.optim.lr_scheduler.OneCycleLR(opt, max_lr=kwargs["lr"] * 3, total_steps=20,
+                                                 cycle_momentum=False)
+        step = _train_step(model, opt)
+        runs.append((tl.compile(step) if compiled else step, sched, model, opt))
+    x, y = tl.randn(8, 4), tl.tensor([0, 1, 2, 0, 1, 2, 0, 1])
+    for _ in range(15):
+        losses = [step(x, y).item() for step, _, _, _ in runs]
+        assert losses[0] == losses[1]
+        for _, sched, _, _ in runs:
+            sched.step()
+    compiled = runs[1][0]
+    assert compiled.traces <= 3 and compiled.replays >= 12, compiled.explanations
+    assert type(runs[1][3].param_groups[0]["lr"]) is float  # the group holds a float again
+    for p1, p2 in zip(runs[0][2].parameters(), runs[1][2].parameters()):
+        np.testing.assert_array_equal(p1.detach().numpy(), p2.detach().numpy())

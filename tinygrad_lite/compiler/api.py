@@ -230,7 +230,7 @@ class CompiledFunction:
         graph = trace.graph
         relocate = relocator(swapped, walk, guard)
         buffers = passes.optimize(graph, lambda g: fuse.fuse_parallel_updates(g, relocate))
-        names: dict[str, Any] = {"_wrap": wrap, **walk.env}
+        names: dict[str, Any] = {"_wrap": wrap, "_F64": np.float64, **walk.env}
         readers = {vid: swapped["readers"][vid] for vid in graph.inputs}
         writes = [_write(target, attr, vid, swapped, names)
                   for target, attr, vid in graph.writebacks]
@@ -406,6 +406,12 @@ def _swap_in(trace: Trace, walk: StateWalk, args: list[TensorBase]) -> dict:
             swap(t._grad, "_data", f"{name}._grad._data", "state", label and f"{label}.grad")
     for container, key, expr in walk.arrays:
         swap(container, key, expr, "state", walk.labels.get(id(container[key]), ""))
+    for container, key, expr in walk.scalars:  # a float hyper-parameter read on every call:
+        value = container[key]  # traced as a 0-d float64 (Python float arithmetic, exactly)
+        traced = trace.add_input(np.asarray(value, np.float64), "state", expr)
+        readers[trace.vid(traced)] = f"_F64({expr})"
+        container[key] = traced
+        slots.append((container, key, value, traced, expr))
     owners = {id(t): f"A[{i}]" for i, t in enumerate(args)}
     owners.update({id(t): name for t, name in walk.tensors})
     grads = {id(t): t._grad for t in [*args, *(t for t, _ in walk.tensors)]}

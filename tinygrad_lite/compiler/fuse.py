@@ -181,6 +181,10 @@ def _lanes(graph: Graph, cands: list[_Candidate], scratch: set[int]) -> list[_La
     version: dict[int, int] = {}
     sets = _Sets()
     nodes_of: dict[int, list[Node | None]] = {}
+    # a 0-d input nothing writes (a learning rate read per call) is shared by the lanes, like a
+    # constant: it joins none of them
+    written = {graph.root(m) for op in graph.ops for m in op.mutates}
+    shared = {vid for vid in graph.inputs if graph.values[vid].shape == () and vid not in written}
     scalar_uses: list[tuple[Node, Node]] = []  # (0-d node, a node of the full op reading it)
 
     def out_of(c: _Candidate) -> Node:
@@ -191,7 +195,7 @@ def _lanes(graph: Graph, cands: list[_Candidate], scratch: set[int]) -> list[_La
     for c in cands:
         nodes: list[Node | None] = []
         for a in c.inputs:
-            if isinstance(a, Ref):
+            if isinstance(a, Ref) and graph.root(a.vid) not in shared:
                 r = graph.root(a.vid)
                 nodes.append((r, version.get(r, 0)))
             else:

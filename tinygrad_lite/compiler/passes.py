@@ -163,24 +163,26 @@ def _key(template: Any) -> Any:
 
 
 def eliminate_common_subexpressions(graph: Graph) -> Graph:
-    """Merge repeated pure ops (same call, same arguments) between writes."""
+    """Merge repeated pure ops (same call, same arguments) that no write in between could
+    tell apart."""
     unsafe = mutated_roots(graph) | escaping(graph)
-    seen: dict[Any, Op] = {}
+    seen: dict[Any, tuple[Op, set[int]]] = {}  # key -> (first op, the roots it read)
     mapping: dict[int, Any] = {}
     kept = []
     for op in graph.ops:
         op.args, op.kwargs = substitute(op.args, mapping), substitute(op.kwargs, mapping)
-        if op.mutates:
-            seen.clear()  # conservative: a write may change what any earlier op read
+        if op.mutates:  # a write changes what the ops that read its memory would give now
+            written = {graph.root(m) for m in op.mutates}
+            seen = {k: v for k, v in seen.items() if not v[1] & written}
         if op.pure and op.outputs and not any(graph.root(o) in unsafe for o in op.outputs):
             key = (op.kind, _key(op.target) if op.kind != "call" else id(op.target),
                    _key(op.args), _key(op.kwargs))
-            first = seen.get(key)
-            if first is not None and len(first.outputs) == len(op.outputs):
-                for mine, theirs in zip(op.outputs, first.outputs):
+            found = seen.get(key)
+            if found is not None and len(found[0].outputs) == len(op.outputs):
+                for mine, theirs in zip(op.outputs, found[0].outputs):
                     mapping[mine] = Ref(theirs)
                 continue
-            seen[key] = op
+            seen[key] = (op, {graph.root(v) for v in graph.uses(op)})
         kept.append(op)
     _rewrite(graph, kept, mapping)
     return graph

@@ -56,6 +56,10 @@ class StateWalk:
         self.tensors: list[tuple[TensorBase, str]] = []
         self.arrays: list[tuple[Any, Any, str]] = []  # (container, key, name)
         self.generators: list[Generator] = []
+        # float hyper-parameters a replay reads on every call instead of guarding their value
+        # (an optimizer's learning rate, which schedulers set): (dict, key, expression)
+        self.scalars: list[tuple[dict, Any, str]] = []
+        self._dynamic: dict[int, tuple] = {}  # id(param group dict) -> its dynamic keys
         self.problem: str | None = None
         self.labels: dict[int, str] = {}  # readable names of tensors and arrays: model.0.weight
         self._seen: set[int] = set()
@@ -201,12 +205,17 @@ class StateWalk:
         self.checks.append(f"len({name}) == {len(obj)}")
         if len(obj) > MAX_ITEMS:
             return
+        dynamic = self._dynamic.get(id(obj), ())
         items = obj.items() if isinstance(obj, dict) else enumerate(obj)
         for key, value in items:
             if isinstance(key, (str, int, float, tuple)) and _literal(key):
                 item = f"{name}[{key!r}]"
             else:
                 item = f"{name}[{self.const(key)}]"
+            if key in dynamic and type(value) is float:
+                self.checks.append(f"type({item}) is float")  # its value is read per call
+                self.scalars.append((obj, key, item))
+                continue
             sub = f"{label}[{self.labels.get(id(key), type(key).__name__)}]" if not (
                 isinstance(key, (str, int))) else f"{label}.{key}" if label else str(key)
             if isinstance(value, np.ndarray) and not isinstance(value, np.generic) and \
@@ -217,6 +226,11 @@ class StateWalk:
 
     def _object(self, obj: Any, name: str, depth: int, label: str) -> None:
         attrs = vars(obj)
+        dynamic = getattr(type(obj), "_dynamic_hyperparameters", ())
+        if dynamic and isinstance(attrs.get("param_groups"), list):
+            for group in attrs["param_groups"]:
+                if isinstance(group, dict):
+                    self._dynamic[id(group)] = tuple(dynamic)
         for hooks in _HOOK_DICTS:
             if attrs.get(hooks):
                 self.problem = self.problem or (f"{type(obj).__name__}.{hooks} holds hooks "

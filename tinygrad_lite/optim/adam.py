@@ -10,7 +10,15 @@ import numpy as np
 
 from .._core.tracing import tracing_state
 from ..tensor import Tensor
-from .optimizer import Optimizer, axpy, bump_step, implementation_options, state_like, state_scalar
+from .optimizer import (
+    Optimizer,
+    axpy,
+    bump_step,
+    implementation_options,
+    operand,
+    state_like,
+    state_scalar,
+)
 
 __all__ = ["Adam", "AdamW"]
 
@@ -21,6 +29,8 @@ class Adam(Optimizer):
     running max with amsgrad); weight decay adds ``wd * p`` to the gradient."""
 
     _decoupled = False
+    # read per call by tl.compile's replay (a scheduler's changes need no new trace)
+    _dynamic_hyperparameters = ("lr",)
 
     def __init__(self, params: Iterable[Any], lr: float = 1e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
@@ -63,7 +73,7 @@ class Adam(Optimizer):
         step = bump_step(state, traceable=True)
         if wd != 0:
             if group["decoupled_weight_decay"]:
-                p._data *= 1 - lr * wd
+                p._data *= operand(1 - lr * wd, p._data.dtype)
             else:
                 axpy(g, p._data, wd, tmp)
         m, v = state["exp_avg"]._data, state["exp_avg_sq"]._data

@@ -105,15 +105,25 @@ def _with_step_hooks(step: Callable) -> Callable:
     return wrapper
 
 
-def axpy(y: np.ndarray, x: np.ndarray, alpha: float, tmp: np.ndarray) -> None:
+def axpy(y: np.ndarray, x: np.ndarray, alpha: Any, tmp: np.ndarray) -> None:
     """``y += alpha * x`` in place, the product going through the scratch array ``tmp``."""
-    if alpha == 1.0:
+    if isinstance(alpha, np.ndarray):  # a learning rate tl.compile reads per call: no branch
+        np.multiply(x, operand(alpha, y.dtype), out=tmp)  # on its value (x * 1.0 and x * -1.0
+        y += tmp  # are exact, so the results are those of the shortcuts below)
+    elif alpha == 1.0:
         y += x
     elif alpha == -1.0:
         y -= x
     else:
         np.multiply(x, alpha, out=tmp)
         y += tmp
+
+
+def operand(value: Any, dtype: np.dtype) -> Any:
+    """A hyper-parameter as an operand of ``dtype`` arrays: a Python float as it is (NumPy
+    rounds it to ``dtype``), a 0-d array (a learning rate ``tl.compile`` reads per call)
+    rounded to ``dtype`` the same way, so the product is computed in ``dtype`` either way."""
+    return value.astype(dtype) if isinstance(value, np.ndarray) else value
 
 
 def state_like(p: Tensor, fill: float = 0.0) -> Tensor:

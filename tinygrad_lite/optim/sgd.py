@@ -17,6 +17,9 @@ class SGD(Optimizer):
     """PyTorch's SGD: ``g = grad + wd * p``; ``b = momentum * b + (1 - dampening) * g`` (b = g
     at the first step); ``g = g + momentum * b`` (Nesterov) or ``b``; ``p -= lr * g``."""
 
+    # read per call by tl.compile's replay (a scheduler's changes need no new trace)
+    _dynamic_hyperparameters = ("lr",)
+
     def __init__(self, params: Iterable[Any], lr: float = 1e-3, momentum: float = 0.0,
                  dampening: float = 0.0, weight_decay: float = 0.0, nesterov: bool = False,
                  *, maximize: bool = False, foreach: bool | None = None,
