@@ -799,3 +799,26 @@ def test_a_scheduler_changing_the_learning_rate_every_step_needs_no_retrace(opt_
     assert type(runs[1][3].param_groups[0]["lr"]) is float  # the group holds a float again
     for p1, p2 in zip(runs[0][2].parameters(), runs[1][2].parameters()):
         np.testing.assert_array_equal(p1.detach().numpy(), p2.detach().numpy())
+
+
+def test_a_learning_rate_read_or_set_inside_the_function_stays_a_python_float():
+    model = nn.Linear(3, 2)
+    opt = tl.optim.SGD(model.parameters(), lr=0.1)
+    sched = tl.optim.lr_scheduler.StepLR(opt, 2, 0.5)
+
+    def reads(x):
+        opt.zero_grad()
+        (model(x) ** 2).sum().backward()
+        opt.step()
+        return opt.param_groups[0]["lr"]
+
+    def steps_the_scheduler(x):
+        reads(x)
+        sched.step()
+
+    with pytest.warns(UserWarning):
+        for fn in (tl.compile(reads), tl.compile(steps_the_scheduler)):
+            for _ in range(4):
+                out = fn(tl.ones(2, 3))
+                assert out is None or type(out) is float
+                assert type(opt.param_groups[0]["lr"]) is float

@@ -428,6 +428,11 @@ def _swap_out(trace: Trace, swapped: dict) -> tuple[list, str | None]:
         current = owner[attr] if isinstance(owner, (dict, list)) else getattr(owner, attr)
         if current is traced:
             current = arr
+        elif isinstance(arr, float):  # a hyper-parameter read per call that the call set (a
+            # scheduler stepped inside it): kept as a Python float; the replay cannot set it
+            problem = problem or f"it sets {type(owner).__name__}[{attr!r}], which a replay " \
+                "reads on every call"
+            current = float(plain(current)) if isinstance(current, TracedArray) else current
         elif isinstance(current, TracedArray) and trace.vid(current) is not None:
             writes.append((owner, attr, trace.vid(current)))
             current = plain(current)
@@ -541,12 +546,13 @@ def _untrace(result: Any) -> Any:
     if isinstance(result, TensorBase):
         if isinstance(result._data, TracedArray):
             result._data = plain(result._data)
+    elif isinstance(result, TracedArray):  # (a learning rate read per call, say)
+        return plain(result).item() if result.ndim == 0 else plain(result)
     elif type(result) in (tuple, list):
-        for r in result:
-            _untrace(r)
+        return type(result)(_untrace(r) for r in result)
     elif type(result) is dict:
-        for r in result.values():
-            _untrace(r)
+        for key, r in result.items():
+            result[key] = _untrace(r)
     return result
 
 
