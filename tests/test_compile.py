@@ -542,16 +542,16 @@ def test_explain_mode_says_why_it_retraces(capsys):
     compiled = tl.compile(step, mode="explain")
     for _ in range(3):
         compiled(tl.ones(1, 2))
-    opt.param_groups[0]["lr"] = 0.05  # read on every call: no retrace
+    opt.param_groups[0]["lr"] = 0.05  # read on every call (momentum too): no retrace
     compiled(tl.ones(1, 2))
-    opt.param_groups[0]["momentum"] = 0.5
+    opt.param_groups[0]["dampening"] = 0.5
     compiled(tl.ones(1, 2))
     model.eval()
     compiled(tl.ones(1, 2))
     compiled(tl.ones(3, 2))
     out = capsys.readouterr().out
     assert "lr" not in out
-    assert "guard failed: opt.param_groups.0['momentum'] == 0.9" in out
+    assert "guard failed: opt.param_groups.0['dampening'] == 0" in out
     assert "guard failed: model.training is True" in out
     assert "a new signature" in out
 
@@ -777,7 +777,8 @@ def test_transposed_intermediates_keep_their_layout_in_the_replay(axes):
     (tl.optim.SGD, dict(lr=0.1, momentum=0.9, nesterov=True, weight_decay=1e-3)),
     (tl.optim.Adam, dict(lr=1e-2, amsgrad=True)),
     (tl.optim.AdamW, dict(lr=1e-2, weight_decay=0.1)),
-], ids=["sgd", "nesterov-wd", "adam-amsgrad", "adamw"])
+    (tl.optim.SGD, dict(lr=0.1, momentum=0.9)),  # with OneCycle cycling SGD's momentum too
+], ids=["sgd", "nesterov-wd", "adam-amsgrad", "adamw", "sgd-momentum-cycled"])
 def test_a_scheduler_changing_the_learning_rate_every_step_needs_no_retrace(opt_cls, kwargs):
     runs = []
     for compiled in (False, True):
@@ -785,7 +786,8 @@ def test_a_scheduler_changing_the_learning_rate_every_step_needs_no_retrace(opt_
         model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))
         opt = opt_cls(model.parameters(), **kwargs)
         sched = tl.optim.lr_scheduler.OneCycleLR(opt, max_lr=kwargs["lr"] * 3, total_steps=20,
-                                                 cycle_momentum=False)
+                                                 cycle_momentum="momentum" in kwargs
+                                                 and not kwargs.get("nesterov"))
         step = _train_step(model, opt)
         runs.append((tl.compile(step) if compiled else step, sched, model, opt))
     x, y = tl.randn(8, 4), tl.tensor([0, 1, 2, 0, 1, 2, 0, 1])

@@ -174,7 +174,12 @@ def eliminate_common_subexpressions(graph: Graph) -> Graph:
         if op.mutates:  # a write changes what the ops that read its memory would give now
             written = {graph.root(m) for m in op.mutates}
             seen = {k: v for k, v in seen.items() if not v[1] & written}
-        if op.pure and op.outputs and not any(graph.root(o) in unsafe for o in op.outputs):
+        if op.kind == "check":  # the same test of an unchanged value: decided already
+            key = ("check", op.target, _key(op.args), repr(op.expected))
+            if key in seen:
+                continue
+            seen[key] = (op, {graph.root(v) for v in graph.uses(op)})
+        elif op.pure and op.outputs and not any(graph.root(o) in unsafe for o in op.outputs):
             key = (op.kind, _key(op.target) if op.kind != "call" else id(op.target),
                    _key(op.args), _key(op.kwargs))
             found = seen.get(key)

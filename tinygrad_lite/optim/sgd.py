@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..tensor import Tensor
-from .optimizer import Optimizer, axpy, implementation_options
+from .optimizer import Optimizer, axpy, implementation_options, operand
 
 __all__ = ["SGD"]
 
@@ -18,7 +18,7 @@ class SGD(Optimizer):
     at the first step); ``g = g + momentum * b`` (Nesterov) or ``b``; ``p -= lr * g``."""
 
     # read per call by tl.compile's replay (a scheduler's changes need no new trace)
-    _dynamic_hyperparameters = ("lr",)
+    _dynamic_hyperparameters = ("lr", "momentum")
 
     def __init__(self, params: Iterable[Any], lr: float = 1e-3, momentum: float = 0.0,
                  dampening: float = 0.0, weight_decay: float = 0.0, nesterov: bool = False,
@@ -55,7 +55,7 @@ class SGD(Optimizer):
                 state["momentum_buffer"] = Tensor._wrap(buf)
             else:
                 buf = held._data
-                buf *= momentum
+                buf *= operand(momentum, buf.dtype)
                 axpy(buf, d_p, 1.0 - group["dampening"], self.scratch(p, 1))
             if group["nesterov"]:
                 d_p = self._writable(p, d_p, grad)
