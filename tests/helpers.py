@@ -1,4 +1,5 @@
-"""Test helpers: a float64 central-difference gradient check used by the op catalogue."""
+"""Test helpers: a float64 central-difference gradient check used by the op catalogue, and the
+plain training step the compile tests run eagerly and compiled."""
 
 from __future__ import annotations
 
@@ -73,3 +74,15 @@ def check_second_order(fn: Callable, *arrays: np.ndarray, atol: float = 1e-5,
         a = np.zeros_like(n) if a is None else a.detach().numpy()
         np.testing.assert_allclose(a, n, atol=atol, rtol=rtol,
                                    err_msg=f"second-order gradient of input {i}")
+
+
+def train_step(model: Callable, opt: tl.optim.Optimizer,
+               loss_fn: Callable = tl.nn.functional.cross_entropy) -> Callable:
+    """``step(x, y)``: zero the gradients, the loss, backward, the optimizer's step; the loss."""
+    def step(x: tl.Tensor, y: tl.Tensor) -> tl.Tensor:
+        opt.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+    return step

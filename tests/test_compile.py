@@ -7,6 +7,7 @@ import warnings
 
 import numpy as np
 import pytest
+from helpers import train_step
 
 import tinygrad_lite as tl
 import tinygrad_lite.nn as nn
@@ -23,23 +24,13 @@ def _batches(shape, classes, n=4):
     return xs, ys
 
 
-def _train_step(model, opt, loss_fn=F.cross_entropy):
-    def step(x, y):
-        opt.zero_grad()
-        loss = loss_fn(model(x), y)
-        loss.backward()
-        opt.step()
-        return loss
-    return step
-
-
 def _run_both(build, xs, ys, steps=100, exact=True, seed=0):
     """Train two identical copies, one eager and one compiled; compare everything."""
     tl.manual_seed(seed)
     m1, o1, loss_fn = build()
     tl.manual_seed(seed)
     m2, o2, _ = build()
-    eager, compiled = _train_step(m1, o1, loss_fn), tl.compile(_train_step(m2, o2, loss_fn))
+    eager, compiled = train_step(m1, o1, loss_fn), tl.compile(train_step(m2, o2, loss_fn))
     tl.manual_seed(seed + 1)
     eager_losses = [eager(xs[i % len(xs)], ys[i % len(ys)]).item() for i in range(steps)]
     tl.manual_seed(seed + 1)
@@ -127,7 +118,7 @@ def test_guards_retrace_on_batch_size_eval_mode_and_learning_rate():
     tl.manual_seed(0)
     model = nn.Sequential(nn.Linear(4, 8), nn.Dropout(0.5), nn.Linear(8, 3))
     opt = tl.optim.SGD(model.parameters(), lr=0.1)
-    step = tl.compile(_train_step(model, opt))
+    step = tl.compile(train_step(model, opt))
     y4, y6 = tl.tensor([0, 1, 2, 0]), tl.tensor([0, 1, 2, 0, 1, 2])
     for _ in range(3):
         step(tl.randn(4, 4), y4)
@@ -157,7 +148,7 @@ def test_a_value_changed_every_step_ends_in_eager_with_a_warning_naming_it():
         model = nn.Linear(4, 3)
         opt = tl.optim.RMSprop(model.parameters(), lr=1e-2)  # (its lr is guarded by value)
         sched = tl.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=50)
-        step = _train_step(model, opt)
+        step = train_step(model, opt)
         runs.append((tl.compile(step) if compiled else step, sched, model))
     x, y = tl.randn(8, 4), tl.tensor([0, 1, 2, 0, 1, 2, 0, 1])
     with pytest.warns(UserWarning, match=r"guards failed on \d+ calls in a row.*'lr'"):
@@ -390,7 +381,7 @@ def test_compiled_step_peak_memory_is_not_above_eager():
     for compiled in (False, True):
         tl.manual_seed(0)
         model, opt, loss_fn = _mlp(tl.optim.SGD, lr=0.01, momentum=0.9)()
-        step = _train_step(model, opt, loss_fn)
+        step = train_step(model, opt, loss_fn)
         step = tl.compile(step) if compiled else step
         for _ in range(3):
             step(xs[0], ys[0])
@@ -788,7 +779,7 @@ def test_a_scheduler_changing_the_learning_rate_every_step_needs_no_retrace(opt_
         sched = tl.optim.lr_scheduler.OneCycleLR(opt, max_lr=kwargs["lr"] * 3, total_steps=20,
                                                  cycle_momentum="momentum" in kwargs
                                                  and not kwargs.get("nesterov"))
-        step = _train_step(model, opt)
+        step = train_step(model, opt)
         runs.append((tl.compile(step) if compiled else step, sched, model, opt))
     x, y = tl.randn(8, 4), tl.tensor([0, 1, 2, 0, 1, 2, 0, 1])
     for _ in range(15):

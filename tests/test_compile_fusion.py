@@ -3,8 +3,11 @@ update of every parameter runs as one NumPy call per op over contiguous arenas. 
 bit-identical to eager, parameters must become views of one arena only when nothing else shares
 their memory, and later traces must reuse the arena instead of moving it again."""
 
+import inspect
+
 import numpy as np
 import pytest
+from helpers import train_step
 
 import tinygrad_lite as tl
 import tinygrad_lite.nn as nn
@@ -34,23 +37,13 @@ def _data(n=16):
     return x, y
 
 
-def _step(model, opt):
-    def step(x, y):
-        opt.zero_grad()
-        loss = tl.nn.functional.cross_entropy(model(x), y)
-        loss.backward()
-        opt.step()
-        return loss
-    return step
-
-
 def _pair(opt_cls, kwargs):
     tl.manual_seed(0)
     m1 = _model()
     tl.manual_seed(0)
     m2 = _model()
     o1, o2 = opt_cls(m1.parameters(), **kwargs), opt_cls(m2.parameters(), **kwargs)
-    return (m1, o1, _step(m1, o1)), (m2, o2, tl.compile(_step(m2, o2)))
+    return (m1, o1, train_step(m1, o1)), (m2, o2, tl.compile(train_step(m2, o2)))
 
 
 def _arena(model):
@@ -110,11 +103,13 @@ def test_the_step_makes_fewer_numpy_calls_once_fused():
     tl.manual_seed(0)
     model = _model()
     opt = tl.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
-    compiled = tl.compile(_step(model, opt))
+    compiled = tl.compile(train_step(model, opt))
     x, y = _data()
     for _ in range(3):
         compiled(x, y)
-    step_line = f"test_compile_fusion.py:{_step.__code__.co_firstlineno + 5}"  # opt.step()
+    lines, first = inspect.getsourcelines(train_step)
+    offset = next(i for i, line in enumerate(lines) if "opt.step()" in line)
+    step_line = f"helpers.py:{first + offset}"  # where the optimizer's update comes from
     update = [op for op in compiled.graph.ops if op.where == step_line and any(
         getattr(a, "obj", None) is not None and getattr(a.obj, "ndim", 0) for a in op.args)]
     # momentum SGD is 4 calls per parameter on parameter-sized arrays unfused (24 here);
@@ -142,7 +137,7 @@ def test_a_second_specialisation_reuses_the_arena():
     tl.manual_seed(0)
     model = _model()
     opt = tl.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
-    compiled = tl.compile(_step(model, opt))
+    compiled = tl.compile(train_step(model, opt))
     batches = [_data(16), _data(5)]
     for i in range(4):
         compiled(*batches[i % 2])
