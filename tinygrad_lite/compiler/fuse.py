@@ -370,8 +370,10 @@ class _Group:
         self.template = self.lanes[0]
         slot = next(k for k, (r, _) in enumerate(self.template.order) if graph.values[r].shape)
         self.sizes = [math.prod(graph.values[lane.order[slot][0]].shape) for lane in self.lanes]
-        self.operand: list[Any] = []  # per node: the arena (a Const, or a Ref made per replay)
-        self.per_lane: list[list[Any]] = []  # per node: each lane's own operand
+        count = len(self.template.kinds)
+        self.operand: list[Any] = [None] * count  # per node: the arena (Const, or a Ref made
+        self.per_lane: list[list[Any]] = [[] for _ in range(count)]  # per replay); each lane's
+        self.space: list[int | None] = [None] * count  # operand; a scratch arena's stand-in
 
     def plan(self, relocate: Relocate) -> tuple[set[int], dict[int, list[Op]], list[Op]] | None:
         """(indices of the ops the group replaces, ops to insert before given indices, the
@@ -386,8 +388,6 @@ class _Group:
                 return None  # something between the lanes uses their arrays: keep the order
         before: dict[int, list[Op]] = {}
         kinds = self.template.kinds
-        self.operand, self.per_lane = [None] * len(kinds), [[]] * len(kinds)
-        self.space: list[int | None] = [None] * len(kinds)  # a scratch arena's stand-in value
         # state first: moving it can fail, and nothing may have changed then
         for k in sorted(range(len(kinds)), key=lambda k: kinds[k] != "state"):
             if not self._arena(k, kinds[k], relocate, before):
