@@ -280,6 +280,75 @@ def test_data_dependent_check_in_the_replay_retraces():
         compiled(logits, tl.tensor([0, 1, 7]))  # the check fails: eager gives the error
 
 
+def _bn_then_pool_pair():
+    """(eager model, compiled step, eager step): batch norm (its running statistics change in
+    the forward) and then max pooling, whose NaN test is a check in the replay."""
+    def make():
+        tl.manual_seed(0)
+        return nn.Sequential(nn.BatchNorm2d(2), nn.MaxPool2d(2))
+
+    eager_model, compiled_model = make(), make()
+
+    def step(model, x):
+        out = model(x)
+        out.sum().backward()
+        return out
+
+    return eager_model, compiled_model, tl.compile(lambda x: step(compiled_model, x)), \
+        (lambda x: step(eager_model, x))
+
+
+def test_a_check_failing_after_state_changed_puts_the_state_back_and_runs_eagerly():
+    eager_model, compiled_model, compiled, eager = _bn_then_pool_pair()
+    rng = np.random.default_rng(0)
+    inputs = [rng.standard_normal((2, 2, 4, 4)).astype(np.float32) for _ in range(5)]
+    inputs[3][0, 1, 2, 3] = np.nan  # the replay's "no NaN window" check fails after the update
+    for data in inputs:
+        got = compiled(tl.tensor(data))
+        want = eager(tl.tensor(data))
+        np.testing.assert_array_equal(got.detach().numpy(), want.detach().numpy())
+        for name in ("running_mean", "running_var"):
+            # updated once per call, not twice (the failed replay's update is undone)
+            np.testing.assert_array_equal(getattr(compiled_model[0], name).numpy(),
+                                          getattr(eager_model[0], name).numpy())
+        assert int(compiled_model[0].num_batches_tracked) == \
+            int(eager_model[0].num_batches_tracked)
+    assert compiled.replays >= 1
+    assert "np.copyto" in compiled.code  # the restore before the check
+
+
+def test_convolution_replay_checks_finite_values_instead_of_computing_both_rules():
+    tl.manual_seed(0)
+    conv = nn.Conv2d(2, 3, 3, padding=1)
+    norm = nn.BatchNorm2d(2)
+
+    def step(x):
+        conv.zero_grad()
+        loss = conv(norm(x)).square().mean()
+        loss.backward()
+        return loss
+
+    compiled = tl.compile(step)
+    x = tl.randn(2, 2, 5, 5)
+    for _ in range(3):
+        compiled(x)
+    # the im2col rule (for non-finite data) is not in the replay: only its checks are
+    assert compiled.code.count("np_isfinite") >= 1
+    assert "np_where" not in compiled.code
+    bad = x.detach().numpy().copy()
+    bad[0, 0, 0, 0] = np.inf  # the replay's check fails; the eager rule gives PyTorch's values
+    mean_before = norm.running_mean.numpy().copy()
+    compiled(tl.tensor(bad))
+    assert not np.array_equal(norm.running_mean.numpy(), mean_before)
+    tl.manual_seed(0)
+    conv2, norm2 = nn.Conv2d(2, 3, 3, padding=1), nn.BatchNorm2d(2)
+    for data in [x] * 3 + [tl.tensor(bad)]:
+        conv2.zero_grad()
+        conv2(norm2(data)).square().mean().backward()
+    np.testing.assert_array_equal(norm.running_mean.numpy(), norm2.running_mean.numpy())
+    np.testing.assert_array_equal(conv.weight.grad.numpy(), conv2.weight.grad.numpy())
+
+
 def test_python_state_changes_run_eagerly():
     counter = {"n": 0}
 

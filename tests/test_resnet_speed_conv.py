@@ -1,9 +1,10 @@
-"""The convolution's batch-folded flat rule (``ops/conv_kernels.py``), its full-matrix fallback,
-the stride-1 input gradient computed as a convolution with the flipped kernel and the weight
-gradient taken from that convolution's columns: each path forced on the same shapes against
-PyTorch (float64), by gradcheck, and on the dtypes and edge cases the fast paths introduce
-(groups, dilation, stride, no padding, padding wider than the kernel, 1x1, even kernels with
-'same' padding, non-contiguous input, non-finite values, half precision)."""
+"""The convolution's batch-folded flat rule (``ops/conv_kernels.py``) with all offsets gathered
+or gathered by kernel row (stride 1), its full-matrix fallback, the stride-1 input gradient
+computed as a convolution with the flipped kernel and the weight gradient taken from that
+convolution's columns: each path forced on the same shapes against PyTorch (float64), by
+gradcheck, and on the dtypes and edge cases the fast paths introduce (groups, dilation, stride,
+no padding, padding wider than the kernel, 1x1, even kernels with 'same' padding,
+non-contiguous input, non-finite values, half precision)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 
 import tinygrad_lite as tl
 import tinygrad_lite.ops.conv as conv_ops
+import tinygrad_lite.ops.conv_kernels as conv_kernels
 from tinygrad_lite.autograd import gradcheck
 
 torch = pytest.importorskip("torch")
@@ -36,17 +38,19 @@ CASES = [
     (3, 2, 4, 4, 2, (4, 5, 6), (2, 3, 3), (2, 1, 1), 1, 1),
 ]
 
-PATHS = {"flat": {"_MAX_WASTE": float("inf")},
+PATHS = {"flat": {"_MAX_WASTE": float("inf"), "_MIN_ROW_DEPTH": float("inf")},
+         "rows": {"_MAX_WASTE": float("inf"), "_MIN_ROW_DEPTH": 0},
          "full": {"_MAX_WASTE": 0.0, "_LONG_ROWS": 10**9},
          "default": {}}
 
 
 @pytest.fixture(params=list(PATHS))
 def path(request, monkeypatch):
-    """Force the flat rule or the full matrix everywhere (also in the gradient's convolution),
-    or leave the choice to the waste rule."""
+    """Force the flat rule with all offsets gathered, or gathered by kernel row wherever the
+    stride is 1, or the full matrix everywhere (also in the gradient's convolution), or leave
+    the choice to the waste and depth rules."""
     for name, value in PATHS[request.param].items():
-        monkeypatch.setattr(conv_ops, name, value)
+        monkeypatch.setattr(conv_kernels if name == "_MIN_ROW_DEPTH" else conv_ops, name, value)
     return request.param
 
 
@@ -157,9 +161,12 @@ def test_low_precision_dtypes(path, dtype, tol):
                                    rtol=tol, atol=tol * max(1.0, float(np.abs(theirs).max())))
 
 
-def test_batch_larger_than_a_chunk(monkeypatch):
-    """Several chunks of images, the last one partial: every chunk boundary is exact."""
+@pytest.mark.parametrize("row_depth", [0, float("inf")])
+def test_batch_larger_than_a_chunk(monkeypatch, row_depth):
+    """Several chunks of images, the last one partial: every chunk boundary is exact, with
+    the columns gathered by kernel row and all at once."""
     monkeypatch.setattr(conv_ops.kernels, "_CHUNK_BYTES", 4096)
+    monkeypatch.setattr(conv_ops.kernels, "_MIN_ROW_DEPTH", row_depth)
     case = (2, 7, 3, 4, 1, (9, 9), (3, 3), 1, 1, 1)
     arrays = _arrays(case, seed=5)
     for stride in (1, 2):
@@ -190,11 +197,14 @@ def test_stride_one_weight_grad_comes_from_the_gradients_columns(monkeypatch):
     assert calls
 
 
-@pytest.mark.parametrize("waste", [float("inf"), 0.0])
-def test_compiled_step_matches_eager_bit_for_bit(monkeypatch, waste):
-    """tl.compile records both rules and selects by recorded ops: its replays give exactly
-    the eager step's parameters, on the flat rule and on the full matrix."""
+@pytest.mark.parametrize("waste,row_depth", [(float("inf"), 0), (float("inf"), float("inf")),
+                                             (0.0, 0)])
+def test_compiled_step_matches_eager_bit_for_bit(monkeypatch, waste, row_depth):
+    """tl.compile's replays (the fast rule, its finite-value tests recorded as checks) give
+    exactly the eager step's parameters, on the flat rule (by kernel row and not) and on the
+    full matrix."""
     monkeypatch.setattr(conv_ops, "_MAX_WASTE", waste)
+    monkeypatch.setattr(conv_ops.kernels, "_MIN_ROW_DEPTH", row_depth)
     rng = np.random.default_rng(8)
     x = tl.from_numpy(rng.standard_normal((3, 3, 10, 10)).astype(np.float32))
     y = tl.from_numpy(rng.integers(0, 5, 3))

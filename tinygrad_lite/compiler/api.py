@@ -109,10 +109,6 @@ class CompiledFunction:
             except codegen.CheckFailedError as failed:
                 for g, state in zip(entry.generators, states):
                     g._rng.bit_generator.state = state
-                if len(failed.args) > 1:
-                    raise RuntimeError(
-                        "tl.compile: a data-dependent check in the replay failed after the "
-                        "step had changed state; run this function eagerly") from None
                 self._check_failures += 1
                 if self._check_failures > _MAX_CHECK_FAILURES:
                     return self._run_eagerly(args, kwargs, "a data-dependent value read in the "
@@ -169,8 +165,8 @@ class CompiledFunction:
             self._clean(self._roots(args, kwargs))
         problem = trace.broken
         result = _untrace(result)
-        problem = problem or out_problem or writes[1] or _late_check(
-            passes.hoist_checks(trace.graph))
+        passes.hoist_checks(trace.graph)  # (a check failing earlier has less to put back)
+        problem = problem or out_problem or writes[1]
         guard = _make_guard(walk)  # (compiled once: also the new entry's guard)
         if problem is None:
             changed = _changed_state(walk, guard)
@@ -554,20 +550,6 @@ def _untrace(result: Any) -> Any:
         for key, r in result.items():
             result[key] = _untrace(r)
     return result
-
-
-def _late_check(graph: Graph) -> str | None:
-    """A data-dependent check after the call began changing state: a replay could not fall back
-    cleanly when it fails, so such a call stays eager. (Random draws before a check are undone
-    on a fallback: see ``Entry.generators``.)"""
-    started = False
-    for op in graph.ops:
-        if op.kind == "check" and started:
-            return (f"a Python value read from the data ({op.target}() at {op.where}) after the "
-                    "call began updating state")
-        started = started or any(
-            graph.values[graph.root(m)].source in ("input", "state") for m in op.mutates)
-    return None
 
 
 def _holds(guard: Callable[..., bool], tensors: list[TensorBase]) -> bool:

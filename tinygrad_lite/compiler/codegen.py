@@ -20,8 +20,8 @@ __all__ = ["generate", "CheckFailedError"]
 
 
 class CheckFailedError(Exception):
-    """A replay's data-dependent check went the other way than while tracing; carries the
-    index of the first op with side effects that already ran (None: none did)."""
+    """A replay's data-dependent check went the other way than while tracing (the arrays the
+    replay had changed are put back first); carries the check's op index."""
 
 
 _CONVERT = {"bool": "bool", "float": "float", "int": "int", "index": "_index", "item": None}
@@ -137,6 +137,21 @@ def _line(op: Op, index: int, names: _Names) -> str:
     return f"if {expr} != {expected}: raise CheckFailedError({index})"
 
 
+def _restores(graph: Graph) -> dict[int, list[int]]:
+    """For each check op that runs after ops writing into input or state arrays: those arrays
+    (their root values), to put back when the check fails."""
+    written: list[int] = []
+    restore: dict[int, list[int]] = {}
+    for i, op in enumerate(graph.ops):
+        if op.kind == "check" and written:
+            restore[i] = list(written)
+        for vid in op.mutates:
+            root = graph.root(vid)
+            if graph.values[root].source in ("input", "state") and root not in written:
+                written.append(root)
+    return restore
+
+
 def generate(graph: Graph, readers: dict[int, str], writebacks: list[str],
              result: str, buffers: list[tuple[tuple, np.dtype]],
              names_env: dict[str, Any], prologue: list[str] | None = None) -> tuple[str, Any]:
@@ -155,9 +170,14 @@ def generate(graph: Graph, readers: dict[int, str], writebacks: list[str],
     keep: set[int] = set()
     walk_template(graph.outputs, lambda r: keep.add(r.vid))
     keep.update(v for _, _, v in graph.writebacks if v is not None)
+    # a check that fails after the replay changed inputs or state (batch norm's running
+    # statistics, say) puts them back before raising, so the eager run that follows starts from
+    # the call's own state: each such array is copied at the start (the generators' states are
+    # put back by the caller)
+    restore = _restores(graph)
     last: dict[int, int] = {}
     for i, op in enumerate(graph.ops):
-        for used in graph.uses(op):
+        for used in graph.uses(op) + restore.get(i, []):
             last[used] = i
         for out in op.outputs:
             last.setdefault(out, i)
@@ -165,19 +185,20 @@ def generate(graph: Graph, readers: dict[int, str], writebacks: list[str],
     for vid, i in last.items():
         if vid not in keep:
             dying.setdefault(i, []).append(vid)
-    side_effects = False
+    saved = sorted({vid for vids in restore.values() for vid in vids})
+    body += [f"s{vid} = v{vid}.copy()" for vid in saved]
+    last_check = max(restore, default=-1)
     for i, op in enumerate(graph.ops):
         line = _line(op, i, names)
-        if op.kind == "check" and side_effects:
-            line = line.replace(f"CheckFailedError({i})",
-                                f"CheckFailedError({i}, 'after side effects')")
-        side_effects = side_effects or bool(op.mutates and any(
-            graph.values[graph.root(m)].source in ("input", "state") for m in op.mutates)) \
-            or op.kind == "rng"
+        if restore.get(i):
+            puts = "".join(f"np.copyto(v{vid}, s{vid}); " for vid in restore[i])
+            line = line.replace("raise CheckFailedError", puts + "raise CheckFailedError")
         where = f"  # {op.where}" if op.where else ""
         body.append(line + where)
         if i in dying:
             body.append("del " + ", ".join(f"v{v}" for v in sorted(dying[i])))
+        if i == last_check and saved:
+            body.append("del " + ", ".join(f"s{vid}" for vid in saved))
     body += writebacks
     body.append(f"return {result}")
     source = "def replay(A):\n" + "\n".join("    " + line for line in body) + "\n"

@@ -33,7 +33,6 @@ import numpy as np
 from .._core.grad_mode import grad_state
 from .._core.graph import Node
 from .._core.tensor_base import TensorBase
-from .._core.tracing import tracing_state
 from . import conv_kernels as kernels
 from .common import is_array, wrap
 from .elementwise import bfloat16_in_float32
@@ -174,7 +173,7 @@ class ConvolutionBackward0(Node):
         grad_x = grad_w = None
         if need_x:
             finite = np.isfinite(weight).all()  # see the module: the exact rule if it is not
-            if tracing_state.active or finite:
+            if finite:
                 if not geo.plain:  # with the weight gradient from the same columns if wanted
                     partner = x.astype(dt, copy=False) if need_w else None
                     grad_x, grad_w = _input_grad_by_conv(grad, weight, self, partner)
@@ -205,7 +204,7 @@ class ConvolutionBackward0(Node):
         grad_x = None
         if edges[0]:
             finite = np.isfinite(weight).all()  # the gradient's convolution needs it
-            if tracing_state.active or finite:
+            if finite:
                 grad_x = _input_grad_by_conv(grad, weight, self)[0]
             grad_x = _input_grad_array(grad_t, weight, self) if grad_x is None else \
                 _select(grad_x, finite, lambda: _input_grad_array(grad_t, weight, self))
@@ -235,11 +234,8 @@ class ConvolutionBackward0(Node):
 
 def _select(fast: np.ndarray | None, ok: np.ndarray, exact: Callable[[], np.ndarray]
             ) -> np.ndarray:
-    """``fast`` where the 0-d ``ok`` holds, else ``exact()``. While tl.compile traces, both are
-    computed and one selected by recorded ops: a replay cannot choose the rule by the data, and
-    must give what the eager step gives, bit for bit."""
-    if tracing_state.active and fast is not None:
-        return np.where(ok, fast, exact().astype(fast.dtype, copy=False))
+    """``fast`` where the 0-d ``ok`` holds, else ``exact()``. (While tl.compile traces,
+    reading ``ok`` records a check: a replay where it goes the other way runs eagerly.)"""
     return fast if ok and fast is not None else exact()
 
 

@@ -17,7 +17,6 @@ import numpy as np
 from .._core.grad_mode import grad_state
 from .._core.graph import Node
 from .._core.tensor_base import TensorBase
-from .._core.tracing import tracing_state
 from ..dtypes import is_float_dtype
 from .common import is_array, masked_bits, wrap
 from .movement import permute_rule
@@ -189,9 +188,9 @@ def max_pool_blocks(x: TensorBase, kernel: tuple) -> tuple[TensorBase, np.ndarra
     argmax = _first_offset(views, lambda v: v != values)
     if is_float_dtype(a.dtype):
         nan_windows = np.isnan(values)
-        # there the first NaN is the maximum (always taken while tl.compile traces: a replay
-        # cannot choose the branch by the data)
-        if tracing_state.active or nan_windows.any():
+        # there the first NaN is the maximum (while tl.compile traces, reading ``any()`` records
+        # a check: a replay where it goes the other way runs eagerly)
+        if nan_windows.any():
             first_nan = _first_offset(views, lambda v: ~np.isnan(v))
             argmax = np.where(nan_windows, first_nan, argmax)
     if not (grad_state.enabled and x._requires_grad):

@@ -22,6 +22,11 @@ from .elementwise import cast, where_rule
 
 _FLOAT32 = np.dtype(np.float32)
 _WHERE_MAX_SIZE = 1024  # see ReluBackward0
+# NumPy's maximum against a scalar runs an unvectorised broadcast loop; against a contiguous row
+# of zeros it takes the SIMD loop, about 2x faster on large arrays (1.25 M float32: 0.69 ->
+# 0.34 ms). Rows this long keep the per-row overhead small.
+_ZERO_ROW = 16384
+_ZERO_ROWS = {dt: np.zeros(_ZERO_ROW, dt) for dt in (np.dtype(np.float32), np.dtype(np.float64))}
 
 
 def _constant(value: np.ndarray, like):
@@ -123,8 +128,22 @@ def relu(x: TensorBase) -> TensorBase:
     """``max(x, 0)`` elementwise; the gradient at 0 is 0 and at NaN passes, as in PyTorch."""
     if x._data.dtype == np.bool_:
         raise TypeError("relu: not implemented for bool tensors")
-    out = np.maximum(x._data, zero_of(x._data.dtype))
-    return unary_result(out, x, ReluBackward0, save="output")
+    return unary_result(_max_zero(x._data), x, ReluBackward0, save="output")
+
+
+def _max_zero(a: np.ndarray) -> np.ndarray:
+    """``np.maximum(a, 0)``, the same ufunc and argument order (so NaN and -0.0 come out the
+    same); large contiguous float arrays run against rows of zeros (see ``_ZERO_ROWS``)."""
+    row = _ZERO_ROWS.get(a.dtype)
+    if row is None or a.size < 2 * _ZERO_ROW or not a.flags.c_contiguous:
+        return np.maximum(a, zero_of(a.dtype))
+    out = np.empty(a.shape, a.dtype)
+    flat, flat_out = a.reshape(-1), out.reshape(-1)
+    body = a.size - a.size % _ZERO_ROW
+    np.maximum(flat[:body].reshape(-1, _ZERO_ROW), row,
+               out=flat_out[:body].reshape(-1, _ZERO_ROW))
+    np.maximum(flat[body:], zero_of(a.dtype), out=flat_out[body:])
+    return out
 
 
 class TanhBackward0(Node):
