@@ -349,6 +349,26 @@ def test_convolution_replay_checks_finite_values_instead_of_computing_both_rules
     np.testing.assert_array_equal(conv.weight.grad.numpy(), conv2.weight.grad.numpy())
 
 
+def test_embedding_gradient_with_many_repeats_is_replayed_bit_for_bit():
+    """The embedding's scatter-add picks its passes by the data (a reduceat for rows repeated
+    16 times or more): the replay calls the same kernel, so it gives the eager bits."""
+    def build():
+        tl.manual_seed(0)
+        model = nn.Sequential(nn.Embedding(5, 8), nn.Flatten(), nn.Linear(8 * 40, 3))
+        return model, tl.optim.AdamW(model.parameters(), lr=1e-2)
+
+    tokens = tl.randint(0, 5, (6, 40))  # 240 lookups of 5 rows
+    target = tl.tensor([0, 1, 2, 0, 1, 2])
+    (m1, o1), (m2, o2) = build(), build()
+    compiled = tl.compile(train_step(m2, o2))
+    eager = train_step(m1, o1)
+    for _ in range(4):
+        assert compiled(tokens, target).item() == eager(tokens, target).item()
+    assert compiled.replays >= 2 and "_segment_sum" in compiled.code
+    for p1, p2 in zip(m1.parameters(), m2.parameters()):
+        np.testing.assert_array_equal(p2.detach().numpy(), p1.detach().numpy())
+
+
 def test_python_state_changes_run_eagerly():
     counter = {"n": 0}
 

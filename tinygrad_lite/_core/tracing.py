@@ -11,8 +11,9 @@ Python floats (PyTorch's ``torch.compiler.is_compiling()`` switch).
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
-__all__ = ["tracing_state", "is_compiling", "report_graph_break"]
+__all__ = ["tracing_state", "is_compiling", "report_graph_break", "call_as_one_op"]
 
 
 class TracingState:
@@ -21,6 +22,8 @@ class TracingState:
 
     active = False
     on_graph_break: Callable[[str], None] | None = None
+    # ``record_call(fn, args)``: runs ``fn(*args)`` on plain arrays and records it as one op
+    record_call: Callable[[Callable[..., Any], tuple], Any] | None = None
 
 
 tracing_state = TracingState()
@@ -36,3 +39,13 @@ def report_graph_break(reason: str) -> None:
     callback = tracing_state.on_graph_break
     if tracing_state.active and callback is not None:
         callback(reason)
+
+
+def call_as_one_op(fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)`` for an array kernel whose NumPy calls depend on the data (a sort, a count
+    of repeats); while tl.compile traces, it is recorded as one op that a replay calls again, so
+    the replay runs the same code on its data and gives the eager bits."""
+    recorder = tracing_state.record_call
+    if tracing_state.active and recorder is not None:
+        return recorder(fn, args)
+    return fn(*args)

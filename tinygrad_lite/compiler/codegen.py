@@ -117,8 +117,9 @@ def _line(op: Op, index: int, names: _Names) -> str:
     else:
         lhs = ""
     if op.kind == "call":
-        fn = names.bind(_undispatched(op.target),
-                        callable_name(op.target).replace("np.", "np_"))
+        name = callable_name(op.target)  # np.add -> np_add; a package kernel by its own name
+        fn = names.bind(_undispatched(op.target), name.replace("np.", "np_")
+                        if name.startswith("np.") else name.rsplit(".", 1)[-1])
         return f"{lhs}{fn}({_call_args(op, names)})"
     if op.kind == "method":
         return f"{lhs}{_render(op.args[0], names)}.{op.target}({_call_args(op, names, True)})"

@@ -55,6 +55,7 @@ class Trace:
         ACTIVE.trace = self
         tracing_state.active = True
         tracing_state.on_graph_break = self.graph_break
+        tracing_state.record_call = lambda fn, args: record("call", fn, args, {})
         for name in _CREATION:
             original = _ORIGINAL[name]
             self._patched.append((np, name, original))
@@ -72,6 +73,7 @@ class Trace:
         ACTIVE.trace = None
         tracing_state.active = False
         tracing_state.on_graph_break = None
+        tracing_state.record_call = None
 
     def recording(self) -> bool:
         """Whether NumPy calls are being recorded (active, not broken, on the tracing thread)."""
