@@ -48,6 +48,21 @@ PATHS = {
     "autograd.profiler": ["profile", "record_function"],
     "profiler": ["profile", "record_function", "schedule", "ProfilerActivity",
                  "tensorboard_trace_handler"],
+    "backends.cudnn": ["benchmark", "deterministic", "enabled", "allow_tf32", "is_available",
+                       "version", "flags"],
+    "backends.cuda": ["matmul", "is_built", "flash_sdp_enabled", "enable_flash_sdp",
+                      "math_sdp_enabled", "enable_math_sdp", "sdp_kernel"],
+    "backends.mps": ["is_available", "is_built"], "backends.cpu": ["get_cpu_capability"],
+    "backends.mkldnn": ["enabled", "is_available", "flags"], "backends.mkl": ["is_available"],
+    "backends.openmp": ["is_available"], "backends.opt_einsum": ["enabled", "is_available"],
+    "cpu.amp": ["autocast", "GradScaler"],
+    "onnx": ["export", "is_in_onnx_export", "OnnxExporterError", "TrainingMode",
+             "select_model_mode_for_export"],
+    "nn.attention": ["SDPBackend", "sdpa_kernel"],
+    "nn.grad": ["conv1d_input", "conv1d_weight", "conv2d_input", "conv2d_weight",
+                "conv3d_input", "conv3d_weight"],
+    "serialization": ["save", "load", "add_safe_globals", "safe_globals", "get_safe_globals",
+                      "clear_safe_globals", "get_unsafe_globals_in_checkpoint"],
 }
 
 

@@ -22,6 +22,7 @@ from . import (
     linalg,
     multiprocessing,
     nn,
+    onnx,
     optim,
     profiler,
     quasirandom,
@@ -163,5 +164,5 @@ __all__ = [
     "is_autocast_enabled", "set_autocast_cache_enabled", "set_autocast_cpu_dtype",
     "set_autocast_cpu_enabled", "set_autocast_dtype", "set_autocast_enabled",
     "testing", "signal", "quasirandom", "profiler", "UntypedStorage", "TypedStorage",
-    "is_storage", "types", "from_dlpack", "to_dlpack",
+    "is_storage", "types", "from_dlpack", "to_dlpack", "onnx",
 ]

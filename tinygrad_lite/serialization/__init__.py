@@ -1,8 +1,11 @@
-"""``tinygrad_lite.save`` / ``load``: checkpoints in the safetensors format, never pickle.
+"""``tinygrad_lite.save`` / ``load``: checkpoints in the safetensors format.
 
 Tensors go into the safetensors body; the structure around them (nested dicts and lists,
 tuples, numbers, strings, None: optimizer hyper-parameters, step counts, param-group layout) is
-JSON in the header's ``__metadata__``. Nothing in a file can execute code. A flat
+JSON in the header's ``__metadata__``: loading such a file can never execute code. Other
+objects (a whole module, as ``torch.save(model, f)``) are pickled into the file
+(``pickled.py``) and load as in PyTorch since 2.6: through an allowlist of globals by default
+(``add_safe_globals``), everything with ``weights_only=False``. A flat
 ``{name: tensor}`` dict (a module's state dict) is stored under its own names, so files written by
 other safetensors tools with PyTorch's key names load directly. ``format.py`` reads and writes
 the bytes (validated, deterministic), ``files.py`` handles the file system (atomic saves, no
@@ -21,8 +24,20 @@ import numpy as np
 from ..tensor import Tensor
 from .files import describe, read_from, write_to
 from .format import FormatError, decode_file, encode_file
+from .pickled import (
+    PICKLE_KEY,
+    add_safe_globals,
+    clear_safe_globals,
+    get_safe_globals,
+    is_allowed,
+    pickled,
+    safe_globals,
+    unpickled,
+    unsafe_globals,
+)
 
-__all__ = ["save", "load"]
+__all__ = ["save", "load", "add_safe_globals", "clear_safe_globals", "get_safe_globals",
+           "safe_globals", "get_unsafe_globals_in_checkpoint"]
 
 _META_KEY = "tinygrad_lite"
 _ZIP_MAGIC = b"PK\x03\x04"  # torch.save's default format: a zip archive of pickles
@@ -57,9 +72,11 @@ def _encode(obj: Any, path: str, tensors: dict) -> Any:
     if isinstance(obj, (list, tuple)):
         items = [_encode(v, f"{path}.{i}" if path else str(i), tensors) for i, v in enumerate(obj)]
         return {"L" if isinstance(obj, list) else "U": items}
-    raise TypeError(f"save: cannot store an object of type {type(obj).__name__} at "
-                    f"'{path or '<root>'}'; only tensors, arrays, numbers, strings, None, and "
-                    "dicts/lists/tuples of them can be saved (no pickling)")
+    raise _NotPlainError(f"an object of type {type(obj).__name__} at '{path or '<root>'}'")
+
+
+class _NotPlainError(TypeError):
+    """Something the JSON structure has no place for: the object is pickled instead."""
 
 
 def _decode(node: Any, tensors: dict, file: str) -> Any:
@@ -87,6 +104,28 @@ def _decode(node: Any, tensors: dict, file: str) -> Any:
                        f"metadata (unknown node {str(node)[:60]})")
 
 
+def _pickle_payload(info: dict, arrays: dict, name: str) -> np.ndarray:
+    """The uint8 array holding a file's pickled object."""
+    payload = arrays.get(str(info["pickle"]))
+    if payload is None or payload.dtype != np.uint8 or payload.ndim != 1:
+        raise RuntimeError(f"load: '{name}' is corrupt: its pickled object is missing")
+    return payload
+
+
+def get_unsafe_globals_in_checkpoint(f: Any) -> list[str]:
+    """The "module.name" globals of a file's pickled object that a ``weights_only`` load would
+    refuse now (empty for a file with tensors and plain values only)."""
+    name = describe(f)
+    try:
+        metadata, arrays = decode_file(read_from(f))
+    except FormatError as err:
+        raise RuntimeError(f"get_unsafe_globals_in_checkpoint: '{name}' {err}") from None
+    info = json.loads(metadata.get(_META_KEY, "{}") or "{}")
+    if not isinstance(info, dict) or "pickle" not in info:
+        return []
+    return unsafe_globals(_pickle_payload(info, arrays, name), is_allowed)
+
+
 def _is_flat_state_dict(obj: Any) -> bool:
     return isinstance(obj, dict) and all(
         isinstance(k, str) and isinstance(v, Tensor) for k, v in obj.items())
@@ -101,17 +140,22 @@ def _looks_pickled(raw: bytearray) -> bool:
 
 def save(obj: Any, f: Any, pickle_module: Any = None, pickle_protocol: int = 2,
          _use_new_zipfile_serialization: bool = True) -> None:
-    """Save ``obj`` (a state dict of a module or optimizer, or any nesting of dicts, lists,
-    tuples, tensors and plain values) to ``f``: a path (written atomically) or a binary file
-    object. The pickle arguments of ``torch.save`` are accepted and ignored: nothing is pickled."""
+    """Save ``obj`` to ``f``, a path (written atomically) or a binary file object: a state dict
+    of a module or optimizer, or any nesting of dicts, lists, tuples, tensors and plain values,
+    in the safetensors format; anything else (a whole module) pickled with ``pickle_module`` and
+    ``pickle_protocol`` into the file, loadable with ``weights_only=False``."""
     tensors: dict[str, np.ndarray] = {}
     if _is_flat_state_dict(obj):
         for k, v in obj.items():
             tensors[k] = _contiguous(v._data)
         metadata = {"format": "pt", _META_KEY: json.dumps({"flat": list(obj.keys())})}
     else:
-        structure = _encode(obj, "", tensors)
-        metadata = {"format": "pt", _META_KEY: json.dumps({"tree": structure})}
+        try:
+            structure = _encode(obj, "", tensors)
+            metadata = {"format": "pt", _META_KEY: json.dumps({"tree": structure})}
+        except _NotPlainError:
+            tensors = {PICKLE_KEY: pickled(obj, pickle_module, pickle_protocol)}
+            metadata = {"format": "pt", _META_KEY: json.dumps({"pickle": PICKLE_KEY})}
     write_to(f, encode_file(tensors, metadata))
 
 
@@ -120,15 +164,16 @@ def load(f: Any, map_location: Any = None, pickle_module: Any = None, *,
          ) -> Any:
     """Load what ``save`` wrote, or any safetensors file (a dict of tensors by name), from a
     path or a binary file object. Raises a clear error naming the file when it is missing,
-    truncated, corrupt, not a regular file, or a ``torch.save`` pickle archive. ``map_location``
-    and ``weights_only`` are accepted for PyTorch's signature (everything loads to the CPU, and
-    nothing but tensors and plain values can be in a file)."""
+    truncated, corrupt, not a regular file, or a ``torch.save`` pickle archive. A pickled object
+    loads through the allowlist of ``add_safe_globals`` (``pickle.UnpicklingError`` naming the
+    first global it refuses), or whole with ``weights_only=False``, as in PyTorch;
+    ``map_location`` is accepted for PyTorch's signature (everything loads to the CPU)."""
     name = describe(f)
     raw = read_from(f)
     if raw[:4] == _ZIP_MAGIC or _looks_pickled(raw):
         raise RuntimeError(
-            f"load: '{name}' was written by torch.save (a pickle archive); tinygrad_lite never "
-            "unpickles, since unpickling can run arbitrary code. Convert it once with PyTorch: "
+            f"load: '{name}' was written by torch.save (a pickle archive of PyTorch's storages), "
+            "which tinygrad_lite does not read. Convert it once with PyTorch: "
             "`from safetensors.torch import save_file; save_file(torch.load(path), "
             "'model.safetensors')`, then tl.load('model.safetensors')")
     try:
@@ -145,6 +190,9 @@ def load(f: Any, map_location: Any = None, pickle_module: Any = None, *,
     except (ValueError, RecursionError) as err:
         raise RuntimeError(f"load: '{name}' has corrupt {_META_KEY} metadata: "
                            f"{type(err).__name__}: {str(err)[:80]}") from None
+    if "pickle" in info:
+        return unpickled(_pickle_payload(info, arrays, name), name, weights_only, pickle_module,
+                         pickle_load_args)
     if "flat" in info:
         names = info["flat"]
         if not isinstance(names, list) or not all(isinstance(k, str) for k in names):

@@ -6,8 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["is_available", "is_initialized", "synchronize", "current_device", "current_stream",
-           "stream", "set_device", "device_count", "Stream", "StreamContext", "Event"]
+from . import amp
+
+__all__ = ["amp", "is_available", "is_initialized", "synchronize", "current_device",
+           "current_stream", "stream", "set_device", "device_count", "Stream", "StreamContext",
+           "Event"]
 
 
 def is_available() -> bool:
