@@ -116,6 +116,8 @@ def _line(op: Op, index: int, names: _Names) -> str:
         lhs = f"v{op.outputs[0]} = "
     else:
         lhs = ""
+    if op.kind == "call" and op.target is np.empty and op.out_buffer is not None:
+        return f"{lhs}b{op.out_buffer}"  # a planned buffer: nothing to allocate
     if op.kind == "call":
         name = callable_name(op.target)  # np.add -> np_add; a package kernel by its own name
         fn = names.bind(_undispatched(op.target), name.replace("np.", "np_")

@@ -211,10 +211,22 @@ def eliminate_dead_code(graph: Graph) -> Graph:
     return graph
 
 
+def _plannable(op: Op) -> bool:
+    """A ufunc call with one fresh result, or a C-ordered ``np.empty`` a kernel fills through
+    ``out=`` views (ReLU's rows, a convolution's output): what memory planning may place."""
+    if op.kind != "call" or len(op.outputs) != 1:
+        return False
+    if op.target is np.empty:
+        return set(op.kwargs) <= {"dtype"} or op.kwargs.get("order", "C") == "C" and \
+            set(op.kwargs) <= {"dtype", "order"}
+    return isinstance(op.target, np.ufunc) and op.target.nout == 1 and "out" not in op.kwargs
+
+
 def plan_memory(graph: Graph) -> list[tuple[tuple, np.dtype]]:
-    """Give ufunc results that die inside the replay reusable buffers; returns the buffers'
-    (shape, dtype) list (allocated once per compiled entry)."""
-    unsafe = mutated_roots(graph) | escaping(graph)
+    """Give ufunc results and ``np.empty`` buffers that die inside the replay reusable
+    buffers; returns the buffers' (shape, dtype) list (allocated once per compiled entry)."""
+    outside = escaping(graph)
+    unsafe = mutated_roots(graph) | outside
     last_use: dict[int, int] = {}
     for i, op in enumerate(graph.ops):
         for used in graph.uses(op):
@@ -230,11 +242,12 @@ def plan_memory(graph: Graph) -> list[tuple[tuple, np.dtype]]:
             else:
                 still.append((end, buf, key))
         busy = still
-        if not (op.kind == "call" and isinstance(op.target, np.ufunc) and op.target.nout == 1
-                and "out" not in op.kwargs and len(op.outputs) == 1):
+        if not _plannable(op):
             continue
         vid = op.outputs[0]
-        if vid in unsafe or vid not in last_use or not graph.values[vid].c_order:
+        # an empty buffer is there to be written into: only leaving the replay rules it out
+        if vid in (outside if op.target is np.empty else unsafe) or vid not in last_use or \
+                not graph.values[vid].c_order:
             continue  # (a result NumPy lays out in another order keeps its own array)
         value = graph.values[vid]
         key = (value.shape, value.dtype)
