@@ -61,6 +61,9 @@ PATHS = {
     "nn.attention": ["SDPBackend", "sdpa_kernel"],
     "nn.grad": ["conv1d_input", "conv1d_weight", "conv2d_input", "conv2d_weight",
                 "conv3d_input", "conv3d_weight"],
+    "utils.benchmark": ["Timer", "Measurement", "Compare", "TaskSpec"],
+    "utils._pytree": ["tree_map", "tree_flatten", "tree_unflatten", "tree_leaves", "TreeSpec",
+                      "register_pytree_node"],
     "serialization": ["save", "load", "add_safe_globals", "safe_globals", "get_safe_globals",
                       "clear_safe_globals", "get_unsafe_globals_in_checkpoint"],
 }

@@ -1,7 +1,8 @@
 """``tinygrad_lite.utils``: data loading, activation checkpointing, DLPack exchange, hook
 handles, TensorBoard logging (``utils.tensorboard``: its writer needs the optional tensorboard
-package when created)."""
+package when created), timing statements (``utils.benchmark``) and nested-container helpers
+(``utils._pytree``, the private module libraries import)."""
 
-from . import checkpoint, data, dlpack, hooks, tensorboard
+from . import _pytree, benchmark, checkpoint, data, dlpack, hooks, tensorboard
 
-__all__ = ["checkpoint", "data", "dlpack", "hooks", "tensorboard"]
+__all__ = ["benchmark", "checkpoint", "data", "dlpack", "hooks", "tensorboard"]

@@ -1,0 +1,2 @@
+"""The modules behind ``tinygrad_lite.utils.benchmark``, at PyTorch's paths
+(``torch.utils.benchmark.utils.common`` / ``.timer`` / ``.compare``)."""
