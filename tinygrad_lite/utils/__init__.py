@@ -3,6 +3,14 @@ handles, TensorBoard logging (``utils.tensorboard``: its writer needs the option
 package when created), timing statements (``utils.benchmark``) and nested-container helpers
 (``utils._pytree``, the private module libraries import)."""
 
-from . import _pytree, benchmark, checkpoint, data, dlpack, hooks, tensorboard
+from . import (  # noqa: F401 - _pytree: imported for the attribute, as torch.utils._pytree
+    _pytree,
+    benchmark,
+    checkpoint,
+    data,
+    dlpack,
+    hooks,
+    tensorboard,
+)
 
 __all__ = ["benchmark", "checkpoint", "data", "dlpack", "hooks", "tensorboard"]
