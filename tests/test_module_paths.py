@@ -61,6 +61,8 @@ PATHS = {
     "nn.attention": ["SDPBackend", "sdpa_kernel"],
     "nn.grad": ["conv1d_input", "conv1d_weight", "conv2d_input", "conv2d_weight",
                 "conv3d_input", "conv3d_weight"],
+    "autograd.forward_ad": ["dual_level", "make_dual", "unpack_dual", "enter_dual_level",
+                            "exit_dual_level", "UnpackedDualTensor"],
     "utils.benchmark": ["Timer", "Measurement", "Compare", "TaskSpec"],
     "utils._pytree": ["tree_map", "tree_flatten", "tree_unflatten", "tree_leaves", "TreeSpec",
                       "register_pytree_node"],

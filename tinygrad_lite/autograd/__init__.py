@@ -14,7 +14,7 @@ from .._core.grad_mode import (
     set_grad_enabled,
 )
 from .._core.graph import Node, RemovableHandle
-from . import function, functional, grad_mode, graph, profiler, profiler_util
+from . import forward_ad, function, functional, grad_mode, graph, profiler, profiler_util
 from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .explain import explain
 from .function import Function, once_differentiable
@@ -26,7 +26,7 @@ __all__ = [
     "RemovableHandle", "Function", "once_differentiable", "function", "functional", "gradcheck",
     "gradgradcheck", "GradcheckError", "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
     "explain", "grad_mode", "graph", "profiler", "profiler_util", "Variable", "inference_mode",
-    "set_multithreading_enabled",
+    "set_multithreading_enabled", "forward_ad",
 ]
 
 
