@@ -89,10 +89,9 @@ def test_module_parameters_as_dual_tensors():
 
 def test_matches_pytorch():
     torch = pytest.importorskip("torch")
-    import torch.func
-
+    torch_func = pytest.importorskip("torch.func")
     ours = _module_tangents(tl, fwAD, tl.func)
-    theirs = _module_tangents(torch, torch.autograd.forward_ad, torch.func)
+    theirs = _module_tangents(torch, torch.autograd.forward_ad, torch_func)
     for a, b in zip(ours, theirs):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
     rng = np.random.default_rng(3)
