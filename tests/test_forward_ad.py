@@ -102,3 +102,43 @@ def test_matches_pytorch():
             dual = fw.make_dual(lib.tensor(x), lib.tensor(t))
             results.append(fw.unpack_dual(_f(dual, lib.tensor(w))).tangent.numpy())
     np.testing.assert_allclose(results[0], results[1], rtol=1e-12)
+
+
+class _ExpWithJvp(tl.autograd.Function):
+    """PyTorch tutorial's custom Function with only a forward-mode rule."""
+
+    @staticmethod
+    def forward(ctx, x):
+        result = tl.exp(x)
+        ctx.save_for_forward(result)
+        return result
+
+    @staticmethod
+    def jvp(ctx, tangent):
+        (result,) = ctx.saved_tensors
+        return tangent * result
+
+
+def test_custom_function_with_only_jvp_and_gradcheck_forward_mode():
+    x = tl.tensor(np.random.default_rng(5).standard_normal((3, 2)), requires_grad=True)
+    tangent = tl.ones(3, 2, dtype=tl.float64)
+    with fwAD.dual_level():
+        out = _ExpWithJvp.apply(fwAD.make_dual(x, tangent)).sin()
+        pushed = fwAD.unpack_dual(out).tangent
+    np.testing.assert_allclose(pushed.numpy(), np.cos(np.exp(x.detach().numpy()))
+                               * np.exp(x.detach().numpy()), rtol=1e-12)
+    assert tl.autograd.gradcheck(_ExpWithJvp.apply, (x,), check_forward_ad=True,
+                                 check_backward_ad=False, check_undefined_grad=False,
+                                 check_batched_grad=False)
+    # both modes on a built-in composite
+    assert tl.autograd.gradcheck(lambda a: (a * a.sin()).sum(0), (x,), check_forward_ad=True)
+
+    class WrongJvp(_ExpWithJvp):
+        @staticmethod
+        def jvp(ctx, tangent):
+            (result,) = ctx.saved_tensors
+            return 2 * tangent * result
+
+    with pytest.raises(tl.autograd.GradcheckError, match="forward mode"):
+        tl.autograd.gradcheck(WrongJvp.apply, (x,), check_forward_ad=True,
+                              check_backward_ad=False)

@@ -102,7 +102,30 @@ def make_dual(tensor: TensorBase, tangent: TensorBase, *, level: int | None = No
         # a view keeps a reverse-mode graph through the tensor; otherwise a fresh leaf
         dual = tensor.view_as(tensor) if tensor.requires_grad else \
             tensor.detach().requires_grad_(True)
-    duals[id(dual)] = _Dual(dual, tangent.detach().to(tensor.dtype), tensor)
+    # the tangent object itself is kept (unpack_dual returns it), as PyTorch keeps it
+    duals[id(dual)] = _Dual(dual, tangent if tangent.dtype == tensor.dtype else
+                            tangent.to(tensor.dtype), tensor)
+    return dual
+
+
+def has_tangents(args: tuple) -> bool:
+    """Whether a level is open and some tensor among ``args`` may depend on its duals."""
+    return bool(_levels and _levels[-1]) and any(
+        isinstance(a, TensorBase) and a.requires_grad for a in args)
+
+
+def tangent_or_zeros(tensor: TensorBase) -> TensorBase:
+    """``tensor``'s tangent at the innermost level, zeros when it has none."""
+    tangent = unpack_dual(tensor).tangent
+    return functions.zeros_like(tensor) if tangent is None else tangent
+
+
+def as_dual(tensor: TensorBase, tangent: TensorBase) -> TensorBase:
+    """A fresh dual tensor of the innermost level holding ``tensor``'s values and ``tangent``
+    (for a custom Function's jvp; ``make_dual`` without its checks)."""
+    with enable_grad():
+        dual = tensor.detach().requires_grad_(True)
+    _levels[-1][id(dual)] = _Dual(dual, tangent, dual)
     return dual
 
 

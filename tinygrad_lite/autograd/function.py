@@ -21,6 +21,7 @@ from .._core.grad_mode import no_grad
 from .._core.graph import Edge, Node
 from ..tensor import Tensor
 from . import anomaly as _anomaly
+from . import forward_ad as _forward_ad
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
 
@@ -41,6 +42,8 @@ class BackwardCFunction(Node):
     _dirty: tuple = ()
     _non_differentiable: tuple = ()
     _saved_as_output: dict[int, int] | None = None  # saved index -> output index
+    _saved_for_forward: tuple = ()
+    _in_jvp = False  # while the Function's jvp runs, saved_tensors are save_for_forward's
     # (shape, dtype) of each argument / output that is a tensor, None for the others
     _input_meta: tuple[tuple[tuple[int, ...], np.dtype] | None, ...]
     _output_meta: tuple[tuple[tuple[int, ...], np.dtype] | None, ...]  # set by _connect
@@ -72,6 +75,14 @@ class BackwardCFunction(Node):
         self._saved = tensors
         self._saved_versions = [0 if t is None else t._version_counter[0] for t in tensors]
 
+    def save_for_forward(self, *tensors: Any) -> None:
+        """Keep tensors (or None) for ``jvp``, where ``saved_tensors`` returns them."""
+        for i, t in enumerate(tensors):
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError(f"save_for_forward can only save tensors (or None), but "
+                                f"argument {i} is of type {type(t).__name__}")
+        self._saved_for_forward = tensors
+
     def mark_dirty(self, *tensors: Any) -> None:
         """Declare input tensors that ``forward`` modified in place (call inside forward)."""
         self._dirty = tensors
@@ -89,6 +100,8 @@ class BackwardCFunction(Node):
     def saved_tensors(self) -> tuple:
         """The tensors given to ``save_for_backward``; a saved output is, under create_graph,
         connected to this node so that double backward flows through it."""
+        if self._in_jvp:
+            return tuple(self._saved_for_forward)
         saved = super().saved_tensors  # the release and version checks
         if not self._saved_as_output or not _grad_mode.grad_state.enabled:
             return saved
@@ -199,6 +212,14 @@ class Function:
         """Gradients with respect to each forward argument (None for non-tensors)."""
         raise NotImplementedError("a Function subclass must implement backward(ctx, *grads)")
 
+    @staticmethod
+    def jvp(ctx: Any, *grad_inputs: Any) -> Any:
+        """Optional, for forward-mode AD: the outputs' tangents from the inputs' tangents.
+        Used when the Function has no ``backward``; otherwise forward mode goes through
+        ``backward`` (see ``forward_ad``)."""
+        raise NotImplementedError("a Function subclass must implement jvp(ctx, *tangents) to "
+                                  "be used with forward-mode AD")
+
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
         """Run ``forward`` and, if any tensor argument requires grad, record one graph node."""
@@ -214,11 +235,38 @@ class Function:
                 cls.setup_context(ctx, args, outputs)
             else:
                 outputs = cls.forward(ctx, *args, **kwargs)
+        if cls.backward is Function.backward and cls.jvp is not Function.jvp and \
+                _forward_ad.has_tangents(args):
+            return _push_tangents(cls, ctx, args, outputs)
         if not any(ctx.needs_input_grad):
             for t in ctx._dirty:
                 t._version_counter[0] += 1
             return outputs
         return _connect(ctx, outputs)
+
+
+def _push_tangents(cls: type[Function], ctx: BackwardCFunction, args: tuple,
+                   outputs: Any) -> Any:
+    """Forward-mode AD through a Function with ``jvp`` and no ``backward``: its outputs become
+    dual tensors of the open level, their tangents ``jvp`` of the arguments' tangents (no
+    reverse-mode graph goes through it, as it has no backward)."""
+    tangents = [(_forward_ad.tangent_or_zeros(a) if isinstance(a, Tensor) else None)
+                for a in args]
+    ctx._in_jvp = True
+    try:
+        with no_grad():
+            pushed = cls.jvp(ctx, *tangents)
+    finally:
+        ctx._in_jvp = False
+    single = not isinstance(outputs, tuple)
+    outs = (outputs,) if single else outputs
+    pushed = (pushed,) if not isinstance(pushed, tuple) else pushed
+    if len(pushed) != len(outs):
+        raise RuntimeError(f"function {cls.__name__}.jvp returned an incorrect number of "
+                           f"tangents (expected {len(outs)}, got {len(pushed)})")
+    result = tuple(_forward_ad.as_dual(o, t) if isinstance(o, Tensor) and t is not None else o
+                   for o, t in zip(outs, pushed))
+    return result[0] if single else result
 
 
 def _connect(ctx: BackwardCFunction, outputs: Any) -> Any:

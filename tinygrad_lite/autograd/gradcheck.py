@@ -16,6 +16,7 @@ import numpy as np
 from .._core.backward import grad
 from .._core.grad_mode import enable_grad
 from ..tensor import Tensor
+from . import forward_ad
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
@@ -61,6 +62,29 @@ def _analytic(outputs: tuple, diff: list) -> list:
     return jac
 
 
+def _forward(func: Callable, inputs: tuple, diff: list) -> list:
+    """The same Jacobians by forward-mode AD: one evaluation per input element, that input a
+    dual tensor with a one-hot tangent (``jac[k][o]`` row by row)."""
+    tensor = Tensor
+    jac: list = [None] * len(diff)
+    for k, t in enumerate(diff):
+        position = next(i for i, x in enumerate(inputs) if x is t)
+        for i in range(t._data.size):
+            tangent = np.zeros(t._data.shape, t._data.dtype)
+            tangent.reshape(-1)[i] = 1
+            with forward_ad.dual_level(), enable_grad():
+                args = list(inputs)
+                args[position] = forward_ad.make_dual(t.detach(), tensor._wrap(tangent))
+                outs = _outputs(func, tuple(args))
+                if jac[k] is None:
+                    jac[k] = [np.zeros((t._data.size, o._data.size)) for o in outs]
+                for o_idx, out in enumerate(outs):
+                    pushed = forward_ad.unpack_dual(out).tangent
+                    if pushed is not None:
+                        jac[k][o_idx][i] = pushed._data.reshape(-1)
+    return jac
+
+
 def _numeric(func: Callable, inputs: tuple, diff: list, eps: float) -> list:
     """The same Jacobians by central differences, perturbing each input element in place."""
     jac = []
@@ -96,11 +120,20 @@ def gradcheck(
     nondet_tol: float = 0.0,
     check_undefined_grad: bool = True,
     fast_mode: bool = False,
+    check_batched_grad: bool = False,
+    check_batched_forward_grad: bool = False,
+    check_forward_ad: bool = False,
+    check_backward_ad: bool = True,
+    check_grad_dtypes: bool = False,
+    masked: bool | None = None,
 ) -> bool:
     """Check the gradients of ``func`` with respect to the ``inputs`` that require grad against
-    float64 central differences. Returns True, or raises ``GradcheckError`` naming the input,
-    the worst element, both values and the op under test (False if ``raise_exception=False``).
-    ``nondet_tol``, ``check_undefined_grad`` and ``fast_mode`` are accepted and ignored."""
+    float64 central differences: reverse mode (``check_backward_ad``, on by default) and forward
+    mode (``check_forward_ad``, dual tensors). Returns True, or raises ``GradcheckError`` naming
+    the mode, the input, the worst element, both values and the op under test (False if
+    ``raise_exception=False``). ``nondet_tol``, ``check_undefined_grad``, ``fast_mode``, the
+    batched checks (no vmap batching rules here), ``check_grad_dtypes`` and ``masked`` are
+    accepted and ignored."""
     inputs = _as_tuple(inputs)
     tensor = Tensor
     diff = [t for t in inputs if isinstance(t, tensor) and t._requires_grad]
@@ -112,9 +145,24 @@ def gradcheck(
                           "may fail from rounding alone", UserWarning, stacklevel=2)
     with enable_grad():
         outputs = _outputs(func, inputs)
-        analytic = _analytic(outputs, diff)
+        computed = [("backward", _analytic(outputs, diff))] if check_backward_ad else []
+    if check_forward_ad:
+        computed.append(("forward", _forward(func, inputs, diff)))
     numeric = _numeric(func, inputs, diff, eps)
     what = _describe(func, outputs)
+    for mode, analytic in computed:
+        message = _mismatch(mode, analytic, numeric, inputs, diff, outputs, what, atol, rtol)
+        if message is not None:
+            if raise_exception:
+                raise GradcheckError(message)
+            return False
+    return True
+
+
+def _mismatch(mode: str, analytic: list, numeric: list, inputs: tuple, diff: list,
+              outputs: tuple, what: str, atol: float, rtol: float) -> str | None:
+    """The message for the first Jacobian block of ``analytic`` (computed in ``mode``) that
+    differs from ``numeric`` beyond the tolerances, or None."""
     for k, t in enumerate(diff):
         index = next(i for i, x in enumerate(inputs) if x is t)
         for o, out in enumerate(outputs):
@@ -125,18 +173,15 @@ def gradcheck(
             row, col = np.unravel_index(int(np.argmax(excess)), excess.shape)  # (input, output)
             in_idx = np.unravel_index(row, t._data.shape) if t._data.ndim else ()
             out_idx = np.unravel_index(col, out._data.shape) if out._data.ndim else ()
-            message = (
-                f"Jacobian mismatch for output {o} with respect to input {index} of {what}: "
-                f"worst element at input index {tuple(int(x) for x in in_idx)}, output index "
-                f"{tuple(int(x) for x in out_idx)}: analytic {float(a[row, col]):.10g}, numeric "
-                f"{float(n[row, col]):.10g} "
-                f"(|difference| {abs(a[row, col] - n[row, col]):.6g} > atol {atol} + rtol {rtol} * "
+            return (
+                f"Jacobian mismatch ({mode} mode) for output {o} with respect to input {index} "
+                f"of {what}: worst element at input index {tuple(int(x) for x in in_idx)}, "
+                f"output index {tuple(int(x) for x in out_idx)}: analytic "
+                f"{float(a[row, col]):.10g}, numeric {float(n[row, col]):.10g} (|difference| "
+                f"{abs(a[row, col] - n[row, col]):.6g} > atol {atol} + rtol {rtol} * "
                 f"|numeric|).\nanalytical:\n{a}\nnumerical:\n{n}"
             )
-            if raise_exception:
-                raise GradcheckError(message)
-            return False
-    return True
+    return None
 
 
 def gradgradcheck(
