@@ -190,3 +190,15 @@ def test_special_function_fallbacks_without_scipy():
     negative = np.array([-0.5, -1.5, -2.25])  # reflection: psi(1 - x) - pi cot(pi x)
     direct = polygamma_fallback(0, 1 - negative) - np.pi / np.tan(np.pi * negative)
     np.testing.assert_allclose(polygamma_fallback(0, negative), direct, rtol=1e-12)
+
+
+def test_device_as_a_context_manager_and_lenient_channel_dropout():
+    with tl.device("cpu") as device:
+        assert device == tl.device("cpu") and tl.empty(2).device == device
+    with pytest.warns(UserWarning, match="Received a 2-D input to dropout2d"):
+        out = tl.nn.functional.dropout2d(tl.ones(4, 6), 0.5)
+    assert out.shape == (4, 6) and set(np.unique(out.numpy())) <= {0.0, 2.0}
+    with pytest.warns(UserWarning, match="dropout3d"):
+        assert tl.nn.Dropout3d(0.5)(tl.ones(3, 5)).shape == (3, 5)
+    with pytest.raises(RuntimeError, match="dropout1d"):
+        tl.nn.functional.dropout1d(tl.ones(6), 0.5)

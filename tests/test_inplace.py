@@ -231,3 +231,22 @@ def test_single_element_view_writes_through():
     t[1, 2].fill_(4.0)
     t[0][1] = 2.0
     assert t.tolist() == [[0.0, 2.0, 0.0], [0.0, 0.0, 4.0]]
+
+
+def test_in_place_ops_on_zero_dim_results():
+    """``loss += reg`` on a loss NumPy computed as a scalar (a mean, an exp of a 0-d tensor):
+    writable, recorded, and the gradient PyTorch gives."""
+    w = tl.ones(3, requires_grad=True)
+    loss = tl.nn.functional.mse_loss(w * 2, tl.zeros(3))
+    loss += 1
+    loss *= 2
+    loss.backward()
+    assert loss.item() == 10.0
+    np.testing.assert_allclose(w.grad.numpy(), np.full(3, 16 / 3), rtol=1e-6)
+    x = tl.tensor(1.0).exp()
+    x.mul_(2)
+    assert abs(x.item() - 2 * np.e) < 1e-5
+    y = tl.tensor([1.0, 2.0]).mean()
+    y.copy_(tl.tensor(5.0))
+    y[()] = 7
+    assert y.item() == 7.0 and y.shape == ()

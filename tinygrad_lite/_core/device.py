@@ -61,6 +61,14 @@ class device:  # noqa: N801 - PyTorch's name
             raise DeviceUnavailableError(ELSEWHERE.format(what="device", name=type))
         self.type, self.index = name, index
 
+    def __enter__(self) -> device:
+        """``with tl.device("cpu"):``: factories inside make tensors on this device (the
+        default, the only one here)."""
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        """Nothing to put back: the default device stays the CPU."""
+
     def __eq__(self, other: object) -> bool:
         if isinstance(other, str):
             try:

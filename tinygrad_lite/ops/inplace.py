@@ -49,6 +49,10 @@ def check_writable(self: TensorBase, op: str) -> None:
         raise RuntimeError(f"{op}: a view of a leaf Variable that requires grad is being used in "
                            f"an in-place operation (view of shape {self._data.shape}, base of "
                            f"shape {base._data.shape})")
+    if isinstance(self._data, np.generic):
+        # NumPy gives some 0-d results as scalars (np.exp of a 0-d array, a mean): read-only
+        # objects, not memory; the tensor takes a 0-d array of its own to be written into
+        self._data = np.array(self._data)
     if not self._data.flags.writeable or _is_expanded(self):
         raise RuntimeError(
             f"{op}: unsupported operation: the tensor of shape {self._data.shape} is a broadcast "

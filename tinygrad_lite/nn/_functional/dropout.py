@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 from ..._core.tensor_base import TensorBase, wrap
 from ...functions import creation
 
@@ -25,7 +27,20 @@ def dropout(input: TensorBase, p: float = 0.5, training: bool = True, inplace: b
 
 
 def _feature_mask_shape(input: TensorBase, batched_ndim: int, op: str) -> tuple[int, ...]:
-    """One mask entry per channel: (N, C, 1, ...) batched, (C, 1, ...) unbatched."""
+    """One mask entry per channel: (N, C, 1, ...) batched, (C, 1, ...) unbatched. dropout2d
+    and dropout3d take other ranks of 2 dims or more with PyTorch's deprecation warning,
+    zeroing each (N, C) entry's elements together."""
+    if input.ndim not in (batched_ndim - 1, batched_ndim) and batched_ndim > 3 and \
+            input.ndim >= 2:
+        spatial = batched_ndim - 2
+        warnings.warn(
+            f"{op}: Received a {input.ndim}-D input to {op}, which is deprecated and will "
+            "result in an error in a future release. To retain the behavior and silence this "
+            f"warning, please use dropout instead. Note that {op} exists to provide channel-"
+            f"wise dropout on inputs with {spatial} spatial dimensions, a channel dimension, "
+            f"and an optional batch dimension (i.e. {batched_ndim - 1}D or {batched_ndim}D "
+            "inputs).", UserWarning, stacklevel=4)
+        return tuple(input.shape[:2]) + (1,) * (input.ndim - 2)
     if input.ndim not in (batched_ndim - 1, batched_ndim):
         raise RuntimeError(f"{op}: expected {batched_ndim - 1}D (unbatched) or {batched_ndim}D "
                            f"(batched) input, got input of shape {tuple(input.shape)}")
