@@ -130,3 +130,13 @@ def test_sdpa_switches_to_the_blocked_kernel_for_long_sequences():
     np.testing.assert_allclose(out.detach().numpy(), reference.detach().numpy(), atol=1e-12)
     for got, t in zip(blocked, (q, k, v)):
         np.testing.assert_allclose(got, t.grad.numpy(), atol=1e-11)
+def test_output_is_laid_out_as_pytorch_cpu_kernel_returns_it():
+    """(B, H, L, Ev) as a transposed (B, L, H, Ev) array: the heads merge back with a view."""
+    x = tl.randn(2, 8, 192, requires_grad=True)
+    q, k, v = [t.reshape(2, 8, 4, 16).transpose(1, 2) for t in x.chunk(3, -1)]
+    for kwargs in ({"is_causal": True}, {"attn_mask": tl.ones(8, 8, dtype=tl.bool).tril()}):
+        out = tl.nn.functional.scaled_dot_product_attention(q, k, v, **kwargs)
+        merged = out.transpose(1, 2).view(2, 8, 64)
+        assert merged.shape == (2, 8, 64)
+    merged.sum().backward()
+    assert x.grad.shape == (2, 8, 192)

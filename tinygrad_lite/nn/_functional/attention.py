@@ -49,11 +49,22 @@ def scaled_dot_product_attention(query: TensorBase, key: TensorBase, value: Tens
     if query.shape[-2] * key.shape[-2] >= FLASH_MIN_SCORES:
         # long sequences: the blocked algorithm never holds the (..., L, S) scores; it is as
         # fast from L = S = 1024 on and faster beyond (benchmarks/bench_attention.py)
-        return flash_attention(query, key, value, attn_mask, dropout_p,  # type: ignore[arg-type]
-                               is_causal, scale)
-    if attn_mask is None and dropout_p == 0.0 and fused_attention_ok(query, key, value):
-        return attention(query, key, value, scale, is_causal)  # one node (ops/attention.py)
-    return attention_math(query, key, value, attn_mask, dropout_p, is_causal, scale)
+        out: TensorBase = flash_attention(query, key, value,  # type: ignore[arg-type]
+                                          attn_mask, dropout_p, is_causal, scale)
+    elif attn_mask is None and dropout_p == 0.0 and fused_attention_ok(query, key, value):
+        out = attention(query, key, value, scale, is_causal)  # one node (ops/attention.py)
+    else:
+        out = attention_math(query, key, value, attn_mask, dropout_p, is_causal, scale)
+    if out.ndim == 4:
+        # PyTorch's CPU kernel returns (B, H, L, Ev) as a transposed (B, L, H, Ev) array, and
+        # programs rely on it: out.transpose(1, 2).view(B, L, H * Ev) must work. The values
+        # are moved into that layout under the same node (no extra graph ops)
+        data = out._data
+        relaid = np.empty((data.shape[0], data.shape[2], data.shape[1], data.shape[3]),
+                          data.dtype).transpose(0, 2, 1, 3)
+        relaid[...] = data
+        out._data = relaid
+    return out
 
 
 def attention_math(query: TensorBase, key: TensorBase, value: TensorBase,
