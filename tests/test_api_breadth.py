@@ -202,3 +202,11 @@ def test_device_as_a_context_manager_and_lenient_channel_dropout():
         assert tl.nn.Dropout3d(0.5)(tl.ones(3, 5)).shape == (3, 5)
     with pytest.raises(RuntimeError, match="dropout1d"):
         tl.nn.functional.dropout1d(tl.ones(6), 0.5)
+
+
+def test_reflected_sum_and_product_list_the_tensor_first():
+    a = tl.randn(3, requires_grad=True)
+    b = a.sin()
+    for out in (2 * b, 2 + b):
+        assert out.grad_fn.next_functions[0][0] is b.grad_fn
+        assert out.grad_fn.next_functions[1] == (None, 0)

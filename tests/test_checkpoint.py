@@ -147,3 +147,14 @@ def test_checkpointing_lowers_peak_memory():
     plain = peak(lambda: model(x))
     checkpointed = peak(lambda: checkpoint_sequential(model, 6, x, use_reentrant=False))
     assert checkpointed < 0.5 * plain, (plain, checkpointed)
+
+
+def test_a_pack_hook_that_computes_on_tensors_does_not_pack_its_own_inputs():
+    """PyTorch turns the hooks off while the pack hook runs: ``t * 4`` inside it saves its
+    operands plainly instead of calling the pack hook again (which recursed)."""
+    x = tl.randn(3, requires_grad=True)
+    with saved_tensors_hooks(lambda t: t * 4, lambda t: t / 4):
+        y = x.pow(2)
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), 2 * x.detach().numpy(), rtol=1e-6)
+

@@ -334,14 +334,16 @@ class Tensor(TensorBase):
 
     # -- arithmetic operators (see ops/ for the primitives; __add__, __mul__, ... are bound to
     # them at the end of this file) ----------------------------------------------------------
+    # (addition and multiplication commute exactly: the tensor goes first, so the node's first
+    # edge is the tensor's, as PyTorch's for ``2 * t``)
     def __radd__(self, other: Any) -> TensorBase:
-        return ops.add(other, self)
+        return ops.add(self, other)
 
     def __rsub__(self, other: Any) -> TensorBase:
         return ops.sub(other, self)
 
     def __rmul__(self, other: Any) -> TensorBase:
-        return ops.mul(other, self)
+        return ops.mul(self, other)
 
     def __rtruediv__(self, other: Any) -> TensorBase:
         return ops.div(other, self)

@@ -70,9 +70,17 @@ class Node:
         """Keep tensors for backward, with their versions so later in-place changes are caught;
         inside ``saved_tensors_hooks``, keep what its pack hook makes of them instead."""
         if hook_state.stack:
-            pack, unpack = hook_state.stack[-1]
+            stack = hook_state.stack
+            pack, unpack = stack[-1]
             out = self._saved.out if isinstance(self._saved, Packed) else None
-            self._saved = Packed((unpack, pack(t)) if t is not None else None for t in tensors)
+            # the hooks are off while the pack hook runs, as in PyTorch: a pack hook that
+            # computes on the tensor (t * 4) saves its own inputs plainly, not through itself
+            hook_state.stack = ()
+            try:
+                self._saved = Packed((unpack, pack(t)) if t is not None else None
+                                     for t in tensors)
+            finally:
+                hook_state.stack = stack
             self._saved.out = out
             return
         self._saved = tensors
