@@ -61,6 +61,8 @@ PATHS = {
     "nn.attention": ["SDPBackend", "sdpa_kernel"],
     "nn.grad": ["conv1d_input", "conv1d_weight", "conv2d_input", "conv2d_weight",
                 "conv3d_input", "conv3d_weight"],
+    "functional": ["einsum", "meshgrid", "split", "norm", "unique", "tensordot",
+                   "broadcast_tensors", "cdist"],
     "autograd.forward_ad": ["dual_level", "make_dual", "unpack_dual", "enter_dual_level",
                             "exit_dual_level", "UnpackedDualTensor"],
     "utils.benchmark": ["Timer", "Measurement", "Compare", "TaskSpec"],

@@ -17,6 +17,7 @@ from . import (
     distributions,
     dtypes,
     func,
+    functional,
     functions,
     jit,
     linalg,
@@ -164,5 +165,5 @@ __all__ = [
     "is_autocast_enabled", "set_autocast_cache_enabled", "set_autocast_cpu_dtype",
     "set_autocast_cpu_enabled", "set_autocast_dtype", "set_autocast_enabled",
     "testing", "signal", "quasirandom", "profiler", "UntypedStorage", "TypedStorage",
-    "is_storage", "types", "from_dlpack", "to_dlpack", "onnx",
+    "is_storage", "types", "from_dlpack", "to_dlpack", "onnx", "functional",
 ]
