@@ -27,6 +27,14 @@ __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"
 
 
 
+def _check_saveable(tensors: tuple, method: str) -> None:
+    """Only tensors (or None) can be saved on a ctx."""
+    for i, t in enumerate(tensors):
+        if t is not None and not isinstance(t, Tensor):
+            raise TypeError(f"{method} can only save tensors (or None), but argument {i} is of "
+                            f"type {type(t).__name__}")
+
+
 class BackwardCFunction(Node):
     """The node (and ``ctx``) of a custom Function call; PyTorch's name for it.
 
@@ -68,19 +76,13 @@ class BackwardCFunction(Node):
     # -- the ctx API ---------------------------------------------------------------------------
     def save_for_backward(self, *tensors: Any) -> None:
         """Keep tensors (or None) for backward, with their versions to catch in-place changes."""
-        for i, t in enumerate(tensors):
-            if t is not None and not isinstance(t, Tensor):
-                raise TypeError(f"save_for_backward can only save tensors (or None), but "
-                                f"argument {i} is of type {type(t).__name__}")
+        _check_saveable(tensors, "save_for_backward")
         self._saved = tensors
         self._saved_versions = [0 if t is None else t._version_counter[0] for t in tensors]
 
     def save_for_forward(self, *tensors: Any) -> None:
         """Keep tensors (or None) for ``jvp``, where ``saved_tensors`` returns them."""
-        for i, t in enumerate(tensors):
-            if t is not None and not isinstance(t, Tensor):
-                raise TypeError(f"save_for_forward can only save tensors (or None), but "
-                                f"argument {i} is of type {type(t).__name__}")
+        _check_saveable(tensors, "save_for_forward")
         self._saved_for_forward = tensors
 
     def mark_dirty(self, *tensors: Any) -> None:
