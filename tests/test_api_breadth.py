@@ -19,11 +19,22 @@ def test_device_idioms_of_real_programs():
     tl.backends.cuda.matmul.allow_tf32 = True
     tl.cuda.manual_seed_all(0)
     for bad in (lambda: tl.zeros(2, device="cuda"), lambda: x.to("cuda:0"), x.cuda,
-                lambda: tl.device("cuda"), lambda: tl.tensor([1.0], device="mps")):
+                lambda: tl.tensor([1.0], device="mps"), lambda: x.to(tl.device("cuda")),
+                lambda: tl.nn.Linear(2, 2).to(tl.device("cuda", 0)), lambda: tl.device(0),
+                tl.device("cuda").__enter__,
+                lambda: tl.ones(2, device=tl.device("mps", 0))):
         with pytest.raises(RuntimeError, match="not compiled with CUDA|CPU memory"):
             bad()
     with pytest.raises(AssertionError):  # PyTorch's type for these, too
         x.to("cuda")
+    # naming, printing and comparing another device is fine, as in a CPU-only PyTorch build
+    cuda = tl.device("cuda")
+    assert (cuda.type, cuda.index, str(cuda), repr(cuda)) == ("cuda", None, "cuda",
+                                                              "device(type='cuda')")
+    assert tl.device("cuda", 1) == "cuda:1" and tl.device("cuda", 0) == tl.device("cuda:0")
+    assert x.device != cuda and cuda != "cpu" and str(tl.device("meta")) == "meta"
+    with pytest.raises(RuntimeError, match="Invalid device string"):
+        tl.device("float64")
 
 
 def test_size_types_and_new_tensors():
@@ -210,3 +221,31 @@ def test_reflected_sum_and_product_list_the_tensor_first():
     for out in (2 * b, 2 + b):
         assert out.grad_fn.next_functions[0][0] is b.grad_fn
         assert out.grad_fn.next_functions[1] == (None, 0)
+
+
+def test_complex_numbers_are_refused_not_truncated():
+    # NumPy casts 1j to a float32 0.0 silently: b * 1j gave zeros before
+    b = tl.ones(3, requires_grad=True)
+    for combine in (lambda: 1j - b, lambda: b * 1j, lambda: tl.add(b, 2j),
+                    lambda: b + np.complex64(1j), lambda: b * np.array([1j, 1, 1]),
+                    lambda: tl.where(b > 0, b, 1j), lambda: b ** 1j):
+        with pytest.raises(TypeError, match="complex operands are not supported"):
+            combine()
+    for fill in (lambda: tl.full((2,), 1j, dtype=tl.float32), lambda: tl.full_like(b, 1j),
+                 lambda: b.new_full((2,), 1j), lambda: tl.clamp(b, max=1j)):
+        with pytest.raises(RuntimeError, match="cannot be converted to type float32"):
+            fill()
+
+
+def test_number_minus_tensor_is_rsub_with_one_edge():
+    b = tl.tensor([1.0, 2.0], requires_grad=True)
+    y = 2 - b
+    assert y.grad_fn.name() == "RsubBackward1" and len(y.grad_fn.next_functions) == 1
+    (y * tl.tensor([3.0, 4.0])).sum().backward()
+    assert b.grad.tolist() == [-3.0, -4.0] and y.tolist() == [1.0, 0.0]
+    assert (2.5 - tl.arange(3)).tolist() == [2.5, 1.5, 0.5]  # int tensor: float result
+    assert (1 - tl.ones(2, dtype=tl.float64)).dtype == tl.float64
+    assert (b - 2).grad_fn.name() == "SubBackward0" and (tl.ones(2) - b).grad_fn.name() == \
+        "SubBackward0"
+    x = tl.randn(3, dtype=tl.float64, requires_grad=True)
+    assert tl.autograd.gradgradcheck(lambda t: (3 - t) ** 2, (x,))

@@ -2,6 +2,8 @@
 groups), differentiable=True refused clearly, step/state_dict/load_state_dict hooks (per
 optimizer and global, removable), ChainedScheduler and chainable schedules (exact trajectories)."""
 
+import inspect
+
 import numpy as np
 import pytest
 
@@ -126,3 +128,17 @@ def test_chained_scheduler_needs_one_optimizer():
     s = tl.optim.lr_scheduler
     with pytest.raises(ValueError, match="same optimizer"):
         s.ChainedScheduler([s.ExponentialLR(a, 0.9), s.ExponentialLR(b, 0.9)])
+
+
+def test_constructor_defaults_are_pytorchs():
+    # the same values and types: a state_dict's param_groups print and compare as PyTorch's
+    for name in tl.optim.__all__:
+        ours, theirs = getattr(tl.optim, name), getattr(torch.optim, name, None)
+        if not isinstance(ours, type) or theirs is None or name == "Optimizer":
+            continue
+        expected = inspect.signature(theirs.__init__).parameters
+        for key, param in inspect.signature(ours.__init__).parameters.items():
+            if key in expected and key not in ("self", "params"):
+                want = expected[key].default
+                assert (type(param.default), repr(param.default)) == (type(want), repr(want)), \
+                    (name, key)

@@ -58,6 +58,7 @@ def _new(self: TensorBase, fill: Any, size: tuple, dtype: Any, requires_grad: bo
     shape = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list, Size)) \
         else tuple(size)
     dt = self._data.dtype if dtype is None else dtypes.to_dtype(dtype).np
+    dtypes.require_real(fill, dt, "new_full")
     data = np.empty(shape, dt) if fill is None else np.full(shape, fill, dt)
     out = wrap(data)
     return out.requires_grad_(True) if requires_grad else out

@@ -10,7 +10,7 @@ import numpy as np
 __all__ = [
     "DType", "bool", "uint8", "int8", "int16", "int32", "int64", "uint16", "uint32", "uint64",
     "float16", "float32", "float64", "bfloat16", "get_default_dtype", "set_default_dtype",
-    "to_dtype", "result_type", "is_float_dtype", "finfo_of",
+    "to_dtype", "result_type", "is_float_dtype", "finfo_of", "require_real",
 ]
 
 _BOOL, _INT, _FLOAT = 0, 1, 2  # promotion categories, lowest to highest
@@ -93,6 +93,15 @@ def _load_bfloat16() -> builtins.bool:
 def finfo_of(np_dtype: np.dtype) -> np.finfo:
     """``np.finfo`` of a float dtype, bfloat16 included."""
     return _BFLOAT16_FINFO[0] if np_dtype is bfloat16.np else np.finfo(np_dtype)
+
+
+def require_real(value: Any, np_dtype: np.dtype, op: str) -> None:
+    """Refuse a complex fill value or bound (NumPy would drop its imaginary part silently):
+    PyTorch's error for a value its dtype cannot hold."""
+    if isinstance(value, (builtins.complex, np.complexfloating)):
+        raise RuntimeError(f"{op}: value {value!r} cannot be converted to type "
+                           f"{np.dtype(np_dtype).name} without overflow (tinygrad_lite has no "
+                           f"complex dtypes)")
 
 
 def is_float_dtype(np_dtype: np.dtype) -> builtins.bool:

@@ -340,6 +340,8 @@ class Tensor(TensorBase):
         return ops.add(self, other)
 
     def __rsub__(self, other: Any) -> TensorBase:
+        if isinstance(other, (int, float, complex)) and not isinstance(other, bool):
+            return ops.rsub_number(self, other)  # PyTorch's RsubBackward1, one edge
         return ops.sub(other, self)
 
     def __rmul__(self, other: Any) -> TensorBase:

@@ -1,6 +1,8 @@
 """``tl.device``: where a tensor lives. Every tensor lives in CPU memory (NumPy arrays), so the
-only device is ``device("cpu")``; asking for another one raises one clear error wherever it is
-asked (``device("cuda")``, ``tensor(..., device="cuda")``, ``x.to("cuda")``, ``x.cuda()``)."""
+only usable device is ``device("cpu")``. Other devices can be named, compared and printed
+(``device("cuda")``, ``x.device == torch.device("cuda")``, as in a CPU-only PyTorch build); using
+one raises one clear error wherever it is used (``tensor(..., device="cuda")``,
+``x.to("cuda")``, ``x.cuda()``, ``set_default_device("cuda")``)."""
 
 from __future__ import annotations
 
@@ -39,6 +41,7 @@ class device:  # noqa: N801 - PyTorch's name
         if isinstance(type, device):
             type, index = type.type, type.index if index is None else index
         if isinstance(type, int) and not isinstance(type, bool):
+            # a bare index names the accelerator's device: there is none (PyTorch raises too)
             raise DeviceUnavailableError(ELSEWHERE.format(what="device", name=f"cuda:{type}"))
         if not isinstance(type, str):
             raise TypeError(f"device: expected a string or a device, got "
@@ -57,13 +60,14 @@ class device:  # noqa: N801 - PyTorch's name
                 f"Invalid device string: {type!r}: expected one of "
                 f"{', '.join(KNOWN_DEVICE_TYPES)} at its start (to change the dtype, pass a "
                 f"dtype such as tl.float64, not a string)")
-        if name != "cpu":
-            raise DeviceUnavailableError(ELSEWHERE.format(what="device", name=type))
+        if index is not None and index < 0:
+            raise RuntimeError(f"Device index must not be negative, got {index}")
         self.type, self.index = name, index
 
     def __enter__(self) -> device:
         """``with tl.device("cpu"):``: factories inside make tensors on this device (the
-        default, the only one here)."""
+        default, the only one here); another device raises as using it anywhere does."""
+        check_device(self, "device context")
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -101,7 +105,11 @@ CPU = device("cpu")
 
 def check_device(spec: Any, what: str) -> None:
     """Accept None, "cpu", "cpu:N", a cpu device; raise PyTorch-style for anything else."""
-    if spec is None or spec == "cpu" or isinstance(spec, device):
+    if spec is None or spec == "cpu":
+        return
+    if isinstance(spec, device):
+        if spec.type != "cpu":
+            raise DeviceUnavailableError(ELSEWHERE.format(what=what, name=str(spec)))
         return
     if isinstance(spec, str):
         device_type = spec.partition(":")[0]

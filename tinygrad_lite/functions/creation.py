@@ -114,6 +114,7 @@ def full(size: Any, fill_value: Any, *, dtype: Any = None, requires_grad: bool =
     """A tensor filled with ``fill_value``; its dtype follows the value (float32, int64, bool)."""
     if dtype is None:
         dtype = to_array(fill_value, None, float_default=False).dtype
+    dtypes.require_real(fill_value, _np_dtype(dtype), "full")
     return _finish(np.full(_size((size,)), fill_value, _np_dtype(dtype)), requires_grad, device)
 
 

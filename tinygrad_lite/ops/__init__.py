@@ -21,6 +21,7 @@ from .elementwise import (
     mul,
     pow,
     promote,
+    rsub_number,
     sub,
     where,
 )
@@ -35,7 +36,7 @@ __all__ = [
     "add", "amax", "cast", "clone", "compare", "cos", "div", "exp", "expand", "getitem", "linear",
     "log",
     "matmul2d", "maximum", "minimum", "mul", "neg", "normalize_dims", "permute", "pow", "promote",
-    "reduce_sum", "relu", "reshape", "scatter_into_zeros", "sigmoid", "sin", "sub", "sum_to",
-    "tanh", "where", "index_put", "cat", "common", "inplace", "scan", "special", "unary",
+    "reduce_sum", "relu", "reshape", "rsub_number", "scatter_into_zeros", "sigmoid", "sin", "sub",
+    "sum_to", "tanh", "where", "index_put", "cat", "common", "inplace", "scan", "special", "unary",
     "softmax", "log_softmax",
 ]

@@ -51,6 +51,12 @@ def as_tensor(value: object, like: TensorBase) -> TensorBase:
             return wrap(np.asarray(_wrapped_int(int(value), dtype), dtype=dtype))
     if isinstance(value, TensorBase):
         return value
+    if isinstance(value, complex) or (isinstance(value, (np.ndarray, np.generic))
+                                      and np.asarray(value).dtype.kind == "c"):
+        # dropping the imaginary part would give a silently wrong result
+        raise TypeError(f"complex operands are not supported: a tensor of dtype "
+                        f"{like._data.dtype} and shape {like._data.shape} cannot be combined with "
+                        f"{type(value).__name__} {value!r} (tinygrad_lite has no complex dtypes)")
     if isinstance(value, (np.ndarray, np.generic)):
         return wrap(np.asarray(value))
     if isinstance(value, (str, bytes)) or value is None:

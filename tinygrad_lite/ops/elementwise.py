@@ -87,6 +87,25 @@ def sub(a, b, /) -> TensorBase:
     return wrap(out, node)
 
 
+class RsubBackward1(Node):
+    """``number - b``: one edge, as PyTorch's node for a Python number minus a tensor."""
+
+    def backward(self, grad):
+        return (-grad,)
+
+
+def rsub_number(b: TensorBase, number: int | float | complex) -> TensorBase:
+    """``number - b`` for a Python number (``2 - t``): ``sub``'s result, recorded as
+    ``RsubBackward1`` with the tensor's edge only."""
+    a, promoted = promote(number, b)
+    if promoted is not b:  # the number changes the dtype (a cast node of its own): plain sub
+        return sub(a, promoted)
+    out = a._data - b._data
+    if not (grad_state.enabled and b._requires_grad):
+        return wrap(out)
+    return wrap(out, RsubBackward1(b))
+
+
 class MulBackward0(Node):
     def backward(self, grad):
         a, b = self.saved_tensors

@@ -16,7 +16,7 @@ import numpy as np
 from .._core.grad_mode import grad_state
 from .._core.graph import Node
 from .._core.tensor_base import TensorBase
-from ..dtypes import is_float_dtype
+from ..dtypes import is_float_dtype, require_real
 from .common import array_of, is_array, masked_bits, unary_result, unary_rule, wrap, zero_of
 from .elementwise import cast, where_rule
 
@@ -303,6 +303,8 @@ def clamp(x: TensorBase, min: float | None = None, max: float | None = None) -> 
         raise RuntimeError("clamp: at least one of 'min' or 'max' must not be None")
     _no_bool(x, "clamp")
     data = x._data
+    for bound in (min, max):
+        require_real(bound, data.dtype, "clamp")
     if x._data.dtype.kind in "iu" and any(isinstance(b, float) for b in (min, max)):
         data = data.astype(np.float32)  # int tensor, float bound: PyTorch computes in float
     out = np.clip(data, min, max)

@@ -9,6 +9,7 @@ from .adagrad import Adagrad
 from .adam import Adam, AdamW
 from .adaptive import ASGD, Adadelta, Adamax, NAdam, RAdam, Rprop
 from .lbfgs import LBFGS
+from .muon import Muon
 from .optimizer import Optimizer
 from .rmsprop import RMSprop
 from .sgd import SGD
@@ -16,7 +17,7 @@ from .sparse_adam import SparseAdam
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adamax", "NAdam", "RAdam",
            "Adadelta", "Rprop", "ASGD", "LBFGS", "lr_scheduler", "swa_utils", "Adafactor",
-           "SparseAdam"]
+           "SparseAdam", "Muon"]
 
 # PyTorch's one-module-per-optimizer paths (``from torch.optim.adamw import AdamW``)
 expose(sys.modules[__name__], {

@@ -18,8 +18,8 @@ class Adagrad(Optimizer):
     """PyTorch's Adagrad: ``clr = lr / (1 + (t - 1) lr_decay)``, ``s += g^2``,
     ``p -= clr g / (sqrt(s) + eps)``."""
 
-    def __init__(self, params: Iterable[Any], lr: float = 1e-2, lr_decay: float = 0.0,
-                 weight_decay: float = 0.0, initial_accumulator_value: float = 0.0,
+    def __init__(self, params: Iterable[Any], lr: float = 1e-2, lr_decay: float = 0,
+                 weight_decay: float = 0, initial_accumulator_value: float = 0,
                  eps: float = 1e-10, foreach: bool | None = None, *, maximize: bool = False,
                  differentiable: bool = False, fused: bool | None = None) -> None:
         if lr < 0.0:

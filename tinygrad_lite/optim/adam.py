@@ -34,7 +34,7 @@ class Adam(Optimizer):
 
     def __init__(self, params: Iterable[Any], lr: float = 1e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
-                 weight_decay: float = 0.0, amsgrad: bool = False, *, foreach: bool | None = None,
+                 weight_decay: float = 0, amsgrad: bool = False, *, foreach: bool | None = None,
                  maximize: bool = False, capturable: bool = False, differentiable: bool = False,
                  fused: bool | None = None, decoupled_weight_decay: bool = False) -> None:
         if lr < 0.0:

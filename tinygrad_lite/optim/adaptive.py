@@ -17,7 +17,7 @@ from .optimizer import Optimizer, bump_step, scalar_dtype, state_like, state_sca
 __all__ = ["Adamax", "NAdam", "RAdam", "Adadelta", "Rprop", "ASGD"]
 
 
-def _check(lr: float, eps: float = 0.0, weight_decay: float = 0.0) -> None:
+def _check(lr: float, eps: float = 0.0, weight_decay: float = 0) -> None:
     if lr < 0.0:
         raise ValueError(f"Invalid learning rate: {lr}")
     if eps < 0.0:
@@ -36,7 +36,7 @@ class Adamax(Optimizer):
 
     def __init__(self, params: Iterable[Any], lr: float = 2e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
-                 weight_decay: float = 0.0, foreach: Any = None, *, maximize: bool = False,
+                 weight_decay: float = 0, foreach: Any = None, *, maximize: bool = False,
                  differentiable: bool = False, capturable: bool = False) -> None:
         _check(lr, eps, weight_decay)
         super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps,
@@ -62,7 +62,7 @@ class NAdam(Optimizer):
 
     def __init__(self, params: Iterable[Any], lr: float = 2e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
-                 weight_decay: float = 0.0, momentum_decay: float = 4e-3,
+                 weight_decay: float = 0, momentum_decay: float = 4e-3,
                  decoupled_weight_decay: bool = False, *, foreach: Any = None,
                  maximize: bool = False, capturable: bool = False,
                  differentiable: bool = False) -> None:
@@ -110,7 +110,7 @@ class RAdam(Optimizer):
 
     def __init__(self, params: Iterable[Any], lr: float = 1e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
-                 weight_decay: float = 0.0, decoupled_weight_decay: bool = False, *,
+                 weight_decay: float = 0, decoupled_weight_decay: bool = False, *,
                  foreach: Any = None, maximize: bool = False, capturable: bool = False,
                  differentiable: bool = False) -> None:
         _check(lr, eps, weight_decay)
@@ -151,7 +151,7 @@ class Adadelta(Optimizer):
     """``delta = sqrt(acc_delta + eps) / sqrt(square_avg + eps) * g``, ``p -= lr * delta``."""
 
     def __init__(self, params: Iterable[Any], lr: float = 1.0, rho: float = 0.9,
-                 eps: float = 1e-6, weight_decay: float = 0.0, foreach: Any = None, *,
+                 eps: float = 1e-6, weight_decay: float = 0, foreach: Any = None, *,
                  capturable: bool = False, maximize: bool = False,
                  differentiable: bool = False) -> None:
         _check(lr, eps, weight_decay)
@@ -215,7 +215,7 @@ class ASGD(Optimizer):
     (``state["ax"]``) is kept, starting at step ``t0``."""
 
     def __init__(self, params: Iterable[Any], lr: float = 1e-2, lambd: float = 1e-4,
-                 alpha: float = 0.75, t0: float = 1e6, weight_decay: float = 0.0,
+                 alpha: float = 0.75, t0: float = 1e6, weight_decay: float = 0,
                  foreach: Any = None, maximize: bool = False, differentiable: bool = False,
                  capturable: bool = False) -> None:
         _check(lr, 0.0, weight_decay)

@@ -20,8 +20,8 @@ class SGD(Optimizer):
     # read per call by tl.compile's replay (a scheduler's changes need no new trace)
     _dynamic_hyperparameters = ("lr", "momentum")
 
-    def __init__(self, params: Iterable[Any], lr: float = 1e-3, momentum: float = 0.0,
-                 dampening: float = 0.0, weight_decay: float = 0.0, nesterov: bool = False,
+    def __init__(self, params: Iterable[Any], lr: float = 1e-3, momentum: float = 0,
+                 dampening: float = 0, weight_decay: float = 0, nesterov: bool = False,
                  *, maximize: bool = False, foreach: bool | None = None,
                  differentiable: bool = False, fused: bool | None = None) -> None:
         if lr < 0.0:
