@@ -11,7 +11,7 @@ import numpy as np
 from . import dtypes, functions, ops
 from ._core.device import CPU, DeviceUnavailableError, check_device
 from ._core.grad_mode import grad_state
-from ._core.size import Size
+from ._core.size import Size, sizes_or_keyword
 from ._core.tensor_base import TensorBase, wrap
 from .dtypes import finfo_of, is_float_dtype
 from .functions.generator import Generator, rng_of
@@ -64,27 +64,42 @@ def _new(self: TensorBase, fill: Any, size: tuple, dtype: Any, requires_grad: bo
     return out.requires_grad_(True) if requires_grad else out
 
 
-def new_zeros(self: TensorBase, *size: Any, dtype: Any = None, device: Any = None,
-              requires_grad: bool = False, **options: Any) -> TensorBase:
+def _creation_options(options: dict, op: str) -> None:
+    """Accept PyTorch's creation options that mean nothing for CPU arrays; refuse the rest
+    (a misspelt keyword must not be dropped silently)."""
+    unknown = sorted(set(options) - {"layout", "pin_memory", "memory_format"})
+    if unknown:
+        raise TypeError(f"{op}() got unexpected keyword arguments {unknown}")
+
+
+def new_zeros(self: TensorBase, *sizes: Any, size: Any = None, dtype: Any = None,
+             device: Any = None, requires_grad: bool = False, **options: Any) -> TensorBase:
     """Zeros of ``size`` with this tensor's dtype (unless ``dtype``)."""
-    return _new(self, 0, size, dtype, requires_grad, device)
+    _creation_options(options, "new_zeros")
+    sizes = sizes_or_keyword(sizes, size, "new_zeros", "size")
+    return _new(self, 0, sizes, dtype, requires_grad, device)
 
 
-def new_ones(self: TensorBase, *size: Any, dtype: Any = None, device: Any = None,
-             requires_grad: bool = False, **options: Any) -> TensorBase:
+def new_ones(self: TensorBase, *sizes: Any, size: Any = None, dtype: Any = None,
+            device: Any = None, requires_grad: bool = False, **options: Any) -> TensorBase:
     """Ones of ``size`` with this tensor's dtype (unless ``dtype``)."""
-    return _new(self, 1, size, dtype, requires_grad, device)
+    _creation_options(options, "new_ones")
+    sizes = sizes_or_keyword(sizes, size, "new_ones", "size")
+    return _new(self, 1, sizes, dtype, requires_grad, device)
 
 
-def new_empty(self: TensorBase, *size: Any, dtype: Any = None, device: Any = None,
-              requires_grad: bool = False, **options: Any) -> TensorBase:
+def new_empty(self: TensorBase, *sizes: Any, size: Any = None, dtype: Any = None,
+             device: Any = None, requires_grad: bool = False, **options: Any) -> TensorBase:
     """An uninitialised tensor of ``size`` with this tensor's dtype (unless ``dtype``)."""
-    return _new(self, None, size, dtype, requires_grad, device)
+    _creation_options(options, "new_empty")
+    sizes = sizes_or_keyword(sizes, size, "new_empty", "size")
+    return _new(self, None, sizes, dtype, requires_grad, device)
 
 
 def new_full(self: TensorBase, size: Any, fill_value: Any, *, dtype: Any = None,
              device: Any = None, requires_grad: bool = False, **options: Any) -> TensorBase:
     """``fill_value`` in ``size`` with this tensor's dtype (unless ``dtype``)."""
+    _creation_options(options, "new_full")
     return _new(self, fill_value, (size,), dtype, requires_grad, device)
 
 
@@ -355,9 +370,10 @@ def short(self: TensorBase) -> TensorBase:
     return ops.cast(self, np.dtype(np.int16))
 
 
-def sum_to_size(self: TensorBase, *size: Any) -> TensorBase:
+def sum_to_size(self: TensorBase, *sizes: Any, size: Any = None) -> TensorBase:
     """Sum this tensor down to ``size``, which it must be expandable from (the reverse of
     ``expand``: leading dims summed away, size-1 dims summed with keepdim)."""
+    size = sizes_or_keyword(sizes, size, "sum_to_size", "size")
     shape = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list, Size)) \
         else tuple(size)
     have = self._data.shape

@@ -29,7 +29,7 @@ from ._core.engine import run_backward
 from ._core.grad_mode import grad_state
 from ._core.graph import RemovableHandle, RetainGradHook
 from ._core.shared_storage import is_shared_array, share_array
-from ._core.size import Size
+from ._core.size import Size, sizes_or_keyword
 from ._core.tensor_base import TensorBase, grad_dtype_np, register_result_type, to_array, wrap
 from ._core.tracing import report_graph_break, tracing_state
 from ._format import format_tensor
@@ -160,9 +160,15 @@ class Tensor(TensorBase):
         return bool(self._data)
 
     def __float__(self) -> float:
+        if self._data.size != 1:  # PyTorch's type here (item() raises RuntimeError)
+            raise ValueError(f"only one element tensors can be converted to Python scalars "
+                             f"(float() of a tensor of shape {tuple(self._data.shape)})")
         return float(self.item())
 
     def __int__(self) -> int:
+        if self._data.size != 1:
+            raise ValueError(f"only one element tensors can be converted to Python scalars "
+                             f"(int() of a tensor of shape {tuple(self._data.shape)})")
         return int(self.item())
 
     def __index__(self) -> int:
@@ -407,9 +413,12 @@ class Tensor(TensorBase):
         """``self`` where ``condition`` is true, else ``other``."""
         return functions.where(condition, self, other)
 
-    def view(self, *shape: Any) -> TensorBase:
+    def view(self, *shape: Any, size: Any = None, dtype: Any = None) -> TensorBase:
         """``self`` with a new shape sharing its memory (a RuntimeError when the strides do not
         allow it, as PyTorch), or ``view(dtype)``: the same bytes read as another dtype."""
+        if size is not None or dtype is not None:
+            shape = sizes_or_keyword(shape, size if dtype is None else dtypes.to_dtype(dtype),
+                                     "view", "size" if dtype is None else "dtype")
         if len(shape) == 1 and isinstance(shape[0], dtypes.DType):
             return self._view_as_dtype(shape[0])
         result = functions.reshape(self, *shape)
@@ -454,13 +463,13 @@ class Tensor(TensorBase):
         """``expand(other.shape)``."""
         return functions.expand(self, other.shape)
 
-    def tile(self, *dims: Any) -> TensorBase:
+    def tile(self, *sizes: Any, dims: Any = None) -> TensorBase:
         """Like repeat; missing leading dims count as 1."""
-        return functions.tile(self, _sizes(dims))
+        return functions.tile(self, _sizes(sizes_or_keyword(sizes, dims, "tile", "dims")))
 
-    def flip(self, *dims: Any) -> TensorBase:
+    def flip(self, *axes: Any, dims: Any = None) -> TensorBase:
         """Reverse the order of elements along ``dims``."""
-        return functions.flip(self, _sizes(dims))
+        return functions.flip(self, _sizes(sizes_or_keyword(axes, dims, "flip", "dims")))
 
     def negative(self) -> TensorBase:
         """``-self``."""

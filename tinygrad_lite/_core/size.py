@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any, SupportsIndex, overload
 
-__all__ = ["Size"]
+__all__ = ["Size", "sizes_or_keyword"]
 
 
 class Size(tuple):
@@ -35,3 +35,14 @@ class Size(tuple):
 
     def __reduce__(self) -> tuple:
         return (Size, (tuple(self),))
+
+
+def sizes_or_keyword(positional: tuple, keyword: Any, op: str, name: str) -> tuple:
+    """The sizes (or dims) of ``op(*positional)`` or of ``op(name=keyword)``: PyTorch accepts
+    ``zeros(size=(2, 3))``, ``x.reshape(shape=...)``, ``x.permute(dims=...)``; both at once is
+    Python's "multiple values" TypeError."""
+    if keyword is None:
+        return positional
+    if positional:
+        raise TypeError(f"{op}() got multiple values for argument '{name}'")
+    return (keyword,)

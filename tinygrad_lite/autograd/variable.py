@@ -15,12 +15,12 @@ class _VariableMeta(type):
         return isinstance(obj, Tensor)
 
     def __call__(cls, data: Any, requires_grad: bool = False, volatile: bool = False) -> Any:
-        t = data if isinstance(data, Tensor) else Tensor(data)
-        if requires_grad:
-            t = (t.detach() if t.grad_fn is not None else t).requires_grad_(True)
-        return t
+        # a new leaf sharing the data (PyTorch's Variable(t) is t.detach()): the caller's
+        # tensor keeps its own requires_grad and may still be changed in place
+        t = data.detach() if isinstance(data, Tensor) else Tensor(data)
+        return t.requires_grad_(True) if requires_grad else t
 
 
 class Variable(metaclass=_VariableMeta):
-    """``Variable(tensor, requires_grad=...)``: the tensor itself (``isinstance`` of any
-    tensor is True), as in PyTorch since 0.4."""
+    """``Variable(tensor, requires_grad=...)``: a new leaf tensor sharing the data
+    (``isinstance`` of any tensor is True), as in PyTorch since 0.4."""

@@ -11,7 +11,9 @@ from . import amp
 
 __all__ = ["is_available", "device_count", "manual_seed", "manual_seed_all", "seed",
            "seed_all", "is_initialized", "synchronize", "empty_cache", "current_device",
-           "get_device_name", "set_device", "amp", "is_bf16_supported"]
+           "get_device_name", "set_device", "amp", "is_bf16_supported", "FloatTensor",
+           "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor", "IntTensor",
+           "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor"]
 
 _NO_GPU = ("tl.cuda.{name}: no GPU here: tinygrad_lite was not compiled with CUDA enabled and "
            "its tensors live in CPU memory")
@@ -74,3 +76,30 @@ def get_device_name(device: Any = None) -> str:
 def set_device(device: Any) -> None:
     """Raises: there is no GPU to select."""
     raise DeviceUnavailableError(_NO_GPU.format(name="set_device"))
+
+
+class _CudaTensorType(type):
+    """Metaclass of ``tl.cuda.FloatTensor`` and friends: no tensor is one (none lives on a
+    GPU), and making one raises PyTorch's CPU-only TypeError."""
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return False
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError(f"type torch.cuda.{cls.__name__} not available. Torch not compiled "
+                        f"with CUDA enabled.")
+
+    def __repr__(cls) -> str:
+        return f"<class 'torch.cuda.{cls.__name__}'>"
+
+
+def _cuda_type(name: str) -> Any:
+    return _CudaTensorType(name, (), {"__doc__": f"The legacy GPU type {name}: unavailable."})
+
+
+FloatTensor, DoubleTensor, HalfTensor = (_cuda_type(n) for n in ("FloatTensor", "DoubleTensor",
+                                                                  "HalfTensor"))
+BFloat16Tensor, LongTensor, IntTensor = (_cuda_type(n) for n in ("BFloat16Tensor", "LongTensor",
+                                                                  "IntTensor"))
+ShortTensor, CharTensor, ByteTensor, BoolTensor = (
+    _cuda_type(n) for n in ("ShortTensor", "CharTensor", "ByteTensor", "BoolTensor"))

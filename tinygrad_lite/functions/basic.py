@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from .. import ops
+from .._core.size import sizes_or_keyword
 from .._core.tensor_base import TensorBase, wrap
 from ..dtypes import is_float_dtype
 from ..ops import (
@@ -76,6 +77,8 @@ def _shape_args(shape: tuple) -> tuple:
 def sum(input: TensorBase, dim: Any = None, keepdim: bool = False, *,
         dtype: Any = None) -> TensorBase:  # noqa: A001
     """Sum of all elements, or over ``dim`` (int or tuple)."""
+    if not isinstance(input, TensorBase) and is_sparse(input):
+        return input.sum(dim, keepdim, dtype)
     return ops.reduce_sum(input, dim, keepdim, dtype)
 
 
@@ -114,9 +117,31 @@ def max(input: TensorBase, dim: Any = None, keepdim: bool = False) -> Any:  # no
 # -- linear algebra -----------------------------------------------------------------------------
 
 
+def is_sparse(x: Any) -> bool:
+    """Whether ``x`` is a sparse tensor (``tl.sparse``, a layer above: recognised by its
+    ``is_sparse`` flag, as a dense tensor's is False)."""
+    return not isinstance(x, TensorBase) and getattr(x, "is_sparse", False) is True
+
+
+def sparse_matmul(input: Any, other: Any) -> Any:
+    """A matrix product with a sparse operand, through the sparse matrix's own ``mm``:
+    ``dense @ sparse`` as ``(sparse^T @ dense^T)^T``."""
+    if is_sparse(input):
+        return input.mm(other)
+    if not isinstance(input, TensorBase) or input.ndim not in (1, 2):
+        raise RuntimeError(f"matmul: a dense operand of a sparse product must be a 1-D or 2-D "
+                           f"tensor, got {type(input).__name__} of shape "
+                           f"{tuple(getattr(input, 'shape', ()))}")
+    if input.ndim == 1:
+        return other.t().mm(input)
+    return other.t().mm(input.t()).t()
+
+
 def matmul(input: Any, other: Any) -> TensorBase:
     """Matrix product with PyTorch's rules: 1-D operands are promoted to a row (left) or column
     (right) and the added dim removed afterwards; batch dims broadcast."""
+    if is_sparse(input) or is_sparse(other):
+        return sparse_matmul(input, other)
     a = input if isinstance(input, TensorBase) else wrap(np.asarray(input))
     b = other if isinstance(other, TensorBase) else wrap(np.asarray(other))
     if a._data.ndim == 0 or b._data.ndim == 0:
@@ -145,9 +170,11 @@ def matmul(input: Any, other: Any) -> TensorBase:
 # -- shape --------------------------------------------------------------------------------------
 
 
-def reshape(input: TensorBase, *shape: Any) -> TensorBase:
+def reshape(input: TensorBase, *sizes: Any, shape: Any = None) -> TensorBase:
     """``input`` with a new shape of the same size; one entry may be -1."""
-    shape = _shape_args(shape)
+    if shape is not None:
+        sizes = sizes_or_keyword(sizes, shape, "reshape", "shape")
+    shape = _shape_args(sizes)
     if shape and min(shape) < -1:
         i = next(i for i, n in enumerate(shape) if n < -1)
         raise RuntimeError(f"reshape: invalid shape dimension {shape[i]} at index {i} of shape "
@@ -155,13 +182,17 @@ def reshape(input: TensorBase, *shape: Any) -> TensorBase:
     return ops.reshape(input, shape)
 
 
-def permute(input: TensorBase, *dims: Any) -> TensorBase:
+def permute(input: TensorBase, *order: Any, dims: Any = None) -> TensorBase:
     """``input`` with its dimensions reordered."""
-    return ops.permute(input, _shape_args(dims))
+    if dims is not None:
+        order = sizes_or_keyword(order, dims, "permute", "dims")
+    return ops.permute(input, _shape_args(order))
 
 
-def expand(input: TensorBase, *sizes: Any) -> TensorBase:
+def expand(input: TensorBase, *sizes: Any, size: Any = None) -> TensorBase:
     """A broadcast view with new sizes (-1 keeps a size); no copy."""
+    if size is not None:
+        sizes = sizes_or_keyword(sizes, size, "expand", "size")
     return ops.expand(input, _shape_args(sizes))
 
 

@@ -8,6 +8,7 @@ import numpy as np
 
 from .. import dtypes
 from .._core.device import check_device
+from .._core.size import sizes_or_keyword
 from .._core.tensor_base import TensorBase, to_array, wrap
 from ..dtypes import is_float_dtype
 from .generator import (
@@ -89,24 +90,29 @@ def from_numpy(array: np.ndarray) -> TensorBase:
     return wrap(array)
 
 
-def zeros(*size: Any, dtype: Any = None, requires_grad: bool = False,
-          device: Any = None) -> TensorBase:
+def zeros(*sizes: Any, size: Any = None, dtype: Any = None, requires_grad: bool = False,
+          device: Any = None, **options: Any) -> TensorBase:
     """A tensor of zeros."""
-    return _finish(np.zeros(_size(size), _np_dtype(dtype)), requires_grad, device)
+    _options(options, "zeros")
+    shape = _size(sizes_or_keyword(sizes, size, "zeros", "size"))
+    return _finish(np.zeros(shape, _np_dtype(dtype)), requires_grad, device)
 
 
-def ones(*size: Any, dtype: Any = None, requires_grad: bool = False,
-         device: Any = None) -> TensorBase:
+def ones(*sizes: Any, size: Any = None, dtype: Any = None, requires_grad: bool = False,
+         device: Any = None, **options: Any) -> TensorBase:
     """A tensor of ones."""
-    return _finish(np.ones(_size(size), _np_dtype(dtype)), requires_grad, device)
+    _options(options, "ones")
+    shape = _size(sizes_or_keyword(sizes, size, "ones", "size"))
+    return _finish(np.ones(shape, _np_dtype(dtype)), requires_grad, device)
 
 
-def empty(*size: Any, dtype: Any = None, requires_grad: bool = False,
+def empty(*sizes: Any, size: Any = None, dtype: Any = None, requires_grad: bool = False,
           device: Any = None, memory_format: Any = None, layout: Any = None,
           pin_memory: bool = False) -> TensorBase:
     """An uninitialised tensor (its values are arbitrary); ``memory_format``, ``layout`` and
     ``pin_memory`` are accepted (tensors here are dense and row-major)."""
-    return _finish(np.empty(_size(size), _np_dtype(dtype)), requires_grad, device)
+    shape = _size(sizes_or_keyword(sizes, size, "empty", "size"))
+    return _finish(np.empty(shape, _np_dtype(dtype)), requires_grad, device)
 
 
 def full(size: Any, fill_value: Any, *, dtype: Any = None, requires_grad: bool = False,
@@ -118,10 +124,15 @@ def full(size: Any, fill_value: Any, *, dtype: Any = None, requires_grad: bool =
     return _finish(np.full(_size((size,)), fill_value, _np_dtype(dtype)), requires_grad, device)
 
 
-def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None,
-           requires_grad: bool = False, device: Any = None) -> TensorBase:
+def arange(start: Any = None, end: Any = None, step: Any = 1, *, dtype: Any = None,
+           requires_grad: bool = False, device: Any = None, **options: Any) -> TensorBase:
     """Values ``start, start+step, ...`` below ``end``; int64 for int arguments, else float32."""
-    if end is None:
+    _options(options, "arange")
+    if start is None and end is None:
+        raise TypeError("arange() missing required argument 'end'")
+    if start is None:  # arange(end=3)
+        start = 0
+    elif end is None:
         start, end = 0, start
     if step == 0:
         raise RuntimeError("arange: step must be nonzero")
@@ -149,21 +160,24 @@ def eye(n: int, m: int | None = None, *, dtype: Any = None, requires_grad: bool 
     return _finish(np.eye(n, m, dtype=_np_dtype(dtype)), requires_grad, device)
 
 
-def rand(*size: Any, generator: Generator | None = None, dtype: Any = None,
+def rand(*sizes: Any, size: Any = None, generator: Generator | None = None, dtype: Any = None,
          requires_grad: bool = False, device: Any = None, **options: Any) -> TensorBase:
     """Uniform random values in [0, 1)."""
     _options(options, "rand")
     dt = _np_dtype(dtype)
-    data = rng_of(generator).random(_size(size), dtype=_draw_dtype(dt))
+    shape = _size(sizes_or_keyword(sizes, size, "rand", "size"))
+    data = rng_of(generator).random(shape, dtype=_draw_dtype(dt))
     return _finish(data.astype(dt, copy=False), requires_grad, device)
 
 
-def randn(*size: Any, generator: Generator | None = None, dtype: Any = None,
-          requires_grad: bool = False, device: Any = None, **options: Any) -> TensorBase:
+def randn(*sizes: Any, size: Any = None, generator: Generator | None = None,
+          dtype: Any = None, requires_grad: bool = False, device: Any = None,
+          **options: Any) -> TensorBase:
     """Standard normal random values."""
     _options(options, "randn")
     dt = _np_dtype(dtype)
-    data = rng_of(generator).standard_normal(_size(size), dtype=_draw_dtype(dt))
+    shape = _size(sizes_or_keyword(sizes, size, "randn", "size"))
+    data = rng_of(generator).standard_normal(shape, dtype=_draw_dtype(dt))
     return _finish(data.astype(dt, copy=False), requires_grad, device)
 
 

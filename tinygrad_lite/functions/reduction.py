@@ -13,7 +13,7 @@ from ..dtypes import is_float_dtype
 from ..ops import return_types, scan, unary
 from ..ops.einsum import einsum as _einsum_op
 from ..ops.elementwise import bfloat16_in_float32
-from .basic import extremum_with_dim, matmul
+from .basic import extremum_with_dim, is_sparse, matmul, sparse_matmul
 from .linalg import matrix_norm, p_norm
 
 __all__ = [
@@ -205,7 +205,9 @@ def _expect_dims(op: str, **tensors: tuple) -> None:
 
 
 def mm(input: TensorBase, mat2: TensorBase) -> TensorBase:
-    """Matrix product of two 2-D tensors."""
+    """Matrix product of two 2-D tensors (either may be sparse: ``torch.mm(adj, x)``)."""
+    if is_sparse(input) or is_sparse(mat2):
+        return sparse_matmul(input, mat2)
     _expect_dims("mm", input=(input, 2), mat2=(mat2, 2))
     return ops.matmul2d(input, mat2)
 

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from .. import ops
+from .._core.size import sizes_or_keyword
 from .._core.tensor_base import TensorBase, wrap
 from ..ops import shape as ops_shape
 from ..ops.shape import cat, pad_constant
@@ -46,8 +47,9 @@ def broadcast_to(input: TensorBase, size: Any) -> TensorBase:
     return ops.expand(input, tuple(size))
 
 
-def repeat(input: TensorBase, *sizes: Any) -> TensorBase:
+def repeat(input: TensorBase, *sizes: Any, repeats: Any = None) -> TensorBase:
     """Tile ``input`` ``sizes[i]`` times along each dim (PyTorch's ``Tensor.repeat``)."""
+    sizes = sizes_or_keyword(sizes, repeats, "repeat", "repeats")
     if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
         sizes = tuple(sizes[0])
     if len(sizes) < input._data.ndim:

@@ -51,6 +51,10 @@ def as_tensor(value: object, like: TensorBase) -> TensorBase:
             return wrap(np.asarray(_wrapped_int(int(value), dtype), dtype=dtype))
     if isinstance(value, TensorBase):
         return value
+    if getattr(value, "is_sparse", False) is True and hasattr(value, "to_dense"):
+        # dense <op> sparse (tl.sparse, a layer above): the sparse operand densified, a
+        # differentiable step, so dense + adj and dense - adj give PyTorch's dense results
+        return value.to_dense()
     if isinstance(value, complex) or (isinstance(value, (np.ndarray, np.generic))
                                       and np.asarray(value).dtype.kind == "c"):
         # dropping the imaginary part would give a silently wrong result

@@ -27,7 +27,8 @@ def dropout(input: TensorBase, p: float = 0.5, training: bool = True, inplace: b
 
 
 def _feature_mask_shape(input: TensorBase, batched_ndim: int, op: str) -> tuple[int, ...]:
-    """One mask entry per channel: (N, C, 1, ...) batched, (C, 1, ...) unbatched. dropout2d
+    """One mask entry per channel: (N, C, 1, ...) batched, (C, 1, ...) unbatched (except 3-D
+    input to dropout2d: (N, C, L), as PyTorch, with its warning). dropout2d
     and dropout3d take other ranks of 2 dims or more with PyTorch's deprecation warning,
     zeroing each (N, C) entry's elements together."""
     if input.ndim not in (batched_ndim - 1, batched_ndim) and batched_ndim > 3 and \
@@ -41,6 +42,16 @@ def _feature_mask_shape(input: TensorBase, batched_ndim: int, op: str) -> tuple[
             f"and an optional batch dimension (i.e. {batched_ndim - 1}D or {batched_ndim}D "
             "inputs).", UserWarning, stacklevel=4)
         return tuple(input.shape[:2]) + (1,) * (input.ndim - 2)
+    if batched_ndim == 4 and input.ndim == 3:
+        # PyTorch still reads 3-D input to dropout2d as (N, C, L), not as unbatched (C, H, W)
+        warnings.warn(
+            "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D "
+            "dropout behavior is desired - input is interpreted as shape (N, C, L), where C is "
+            "the channel dim. This behavior will change in a future release to interpret the "
+            "input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
+            "channel-wise dropout behavior, please switch to using dropout1d instead.",
+            UserWarning, stacklevel=4)
+        return tuple(input.shape[:2]) + (1,)
     if input.ndim not in (batched_ndim - 1, batched_ndim):
         raise RuntimeError(f"{op}: expected {batched_ndim - 1}D (unbatched) or {batched_ndim}D "
                            f"(batched) input, got input of shape {tuple(input.shape)}")

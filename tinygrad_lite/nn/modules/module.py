@@ -104,7 +104,7 @@ class Module(HookRegistrationMixin, StateDictMixin):
         if isinstance(value, Parameter):
             if params is None:
                 raise AttributeError("cannot assign parameters before Module.__init__() call")
-            self._forget(name)
+            self._forget(name, keep="_parameters")
             self.register_parameter(name, value)
         elif params is not None and name in params:
             if value is not None:
@@ -116,7 +116,7 @@ class Module(HookRegistrationMixin, StateDictMixin):
         elif isinstance(value, Module):
             if "_modules" not in d:
                 raise AttributeError("cannot assign module before Module.__init__() call")
-            self._forget(name)
+            self._forget(name, keep="_modules")
             d["_modules"][name] = value
         elif d.get("_modules") is not None and name in d["_modules"]:
             if value is not None:
@@ -126,7 +126,7 @@ class Module(HookRegistrationMixin, StateDictMixin):
                 )
             d["_modules"][name] = None
         elif isinstance(value, Buffer):
-            self._forget(name)
+            self._forget(name, keep="_buffers")
             self.register_buffer(name, Tensor._wrap(value._data), value.persistent)
         elif d.get("_buffers") is not None and name in d["_buffers"]:
             if value is not None and not isinstance(value, Tensor):
@@ -138,11 +138,15 @@ class Module(HookRegistrationMixin, StateDictMixin):
         else:
             object.__setattr__(self, name, value)
 
-    def _forget(self, name: str) -> None:
+    def _forget(self, name: str, keep: str) -> None:
+        """Drop ``name`` from the instance dict and every store but ``keep``, where it is about
+        to be reassigned in place (so it keeps its position, as in PyTorch: replacing a child
+        or parameter must not move it to the end of ``children()`` or the state_dict)."""
         d = self.__dict__
         d.pop(name, None)
         for key in ("_parameters", "_buffers", "_modules"):
-            d[key].pop(name, None)
+            if key != keep:
+                d[key].pop(name, None)
         d["_non_persistent_buffers_set"].discard(name)
 
     def __getattr__(self, name: str) -> Any:
