@@ -54,7 +54,7 @@ HOSTILE = {
     "bfloat16-short": (framed({"w": {"dtype": "BF16", "shape": [3], "data_offsets": [0, 4]}},
                               b"\0" * 4), "BF16, shape .3.. needs 6 bytes"),
     "entry_not_object": (framed({"w": 3}), "not an object"),
-    "torch_zip": (b"PK\x03\x04" + b"\0" * 60, "written by torch.save"),
+    "torch_zip": (b"PK\x03\x04" + b"\0" * 60, "not a readable torch.save file"),
     "torch_pickle": (b"\x80\x02}q\x00." + b"\0" * 10, "written by torch.save"),
 }
 
@@ -85,10 +85,14 @@ def test_fifo_is_refused_without_hanging(tmp_path):
         tl.load(fifo)
 
 
-def test_real_torch_save_file_is_refused_with_a_way_out(tmp_path):
+def test_real_torch_save_file_loads(tmp_path):
+    # PyTorch's own archive format is read (tests/test_serialization_torch_files.py); its
+    # legacy pre-1.6 pickle format is refused with a way out
     torch = pytest.importorskip("torch")
     path = tmp_path / "model.pt"
     torch.save({"w": torch.ones(3)}, path)
+    assert tl.load(path)["w"].tolist() == [1.0, 1.0, 1.0]
+    torch.save({"w": torch.ones(3)}, path, _use_new_zipfile_serialization=False)
     with pytest.raises(RuntimeError, match="safetensors.torch import save_file"):
         tl.load(path)
 

@@ -6,9 +6,10 @@ JSON in the header's ``__metadata__``: loading such a file can never execute cod
 objects (a whole module, as ``torch.save(model, f)``) are pickled into the file
 (``pickled.py``) and load as in PyTorch since 2.6: through an allowlist of globals by default
 (``add_safe_globals``), everything with ``weights_only=False``. A flat
-``{name: tensor}`` dict (a module's state dict) is stored under its own names, so files written by
-other safetensors tools with PyTorch's key names load directly. ``format.py`` reads and writes
-the bytes (validated, deterministic), ``files.py`` handles the file system (atomic saves, no
+``{name: tensor}`` dict (a module's state dict) is stored under its own names, so files written
+by other safetensors tools with PyTorch's key names load directly; files PyTorch's own
+``torch.save`` wrote (its zip archive) are read by ``torch_archive.py``. ``format.py`` reads and
+writes the bytes (validated, deterministic), ``files.py`` handles the file system (atomic saves, no
 reads of FIFOs or devices); this module maps Python objects to them.
 """
 
@@ -35,6 +36,7 @@ from .pickled import (
     unpickled,
     unsafe_globals,
 )
+from .torch_archive import is_torch_archive, load_torch_archive
 
 __all__ = ["save", "load", "add_safe_globals", "clear_safe_globals", "get_safe_globals",
            "safe_globals", "get_unsafe_globals_in_checkpoint"]
@@ -162,17 +164,23 @@ def save(obj: Any, f: Any, pickle_module: Any = None, pickle_protocol: int = 2,
 def load(f: Any, map_location: Any = None, pickle_module: Any = None, *,
          weights_only: bool | None = None, mmap: bool | None = None, **pickle_load_args: Any
          ) -> Any:
-    """Load what ``save`` wrote, or any safetensors file (a dict of tensors by name), from a
-    path or a binary file object. Raises a clear error naming the file when it is missing,
-    truncated, corrupt, not a regular file, or a ``torch.save`` pickle archive. A pickled object
+    """Load what ``save`` wrote, any safetensors file (a dict of tensors by name), or a file
+    PyTorch's own ``torch.save`` wrote (``torch_archive.py``), from a path or a binary file
+    object. Raises a clear error naming the file when it is missing, truncated, corrupt, not a
+    regular file, or in PyTorch's legacy (pre-1.6) pickle format. A pickled object
     loads through the allowlist of ``add_safe_globals`` (``pickle.UnpicklingError`` naming the
     first global it refuses), or whole with ``weights_only=False``, as in PyTorch;
     ``map_location`` is accepted for PyTorch's signature (everything loads to the CPU)."""
     name = describe(f)
     raw = read_from(f)
-    if raw[:4] == _ZIP_MAGIC or _looks_pickled(raw):
+    if is_torch_archive(raw):  # PyTorch's own torch.save format
+        return load_torch_archive(raw, name, weights_only)
+    if raw[:4] == _ZIP_MAGIC:
+        raise RuntimeError(f"load: '{name}' is a zip archive but not a readable torch.save "
+                           "file (truncated or corrupt, or no data.pkl inside)")
+    if _looks_pickled(raw):
         raise RuntimeError(
-            f"load: '{name}' was written by torch.save (a pickle archive of PyTorch's storages), "
+            f"load: '{name}' was written by torch.save in its legacy (pre-1.6) pickle format, "
             "which tinygrad_lite does not read. Convert it once with PyTorch: "
             "`from safetensors.torch import save_file; save_file(torch.load(path), "
             "'model.safetensors')`, then tl.load('model.safetensors')")

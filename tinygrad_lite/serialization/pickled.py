@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 __all__ = ["PICKLE_KEY", "pickled", "unpickled", "add_safe_globals", "clear_safe_globals",
-           "get_safe_globals", "safe_globals", "unsafe_globals", "is_allowed"]
+           "get_safe_globals", "safe_globals", "unsafe_globals", "is_allowed", "find_allowed"]
 
 PICKLE_KEY = "__pickle__"  # the tensor holding the pickle's bytes
 
@@ -95,21 +95,26 @@ class _WeightsUnpickler(pickle.Unpickler):
 
     def find_class(self, module: str, name: str) -> Any:
         """The allowed global ``module.name``; ``pickle.UnpicklingError`` for any other."""
-        module, name = _normalised(module, name)
-        key = f"{module}.{name}"
-        if key in _user_safe:
-            return _user_safe[key]
-        if key in _DEFAULT_SAFE:
-            target: Any = importlib.import_module(module)
-            for part in name.split("."):
-                target = getattr(target, part)
-            return target
-        raise pickle.UnpicklingError(
-            f"Weights only load failed: the file needs the global {key}, which is not allowed "
-            f"by default (unpickling a class or function can run arbitrary code). If you trust "
-            f"this class or function, allow it with tl.serialization.add_safe_globals([{name}]) "
-            f"or inside `with tl.serialization.safe_globals([{name}]):`; if you trust the whole "
-            "file, load it with weights_only=False.")
+        return find_allowed(*_normalised(module, name))
+
+
+def find_allowed(module: str, name: str) -> Any:
+    """The global ``module.name`` if the allowlist has it; ``pickle.UnpicklingError`` naming it
+    and the ways to allow it otherwise."""
+    key = f"{module}.{name}"
+    if key in _user_safe:
+        return _user_safe[key]
+    if key in _DEFAULT_SAFE:
+        target: Any = importlib.import_module(module)
+        for part in name.split("."):
+            target = getattr(target, part)
+        return target
+    raise pickle.UnpicklingError(
+        f"Weights only load failed: the file needs the global {key}, which is not allowed "
+        f"by default (unpickling a class or function can run arbitrary code). If you trust "
+        f"this class or function, allow it with tl.serialization.add_safe_globals([{name}]) "
+        f"or inside `with tl.serialization.safe_globals([{name}]):`; if you trust the whole "
+        "file, load it with weights_only=False.")
 
 
 def pickled(obj: Any, pickle_module: ModuleType | None, protocol: int) -> np.ndarray:
