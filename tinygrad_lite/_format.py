@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._core.device import is_meta_array
 from ._core.tensor_base import TensorBase
 from .dtypes import is_float_dtype
 
@@ -68,9 +69,23 @@ def _bool_str(v: object) -> str:
     return "True" if v else "False"
 
 
+def _meta_repr(t: TensorBase) -> str:
+    """``tensor(..., device='meta', size=(2, 3), dtype=..., requires_grad=True)``."""
+    parts = [f"size={tuple(t._data.shape)}"]
+    if t._data.dtype != np.float32:
+        parts.append(f"dtype={t.dtype!r}")
+    if t.grad_fn is not None:
+        parts.append(f"grad_fn=<{t.grad_fn.name()}>")
+    elif t._requires_grad:
+        parts.append("requires_grad=True")
+    return "tensor(..., device='meta', " + ", ".join(parts) + ")"
+
+
 def format_tensor(t: TensorBase) -> str:
     """The repr of ``t``: data, then dtype (if not a default), then grad information."""
     data = t._data
+    if is_meta_array(data):  # no values to show (PyTorch's form)
+        return _meta_repr(t)
     if data.size == 0 and data.ndim == 1:
         body = "[]"
     elif data.size == 0:

@@ -9,7 +9,14 @@ from typing import Any
 import numpy as np
 
 from . import dtypes, functions, ops
-from ._core.device import CPU, DeviceUnavailableError, check_device
+from ._core.device import (
+    CPU,
+    DeviceUnavailableError,
+    check_device,
+    is_meta_array,
+    meta_array,
+    wants_meta,
+)
 from ._core.grad_mode import grad_state
 from ._core.size import Size, sizes_or_keyword
 from ._core.tensor_base import TensorBase, wrap
@@ -54,12 +61,15 @@ def type_as(self: TensorBase, other: TensorBase) -> TensorBase:
 
 def _new(self: TensorBase, fill: Any, size: tuple, dtype: Any, requires_grad: bool,
          device: Any) -> TensorBase:
-    check_device(device, "new tensor")
+    check_device(device, "new tensor", meta_ok=True)
     shape = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list, Size)) \
         else tuple(size)
     dt = self._data.dtype if dtype is None else dtypes.to_dtype(dtype).np
     dtypes.require_real(fill, dt, "new_full")
-    data = np.empty(shape, dt) if fill is None else np.full(shape, fill, dt)
+    if wants_meta(device) if device is not None else is_meta_array(self._data):
+        data = meta_array(shape, dt)  # new_* follow this tensor's device, as in PyTorch
+    else:
+        data = np.empty(shape, dt) if fill is None else np.full(shape, fill, dt)
     out = wrap(data)
     return out.requires_grad_(True) if requires_grad else out
 
@@ -323,9 +333,18 @@ def rebuild_tensor(cls: Any, data: np.ndarray, requires_grad: bool) -> TensorBas
     return t
 
 
+def rebuild_meta_tensor(cls: Any, shape: tuple, dtype: np.dtype, requires_grad: bool
+                        ) -> TensorBase:
+    """Unpickling (``copy.deepcopy``) a meta tensor: a meta tensor of the same shape and dtype."""
+    return rebuild_tensor(cls, meta_array(shape, dtype), requires_grad)
+
+
 def _reduce_ex(self: TensorBase, protocol: Any) -> tuple:
     """Pickling (multiprocessing, ``copy``): the values and ``requires_grad``; the graph that
     made a non-leaf tensor is not part of it, as in PyTorch."""
+    if is_meta_array(self._data):  # copying its placeholder would allocate the whole shape
+        return (rebuild_meta_tensor, (self.__class__, self._data.shape, self._data.dtype,
+                                      self._requires_grad))
     return (rebuild_tensor, (self.__class__, self._data, self._requires_grad))
 
 
@@ -338,7 +357,9 @@ def _deepcopy(self: TensorBase, memo: dict) -> TensorBase:
                            "deepcopy a module, this may be because of a torch.nn.utils."
                            "weight_norm usage, see https://github.com/pytorch/pytorch/pull/"
                            "103001")
-    copied = rebuild_tensor(self.__class__, self._data.copy(), self._requires_grad)
+    data = self._data
+    copied = rebuild_tensor(self.__class__, meta_array(data.shape, data.dtype)
+                            if is_meta_array(data) else data.copy(), self._requires_grad)
     memo[id(self)] = copied
     if self._grad is not None:
         copied._grad = _deepcopy(self._grad, memo)
@@ -393,7 +414,6 @@ METHODS = {f.__name__: f for f in (
     get_device, cuda, share_memory_, uniform_, normal_, bernoulli_, exponential_, geometric_,
     log_normal_, cauchy_, random_, multinomial, bernoulli, unfold, byte, char, short,
     sum_to_size)} | OPERATORS
-PROPERTIES = {"is_cpu": True, "is_cuda": False, "is_sparse": False, "is_quantized": False,
-              "is_meta": False,
+PROPERTIES = {"is_cuda": False, "is_sparse": False, "is_quantized": False,
               "is_mps": False, "layout": "torch.strided"}
 DEVICE = CPU

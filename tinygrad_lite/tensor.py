@@ -24,7 +24,7 @@ import numpy as np
 
 from . import dtypes, functions, ops
 from ._core.backward import backward, ones_seed
-from ._core.device import CPU, check_device, device
+from ._core.device import CPU, META, check_device, device, is_meta_array, meta_array, wants_meta
 from ._core.engine import run_backward
 from ._core.grad_mode import grad_state
 from ._core.graph import RemovableHandle, RetainGradHook
@@ -78,8 +78,19 @@ class Tensor(TensorBase):
 
     @property
     def device(self) -> device:
-        """``device(type='cpu')``: tensors live in NumPy arrays."""
-        return CPU
+        """``device(type='cpu')``: tensors live in NumPy arrays (``device(type='meta')`` for a
+        meta tensor: a shape and dtype without memory, see ``_core/device.py``)."""
+        return META if is_meta_array(self._data) else CPU
+
+    @property
+    def is_meta(self) -> bool:
+        """Whether this is a meta tensor (no values, only a shape and a dtype)."""
+        return is_meta_array(self._data)
+
+    @property
+    def is_cpu(self) -> bool:
+        """Whether the values are in CPU memory (all tensors but meta ones)."""
+        return not is_meta_array(self._data)
 
     def share_memory_(self) -> Tensor:
         """Move the values into shared memory (inherited by forked processes, sent as a handle
@@ -114,6 +125,7 @@ class Tensor(TensorBase):
                 f"item: a tensor with {self._data.size} elements cannot be converted to a Python "
                 "scalar"
             )
+        _no_values(self, "item")
         if tracing_state.active:
             report_graph_break("Tensor.item()")
         return self._data.item()
@@ -126,12 +138,16 @@ class Tensor(TensorBase):
                 "Can't call numpy() on a tensor that requires grad. Use tensor.detach().numpy() "
                 "instead."
             )
+        if is_meta_array(self._data):
+            raise TypeError("can't convert meta device type tensor to numpy: a meta tensor has "
+                            "no values")
         if tracing_state.active:
             report_graph_break("Tensor.numpy()")
         return self._data
 
     def tolist(self) -> Any:
         """The data as (nested) Python lists of numbers."""
+        _no_values(self, "tolist")
         if tracing_state.active:
             report_graph_break("Tensor.tolist()")
         return self._data.tolist()
@@ -292,7 +308,8 @@ class Tensor(TensorBase):
         """Convert to a dtype (``to(tl.float64)``, ``to(other_tensor)``); ``"cpu"`` is accepted."""
         target = kwargs.pop("dtype", None)
         copy = kwargs.pop("copy", False)
-        check_device(kwargs.pop("device", None), "to")
+        where = kwargs.pop("device", None)
+        check_device(where, "to", meta_ok=True)
         kwargs.pop("non_blocking", None)
         kwargs.pop("memory_format", None)
         if kwargs:
@@ -302,9 +319,17 @@ class Tensor(TensorBase):
                 target = arg.dtype
             elif isinstance(arg, (str, device)) or (isinstance(arg, int)
                                                      and not isinstance(arg, bool)):
-                check_device(arg, "to")
+                check_device(arg, "to", meta_ok=True)
+                where = arg
             elif not isinstance(arg, bool):  # to(dtype, non_blocking, copy) positionally
                 target = arg
+        if where is not None and wants_meta(where) != is_meta_array(self._data):
+            if not wants_meta(where):
+                raise NotImplementedError("to: cannot copy out of a meta tensor; it has no data "
+                                          "(make the tensor anew on the CPU, e.g. with "
+                                          "Module.to_empty(device='cpu'))")
+            dt = self._data.dtype if target is None else dtypes.to_dtype(target).np
+            return wrap(meta_array(self._data.shape, dt))
         if target is None:
             return self.clone() if copy else self
         result = ops.cast(self, dtypes.to_dtype(target).np)
@@ -490,6 +515,13 @@ class Tensor(TensorBase):
     # The arithmetic operators are the primitive ops themselves: one Python call less per op.
     __add__, __sub__, __mul__ = ops.add, ops.sub, ops.mul
     __truediv__, __pow__, __neg__ = ops.div, ops.pow, ops.neg
+
+
+def _no_values(t: TensorBase, op: str) -> None:
+    """Refuse to read the values of a meta tensor (it has none), as PyTorch does."""
+    if is_meta_array(t._data):
+        raise NotImplementedError(f"{op}: cannot copy out of a meta tensor (shape "
+                                  f"{tuple(t._data.shape)}); it has no data")
 
 
 def _constant(self: Tensor, value: Any) -> Any:

@@ -1,15 +1,26 @@
 """``tl.device``: where a tensor lives. Every tensor lives in CPU memory (NumPy arrays), so the
-only usable device is ``device("cpu")``. Other devices can be named, compared and printed
+only device with memory is ``device("cpu")``. Other devices can be named, compared and printed
 (``device("cuda")``, ``x.device == torch.device("cuda")``, as in a CPU-only PyTorch build); using
 one raises one clear error wherever it is used (``tensor(..., device="cuda")``,
-``x.to("cuda")``, ``x.cuda()``, ``set_default_device("cuda")``)."""
+``x.to("cuda")``, ``x.cuda()``, ``set_default_device("cuda")``).
+
+``device("meta")`` makes tensors that have a shape and a dtype but no memory: every element is
+one placeholder item (a zero-strided array over a 16-byte buffer of its own), so a large model
+can be built ``with tl.device("meta"):`` and then given weights (``load_state_dict(sd,
+assign=True)``, ``to_empty(device="cpu")``). Their values must not be read (``item``,
+``numpy``, ``tolist`` raise); an operation on them computes on the placeholders and returns an
+ordinary CPU tensor (PyTorch would return a meta one), and in-place writes land in the
+placeholder item only."""
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["device", "check_device", "CPU", "DeviceUnavailableError", "get_default_device",
-           "set_default_device"]
+import numpy as np
+
+__all__ = ["device", "check_device", "CPU", "META", "DeviceUnavailableError",
+           "get_default_device", "set_default_device", "meta_array", "is_meta_array",
+           "wants_meta"]
 
 ELSEWHERE = ("{what}: device {name!r} is not available: tinygrad_lite was not compiled with CUDA "
              "enabled; its tensors live in CPU memory (NumPy arrays). Use 'cpu' (programs "
@@ -65,13 +76,15 @@ class device:  # noqa: N801 - PyTorch's name
         self.type, self.index = name, index
 
     def __enter__(self) -> device:
-        """``with tl.device("cpu"):``: factories inside make tensors on this device (the
-        default, the only one here); another device raises as using it anywhere does."""
-        check_device(self, "device context")
+        """``with tl.device("cpu"):`` / ``with tl.device("meta"):``: factories inside make
+        tensors on this device; another device raises as using it anywhere does."""
+        check_device(self, "device context", meta_ok=True)
+        _DEFAULT.append(self)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        """Nothing to put back: the default device stays the CPU."""
+        """Put the previous default device back."""
+        _DEFAULT.pop()
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, str):
@@ -101,11 +114,24 @@ def builtins_type_name(x: Any) -> str:
 
 
 CPU = device("cpu")
+META = device("meta")
+_DEFAULT = [CPU]  # the default device, innermost ``with device(...)`` last
 
 
-def check_device(spec: Any, what: str) -> None:
-    """Accept None, "cpu", "cpu:N", a cpu device; raise PyTorch-style for anything else."""
+def _is_meta_spec(spec: Any) -> bool:
+    return (isinstance(spec, device) and spec.type == "meta") or (
+        isinstance(spec, str) and spec.partition(":")[0] == "meta")
+
+
+def check_device(spec: Any, what: str, meta_ok: bool = False) -> None:
+    """Accept None, "cpu", "cpu:N", a cpu device (and the meta device where ``meta_ok``: the
+    caller makes meta tensors); raise PyTorch-style for anything else."""
     if spec is None or spec == "cpu":
+        return
+    if _is_meta_spec(spec):
+        if not meta_ok:
+            raise NotImplementedError(f"{what}: meta tensors (device='meta') are not supported "
+                                      "here; use the CPU")
         return
     if isinstance(spec, device):
         if spec.type != "cpu":
@@ -123,12 +149,38 @@ def check_device(spec: Any, what: str) -> None:
                     f"{type(spec).__name__}")
 
 
+def wants_meta(spec: Any) -> bool:
+    """Whether a factory given ``device=spec`` makes a meta tensor (None: the default device,
+    meta inside ``with tl.device("meta"):``)."""
+    return _is_meta_spec(spec) if spec is not None else _DEFAULT[-1].type == "meta"
+
+
+class _MetaBuffer(bytearray):
+    """The one placeholder item behind a meta tensor (its type marks the array as meta)."""
+
+
+def meta_array(shape: tuple, dtype: Any) -> np.ndarray:
+    """A meta tensor's array: ``shape`` and ``dtype`` over one placeholder item (strides 0)."""
+    dt = np.dtype(dtype)
+    return np.ndarray(tuple(shape), dt, buffer=_MetaBuffer(max(dt.itemsize, 1)),
+                      strides=(0,) * len(shape))
+
+
+def is_meta_array(a: Any) -> bool:
+    """Whether ``a`` is a meta tensor's array or a view of one."""
+    while isinstance(a, np.ndarray):
+        a = a.base
+    return isinstance(a, _MetaBuffer)
+
+
 def get_default_device() -> device:
-    """The device new tensors are made on: always ``device("cpu")``."""
-    return CPU
+    """The device new tensors are made on: the CPU, or the meta device inside ``with
+    tl.device("meta"):`` / after ``set_default_device("meta")``."""
+    return _DEFAULT[-1]
 
 
 def set_default_device(device: Any) -> None:
-    """Accept the CPU (or None, PyTorch's reset) as the default device; refuse any other device
-    with the same error as ``device("cuda")``, since tensors cannot live there."""
-    check_device(device, "set_default_device")
+    """Make factories default to the CPU (None, PyTorch's reset, or "cpu") or the meta device;
+    refuse any other device with the same error as ``tensor(..., device="cuda")``."""
+    check_device(device, "set_default_device", meta_ok=True)
+    _DEFAULT[0] = META if wants_meta(device) and device is not None else CPU

@@ -3,12 +3,11 @@ PyTorch's signatures, and composite ops built from them (their gradients come fo
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
-from .. import ops
+from .. import dtypes, ops
 from .._core.size import sizes_or_keyword
 from .._core.tensor_base import TensorBase, wrap
 from ..dtypes import is_float_dtype
@@ -27,6 +26,7 @@ from ..ops import (
     tanh,
 )
 from ..ops.elementwise import bfloat16_in_float32
+from ..ops.reduce import reduce_mean
 
 __all__ = [
     "add", "sub", "mul", "pow", "neg", "exp", "log", "sin", "cos", "relu", "maximum",
@@ -83,19 +83,18 @@ def sum(input: TensorBase, dim: Any = None, keepdim: bool = False, *,
 
 
 @bfloat16_in_float32
-def mean(input: TensorBase, dim: Any = None, keepdim: bool = False) -> TensorBase:
-    """Mean of all elements, or over ``dim`` (int or tuple); floating point tensors only."""
+def mean(input: TensorBase, dim: Any = None, keepdim: bool = False, *,
+         dtype: Any = None) -> TensorBase:
+    """Mean of all elements, or over ``dim`` (int or tuple); floating point tensors (or a
+    floating ``dtype`` to compute in) only."""
+    if dtype is not None:
+        input = ops.cast(input, dtypes.to_dtype(dtype).np)
     if not is_float_dtype(input._data.dtype):
         raise RuntimeError(
             f"mean: input dtype must be floating point, got {input.dtype}; convert it first, "
             "e.g. x.float().mean()"
         )
-    if dim is None:
-        count = input._data.size
-    else:
-        count = math.prod(input._data.shape[d] for d in ops.normalize_dims(dim, input._data.ndim,
-                                                                          "mean"))
-    return ops.reduce_sum(input, dim, keepdim) / count
+    return reduce_mean(input, dim, keepdim)
 
 
 def amax(input: TensorBase, dim: Any = (), keepdim: bool = False) -> TensorBase:

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
-from .._core.device import check_device
+from .._core.device import check_device, is_meta_array, meta_array, wants_meta
 from .._core.size import sizes_or_keyword
 from .._core.tensor_base import TensorBase, to_array, wrap
 from ..dtypes import is_float_dtype
@@ -37,11 +37,19 @@ def default_rng() -> np.random.Generator:
 
 
 def _finish(data: np.ndarray, requires_grad: bool, device: Any = None) -> TensorBase:
-    check_device(device, "tensor creation")
+    check_device(device, "tensor creation", meta_ok=True)
+    if wants_meta(device):  # the shape and dtype only (see _core/device.py)
+        data = meta_array(data.shape, data.dtype)
     t = wrap(data)
     if requires_grad:
         t.requires_grad_(True)
     return t
+
+
+def _values(shape: tuple, dt: np.dtype, device: Any, make: Any) -> np.ndarray:
+    """``make(shape, dt)``, or for a meta tensor its placeholder array: nothing the size of the
+    shape is allocated (or drawn from the generator)."""
+    return meta_array(shape, dt) if wants_meta(device) else make(shape, dt)
 
 
 def _size(size: tuple) -> tuple[int, ...]:
@@ -94,16 +102,16 @@ def zeros(*sizes: Any, size: Any = None, dtype: Any = None, requires_grad: bool 
           device: Any = None, **options: Any) -> TensorBase:
     """A tensor of zeros."""
     _options(options, "zeros")
-    shape = _size(sizes_or_keyword(sizes, size, "zeros", "size"))
-    return _finish(np.zeros(shape, _np_dtype(dtype)), requires_grad, device)
+    shape, dt = _size(sizes_or_keyword(sizes, size, "zeros", "size")), _np_dtype(dtype)
+    return _finish(_values(shape, dt, device, np.zeros), requires_grad, device)
 
 
 def ones(*sizes: Any, size: Any = None, dtype: Any = None, requires_grad: bool = False,
          device: Any = None, **options: Any) -> TensorBase:
     """A tensor of ones."""
     _options(options, "ones")
-    shape = _size(sizes_or_keyword(sizes, size, "ones", "size"))
-    return _finish(np.ones(shape, _np_dtype(dtype)), requires_grad, device)
+    shape, dt = _size(sizes_or_keyword(sizes, size, "ones", "size")), _np_dtype(dtype)
+    return _finish(_values(shape, dt, device, np.ones), requires_grad, device)
 
 
 def empty(*sizes: Any, size: Any = None, dtype: Any = None, requires_grad: bool = False,
@@ -111,8 +119,8 @@ def empty(*sizes: Any, size: Any = None, dtype: Any = None, requires_grad: bool 
           pin_memory: bool = False) -> TensorBase:
     """An uninitialised tensor (its values are arbitrary); ``memory_format``, ``layout`` and
     ``pin_memory`` are accepted (tensors here are dense and row-major)."""
-    shape = _size(sizes_or_keyword(sizes, size, "empty", "size"))
-    return _finish(np.empty(shape, _np_dtype(dtype)), requires_grad, device)
+    shape, dt = _size(sizes_or_keyword(sizes, size, "empty", "size")), _np_dtype(dtype)
+    return _finish(_values(shape, dt, device, np.empty), requires_grad, device)
 
 
 def full(size: Any, fill_value: Any, *, dtype: Any = None, requires_grad: bool = False,
@@ -120,8 +128,10 @@ def full(size: Any, fill_value: Any, *, dtype: Any = None, requires_grad: bool =
     """A tensor filled with ``fill_value``; its dtype follows the value (float32, int64, bool)."""
     if dtype is None:
         dtype = to_array(fill_value, None, float_default=False).dtype
-    dtypes.require_real(fill_value, _np_dtype(dtype), "full")
-    return _finish(np.full(_size((size,)), fill_value, _np_dtype(dtype)), requires_grad, device)
+    dt = _np_dtype(dtype)
+    dtypes.require_real(fill_value, dt, "full")
+    return _finish(_values(_size((size,)), dt, device,
+                           lambda shape, dt: np.full(shape, fill_value, dt)), requires_grad, device)
 
 
 def arange(start: Any = None, end: Any = None, step: Any = 1, *, dtype: Any = None,
@@ -166,8 +176,9 @@ def rand(*sizes: Any, size: Any = None, generator: Generator | None = None, dtyp
     _options(options, "rand")
     dt = _np_dtype(dtype)
     shape = _size(sizes_or_keyword(sizes, size, "rand", "size"))
-    data = rng_of(generator).random(shape, dtype=_draw_dtype(dt))
-    return _finish(data.astype(dt, copy=False), requires_grad, device)
+    data = _values(shape, dt, device, lambda shape, dt: rng_of(generator).random(
+        shape, dtype=_draw_dtype(dt)).astype(dt, copy=False))
+    return _finish(data, requires_grad, device)
 
 
 def randn(*sizes: Any, size: Any = None, generator: Generator | None = None,
@@ -177,8 +188,9 @@ def randn(*sizes: Any, size: Any = None, generator: Generator | None = None,
     _options(options, "randn")
     dt = _np_dtype(dtype)
     shape = _size(sizes_or_keyword(sizes, size, "randn", "size"))
-    data = rng_of(generator).standard_normal(shape, dtype=_draw_dtype(dt))
-    return _finish(data.astype(dt, copy=False), requires_grad, device)
+    data = _values(shape, dt, device, lambda shape, dt: rng_of(generator).standard_normal(
+        shape, dtype=_draw_dtype(dt)).astype(dt, copy=False))
+    return _finish(data, requires_grad, device)
 
 
 def _draw_dtype(dt: np.dtype) -> Any:
@@ -213,52 +225,58 @@ def _options(options: dict, op: str) -> None:
         raise TypeError(f"{op}() got unexpected keyword arguments {unknown}")
 
 
-def _like(t: TensorBase, dtype: Any, options: dict, op: str) -> tuple[tuple, Any]:
+def _like(t: TensorBase, dtype: Any, options: dict, op: str) -> tuple[tuple, Any, Any]:
+    """(shape, dtype, device) of a ``*_like`` result: ``input``'s unless given."""
     _options({k: v for k, v in options.items() if k != "device"}, op)
-    check_device(options.get("device"), op)
-    return t._data.shape, (dtype if dtype is not None else t.dtype)
+    device = options.get("device")
+    check_device(device, op, meta_ok=True)
+    if device is None:
+        device = "meta" if is_meta_array(t._data) else "cpu"
+    return t._data.shape, (dtype if dtype is not None else t.dtype), device
 
 
 def zeros_like(input: TensorBase, *, dtype: Any = None, requires_grad: bool = False,
                **options: Any) -> TensorBase:
     """Zeros with the shape (and by default dtype) of ``input``."""
-    shape, dt = _like(input, dtype, options, "zeros_like")
-    return zeros(shape, dtype=dt, requires_grad=requires_grad)
+    shape, dt, device = _like(input, dtype, options, "zeros_like")
+    return zeros(shape, dtype=dt, requires_grad=requires_grad, device=device)
 
 
 def ones_like(input: TensorBase, *, dtype: Any = None, requires_grad: bool = False,
               **options: Any) -> TensorBase:
     """Ones with the shape (and by default dtype) of ``input``."""
-    shape, dt = _like(input, dtype, options, "ones_like")
-    return ones(shape, dtype=dt, requires_grad=requires_grad)
+    shape, dt, device = _like(input, dtype, options, "ones_like")
+    return ones(shape, dtype=dt, requires_grad=requires_grad, device=device)
 
 
 def empty_like(input: TensorBase, *, dtype: Any = None, requires_grad: bool = False,
                **options: Any) -> TensorBase:
     """An uninitialised tensor with the shape (and by default dtype) of ``input``."""
-    shape, dt = _like(input, dtype, options, "empty_like")
-    return empty(shape, dtype=dt, requires_grad=requires_grad)
+    shape, dt, device = _like(input, dtype, options, "empty_like")
+    return empty(shape, dtype=dt, requires_grad=requires_grad, device=device)
 
 
 def full_like(input: TensorBase, fill_value: Any, *, dtype: Any = None,
               requires_grad: bool = False, **options: Any) -> TensorBase:
     """``fill_value`` with the shape (and by default dtype) of ``input``."""
-    shape, dt = _like(input, dtype, options, "full_like")
-    return full(shape, fill_value, dtype=dt, requires_grad=requires_grad)
+    shape, dt, device = _like(input, dtype, options, "full_like")
+    return full(shape, fill_value, dtype=dt, requires_grad=requires_grad, device=device)
 
 
 def rand_like(input: TensorBase, *, dtype: Any = None, requires_grad: bool = False,
               generator: Generator | None = None, **options: Any) -> TensorBase:
     """Uniform [0, 1) values with the shape (and by default dtype) of ``input``."""
-    shape, dt = _like(input, dtype, options, "rand_like")
-    return rand(shape, generator=generator, dtype=dt, requires_grad=requires_grad)
+    shape, dt, device = _like(input, dtype, options, "rand_like")
+    return rand(shape, generator=generator, dtype=dt, requires_grad=requires_grad,
+                device=device)
 
 
 def randn_like(input: TensorBase, *, dtype: Any = None, requires_grad: bool = False,
                generator: Generator | None = None, **options: Any) -> TensorBase:
     """Standard normal values with the shape (and by default dtype) of ``input``."""
-    shape, dt = _like(input, dtype, options, "randn_like")
-    return randn(shape, generator=generator, dtype=dt, requires_grad=requires_grad)
+    shape, dt, device = _like(input, dtype, options, "randn_like")
+    return randn(shape, generator=generator, dtype=dt, requires_grad=requires_grad,
+                 device=device)
 
 
 def randint_like(input: TensorBase, low: int = 0, high: int | None = None, *,
@@ -268,8 +286,9 @@ def randint_like(input: TensorBase, low: int = 0, high: int | None = None, *,
     shape (and by default dtype) of ``input``."""
     if high is None:
         low, high = 0, low
-    shape, dt = _like(input, dtype, options, "randint_like")
-    return randint(low, high, shape, generator=generator, dtype=dt, requires_grad=requires_grad)
+    shape, dt, device = _like(input, dtype, options, "randint_like")
+    return randint(low, high, shape, generator=generator, dtype=dt, requires_grad=requires_grad,
+                   device=device)
 
 
 def logspace(start: float, end: float, steps: int, base: float = 10.0, *, dtype: Any = None,

@@ -69,6 +69,40 @@ def reduce_sum(x: TensorBase, dim=None, keepdim: bool = False, dtype=None) -> Te
     return wrap(out, node)
 
 
+class MeanBackward0(SumBackward0):
+    """Mean of all elements: the gradient divided by the count, spread back."""
+
+    count: int
+
+    def backward(self, grad):
+        if is_array(grad):
+            with np.errstate(divide="ignore", invalid="ignore"):  # an empty mean: NaN
+                return super().backward(grad / grad.dtype.type(self.count))
+        return super().backward(grad / self.count)
+
+
+class MeanBackward1(MeanBackward0):
+    """Mean over some dimensions (PyTorch's name for ``mean(dim=...)``)."""
+
+
+def reduce_mean(x: TensorBase, dim=None, keepdim: bool = False) -> TensorBase:
+    """Mean over ``dim`` (int, tuple or None: all) of a floating tensor: the sum divided by
+    the count in the tensor's dtype (one node, PyTorch's ``MeanBackward``)."""
+    dims = None if dim is None else normalize_dims(dim, x._data.ndim, "mean")
+    shape = x._data.shape
+    count = x._data.size if dims is None else int(np.prod([shape[d] for d in dims]))
+    out = np.asarray(array_sum(x._data, dims, keepdim))
+    with np.errstate(divide="ignore", invalid="ignore"):  # the mean of nothing is NaN
+        out = np.divide(out, out.dtype.type(count), out=out if out.ndim else None)
+    if not (grad_state.enabled and x._requires_grad):
+        return wrap(np.asarray(out))
+    node = MeanBackward0(x) if dim is None else MeanBackward1(x)
+    node.input_shape, node.count = shape, count
+    if dims and not keepdim:
+        node.kept_shape = _kept_shape(shape, dims)
+    return wrap(np.asarray(out), node)
+
+
 class AmaxBackward0(Node):
     dims: tuple[int, ...]
     kept_shape: tuple[int, ...]

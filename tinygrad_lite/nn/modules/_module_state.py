@@ -12,15 +12,15 @@ from typing import Any
 import numpy as np
 
 from ... import dtypes
-from ..._core.device import check_device, device
+from ..._core.device import check_device, device, meta_array
 from ..._core.grad_mode import no_grad
 from ..._core.graph import RemovableHandle
 from ...dtypes import is_float_dtype
 from ...tensor import Tensor
 from ._hooks import add_hook
 
-__all__ = ["IncompatibleKeys", "collect_state", "load_state", "cast_floating",
-           "to_target_dtype", "module_state_dict", "save_to_state_dict", "load_from_state_dict",
+__all__ = ["IncompatibleKeys", "collect_state", "load_state", "cast_floating", "to_target",
+           "replace_storage", "module_state_dict", "save_to_state_dict", "load_from_state_dict",
            "StateDictMixin"]
 
 class IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -294,12 +294,13 @@ def cast_floating(module: Any, dtype: dtypes.DType) -> None:
                     t._grad = Tensor._wrap(t._grad._data.astype(dtype.np))
 
 
-def to_target_dtype(args: tuple, kwargs: dict) -> dtypes.DType | None:
-    """The floating dtype that ``Module.to(*args, **kwargs)`` asks for (None: no change); devices
-    other than the CPU and non-floating dtypes are refused."""
+def to_target(args: tuple, kwargs: dict) -> tuple[dtypes.DType | None, Any]:
+    """(the floating dtype, the device) that ``Module.to(*args, **kwargs)`` asks for (None: no
+    change); devices other than the CPU and meta and non-floating dtypes are refused."""
     kwargs = dict(kwargs)
     target = kwargs.pop("dtype", None)
-    check_device(kwargs.pop("device", None), "to")
+    where = kwargs.pop("device", None)
+    check_device(where, "to", meta_ok=True)
     kwargs.pop("non_blocking", None)
     kwargs.pop("memory_format", None)
     if kwargs:
@@ -309,12 +310,31 @@ def to_target_dtype(args: tuple, kwargs: dict) -> dtypes.DType | None:
             target = arg.dtype
         elif isinstance(arg, (str, device)) or (isinstance(arg, int)
                                                  and not isinstance(arg, bool)):
-            check_device(arg, "to")  # the CPU passes; other devices raise as Tensor.to does
+            check_device(arg, "to", meta_ok=True)  # other devices raise as Tensor.to does
+            where = arg
         elif not isinstance(arg, bool):  # to(dtype, non_blocking) positionally
             target = arg
     if target is None:
-        return None
+        return None, where
     dt = dtypes.to_dtype(target)
     if not is_float_dtype(dt.np):
         raise TypeError(f"Module.to only accepts floating point dtypes, but got {dt}")
-    return dt
+    return dt, where
+
+
+def replace_storage(module: Any, meta: bool, recurse: bool = True) -> None:
+    """Give every parameter and buffer (and gradient) new, uninitialised values of its shape
+    and dtype: meta placeholders (``to("meta")``) or CPU memory (``to_empty``), keeping the
+    tensor objects."""
+    modules = module.modules() if recurse else [module]
+    for m in modules:
+        for store in (m._parameters, m._buffers):
+            for t in store.values():
+                if t is None:
+                    continue
+                shape, dt = t._data.shape, t._data.dtype
+                t._data = meta_array(shape, dt) if meta else np.empty(shape, dt)
+                t._version_counter[0] += 1
+                if t._grad is not None:
+                    t._grad = Tensor._wrap(meta_array(shape, t._grad._data.dtype)) if meta \
+                        else None

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from ... import dtypes
+from ..._core.device import check_device, is_meta_array, meta_array, wants_meta
 from ...tensor import Tensor
 from ..parameter import Buffer, Parameter
 from ._hooks import (
@@ -28,7 +29,8 @@ from ._module_state import (
     StateDictMixin,
     cast_floating,
     module_state_dict,
-    to_target_dtype,
+    replace_storage,
+    to_target,
 )
 
 __all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook",
@@ -45,6 +47,13 @@ def _addindent(text: str, spaces: int) -> str:
     lines = text.split("\n")
     return lines[0] if len(lines) == 1 else "\n".join(
         [lines[0]] + [" " * spaces + line for line in lines[1:]])
+
+
+def _on_default_device(t: Tensor | None) -> None:
+    """Inside ``with tl.device("meta"):`` a layer's new parameters and buffers become meta
+    tensors (the layers build them from NumPy arrays, not through the factories)."""
+    if t is not None and wants_meta(None) and not is_meta_array(t._data):
+        t._data = meta_array(t._data.shape, t._data.dtype)
 
 
 class Module(HookRegistrationMixin, StateDictMixin):
@@ -189,6 +198,7 @@ class Module(HookRegistrationMixin, StateDictMixin):
                 f"cannot assign '{type(param).__name__}' object to parameter '{name}' "
                 "(nn.Parameter or None required)"
             )
+        _on_default_device(param)
         self._parameters[name] = param
 
     def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
@@ -203,6 +213,7 @@ class Module(HookRegistrationMixin, StateDictMixin):
                 f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' "
                 "(Tensor or None required)"
             )
+        _on_default_device(tensor)
         self._buffers[name] = tensor
         if persistent:
             self._non_persistent_buffers_set.discard(name)
@@ -368,9 +379,27 @@ class Module(HookRegistrationMixin, StateDictMixin):
         return self
 
     def to(self, *args: Any, **kwargs: Any) -> Module:
-        """Convert floating parameters and buffers to a dtype; ``"cpu"`` is accepted."""
-        dt = to_target_dtype(args, kwargs)
+        """Convert floating parameters and buffers to a dtype; ``"cpu"`` is accepted, and
+        ``"meta"`` drops their values (meta tensors: shapes and dtypes only)."""
+        dt, where = to_target(args, kwargs)
+        if where is not None and wants_meta(where):
+            replace_storage(self, meta=True)
+        elif where is not None and any(is_meta_array(t._data) for t in self._tensors()):
+            raise NotImplementedError("Module.to: cannot copy out of meta tensors; they have "
+                                      "no data. Use to_empty(device='cpu') and load weights.")
         return self if dt is None else self._cast(dt)
+
+    def to_empty(self, *, device: Any, recurse: bool = True) -> Module:
+        """Give every parameter and buffer new uninitialised memory on ``device`` (a module
+        built on the meta device gets real tensors to load weights into)."""
+        check_device(device, "to_empty", meta_ok=True)
+        replace_storage(self, meta=wants_meta(device), recurse=recurse)
+        return self
+
+    def _tensors(self) -> list:
+        """Every parameter and buffer of this module and its descendants."""
+        return [t for m in self.modules() for store in (m._parameters, m._buffers)
+                for t in store.values() if t is not None]
 
     def float(self) -> Module:
         """Convert floating parameters and buffers to float32."""
