@@ -120,3 +120,17 @@ def test_python_scalars_of_many_elements_and_cuda_types():
     assert not isinstance(tl.ones(1, dtype=tl.int64), tl.cuda.LongTensor)
     with pytest.raises(TypeError, match="not compiled with CUDA"):
         tl.cuda.FloatTensor(2)
+
+
+def test_sampling_with_replacement_is_lazy():
+    # makemore and minGPT's trainer: RandomSampler(replacement=True, num_samples=int(1e10))
+    data = tl.utils.data
+    sampler = data.RandomSampler(range(10), replacement=True, num_samples=int(1e10))
+    assert len(sampler) == 10 ** 10 and 0 <= next(iter(sampler)) < 10
+    weighted = data.WeightedRandomSampler([0.0, 1.0], num_samples=int(1e10))
+    assert next(iter(weighted)) == 1
+    loader = data.DataLoader(data.TensorDataset(tl.arange(10)), batch_size=4, sampler=sampler)
+    assert next(iter(loader))[0].shape == (4,)
+    small = list(data.RandomSampler(range(3), replacement=True, num_samples=5000,
+                                    generator=tl.Generator().manual_seed(0)))
+    assert len(small) == 5000 and set(small) == {0, 1, 2}

@@ -24,6 +24,9 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
+# indices drawn with replacement come this many at a time (an epoch may be 1e10 draws long)
+_DRAW_CHUNK = 4096
+
 class Sampler(Generic[T_co]):
     """Base class: subclasses define ``__iter__`` (the indices, or batches of indices) and
     usually ``__len__``."""
@@ -76,8 +79,10 @@ class RandomSampler(Sampler[int]):
     def __iter__(self) -> Iterator[int]:
         n = len(self.data_source)
         rng = resolve(self.generator)
-        if self.replacement:
-            yield from rng.integers(0, n, self.num_samples, dtype=np.int64).tolist()
+        if self.replacement:  # drawn a chunk at a time: num_samples may be 1e10 (makemore)
+            for start in range(0, self.num_samples, _DRAW_CHUNK):
+                count = min(_DRAW_CHUNK, self.num_samples - start)
+                yield from rng.integers(0, n, count, dtype=np.int64).tolist()
             return
         for _ in range(self.num_samples // n):
             yield from rng.permutation(n).tolist()
@@ -140,7 +145,10 @@ class WeightedRandomSampler(Sampler[int]):
             raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
         rng = resolve(self.generator)
         if self.replacement:
-            yield from rng.choice(len(w), size=self.num_samples, p=w / w.sum()).tolist()
+            p = w / w.sum()
+            for start in range(0, self.num_samples, _DRAW_CHUNK):
+                count = min(_DRAW_CHUNK, self.num_samples - start)
+                yield from rng.choice(len(w), size=count, p=p).tolist()
             return
         if self.num_samples > len(w):
             raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
