@@ -112,7 +112,7 @@ class _ArchiveUnpickler(pickle.Unpickler):
         _, kind, key, _, _ = pid
         key = str(key)
         if key not in self.storages:
-            raw = bytearray(self.archive.read(f"{self.prefix}data/{key}"))
+            raw = self.archive.read(f"{self.prefix}data/{key}")  # read-only: tensors copy out
             dt = kind.dtype()
             if len(raw) % dt.itemsize:
                 raise pickle.UnpicklingError(f"load: storage {key} has {len(raw)} bytes, not a "
