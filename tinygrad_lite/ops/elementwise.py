@@ -97,6 +97,8 @@ class RsubBackward1(Node):
 def rsub_number(b: TensorBase, number: int | float | complex) -> TensorBase:
     """``number - b`` for a Python number (``2 - t``): ``sub``'s result, recorded as
     ``RsubBackward1`` with the tensor's edge only."""
+    if b._data.dtype == np.bool_:
+        return sub(number, b)  # raises PyTorch's error for bool subtraction
     a, promoted = promote(number, b)
     if promoted is not b:  # the number changes the dtype (a cast node of its own): plain sub
         return sub(a, promoted)
