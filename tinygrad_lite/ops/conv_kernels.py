@@ -18,9 +18,11 @@ strided convolution is the column gradient added back by K shifted slab adds.
 **By kernel row** (stride 1, enough channels): the offsets of the last kernel dim differ by a
 shift of one element, the rows above by a shift of whole rows of the grid. So only the last
 dim's KW offsets are copied, (C * KW, count * flat + span), and each row of the kernel reads
-that copy at its row shift: a (C * KW, count * flat) slice, one GEMM per kernel row with that
-row's weights, summed. KH times fewer bytes copied, at KH - 1 adds of the (O, count * flat)
-grid: a 5x5 kernel over 16-32 channels runs 15-35 % faster, a 3x3 one 10-30 %; with fewer
+that copy at its row shift. The forward multiplies the copy by all kernel rows' weights at
+once (one GEMM with KH * O rows, reading the columns once) and sums row r's product read at row
+r's shift; the weight gradient and the partner product are one GEMM per kernel row on a
+(C * KW, count * flat) slice. KH times fewer bytes copied, at KH - 1 adds of the (O, count *
+flat) grid: a 5x5 kernel over 16-32 channels runs 15-35 % faster, a 3x3 one 10-30 %; with fewer
 than ``_MIN_ROW_DEPTH`` products per GEMM row the single gather stays faster.
 """
 
@@ -220,13 +222,13 @@ def _forward_gathered(xph: np.ndarray, weight: np.ndarray, geo: Geometry, groups
     return product
 
 
-def _row_weights(weight: np.ndarray, groups: int, geo: Geometry) -> np.ndarray:
-    """The (O, C/G, *k) weight as (kernel rows, G, O/G, C/G * KW): one GEMM operand per row
-    of the kernel."""
+def _stacked_row_weights(weight: np.ndarray, groups: int, geo: Geometry) -> np.ndarray:
+    """The (O, C/G, *k) weight as (G, kernel rows * O/G, C/G * KW): every row of the kernel in
+    one GEMM operand, so the forward reads the columns once (``_forward_rows``)."""
     o, cg = weight.shape[:2]
     rows, kw = len(geo.outer), len(geo.inner)
-    split = weight.reshape(groups, o // groups, cg, rows, kw).transpose(3, 0, 1, 2, 4)
-    return np.ascontiguousarray(split).reshape(rows, groups, o // groups, cg * kw)
+    split = weight.reshape(groups, o // groups, cg, rows, kw).transpose(0, 3, 1, 2, 4)
+    return np.ascontiguousarray(split).reshape(groups, rows * (o // groups), cg * kw)
 
 
 def _forward_rows(xph: np.ndarray, weight: np.ndarray, geo: Geometry, groups: int,
@@ -234,11 +236,13 @@ def _forward_rows(xph: np.ndarray, weight: np.ndarray, geo: Geometry, groups: in
     """``forward`` by kernel row (see the module docstring): per chunk, one GEMM per row of
     the kernel summed on the grid; the partner product one GEMM per row too."""
     c, o, n, dt = xph.shape[0], out_t.shape[0], out_t.shape[1], xph.dtype
-    row_w = _row_weights(weight, groups, geo)
+    rows, og = len(geo.outer), o // groups
+    stacked_w = _stacked_row_weights(weight, groups, geo)
     buf = geo.row_buffer(n, c, dt)
     m = geo.chunk(n, c, dt.itemsize, len(geo.inner))
     grid = np.empty((o, m * geo.flat), dt)
-    term = np.empty_like(grid)
+    # every kernel row's product at once, over the copied span (G, rows * O/G, width + span)
+    products = np.empty((groups, rows * og, buf.shape[-1]), dt)
     per_row = partner_grid = None
     if partner_t is not None:
         p = partner_t.shape[0]
@@ -249,11 +253,16 @@ def _forward_rows(xph: np.ndarray, weight: np.ndarray, geo: Geometry, groups: in
         count = min(m, n - start)
         width = count * geo.flat
         mats = [_grouped(mat, groups) for mat in geo.gather_rows(xph, start, count, buf)]
-        total, extra = grid[:, :width], term[:, :width]
-        for r, mat in enumerate(mats):
-            mm_into(row_w[r], mat, _grouped(extra if r else total, groups))
-            if r:
-                total += extra
+        copied = width + geo.outer[-1]
+        mm_into(stacked_w, _grouped(buf.reshape(-1, buf.shape[-1])[:, :copied], groups),
+                products[..., :copied])
+        # the output: row r's product read at that row's shift, summed over the rows
+        total = _grouped(grid[:, :width], groups)
+        shift = geo.outer
+        np.add(products[:, :og, shift[0]:shift[0] + width],
+               products[:, og:2 * og, shift[1]:shift[1] + width], out=total)
+        for r in range(2, rows):
+            total += products[:, r * og:(r + 1) * og, shift[r]:shift[r] + width]
         out_t[:, start:start + count] = geo.valid(grid, count)
         if per_row is not None and partner_grid is not None:
             assert partner_t is not None
