@@ -21,6 +21,7 @@ from ._core.grad_mode import grad_state
 from ._core.size import Size, sizes_or_keyword
 from ._core.tensor_base import TensorBase, wrap
 from .dtypes import finfo_of, is_float_dtype
+from .functions.creation import check_creation_options
 from .functions.generator import Generator, rng_of
 
 __all__ = ["METHODS", "TYPE_NAMES", "type_name"]
@@ -74,18 +75,10 @@ def _new(self: TensorBase, fill: Any, size: tuple, dtype: Any, requires_grad: bo
     return out.requires_grad_(True) if requires_grad else out
 
 
-def _creation_options(options: dict, op: str) -> None:
-    """Accept PyTorch's creation options that mean nothing for CPU arrays; refuse the rest
-    (a misspelt keyword must not be dropped silently)."""
-    unknown = sorted(set(options) - {"layout", "pin_memory", "memory_format"})
-    if unknown:
-        raise TypeError(f"{op}() got unexpected keyword arguments {unknown}")
-
-
 def new_zeros(self: TensorBase, *sizes: Any, size: Any = None, dtype: Any = None,
              device: Any = None, requires_grad: bool = False, **options: Any) -> TensorBase:
     """Zeros of ``size`` with this tensor's dtype (unless ``dtype``)."""
-    _creation_options(options, "new_zeros")
+    check_creation_options(options, "new_zeros")
     sizes = sizes_or_keyword(sizes, size, "new_zeros", "size")
     return _new(self, 0, sizes, dtype, requires_grad, device)
 
@@ -93,7 +86,7 @@ def new_zeros(self: TensorBase, *sizes: Any, size: Any = None, dtype: Any = None
 def new_ones(self: TensorBase, *sizes: Any, size: Any = None, dtype: Any = None,
             device: Any = None, requires_grad: bool = False, **options: Any) -> TensorBase:
     """Ones of ``size`` with this tensor's dtype (unless ``dtype``)."""
-    _creation_options(options, "new_ones")
+    check_creation_options(options, "new_ones")
     sizes = sizes_or_keyword(sizes, size, "new_ones", "size")
     return _new(self, 1, sizes, dtype, requires_grad, device)
 
@@ -101,7 +94,7 @@ def new_ones(self: TensorBase, *sizes: Any, size: Any = None, dtype: Any = None,
 def new_empty(self: TensorBase, *sizes: Any, size: Any = None, dtype: Any = None,
              device: Any = None, requires_grad: bool = False, **options: Any) -> TensorBase:
     """An uninitialised tensor of ``size`` with this tensor's dtype (unless ``dtype``)."""
-    _creation_options(options, "new_empty")
+    check_creation_options(options, "new_empty")
     sizes = sizes_or_keyword(sizes, size, "new_empty", "size")
     return _new(self, None, sizes, dtype, requires_grad, device)
 
@@ -109,7 +102,7 @@ def new_empty(self: TensorBase, *sizes: Any, size: Any = None, dtype: Any = None
 def new_full(self: TensorBase, size: Any, fill_value: Any, *, dtype: Any = None,
              device: Any = None, requires_grad: bool = False, **options: Any) -> TensorBase:
     """``fill_value`` in ``size`` with this tensor's dtype (unless ``dtype``)."""
-    _creation_options(options, "new_full")
+    check_creation_options(options, "new_full")
     return _new(self, fill_value, (size,), dtype, requires_grad, device)
 
 

@@ -101,7 +101,7 @@ def from_numpy(array: np.ndarray) -> TensorBase:
 def zeros(*sizes: Any, size: Any = None, dtype: Any = None, requires_grad: bool = False,
           device: Any = None, **options: Any) -> TensorBase:
     """A tensor of zeros."""
-    _options(options, "zeros")
+    check_creation_options(options, "zeros")
     shape, dt = _size(sizes_or_keyword(sizes, size, "zeros", "size")), _np_dtype(dtype)
     return _finish(_values(shape, dt, device, np.zeros), requires_grad, device)
 
@@ -109,7 +109,7 @@ def zeros(*sizes: Any, size: Any = None, dtype: Any = None, requires_grad: bool 
 def ones(*sizes: Any, size: Any = None, dtype: Any = None, requires_grad: bool = False,
          device: Any = None, **options: Any) -> TensorBase:
     """A tensor of ones."""
-    _options(options, "ones")
+    check_creation_options(options, "ones")
     shape, dt = _size(sizes_or_keyword(sizes, size, "ones", "size")), _np_dtype(dtype)
     return _finish(_values(shape, dt, device, np.ones), requires_grad, device)
 
@@ -137,7 +137,7 @@ def full(size: Any, fill_value: Any, *, dtype: Any = None, requires_grad: bool =
 def arange(start: Any = None, end: Any = None, step: Any = 1, *, dtype: Any = None,
            requires_grad: bool = False, device: Any = None, **options: Any) -> TensorBase:
     """Values ``start, start+step, ...`` below ``end``; int64 for int arguments, else float32."""
-    _options(options, "arange")
+    check_creation_options(options, "arange")
     if start is None and end is None:
         raise TypeError("arange() missing required argument 'end'")
     if start is None:  # arange(end=3)
@@ -173,7 +173,7 @@ def eye(n: int, m: int | None = None, *, dtype: Any = None, requires_grad: bool 
 def rand(*sizes: Any, size: Any = None, generator: Generator | None = None, dtype: Any = None,
          requires_grad: bool = False, device: Any = None, **options: Any) -> TensorBase:
     """Uniform random values in [0, 1)."""
-    _options(options, "rand")
+    check_creation_options(options, "rand")
     dt = _np_dtype(dtype)
     shape = _size(sizes_or_keyword(sizes, size, "rand", "size"))
     data = _values(shape, dt, device, lambda shape, dt: rng_of(generator).random(
@@ -185,7 +185,7 @@ def randn(*sizes: Any, size: Any = None, generator: Generator | None = None,
           dtype: Any = None, requires_grad: bool = False, device: Any = None,
           **options: Any) -> TensorBase:
     """Standard normal random values."""
-    _options(options, "randn")
+    check_creation_options(options, "randn")
     dt = _np_dtype(dtype)
     shape = _size(sizes_or_keyword(sizes, size, "randn", "size"))
     data = _values(shape, dt, device, lambda shape, dt: rng_of(generator).standard_normal(
@@ -205,7 +205,7 @@ def randint(*args: Any, generator: Generator | None = None, dtype: Any = None,
         args = (*args, kwargs.pop("size"))
     if "high" in kwargs:
         args = (kwargs.pop("low", 0), kwargs.pop("high"), *args)
-    _options(kwargs, "randint")
+    check_creation_options(kwargs, "randint")
     if len(args) == 2:
         low, (high, size) = 0, args
     elif len(args) == 3:
@@ -218,7 +218,7 @@ def randint(*args: Any, generator: Generator | None = None, dtype: Any = None,
     return _finish(data.astype(_np_dtype(dtype, dtypes.int64), copy=False), requires_grad, device)
 
 
-def _options(options: dict, op: str) -> None:
+def check_creation_options(options: dict, op: str) -> None:
     """Accept PyTorch's creation options that mean nothing for CPU arrays; refuse the rest."""
     unknown = sorted(set(options) - {"layout", "pin_memory", "memory_format"})
     if unknown:
@@ -227,7 +227,7 @@ def _options(options: dict, op: str) -> None:
 
 def _like(t: TensorBase, dtype: Any, options: dict, op: str) -> tuple[tuple, Any, Any]:
     """(shape, dtype, device) of a ``*_like`` result: ``input``'s unless given."""
-    _options({k: v for k, v in options.items() if k != "device"}, op)
+    check_creation_options({k: v for k, v in options.items() if k != "device"}, op)
     device = options.get("device")
     check_device(device, op, meta_ok=True)
     if device is None:
@@ -294,7 +294,7 @@ def randint_like(input: TensorBase, low: int = 0, high: int | None = None, *,
 def logspace(start: float, end: float, steps: int, base: float = 10.0, *, dtype: Any = None,
              requires_grad: bool = False, device: Any = None, **options: Any) -> TensorBase:
     """``steps`` values ``base ** linspace(start, end, steps)``."""
-    _options(options, "logspace")
+    check_creation_options(options, "logspace")
     if steps < 0:
         raise RuntimeError(f"logspace: number of steps must be non-negative, got {steps}")
     data = np.logspace(start, end, steps, base=base).astype(_np_dtype(dtype))
@@ -304,7 +304,7 @@ def logspace(start: float, end: float, steps: int, base: float = 10.0, *, dtype:
 def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None,
              requires_grad: bool = False, device: Any = None, **options: Any) -> TensorBase:
     """A random permutation of ``0 .. n-1`` (int64)."""
-    _options(options, "randperm")
+    check_creation_options(options, "randperm")
     if n < 0:
         raise RuntimeError(f"randperm: n must be non-negative, got {n}")
     data = rng_of(generator).permutation(int(n)).astype(_np_dtype(dtype, dtypes.int64))
@@ -366,7 +366,7 @@ def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *,
     """Normal draws: ``normal(mean_tensor, std_tensor)`` (broadcast), ``normal(mean, std,
     size)`` with floats, or one tensor and one float."""
     check_device(options.pop("device", None), "normal")
-    _options(options, "normal")
+    check_creation_options(options, "normal")
     m = mean._data if isinstance(mean, TensorBase) else np.asarray(mean, np.float64)
     sd = std._data if isinstance(std, TensorBase) else np.asarray(std, np.float64)
     if (np.asarray(sd) < 0).any():
