@@ -89,3 +89,21 @@ def test_meta_modules_copy_and_pickle_as_meta():
     copied = copy.deepcopy(base.weight)
     assert copied.is_meta and isinstance(copied, nn.Parameter) and copied.requires_grad
     assert pickle.loads(pickle.dumps(base.weight)).is_meta
+
+
+def test_layers_honour_their_device_argument():
+    layer = nn.Linear(2, 3, device="meta")
+    assert layer.weight.is_meta and layer.bias.is_meta and tl.get_default_device() == "cpu"
+    assert nn.Conv2d(1, 2, 3, device=tl.device("meta")).weight.is_meta
+    assert nn.BatchNorm1d(3, device="meta").running_mean.is_meta
+    assert not nn.Linear(2, 3, device="cpu").weight.is_meta
+    with pytest.raises(RuntimeError, match="not compiled with CUDA"):
+        nn.Linear(2, 2, device="cuda")
+
+    class Own(nn.Module):  # a user's module keeps its own meaning of the argument
+        def __init__(self, device=None):
+            super().__init__()
+            self.where, self.layer = device, nn.Linear(2, 2)
+
+    own = Own(device="cuda")
+    assert own.where == "cuda" and not own.layer.weight.is_meta

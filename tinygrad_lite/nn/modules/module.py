@@ -3,6 +3,7 @@ buffers, submodules, hooks, state dicts), and the global module hooks."""
 
 from __future__ import annotations
 
+import functools
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -11,6 +12,7 @@ import numpy as np
 
 from ... import dtypes
 from ..._core.device import check_device, is_meta_array, meta_array, wants_meta
+from ..._core.device import device as device_type
 from ...tensor import Tensor
 from ..parameter import Buffer, Parameter
 from ._hooks import (
@@ -49,6 +51,24 @@ def _addindent(text: str, spaces: int) -> str:
         [lines[0]] + [" " * spaces + line for line in lines[1:]])
 
 
+def _honouring_device(init: Callable, name: str) -> Callable:
+    """``init`` run inside ``with device("meta"):`` when called with ``device="meta"`` (so its
+    parameters and buffers are meta), after refusing a device other than the CPU."""
+
+    @functools.wraps(init)
+    def wrapper(self: Any, *args: Any, **kwargs: Any) -> None:
+        where = kwargs.get("device")
+        if where is None:
+            return init(self, *args, **kwargs)
+        check_device(where, name, meta_ok=True)
+        if not wants_meta(where):
+            return init(self, *args, **kwargs)
+        with device_type("meta"):
+            return init(self, *args, **kwargs)
+
+    return wrapper
+
+
 def _on_default_device(t: Tensor | None) -> None:
     """Inside ``with tl.device("meta"):`` a layer's new parameters and buffers become meta
     tensors (the layers build them from NumPy arrays, not through the factories)."""
@@ -73,6 +93,15 @@ class Module(HookRegistrationMixin, StateDictMixin):
     _backward_pre_hooks: OrderedDict[int, Callable]
     _backward_hooks: OrderedDict[int, Callable]
     _version = 1  # state-dict format version, as in PyTorch
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """tinygrad_lite's own layers honour ``device=``: ``Linear(2, 3, device="meta")``
+        builds meta parameters, another device than the CPU raises (user subclasses keep
+        whatever their own ``__init__`` does with the argument, as in PyTorch)."""
+        super().__init_subclass__(**kwargs)
+        if cls.__module__.startswith("tinygrad_lite.") and "__init__" in cls.__dict__:
+            cls.__init__ = _honouring_device(  # type: ignore[method-assign]
+                cls.__dict__["__init__"], cls.__name__)
 
     def __init__(self) -> None:
         d = self.__dict__

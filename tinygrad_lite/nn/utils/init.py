@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 __all__ = ["skip_init"]
 
 
 def skip_init(module_cls: Any, *args: Any, **kwargs: Any) -> Any:
-    """Construct ``module_cls(*args, **kwargs)``. PyTorch leaves the parameters uninitialised;
-    here they hold the layer's usual initialisation (there is no uninitialised memory)."""
-    if "device" not in module_cls.__init__.__code__.co_varnames:
+    """Construct ``module_cls(*args, **kwargs)`` without initialising its parameters: built on
+    the meta device (no initialisation work), then given uninitialised memory on ``device``
+    (the CPU by default), as PyTorch does. The class must take a ``device`` argument."""
+    if "device" not in inspect.signature(module_cls).parameters:
         raise RuntimeError("Module must support a 'device' arg to skip initialization")
-    return module_cls(*args, **kwargs)
+    final = kwargs.pop("device", None)
+    return module_cls(*args, device="meta", **kwargs).to_empty(device=final or "cpu")
