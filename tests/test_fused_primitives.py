@@ -108,6 +108,39 @@ def test_batched_linear_and_matmul_fold_the_batch(lead):
     np.testing.assert_allclose((x @ w.t()).detach().numpy(), expected, rtol=1e-12)
 
 
+@pytest.mark.parametrize("shapes", [((2, 1, 3, 4), (1, 4, 5)), ((3, 4), (1, 1, 4, 2)),
+                                    ((2, 3, 3, 4), (1, 1, 4, 2)), ((1, 3, 4), (1, 4, 2))])
+def test_matmul_with_a_size_one_batch_matrix_folds_the_batch(shapes):
+    # a transposed convolution's (N, 1, P, C) @ (1, C, K) product: the matrix's gradient is
+    # one 2-D GEMM over the folded batch, not an (N, 1, C, K) stack summed afterwards
+    a = tl.tensor(rng.standard_normal(shapes[0]), requires_grad=True)
+    b = tl.tensor(rng.standard_normal(shapes[1]), requires_grad=True)
+    assert gradgradcheck(lambda a, b: a @ b, (a, b))
+    out = a @ b
+    out.backward(tl.ones_like(out))
+    assert a.grad.shape == a.shape and b.grad.shape == b.shape
+    ones = np.ones(out.shape)
+    expected_b = np.einsum("...ik,...ij->...kj", np.broadcast_to(a.detach().numpy(),
+                                                                  out.shape[:-1] + shapes[0][-1:]),
+                           ones).reshape(-1, *shapes[1][-2:]).sum(0).reshape(shapes[1])
+    np.testing.assert_allclose(b.grad.numpy(), expected_b, rtol=1e-12)
+
+
+@pytest.mark.parametrize("equation,shapes", [
+    ("bnm,bmk->bnk", [(2, 3, 4), (2, 4, 5)]), ("ij,jk", [(3, 4), (4, 2)]),
+    ("bhqd,bhkd->bhqk", [(2, 2, 3, 4), (2, 2, 5, 4)]), ("ijk,jil->kl", [(2, 3, 4), (3, 2, 5)]),
+    ("i,j->ij", [(3,), (4,)]), ("abc,cd->da", [(2, 3, 4), (4, 5)]),
+    ("ij,ij->", [(3, 4), (3, 4)]), ("ii,ij->j", [(3, 3), (3, 2)]), ("ab,b->a", [(3, 4), (1,)])])
+def test_einsum_by_matrix_products_matches_numpy_to_second_order(equation, shapes):
+    # two-operand einsum runs as one batched GEMM (as PyTorch's); diagonals and broadcast
+    # letters keep NumPy's einsum
+    operands = [tl.tensor(rng.standard_normal(s), requires_grad=True) for s in shapes]
+    expected = np.einsum(equation, *(t.detach().numpy() for t in operands))
+    got = tl.einsum(equation, *operands)
+    np.testing.assert_allclose(got.detach().numpy(), expected, rtol=1e-12, atol=1e-12)
+    assert gradgradcheck(lambda *xs: tl.einsum(equation, *xs), operands)
+
+
 def composite_softmax(x, dim, log):
     shifted = x - x.amax(dim, keepdim=True).detach()
     if log:

@@ -134,3 +134,80 @@ def test_sampling_with_replacement_is_lazy():
     small = list(data.RandomSampler(range(3), replacement=True, num_samples=5000,
                                     generator=tl.Generator().manual_seed(0)))
     assert len(small) == 5000 and set(small) == {0, 1, 2}
+
+
+def _gradient_penalty(lib, critic, real, fake, alpha):
+    """WGAN-GP's penalty as the published training scripts write it."""
+    mixed = real * alpha + fake * (1 - alpha)
+    mixed.requires_grad_(True)
+    scores = critic(mixed)
+    gradient = lib.autograd.grad(outputs=scores, inputs=mixed,
+                                 grad_outputs=lib.ones_like(scores), create_graph=True,
+                                 retain_graph=True)[0]
+    gradient = gradient.view(gradient.shape[0], -1)  # needs contiguous memory
+    return ((gradient.norm(2, dim=1) - 1) ** 2).mean()
+
+
+def _critic(lib):
+    nn = lib.nn
+    return nn.Sequential(nn.Conv2d(1, 4, 4, 2, 1), nn.LeakyReLU(0.2),
+                         nn.Conv2d(4, 4, 3, 1, 1), nn.InstanceNorm2d(4, affine=True),
+                         nn.LeakyReLU(0.2), nn.Conv2d(4, 1, 4, 1, 0)).double()
+
+
+def test_create_graph_gradients_are_contiguous_like_plain_ones():
+    # WGAN-GP: autograd.grad(..., create_graph=True) through padded convolutions, then .view
+    x = tl.randn(2, 1, 8, 8, requires_grad=True)
+    for make in (lambda t: nn.functional.conv2d(t, tl.ones(3, 1, 3, 3), padding=1),
+                 lambda t: nn.functional.pad(t, (1, 1, 2, 0)) * 2,
+                 lambda t: t.transpose(2, 3) * 2):
+        out = make(x)
+        (plain,) = tl.autograd.grad((out * out).sum(), x)
+        (graphed,) = tl.autograd.grad((make(x) ** 2).sum(), x, create_graph=True)
+        assert graphed.is_contiguous() and plain.is_contiguous()
+        assert graphed.grad_fn is not None
+        np.testing.assert_allclose(graphed.detach().numpy(), plain.numpy(), rtol=1e-5,
+                                   atol=1e-4)
+        graphed.view(2, -1)
+    critic = _critic(tl)
+    real, fake, alpha = tl.randn(4, 1, 8, 8).double(), tl.randn(4, 1, 8, 8).double(), \
+        tl.rand(4, 1, 1, 1).double()
+    penalty = _gradient_penalty(tl, critic, real, fake, alpha)
+    penalty.backward()
+    assert all(p.grad is not None for p in critic[0].parameters())
+
+
+def test_gradient_penalty_matches_pytorch():
+    torch = pytest.importorskip("torch")
+    ours, theirs = _critic(tl), _critic(torch)
+    for p, q in zip(ours.parameters(), theirs.parameters()):
+        with torch.no_grad():
+            q.copy_(torch.from_numpy(p.detach().numpy()))
+    rng = np.random.default_rng(0)
+    arrays = [rng.standard_normal((4, 1, 8, 8)), rng.standard_normal((4, 1, 8, 8)),
+              rng.random((4, 1, 1, 1))]
+    penalty = _gradient_penalty(tl, ours, *(tl.from_numpy(a) for a in arrays))
+    expected = _gradient_penalty(torch, theirs, *(torch.from_numpy(a) for a in arrays))
+    penalty.backward()
+    expected.backward()
+    np.testing.assert_allclose(penalty.item(), expected.item(), rtol=1e-10)
+    for p, q in zip(ours.parameters(), theirs.parameters()):
+        # (a parameter the penalty does not depend on: PyTorch's LeakyReLU double backward
+        # links it with a zero gradient, ours leaves it without one)
+        mine = np.zeros(p.shape) if p.grad is None else p.grad.numpy()
+        reference = np.zeros(p.shape) if q.grad is None else q.grad.numpy()
+        np.testing.assert_allclose(mine, reference, rtol=1e-8, atol=1e-12)
+
+
+def test_cuda_names_programs_touch_answer_as_a_cpu_only_pytorch():
+    # timing scripts make tl.cuda.Event(enable_timing=True); memory reports read the counters
+    assert tl.cuda.memory_allocated() == tl.cuda.max_memory_reserved() == 0
+    tl.cuda.reset_peak_memory_stats()
+    assert tl.cuda.get_arch_list() == []
+    for make in (lambda: tl.cuda.Event(enable_timing=True), tl.cuda.Stream,
+                 tl.cuda.get_device_properties, tl.cuda.current_stream,
+                 lambda: tl.cuda.device(0)):
+        with pytest.raises(RuntimeError, match="CUDA|GPU"):
+            make()
+    with tl.cuda.stream(None), tl.cuda.device(-1):
+        pass

@@ -115,6 +115,11 @@ def grad(
         if g is not None and not create_graph:
             # a plain backward works on arrays; give the caller a tensor that owns its memory
             g = wrap(g if g.base is None and g.flags.writeable else g.copy())
+        elif g is not None and g._data.base is not None and not g._data.flags.c_contiguous:
+            # a crop or transpose of a bigger gradient (padding, convolution): a recorded copy,
+            # so the caller gets contiguous memory as without create_graph (and as PyTorch's
+            # gradient penalties expect: they .view() it)
+            g = g.clone()
         if g is None and materialize_grads:
             g = wrap(np.zeros_like(ins[i]._data))
         result.append(g)

@@ -235,14 +235,17 @@ class MmBackward0(Node):
     def backward(self, grad):
         a, b = self.saved_tensors
         ea, eb = self.next_edges
-        if len(b.shape) == 2 and len(a.shape) > 2:
-            # a batch times one matrix: fold the batch into the rows, so each gradient is one
-            # 2-D GEMM (the weight's sums over the batch inside it) instead of a stack of small
-            # ones and a sum
-            k, n = b.shape
+        if len(a.shape) > 2 and all(d == 1 for d in b.shape[:-2]):
+            # a batch times one matrix (2-D, or with batch dims of size 1): fold the batch into
+            # the rows, so each gradient is one 2-D GEMM (the matrix's sum over the batch
+            # inside it) instead of a stack of products and a sum (a transposed convolution's
+            # weight gradient was a (N, ..., K, M) temporary)
+            k, n = b.shape[-2:]
             grad2 = grad.reshape(-1, n)
-            return (mm(grad2, swap_last_dims(b)).reshape(a.shape) if ea else None,
-                    mm(swap_last_dims(a.reshape(-1, k)), grad2) if eb else None)
+            matrix = b.reshape(k, n)
+            return (mm(grad2, swap_last_dims(matrix)).reshape(a.shape) if ea else None,
+                    mm(swap_last_dims(a.reshape(-1, k)), grad2).reshape(b.shape)
+                    if eb else None)
         return (sum_to(mm(grad, swap_last_dims(b)), a.shape) if ea else None,
                 sum_to(mm(swap_last_dims(a), grad), b.shape) if eb else None)
 
