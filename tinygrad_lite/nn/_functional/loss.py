@@ -18,6 +18,9 @@ from ...ops.elementwise import autocast_fp32, bfloat16_in_float32
 from ...ops.loss import binary_cross_entropy as _bce_elementwise
 from ...ops.loss import binary_cross_entropy_with_logits as _bce_logits_elementwise
 from ...ops.loss import fused_cross_entropy, log_sigmoid
+from ...ops.loss import mse_loss as _mse_node
+from ...ops.loss import nll_loss as _nll_node
+from ...ops.loss import smooth_l1_loss as _smooth_l1_node
 
 __all__ = [
     "mse_loss", "l1_loss", "huber_loss", "smooth_l1_loss", "cross_entropy", "nll_loss",
@@ -54,6 +57,15 @@ def _weighted(loss: TensorBase, weight: TensorBase | None, input: TensorBase, re
     if reduction == "mean" and mean_over_weights:
         return weighted.sum() / weight.sum()
     return _reduce(weighted, reduction, op)
+
+
+def _one_node(input: TensorBase, target: TensorBase, weight: TensorBase | None,
+              reduction: str) -> bool:
+    """Whether a regression loss runs as its one-node primitive (PyTorch's node, reduction
+    inside): same shapes and floating dtype, no weight, a known reduction."""
+    return (weight is None and reduction in ("none", "mean", "sum")
+            and input._data.shape == target._data.shape
+            and input._data.dtype == target._data.dtype and is_float_dtype(input._data.dtype))
 
 
 def _reduce(loss: TensorBase, reduction: str, op: str) -> TensorBase:
@@ -124,6 +136,8 @@ def mse_loss(input: TensorBase, target: TensorBase, size_average: Any = None,
     reduction = legacy_reduction(size_average, reduce, reduction)
     input, target = autocast_fp32(input, _as_tensor(target, input))  # float32 under autocast
     _warn_if_broadcast(input, target, "mse_loss")
+    if _one_node(input, target, weight, reduction):
+        return _mse_node(input, target, reduction)
     diff = input - target
     return _weighted(diff * diff, weight, input, reduction, "mse_loss")
 
@@ -145,6 +159,8 @@ def huber_loss(input: TensorBase, target: TensorBase, reduction: str = "mean", d
     weights, averaged over the element count as PyTorch does)."""
     input, target = autocast_fp32(input, _as_tensor(target, input))
     _warn_if_broadcast(input, target, "huber_loss")
+    if _one_node(input, target, weight, reduction) and delta > 0:
+        return _smooth_l1_node(input, target, delta, reduction, delta=delta)
     d = input - target
     a = _fn.abs(d)
     loss = _fn.where(a < delta, 0.5 * d * d, delta * (a - 0.5 * delta))
@@ -159,6 +175,8 @@ def smooth_l1_loss(input: TensorBase, target: TensorBase, size_average: Any = No
     reduction = legacy_reduction(size_average, reduce, reduction)
     input, target = autocast_fp32(input, _as_tensor(target, input))
     _warn_if_broadcast(input, target, "smooth_l1_loss")
+    if _one_node(input, target, None, reduction) and beta > 0:
+        return _smooth_l1_node(input, target, beta, reduction)
     d = input - target
     a = _fn.abs(d)
     if beta == 0.0:
@@ -235,6 +253,9 @@ def nll_loss(input: TensorBase, target: TensorBase, weight: TensorBase | None = 
     (input,) = autocast_fp32(input)
     _check_class_weight(weight, input, "nll_loss")
     _check_index_target_dtype(input, target, "nll_loss")
+    fused = _nll_node(input, target, ignore_index, reduction) if weight is None else None
+    if fused is not None:  # one node, PyTorch's NllLossBackward0
+        return fused
     return _nll(input, target, weight, ignore_index, reduction, 0.0, "nll_loss")
 
 
@@ -294,6 +315,8 @@ def binary_cross_entropy(input: TensorBase, target: TensorBase, weight: TensorBa
     if target._data.dtype != input._data.dtype:
         target = target.to(input.dtype)
     # one node: PyTorch's gradient (x - t) / max(x (1 - x), 1e-12) stays finite at 0 and 1
+    if weight is None and reduction in ("none", "mean", "sum"):
+        return _bce_elementwise(input, target, reduction)
     loss = _bce_elementwise(input, target)
     if weight is not None:
         loss = loss * weight
@@ -318,6 +341,8 @@ def binary_cross_entropy_with_logits(input: TensorBase, target: TensorBase,
     if not (target._requires_grad or pw_grad) and target._data.dtype == input._data.dtype:
         pw = None if pos_weight is None else \
             _as_tensor(pos_weight, input)._data.astype(input._data.dtype, copy=False)
+        if weight is None and reduction in ("none", "mean", "sum"):
+            return _bce_logits_elementwise(input, target._data, pw, reduction)
         loss = _bce_logits_elementwise(input, target._data, pw)  # PyTorch's rule, one node
     elif pos_weight is not None:  # a composite, for gradients of the target or pos_weight
         log_weight = (pos_weight - 1.0) * target + 1.0

@@ -11,7 +11,13 @@ from typing import Any
 import numpy as np
 
 from ... import dtypes
-from ..._core.device import check_device, is_meta_array, meta_array, wants_meta
+from ..._core.device import (
+    DeviceUnavailableError,
+    check_device,
+    is_meta_array,
+    meta_array,
+    wants_meta,
+)
 from ..._core.device import device as device_type
 from ...tensor import Tensor
 from ..parameter import Buffer, Parameter
@@ -449,6 +455,12 @@ class Module(HookRegistrationMixin, StateDictMixin):
     def cpu(self) -> Module:
         """This module (everything lives on the CPU)."""
         return self
+
+    def cuda(self, device: Any = None) -> Module:
+        """Refused as by a CPU-only PyTorch: there is no GPU to move the module to."""
+        raise DeviceUnavailableError("Module.cuda: Torch not compiled with CUDA enabled "
+                                     "(tinygrad_lite runs on the CPU); keep the module on the "
+                                     "CPU or choose the device with tl.cuda.is_available()")
 
     def share_memory(self) -> Module:
         """Move the parameters, buffers and existing gradients into shared memory, so that
