@@ -11,6 +11,7 @@ from typing import Any, NoReturn, cast
 
 from .grad_mode import grad_state
 from .saved_hooks import Packed, hook_state
+from .saved_view import raw_saved, saved_value
 from .tensor_base import TensorBase, wrap
 
 __all__ = ["Node", "AccumulateGrad", "RemovableHandle", "RetainGradHook", "trace_node_creation"]
@@ -220,6 +221,14 @@ class Node:
         (arrays in a plain backward, Tensors under create_graph; None for an output of a
         several-output node that received no gradient)."""
         raise NotImplementedError(f"{self.name()} has no backward rule")
+
+    def __getattr__(self, name: str) -> Any:
+        # only names normal lookup misses: PyTorch's saved-value introspection
+        if name.startswith("_raw_saved_"):
+            return raw_saved(self, name[len("_raw_saved_"):])
+        if name.startswith("_saved_"):
+            return saved_value(self, name[len("_saved_"):])
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __repr__(self) -> str:
         return f"<{self.name()} object at {id(self):#x}>"
