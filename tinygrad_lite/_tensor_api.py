@@ -18,6 +18,7 @@ from ._core.device import (
     wants_meta,
 )
 from ._core.grad_mode import grad_state
+from ._core.memory_format import is_in_format
 from ._core.size import Size, sizes_or_keyword
 from ._core.tensor_base import TensorBase, wrap
 from .dtypes import finfo_of, is_float_dtype
@@ -127,8 +128,9 @@ def element_size(self: TensorBase) -> int:
 
 
 def is_contiguous(self: TensorBase, memory_format: Any = None) -> bool:
-    """Whether the elements lie in memory in row-major order without gaps."""
-    return bool(self._data.flags.c_contiguous) and not self._expanded
+    """Whether the elements lie in memory without gaps in row-major order (or in the order of
+    ``memory_format``, e.g. ``tl.channels_last``)."""
+    return is_in_format(self._data, memory_format) and not self._expanded
 
 
 def is_floating_point(self: TensorBase) -> bool:

@@ -3,8 +3,9 @@
 denormal and warn-always switches, ``default_generator``, and the function forms of some
 Tensor methods (``tl.is_signed(t)``, ``tl.get_device(t)``, ``tl.detach_(t)``, ``tl.real``...).
 
-Memory formats are accepted wherever PyTorch takes ``memory_format=`` and change nothing:
-tensors here are always row-major (NumPy C order)."""
+Memory formats lay tensors out as PyTorch does (``channels_last``: NHWC memory behind an NCHW
+tensor, see ``_core/memory_format.py``) in ``to``, ``contiguous``, ``clone``, ``empty`` and
+``Module.to``; elsewhere they are accepted and the result is row-major."""
 
 from __future__ import annotations
 

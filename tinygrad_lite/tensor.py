@@ -28,6 +28,7 @@ from ._core.device import CPU, META, check_device, device, is_meta_array, meta_a
 from ._core.engine import run_backward
 from ._core.grad_mode import grad_state
 from ._core.graph import RemovableHandle, RetainGradHook
+from ._core.memory_format import format_name, is_in_format
 from ._core.shared_storage import is_shared_array, share_array
 from ._core.size import Size, sizes_or_keyword
 from ._core.tensor_base import TensorBase, grad_dtype_np, register_result_type, to_array, wrap
@@ -299,9 +300,10 @@ class Tensor(TensorBase):
         return out
 
     def clone(self, *, memory_format: Any = None) -> TensorBase:
-        """A copy with its own memory; gradients flow back to this tensor (``memory_format``
-        is accepted: the copy is row-major)."""
-        return ops.clone(self)
+        """A copy with its own memory; gradients flow back to this tensor. The copy keeps a
+        channels-last layout (PyTorch's ``preserve_format``), else is row-major, unless
+        ``memory_format`` says otherwise."""
+        return ops.clone(self, "preserve_format" if memory_format is None else memory_format)
 
     # -- dtype conversion ----------------------------------------------------------------------
     def to(self, *args: Any, **kwargs: Any) -> TensorBase:
@@ -311,9 +313,12 @@ class Tensor(TensorBase):
         where = kwargs.pop("device", None)
         check_device(where, "to", meta_ok=True)
         kwargs.pop("non_blocking", None)
-        kwargs.pop("memory_format", None)
+        layout = format_name(kwargs.pop("memory_format", None))
         if kwargs:
             raise TypeError(f"to: unexpected keyword arguments {sorted(kwargs)}")
+        if layout not in (None, "preserve_format") and not is_in_format(self._data, layout):
+            # a copy in the asked memory layout (recorded), then any dtype conversion below
+            return ops.clone(self, layout).to(*args, **kwargs)
         for arg in args:
             if isinstance(arg, Tensor):
                 target = arg.dtype

@@ -8,6 +8,7 @@ import numpy as np
 
 from .. import dtypes
 from .._core.device import check_device, is_meta_array, meta_array, wants_meta
+from .._core.memory_format import format_name, in_format
 from .._core.size import sizes_or_keyword
 from .._core.tensor_base import TensorBase, to_array, wrap
 from ..dtypes import is_float_dtype
@@ -117,10 +118,16 @@ def ones(*sizes: Any, size: Any = None, dtype: Any = None, requires_grad: bool =
 def empty(*sizes: Any, size: Any = None, dtype: Any = None, requires_grad: bool = False,
           device: Any = None, memory_format: Any = None, layout: Any = None,
           pin_memory: bool = False) -> TensorBase:
-    """An uninitialised tensor (its values are arbitrary); ``memory_format``, ``layout`` and
-    ``pin_memory`` are accepted (tensors here are dense and row-major)."""
+    """An uninitialised tensor (its values are arbitrary), row-major or laid out in
+    ``memory_format`` (e.g. ``tl.channels_last``); ``layout`` and ``pin_memory`` are accepted
+    (tensors here are dense, in CPU memory)."""
     shape, dt = _size(sizes_or_keyword(sizes, size, "empty", "size")), _np_dtype(dtype)
-    return _finish(_values(shape, dt, device, np.empty), requires_grad, device)
+    layout = format_name(memory_format)
+    if layout in (None, "contiguous_format", "preserve_format"):
+        return _finish(_values(shape, dt, device, np.empty), requires_grad, device)
+    return _finish(_values(shape, dt, device,
+                           lambda shape, dt: in_format(np.empty(shape, dt), layout)),
+                   requires_grad, device)
 
 
 def full(size: Any, fill_value: Any, *, dtype: Any = None, requires_grad: bool = False,

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from .. import ops
+from .._core.memory_format import format_name, is_in_format
 from .._core.size import sizes_or_keyword
 from .._core.tensor_base import TensorBase, wrap
 from ..ops import shape as ops_shape
@@ -231,12 +232,16 @@ def diagonal(input: TensorBase, offset: int = 0, dim1: int = 0, dim2: int = 1) -
 
 
 def contiguous(input: TensorBase, memory_format: Any = None) -> TensorBase:
-    """``input`` itself when its memory is C-contiguous, else a contiguous copy (also for a
-    small expand() result, which is stored contiguously but counts as a broadcast view);
-    ``memory_format`` is accepted, the layout staying row-major."""
-    if input._data.flags.c_contiguous and not input._expanded:
+    """``input`` itself when its memory is dense in row-major order (or in ``memory_format``'s,
+    e.g. ``tl.channels_last``), else a copy laid out so (also for a small expand() result,
+    which is stored densely but counts as a broadcast view)."""
+    layout = format_name(memory_format)
+    if layout == "preserve_format":
+        raise RuntimeError("contiguous: preserve memory format is unsupported by the "
+                           "contiguous operator")
+    if is_in_format(input._data, layout) and not input._expanded:
         return input
-    return ops.clone(input)
+    return ops.clone(input, layout)
 
 
 def pad(input: TensorBase, pad: Any, mode: str = "constant",

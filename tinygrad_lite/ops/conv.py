@@ -32,6 +32,7 @@ import numpy as np
 
 from .._core.grad_mode import grad_state
 from .._core.graph import Node
+from .._core.memory_format import in_format, is_in_format
 from .._core.tensor_base import TensorBase
 from . import conv_kernels as kernels
 from .common import is_array, wrap
@@ -314,6 +315,9 @@ def convolution(x: TensorBase, weight: TensorBase, bias: TensorBase | None, stri
         out += bias._data.reshape((1, -1) + (1,) * len(out_sizes))
     if out.dtype != data.dtype:
         out = out.astype(data.dtype)
+    if (data.ndim == 4 and not data.flags.c_contiguous and is_in_format(data, "channels_last")
+            and not is_in_format(out, "channels_last")):
+        out = in_format(out, "channels_last")  # channels-last in, channels-last out (PyTorch)
     inputs = (x, weight) if bias is None else (x, weight, bias)
     if not (grad_state.enabled and any(t._requires_grad for t in inputs)):
         return wrap(out)

@@ -189,7 +189,11 @@ def forward(x: np.ndarray, weight: np.ndarray, geo: Geometry, groups: int, dt: n
         out = mm(weight.reshape(groups, o // groups, -1), xs.reshape(n, groups, c // groups, -1))
         return out.reshape((n, o) + geo.out_sizes), xs, None
     xph = geo.phased(x, dt)
-    out = np.empty((n, o) + geo.out_sizes, dt)
+    if x.ndim == 4 and not x.flags.c_contiguous and x.transpose(0, 2, 3, 1).flags.c_contiguous:
+        # a channels-last input gives a channels-last output, as in PyTorch (written in place)
+        out = np.empty((n,) + geo.out_sizes + (o,), dt).transpose(0, 3, 1, 2)
+    else:
+        out = np.empty((n, o) + geo.out_sizes, dt)
     partner_t = None if partner is None else np.swapaxes(partner, 0, 1)
     run = _forward_rows if geo.by_rows(c // groups) else _forward_gathered
     product = run(xph, weight, geo, groups, np.swapaxes(out, 0, 1), partner_t)

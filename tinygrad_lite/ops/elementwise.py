@@ -14,6 +14,7 @@ from .. import dtypes
 from .._core.autocast_state import autocast_state
 from .._core.grad_mode import grad_state
 from .._core.graph import Node
+from .._core.memory_format import in_format
 from .._core.tensor_base import TensorBase, to_array
 from ..dtypes import is_float_dtype
 from .common import (
@@ -472,9 +473,10 @@ class CloneBackward0(Node):
         return (grad,)
 
 
-def clone(x: TensorBase) -> TensorBase:
-    """A copy of ``x`` with its own memory; the gradient flows through unchanged."""
-    out = x._data.copy()
+def clone(x: TensorBase, memory_format: Any = None) -> TensorBase:
+    """A copy of ``x`` with its own memory (row-major, or in ``memory_format``: see
+    ``_core.memory_format``); the gradient flows through unchanged."""
+    out = x._data.copy() if memory_format is None else in_format(x._data, memory_format)
     return wrap(out, CloneBackward0(x)) if grad_state.enabled and x._requires_grad else wrap(out)
 
 

@@ -6,6 +6,7 @@ from typing import Any
 
 from ... import functions as _fn
 from ..._core.grad_mode import no_grad
+from ..._core.memory_format import keeps_channels_last
 from ..._core.tensor_base import TensorBase, wrap
 from ...dtypes import finfo_of
 from ...functions.api_options import call_with_out
@@ -28,6 +29,7 @@ def _var(x: TensorBase, dims: tuple, keepdim: bool = True) -> TensorBase:
 
 
 @bfloat16_in_float32(keep=("running_mean", "running_var"))
+@keeps_channels_last
 def batch_norm(input: TensorBase, running_mean: TensorBase | None,
                running_var: TensorBase | None, weight: TensorBase | None = None,
                bias: TensorBase | None = None, training: bool = False,

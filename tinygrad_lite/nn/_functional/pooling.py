@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ... import functions as _fn
+from ..._core.memory_format import keeps_channels_last
 from ..._core.tensor_base import TensorBase, wrap
 from ...ops.nn import max_pool_blocks, unfold
 from ._utils import batched, ntuple, pad_spatial
@@ -122,6 +123,7 @@ def max_pool1d(input: TensorBase, kernel_size: Any, stride: Any = None, padding:
                      1, "max_pool1d")
 
 
+@keeps_channels_last
 def max_pool2d(input: TensorBase, kernel_size: Any, stride: Any = None, padding: Any = 0,
                dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
     """2-D max pooling over (N, C, H, W); padding counts as -inf."""
@@ -144,6 +146,7 @@ def max_pool1d_with_indices(input: TensorBase, kernel_size: Any, stride: Any = N
                      "max_pool1d")
 
 
+@keeps_channels_last
 def max_pool2d_with_indices(input: TensorBase, kernel_size: Any, stride: Any = None,
                             padding: Any = 0, dilation: Any = 1, ceil_mode: bool = False,
                             return_indices: bool = False) -> tuple[TensorBase, TensorBase]:
@@ -201,6 +204,7 @@ def avg_pool1d(input: TensorBase, kernel_size: Any, stride: Any = None, padding:
                      "avg_pool1d")
 
 
+@keeps_channels_last
 def avg_pool2d(input: TensorBase, kernel_size: Any, stride: Any = None, padding: Any = 0,
                ceil_mode: bool = False, count_include_pad: bool = True,
                divisor_override: int | None = None) -> TensorBase:
@@ -274,6 +278,7 @@ def adaptive_avg_pool1d(input: TensorBase, output_size: Any) -> TensorBase:
     return _adaptive_avg(input, output_size, 1, "adaptive_avg_pool1d")
 
 
+@keeps_channels_last
 def adaptive_avg_pool2d(input: TensorBase, output_size: Any) -> TensorBase:
     """Average over adaptive windows giving an (oh, ow) grid (None keeps a size)."""
     return _adaptive_avg(input, output_size, 2, "adaptive_avg_pool2d")

@@ -19,6 +19,7 @@ from ..._core.device import (
     wants_meta,
 )
 from ..._core.device import device as device_type
+from ..._core.memory_format import format_name, in_format, is_in_format
 from ...tensor import Tensor
 from ..parameter import Buffer, Parameter
 from ._hooks import (
@@ -416,7 +417,13 @@ class Module(HookRegistrationMixin, StateDictMixin):
     def to(self, *args: Any, **kwargs: Any) -> Module:
         """Convert floating parameters and buffers to a dtype; ``"cpu"`` is accepted, and
         ``"meta"`` drops their values (meta tensors: shapes and dtypes only)."""
+        layout = format_name(kwargs.get("memory_format"))
         dt, where = to_target(args, kwargs)
+        if layout in ("channels_last", "channels_last_3d"):  # the 4-D (5-D) weights, as PyTorch
+            rank = 4 if layout == "channels_last" else 5
+            for t in self._tensors():
+                if t._data.ndim == rank and not is_in_format(t._data, layout):
+                    t._data = in_format(t._data, layout)
         if where is not None and wants_meta(where):
             replace_storage(self, meta=True)
         elif where is not None and any(is_meta_array(t._data) for t in self._tensors()):
