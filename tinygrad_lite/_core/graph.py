@@ -11,7 +11,7 @@ from typing import Any, NoReturn, cast
 
 from .grad_mode import grad_state
 from .saved_hooks import Packed, hook_state
-from .saved_view import raw_saved, saved_value
+from .saved_view import SAVED_NAMES, raw_saved, saved_value
 from .tensor_base import TensorBase, wrap
 
 __all__ = ["Node", "AccumulateGrad", "RemovableHandle", "RetainGradHook", "trace_node_creation"]
@@ -222,16 +222,17 @@ class Node:
         several-output node that received no gradient)."""
         raise NotImplementedError(f"{self.name()} has no backward rule")
 
-    def __getattr__(self, name: str) -> Any:
-        # only names normal lookup misses: PyTorch's saved-value introspection
-        if name.startswith("_raw_saved_"):
-            return raw_saved(self, name[len("_raw_saved_"):])
-        if name.startswith("_saved_"):
-            return saved_value(self, name[len("_saved_"):])
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
-
     def __repr__(self) -> str:
         return f"<{self.name()} object at {id(self):#x}>"
+
+
+# PyTorch's saved-value introspection (``grad_fn._saved_self``, ``_raw_saved_other``, ...) as
+# properties: a ``__getattr__`` would slow every attribute read of every node (the engine's too)
+for _key in SAVED_NAMES:
+    setattr(Node, f"_saved_{_key}", property(
+        lambda node, key=_key: saved_value(node, key), doc=f"PyTorch's ``_saved_{_key}``."))
+    setattr(Node, f"_raw_saved_{_key}", property(
+        lambda node, key=_key: raw_saved(node, key), doc=f"PyTorch's ``_raw_saved_{_key}``."))
 
 
 class AccumulateGrad:

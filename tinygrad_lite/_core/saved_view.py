@@ -13,11 +13,13 @@ import numpy as np
 from .saved_hooks import Packed
 from .tensor_base import TensorBase, wrap
 
-__all__ = ["saved_value", "raw_saved"]
+__all__ = ["saved_value", "raw_saved", "SAVED_NAMES"]
 
 # PyTorch's names of the inputs a rule saves, by input position
 _POSITIONS = {"self": 0, "input": 0, "mat1": 0, "other": 1, "mat2": 1, "weight": 1, "vec": 1,
               "exponent": 1}
+# the names a node answers (``_saved_<name>``, ``_raw_saved_<name>``)
+SAVED_NAMES = (*_POSITIONS, "result")
 
 
 def _edge(t: TensorBase) -> Any:
