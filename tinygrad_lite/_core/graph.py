@@ -228,11 +228,16 @@ class Node:
 
 # PyTorch's saved-value introspection (``grad_fn._saved_self``, ``_raw_saved_other``, ...) as
 # properties: a ``__getattr__`` would slow every attribute read of every node (the engine's too)
+def _saved_property(read: Callable[[Any, str], Any], key: str, name: str) -> property:
+    def get(node: Node) -> Any:
+        return read(node, key)
+
+    return property(get, doc=f"PyTorch's ``{name}``.")
+
+
 for _key in SAVED_NAMES:
-    setattr(Node, f"_saved_{_key}", property(
-        lambda node, key=_key: saved_value(node, key), doc=f"PyTorch's ``_saved_{_key}``."))
-    setattr(Node, f"_raw_saved_{_key}", property(
-        lambda node, key=_key: raw_saved(node, key), doc=f"PyTorch's ``_raw_saved_{_key}``."))
+    setattr(Node, f"_saved_{_key}", _saved_property(saved_value, _key, f"_saved_{_key}"))
+    setattr(Node, f"_raw_saved_{_key}", _saved_property(raw_saved, _key, f"_raw_saved_{_key}"))
 
 
 class AccumulateGrad:
