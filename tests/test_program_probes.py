@@ -211,3 +211,24 @@ def test_cuda_names_programs_touch_answer_as_a_cpu_only_pytorch():
             make()
     with tl.cuda.stream(None), tl.cuda.device(-1):
         pass
+
+
+@pytest.mark.parametrize("slope", [0.2, 0.01, 1.0, 1.5, -0.3, 0.0])
+def test_leaky_relu_is_one_node_with_pytorch_values_at_the_edges(slope):
+    # GAN discriminators: LeakyReLU(0.2) over large activations, one branch-free node
+    x = np.array([-np.inf, -2, -0.0, 0.0, 1e-30, 3, np.inf, np.nan], np.float32)
+    t = tl.tensor(x, requires_grad=True)
+    out = nn.functional.leaky_relu(t, slope)
+    assert out.grad_fn.name() == "LeakyReluBackward0"
+    expected = np.where(x > 0, x, x * np.float32(slope))
+    np.testing.assert_array_equal(out.detach().numpy(), expected)
+    assert np.array_equal(np.signbit(out.detach().numpy()[:4]), np.signbit(expected[:4]))
+    grad = np.array([1, 2, 3, 4, 5, np.inf, np.nan, 7], np.float32)
+    out.backward(tl.tensor(grad))
+    np.testing.assert_array_equal(t.grad.numpy(), np.where(x > 0, grad, grad * np.float32(slope)))
+    d = tl.tensor(np.random.default_rng(1).standard_normal(6), requires_grad=True)
+    assert tl.autograd.gradgradcheck(lambda v: nn.functional.leaky_relu(v, slope), (d,))
+    inplace = d.detach().clone().requires_grad_()
+    result = nn.functional.leaky_relu(inplace * 1, slope, inplace=True)
+    result.sum().backward()
+    np.testing.assert_allclose(inplace.grad.numpy(), np.where(d.detach().numpy() > 0, 1, slope))

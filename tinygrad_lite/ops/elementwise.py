@@ -24,6 +24,7 @@ from .common import (
     constant,
     is_array,
     masked_bits,
+    select,
     sum_to,
     unary_rule,
     wrap,
@@ -362,7 +363,7 @@ def where(condition, x, y) -> TensorBase:
         x = wrap(to_array(x, None, float_default=False))  # where(c, 1.0, 0.0): default dtypes
     x, y = promote(x, y)
     try:
-        out = np.where(cond._data, x._data, y._data)
+        out = select(cond._data, x._data, y._data)
     except ValueError:
         raise RuntimeError(
             f"where: shapes {cond._data.shape} (condition), {x._data.shape} and {y._data.shape} "
@@ -500,7 +501,7 @@ def where_rule(mask, x, y):
     """``x`` where ``mask`` else ``y``; ``mask`` is a constant (bool array or tensor), ``x`` and
     ``y`` are gradients or Python scalars."""
     if not (isinstance(x, TensorBase) or isinstance(y, TensorBase)):
-        return np.where(array_of(mask), x, y)
+        return select(array_of(mask), x, y)
     return where(mask, x, y)
 
 

@@ -8,9 +8,11 @@ from typing import Any
 
 from ... import functions as _fn
 from ..._core.tensor_base import TensorBase
+from ...dtypes import is_float_dtype
 from ...functions import sigmoid, tanh
 from ...ops import inplace as ops_inplace
 from ...ops.activation import gelu as _gelu_op
+from ...ops.activation import leaky_relu as _leaky_relu_op
 from ...ops.elementwise import bfloat16_in_float32
 from ...ops.special import erf
 
@@ -55,6 +57,8 @@ def relu_(input: TensorBase) -> TensorBase:
 
 
 def _leaky_relu(input: TensorBase, negative_slope: float) -> TensorBase:
+    if is_float_dtype(input._data.dtype) and isinstance(negative_slope, (int, float)):
+        return _leaky_relu_op(input, float(negative_slope))  # one node, PyTorch's
     return _fn.where(input > 0, input, input * negative_slope)
 
 
