@@ -27,14 +27,24 @@ __all__ = ["hoist_checks", "fold_constants", "eliminate_identity_views",
 
 
 def substitute(template: Any, mapping: dict[int, Any]) -> Any:
-    """``template`` with each ``Ref(v)`` for ``v`` in ``mapping`` replaced by its mapped slot."""
+    """``template`` with each ``Ref(v)`` for ``v`` in ``mapping`` replaced by its mapped slot
+    (the very same object where nothing in it is replaced)."""
     if not mapping:
         return template  # (most calls: nothing has been replaced yet)
-    if isinstance(template, Ref):
+    kind = type(template)
+    if kind is Ref:
         return mapping.get(template.vid, template)
-    if type(template) in (tuple, list):
-        return type(template)(substitute(t, mapping) for t in template)
-    if type(template) is dict:
+    if kind is tuple or kind is list:
+        if not template:
+            return template
+        items = [substitute(t, mapping) for t in template]
+        for new, old in zip(items, template):
+            if new is not old:
+                return kind(items)
+        return template
+    if kind is dict:
+        if not template:
+            return template
         return {k: substitute(v, mapping) for k, v in template.items()}
     return template
 
