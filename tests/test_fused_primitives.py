@@ -117,6 +117,8 @@ def test_matmul_with_a_size_one_batch_matrix_folds_the_batch(shapes):
     b = tl.tensor(rng.standard_normal(shapes[1]), requires_grad=True)
     assert gradgradcheck(lambda a, b: a @ b, (a, b))
     out = a @ b
+    np.testing.assert_allclose(out.detach().numpy(), np.matmul(a.detach().numpy(),
+                                                               b.detach().numpy()), rtol=1e-12)
     out.backward(tl.ones_like(out))
     assert a.grad.shape == a.shape and b.grad.shape == b.shape
     ones = np.ones(out.shape)

@@ -274,9 +274,13 @@ def matmul2d(a: TensorBase, b: TensorBase) -> TensorBase:
             f"({a._data.shape[-1]}) must equal b.shape[-2] ({b._data.shape[-2]})"
         )
     try:
-        if b._data.ndim == 2 and a._data.ndim > 2:  # one 2-D GEMM over the folded batch
-            out = mm(a._data.reshape(-1, a._data.shape[-1]), b._data).reshape(
-                a._data.shape[:-1] + b._data.shape[1:])
+        if a._data.ndim > 2 and all(d == 1 for d in b._data.shape[:-2]):
+            # a batch times one matrix (2-D, or with size-1 batch dims): one 2-D GEMM over the
+            # folded batch, not a GEMM per batch entry
+            k, n = b._data.shape[-2:]
+            batch = np.broadcast_shapes(a._data.shape[:-2], b._data.shape[:-2])
+            out = mm(a._data.reshape(-1, k), b._data.reshape(k, n)).reshape(
+                batch + (a._data.shape[-2], n))
         else:
             out = mm(a._data, b._data)
     except ValueError:
