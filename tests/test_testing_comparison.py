@@ -121,7 +121,7 @@ def test_nested_containers_report_the_path():
 def test_type_and_value_errors():
     assert fails(TypeError, assert_close, tl.zeros(2), np.zeros(2)) == (
         "No comparison pair was able to handle inputs of type <class "
-        "'tinygrad_lite.tensor.Tensor'> and <class 'numpy.ndarray'>.")
+        "'tinygrad_lite.Tensor'> and <class 'numpy.ndarray'>.")
     fails(TypeError, assert_close, tl.tensor(1.0), 1.0)
     fails(TypeError, assert_close, "a", "a")
     fails(TypeError, assert_close, {1}, {1})

@@ -45,6 +45,10 @@ class Tensor(TensorBase):
     differentiation. ``Tensor(data)`` makes a float32 tensor, like ``torch.Tensor``; use
     ``tinygrad_lite.tensor(data)`` to infer the dtype from the data."""
 
+    # named where users reach it, as PyTorch's prints <class 'torch.Tensor'> (also its pickle
+    # name; files naming the defining module still load)
+    __module__ = "tinygrad_lite"
+
     def __init__(self, *data: Any, dtype: Any = None, requires_grad: bool = False,
                  device: Any = None) -> None:
         check_device(device, "Tensor")

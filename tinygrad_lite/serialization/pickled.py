@@ -33,6 +33,7 @@ _DEFAULT_SAFE = frozenset({
     "numpy.core.multiarray._reconstruct", "numpy._core.multiarray.scalar",
     "numpy.core.multiarray.scalar",
     "tinygrad_lite._tensor_api.rebuild_tensor", "tinygrad_lite.tensor.Tensor",
+    "tinygrad_lite.Tensor",
     "tinygrad_lite.nn.parameter.Parameter", "tinygrad_lite.nn.parameter.Buffer",
     "tinygrad_lite._core.size.Size",
 })
