@@ -1,9 +1,11 @@
-"""``SummaryWriter``: scalars, histograms, images, figures and text as TensorBoard events.
+"""``SummaryWriter``: scalars, histograms, images, figures, text, graphs and the plugins'
+data (hparams, PR curves, custom scalars, embeddings, audio, video, meshes) as TensorBoard events.
 
 The protocol buffers and the event file come from the ``tensorboard`` package itself (its
 ``EventFileWriter`` queues events and flushes them from a background thread, as PyTorch's writer
 does), so the files are exactly what ``tensorboard --logdir runs`` reads. Only the conversions
-are ours: tensors to NumPy, histograms with TensorFlow's default buckets, images to PNG.
+are ours: tensors to NumPy, histograms with TensorFlow's default buckets, images to PNG; the
+plugins' protos are built in ``summaries.py``, the projector's files in ``embedding.py``.
 """
 
 from __future__ import annotations
@@ -11,16 +13,16 @@ from __future__ import annotations
 import io
 import os
 import socket
-import struct
 import time
-import zlib
 from datetime import datetime
 from typing import Any
 
 import numpy as np
 
-from ..._core.tensor_base import TensorBase
+from . import summaries
+from .embedding import write_embedding
 from .graph import graph_def
+from .summaries import _numpy, _png
 
 __all__ = ["SummaryWriter"]
 
@@ -34,13 +36,6 @@ def _tensorboard() -> Any:
         raise ImportError("SummaryWriter needs the tensorboard package: pip install tensorboard "
                           "(or pip install 'tinygrad-lite[tensorboard]')") from error
     return event_pb2, summary_pb2, tensor_pb2, tensor_shape_pb2, EventFileWriter
-
-
-def _numpy(value: Any) -> np.ndarray:
-    """A tensor, array, list or number as a NumPy array (detached)."""
-    if isinstance(value, TensorBase):
-        return np.asarray(value.detach()._data)
-    return np.asarray(value)
 
 
 def _scalar(value: Any, what: str) -> float:
@@ -58,21 +53,6 @@ def _tensorflow_buckets() -> np.ndarray:
         positive.append(positive[-1] * 1.1)
     edges = np.array(positive)
     return np.concatenate([-edges[::-1], [0.0], edges])
-
-
-def _png(image: np.ndarray) -> bytes:
-    """A PNG file of an (H, W, C) uint8 image, C in 1 (grey), 3 (RGB) or 4 (RGBA)."""
-    height, width, channels = image.shape
-    colour_type = {1: 0, 3: 2, 4: 6}[channels]
-    rows = np.concatenate([np.zeros((height, 1), np.uint8), image.reshape(height, -1)], axis=1)
-
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        body = kind + data
-        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
-
-    header = struct.pack(">IIBBBBB", width, height, 8, colour_type, 0, 0, 0)
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header)
-            + chunk(b"IDAT", zlib.compress(rows.tobytes(), 6)) + chunk(b"IEND", b""))
 
 
 def _to_hwc(image: np.ndarray, dataformats: str) -> np.ndarray:
@@ -95,40 +75,70 @@ def _to_hwc(image: np.ndarray, dataformats: str) -> np.ndarray:
 
 class SummaryWriter:
     """Writes TensorBoard event files into ``log_dir`` (default ``runs/<time>_<host><comment>``),
-    with PyTorch's methods and arguments."""
+    with PyTorch's methods and arguments. After ``close()`` the next ``add_*`` call opens a new
+    event file in the same directory, as PyTorch's writer does."""
 
     def __init__(self, log_dir: str | None = None, comment: str = "",
                  purge_step: int | None = None, max_queue: int = 10, flush_secs: int = 120,
                  filename_suffix: str = "") -> None:
         self._protos = _tensorboard()
-        if log_dir is None:
+        if not log_dir:
             stamp = datetime.now().strftime("%b%d_%H-%M-%S")
             log_dir = os.path.join("runs", f"{stamp}_{socket.gethostname()}{comment}")
         self.log_dir = str(log_dir)
         self.purge_step = purge_step
         self.max_queue, self.flush_secs, self.filename_suffix = max_queue, flush_secs, \
             filename_suffix
-        self._writer = self._protos[4](self.log_dir, max_queue, flush_secs, filename_suffix)
+        self._writer: Any = None  # the event file, reopened on demand after close()
         self._children: dict[str, Any] = {}  # add_scalars writes one run per tag
-        event = self._protos[0].Event(wall_time=time.time(), file_version="brain.Event:2")
-        self._writer.add_event(event)
-        if purge_step is not None:  # TensorBoard drops older events from this step on
-            self._writer.add_event(self._protos[0].Event(
-                step=purge_step, session_log=self._protos[0].SessionLog(
-                    status=self._protos[0].SessionLog.START)))
+        self._projector_config: Any = None  # add_embedding's projector_config.pbtxt
+        self._file_writer()
+
+    def _file_writer(self) -> Any:
+        """The main event file's writer, opened anew when closed (PyTorch's _get_file_writer)."""
+        if self._writer is None:
+            event_pb2 = self._protos[0]
+            self._writer = self._protos[4](self.log_dir, self.max_queue, self.flush_secs,
+                                           self.filename_suffix)
+            if self.purge_step is not None:  # TensorBoard drops older events from this step on
+                self._writer.add_event(event_pb2.Event(
+                    wall_time=time.time(), step=self.purge_step, file_version="brain.Event:2"))
+                self._writer.add_event(event_pb2.Event(
+                    wall_time=time.time(), step=self.purge_step, session_log=event_pb2.SessionLog(
+                        status=event_pb2.SessionLog.START)))
+                self.purge_step = None  # once only, as PyTorch
+        return self._writer
 
     def get_logdir(self) -> str:
         """The directory the event files go to."""
         return self.log_dir
 
-    def _add(self, value: Any, global_step: int | None, walltime: float | None,
-             writer: Any = None) -> None:
-        event_pb2, summary_pb2 = self._protos[0], self._protos[1]
-        event = event_pb2.Event(summary=summary_pb2.Summary(value=[value]),
-                                wall_time=time.time() if walltime is None else walltime)
+    def _add_summary(self, summary: Any, global_step: int | None, walltime: float | None,
+                     writer: Any = None) -> None:
+        event = self._protos[0].Event(summary=summary,
+                                      wall_time=time.time() if walltime is None else walltime)
         if global_step is not None:
             event.step = int(global_step)
-        (writer or self._writer).add_event(event)
+        (writer or self._file_writer()).add_event(event)
+
+    def _add(self, value: Any, global_step: int | None, walltime: float | None,
+             writer: Any = None) -> None:
+        self._add_summary(self._protos[1].Summary(value=[value]), global_step, walltime, writer)
+
+    def add_hparams(self, hparam_dict: dict, metric_dict: dict,
+                    hparam_domain_discrete: dict | None = None, run_name: str | None = None,
+                    global_step: int | None = None) -> None:
+        """Hyperparameters and their metrics for the HParams tab, as the sub-run
+        ``log_dir/<run_name or time>`` (metrics are also written there as scalars)."""
+        if type(hparam_dict) is not dict or type(metric_dict) is not dict:
+            raise TypeError("hparam_dict and metric_dict should be dictionary.")
+        protos = summaries.hparams(hparam_dict, metric_dict, hparam_domain_discrete)
+        log_dir = os.path.join(self._file_writer().get_logdir(), run_name or str(time.time()))
+        with SummaryWriter(log_dir=log_dir) as run:
+            for summary in protos:
+                run._add_summary(summary, global_step, None)
+            for tag, value in metric_dict.items():
+                run.add_scalar(tag, value, global_step)
 
     def add_scalar(self, tag: str, scalar_value: Any, global_step: int | None = None,
                    walltime: float | None = None, new_style: bool = False,
@@ -141,14 +151,21 @@ class SummaryWriter:
     def add_scalars(self, main_tag: str, tag_scalar_dict: dict[str, Any],
                     global_step: int | None = None, walltime: float | None = None) -> None:
         """Several curves in one chart: each tag goes to its own run ``main_tag_tag``."""
+        walltime = time.time() if walltime is None else walltime
+        log_dir = self._file_writer().get_logdir()
         for tag, scalar in tag_scalar_dict.items():
-            run = os.path.join(self.log_dir, f"{main_tag.replace('/', '_')}_{tag}")
+            run = os.path.join(log_dir, f"{main_tag.replace('/', '_')}_{tag}")
             if run not in self._children:
                 self._children[run] = self._protos[4](run, self.max_queue, self.flush_secs,
                                                       self.filename_suffix)
             value = self._protos[1].Summary.Value(tag=main_tag,
                                                   simple_value=_scalar(scalar, "add_scalars"))
             self._add(value, global_step, walltime, self._children[run])
+
+    def add_tensor(self, tag: str, tensor: Any, global_step: int | None = None,
+                   walltime: float | None = None) -> None:
+        """The whole tensor (values, shape, dtype) under the 'tensor' plugin."""
+        self._add_summary(summaries.tensor(tag, _numpy(tensor)), global_step, walltime)
 
     def add_histogram(self, tag: str, values: Any, global_step: int | None = None,
                       bins: Any = "tensorflow", walltime: float | None = None,
@@ -169,11 +186,28 @@ class SummaryWriter:
             bucket_limit=[float(x) for x in limits[1:]], bucket=[float(c) for c in counts])
         self._add(self._protos[1].Summary.Value(tag=tag, histo=proto), global_step, walltime)
 
+    def add_histogram_raw(self, tag: str, min: Any, max: Any, num: Any, sum: Any,
+                          sum_squares: Any, bucket_limits: Any, bucket_counts: Any,
+                          global_step: int | None = None, walltime: float | None = None) -> None:
+        """A histogram from its statistics and buckets (upper limit and count of each)."""
+        if len(bucket_limits) != len(bucket_counts):
+            raise ValueError("len(bucket_limits) != len(bucket_counts), see the document.")
+        proto = self._protos[1].HistogramProto(
+            min=_scalar(min, "min"), max=_scalar(max, "max"), num=_scalar(num, "num"),
+            sum=_scalar(sum, "sum"), sum_squares=_scalar(sum_squares, "sum_squares"),
+            bucket_limit=_numpy(bucket_limits).astype(np.float64).reshape(-1).tolist(),
+            bucket=_numpy(bucket_counts).astype(np.float64).reshape(-1).tolist())
+        self._add(self._protos[1].Summary.Value(tag=tag, histo=proto), global_step, walltime)
+
     def add_image(self, tag: str, img_tensor: Any, global_step: int | None = None,
                   walltime: float | None = None, dataformats: str = "CHW") -> None:
         """An image (floats in [0, 1] or uint8), stored as PNG."""
-        image = _to_hwc(_numpy(img_tensor), dataformats)
-        proto = self._protos[1].Summary.Image(height=image.shape[0], width=image.shape[1],
+        self._add_png(tag, _to_hwc(_numpy(img_tensor), dataformats), global_step, walltime)
+
+    def _add_png(self, tag: str, image: np.ndarray, global_step: int | None,
+                 walltime: float | None, size: tuple[int, int] | None = None) -> None:
+        height, width = size or image.shape[:2]
+        proto = self._protos[1].Summary.Image(height=height, width=width,
                                               colorspace=image.shape[2],
                                               encoded_image_string=_png(image))
         self._add(self._protos[1].Summary.Value(tag=tag, image=proto), global_step, walltime)
@@ -196,6 +230,22 @@ class SummaryWriter:
             grid[:, r * h:(r + 1) * h, col * w:(col + 1) * w] = batch[index]
         self.add_image(tag, grid, global_step, walltime, "CHW")
 
+    def add_image_with_boxes(self, tag: str, img_tensor: Any, box_tensor: Any,
+                             global_step: int | None = None, walltime: float | None = None,
+                             rescale: float = 1, dataformats: str = "CHW",
+                             labels: list[str] | str | None = None) -> None:
+        """An image with (x1, y1, x2, y2) boxes drawn in red (PIL's pixels, drawn in NumPy);
+        ``labels`` are written above the boxes only when Pillow is installed, skipped without.
+        Height and width record the image before ``rescale``, as PyTorch's do."""
+        boxes = _numpy(box_tensor).reshape(-1, 4)
+        if isinstance(labels, str):
+            labels = [labels]
+        if labels is not None and len(labels) != boxes.shape[0]:
+            labels = None  # PyTorch ignores labels that do not match the boxes
+        drawn, size = summaries.image_with_boxes(_numpy(img_tensor), boxes, rescale, dataformats,
+                                                 labels)
+        self._add_png(tag, drawn, global_step, walltime, size)
+
     def add_figure(self, tag: str, figure: Any, global_step: int | None = None,
                    close: bool = True, walltime: float | None = None) -> None:
         """A matplotlib figure, rendered to PNG."""
@@ -208,6 +258,17 @@ class SummaryWriter:
         proto = self._protos[1].Summary.Image(height=height, width=width, colorspace=4,
                                               encoded_image_string=buffer.getvalue())
         self._add(self._protos[1].Summary.Value(tag=tag, image=proto), global_step, walltime)
+
+    def add_video(self, tag: str, vid_tensor: Any, global_step: int | None = None,
+                  fps: float = 4, walltime: float | None = None) -> None:
+        """An (N, T, C, H, W) video as an animated GIF; needs moviepy, as PyTorch's does."""
+        self._add_summary(summaries.video(tag, _numpy(vid_tensor), fps), global_step, walltime)
+
+    def add_audio(self, tag: str, snd_tensor: Any, global_step: int | None = None,
+                  sample_rate: int = 44100, walltime: float | None = None) -> None:
+        """Mono audio with samples in [-1, 1], stored as a 16-bit WAV file."""
+        self._add_summary(summaries.audio(tag, _numpy(snd_tensor), sample_rate), global_step,
+                          walltime)
 
     def add_text(self, tag: str, text_string: str, global_step: int | None = None,
                  walltime: float | None = None) -> None:
@@ -222,6 +283,12 @@ class SummaryWriter:
                                           tensor=tensor)
         self._add(value, global_step, walltime)
 
+    def add_onnx_graph(self, prototxt: str) -> None:
+        """The graph of the ONNX model file ``prototxt``; needs onnx, as PyTorch's does."""
+        graph = summaries.onnx_graph(prototxt)
+        self._file_writer().add_event(self._protos[0].Event(wall_time=time.time(),
+                                                            graph_def=graph.SerializeToString()))
+
     def add_graph(self, model: Any, input_to_model: Any = None, verbose: bool = False,
                   use_strict_trace: bool = True) -> None:
         """The graph autograd records for ``model(*input_to_model)``, for TensorBoard's Graphs
@@ -231,20 +298,81 @@ class SummaryWriter:
 
         graph = graph_def(model, input_to_model, graph_pb2, node_def_pb2, attr_value_pb2,
                           self._protos[3])
-        self._writer.add_event(self._protos[0].Event(wall_time=time.time(),
-                                                     graph_def=graph.SerializeToString()))
+        self._file_writer().add_event(self._protos[0].Event(wall_time=time.time(),
+                                                            graph_def=graph.SerializeToString()))
+
+    def add_embedding(self, mat: Any, metadata: Any = None, label_img: Any = None,
+                      global_step: int | None = None, tag: str = "default",
+                      metadata_header: Any = None) -> None:
+        """Points for the Projector tab: ``<log_dir>/<step>/<tag>/`` tensors.tsv, metadata.tsv
+        and sprite.png, and the embedding appended to ``<log_dir>/projector_config.pbtxt``."""
+        from tensorboard.plugins.projector.projector_config_pb2 import ProjectorConfig
+
+        if self._projector_config is None:
+            self._projector_config = ProjectorConfig()
+        log_dir = self._file_writer().get_logdir()
+        text = write_embedding(log_dir, self._projector_config, mat, metadata, label_img,
+                               global_step, tag, metadata_header)
+        with open(os.path.join(log_dir, "projector_config.pbtxt"), "wb") as file:
+            file.write(text.encode("utf-8"))
+
+    def add_pr_curve(self, tag: str, labels: Any, predictions: Any,
+                     global_step: int | None = None, num_thresholds: int = 127,
+                     weights: Any = None, walltime: float | None = None) -> None:
+        """A precision-recall curve from binary ``labels`` and ``predictions`` in [0, 1]."""
+        summary = summaries.pr_curve(tag, _numpy(labels), _numpy(predictions), num_thresholds,
+                                     None if weights is None else _numpy(weights))
+        self._add_summary(summary, global_step, walltime)
+
+    def add_pr_curve_raw(self, tag: str, true_positive_counts: Any, false_positive_counts: Any,
+                         true_negative_counts: Any, false_negative_counts: Any, precision: Any,
+                         recall: Any, global_step: int | None = None, num_thresholds: int = 127,
+                         weights: Any = None, walltime: float | None = None) -> None:
+        """A precision-recall curve from its precomputed counts, precision and recall."""
+        rows = [_numpy(r) for r in (true_positive_counts, false_positive_counts,
+                                    true_negative_counts, false_negative_counts, precision,
+                                    recall)]
+        self._add_summary(summaries.pr_curve_raw(tag, rows, num_thresholds), global_step,
+                          walltime)
+
+    def add_custom_scalars_multilinechart(self, tags: list[str], category: str = "default",
+                                          title: str = "untitled") -> None:
+        """A Custom Scalars chart of several scalar ``tags`` as lines."""
+        self.add_custom_scalars({category: {title: ["Multiline", tags]}})
+
+    def add_custom_scalars_marginchart(self, tags: list[str], category: str = "default",
+                                       title: str = "untitled") -> None:
+        """A Custom Scalars margin chart of three ``tags``: value, lower and upper bound."""
+        if len(tags) != 3:
+            raise AssertionError(f"Expected 3 tags, got {len(tags)}.")
+        self.add_custom_scalars({category: {title: ["Margin", tags]}})
+
+    def add_custom_scalars(self, layout: dict) -> None:
+        """The Custom Scalars layout: {category: {title: ['Multiline' or 'Margin', tags]}}."""
+        self._add_summary(summaries.custom_scalars(layout), None, None)
+
+    def add_mesh(self, tag: str, vertices: Any, colors: Any = None, faces: Any = None,
+                 config_dict: dict | None = None, global_step: int | None = None,
+                 walltime: float | None = None) -> None:
+        """A mesh or point cloud: (B, N, 3) vertices, optional colors and faces, and a
+        three.js ``config_dict`` (camera, lights, material)."""
+        summary = summaries.mesh(tag, _numpy(vertices),
+                                 None if colors is None else _numpy(colors),
+                                 None if faces is None else _numpy(faces), config_dict)
+        self._add_summary(summary, global_step, walltime)
 
     def flush(self) -> None:
         """Write pending events to disk."""
-        self._writer.flush()
-        for child in self._children.values():
-            child.flush()
+        for writer in [self._writer, *self._children.values()]:
+            if writer is not None:
+                writer.flush()
 
     def close(self) -> None:
-        """Flush and close the event files."""
-        self._writer.close()
-        for child in self._children.values():
-            child.close()
+        """Flush and close the event files (a later add_* call opens new ones)."""
+        for writer in [self._writer, *self._children.values()]:
+            if writer is not None:
+                writer.close()
+        self._writer, self._children = None, {}
 
     def __enter__(self) -> SummaryWriter:
         return self
