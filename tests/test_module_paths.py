@@ -59,6 +59,8 @@ PATHS = {
     "onnx": ["export", "is_in_onnx_export", "OnnxExporterError", "TrainingMode",
              "select_model_mode_for_export"],
     "nn.attention": ["SDPBackend", "sdpa_kernel"],
+    "nn.attention.bias": ["CausalBias", "CausalVariant", "causal_upper_left",
+                          "causal_lower_right"],
     "nn.grad": ["conv1d_input", "conv1d_weight", "conv2d_input", "conv2d_weight",
                 "conv3d_input", "conv3d_weight"],
     "functional": ["einsum", "meshgrid", "split", "norm", "unique", "tensordot",

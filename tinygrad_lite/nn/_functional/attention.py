@@ -13,6 +13,7 @@ from ... import functions as _fn
 from ..._core.tensor_base import TensorBase, wrap
 from ...ops.attention import attention, fused_attention_ok
 from ...ops.elementwise import bfloat16_in_float32
+from ..attention.bias import CausalBias, CausalVariant
 from .dropout import dropout
 from .flash_attention import flash_attention
 from .linear import linear
@@ -27,11 +28,15 @@ FLASH_MIN_SCORES = 1024 * 1024
 
 @bfloat16_in_float32
 def scaled_dot_product_attention(query: TensorBase, key: TensorBase, value: TensorBase,
-                                 attn_mask: TensorBase | None = None, dropout_p: float = 0.0,
-                                 is_causal: bool = False, scale: float | None = None,
+                                 attn_mask: TensorBase | CausalBias | None = None,
+                                 dropout_p: float = 0.0, is_causal: bool = False,
+                                 scale: float | None = None,
                                  enable_gqa: bool = False) -> TensorBase:
     """``softmax(q k^T * scale + mask) v`` over the last two dims. A bool ``attn_mask`` says
-    which positions take part (True = attend); a float mask is added to the scores."""
+    which positions take part (True = attend); a float mask is added to the scores; a
+    ``CausalBias`` (``tl.nn.attention.bias``) is a causal mask."""
+    if attn_mask is not None and isinstance(attn_mask, CausalBias):
+        attn_mask, is_causal = _from_causal_bias(attn_mask, is_causal, query)
     if query.shape[-1] != key.shape[-1] or key.shape[-2] != value.shape[-2]:
         raise RuntimeError(
             f"scaled_dot_product_attention: query {tuple(query.shape)}, key {tuple(key.shape)} "
@@ -103,6 +108,21 @@ def attention_math(query: TensorBase, key: TensorBase, value: TensorBase,
     return weights @ value
 
 
+def _from_causal_bias(bias: CausalBias, is_causal: bool, query: TensorBase
+                      ) -> tuple[TensorBase | None, bool]:
+    """The ``(attn_mask, is_causal)`` that run a ``CausalBias`` as PyTorch does: upper-left
+    (or L == S in the bias) as ``is_causal=True``, whatever the inputs' lengths; lower-right
+    with its materialized boolean mask."""
+    if is_causal:
+        raise ValueError("CausalBias should not be used with causal=True")
+    if bias.seq_len_q == bias.seq_len_kv or bias.variant == CausalVariant.UPPER_LEFT:
+        return None, True
+    if bias.variant == CausalVariant.LOWER_RIGHT:
+        return bias._materialize(getattr(query, "device", None)), False
+    raise ValueError(
+        f"CausalBias.variant must be a CausalVariant type, but found: {bias.variant}")
+
+
 def _repeat_heads(x: TensorBase, rep: int) -> TensorBase:
     """(..., H, S, E) -> (..., H * rep, S, E), each head repeated ``rep`` times in a row."""
     shape = tuple(x.shape)
@@ -139,6 +159,11 @@ def multi_head_attention_forward(
     replace the projected keys and values. With ``need_weights`` the weights are computed and
     returned (a fully masked query row then gives NaN, as PyTorch's); without, the attention
     runs as ``scaled_dot_product_attention`` (a fully masked row gives 0)."""
+    if isinstance(attn_mask, CausalBias):  # PyTorch's fails here too (shape or dtype errors)
+        raise RuntimeError(
+            "multi_head_attention_forward: a CausalBias attn_mask is for "
+            "scaled_dot_product_attention only; pass is_causal=True with the bool mask "
+            "~bias._materialize() (True: not attended), as PyTorch's MultiheadAttention needs")
     batched = query.ndim == 3
     if not batched:
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)

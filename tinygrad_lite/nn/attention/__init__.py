@@ -1,7 +1,10 @@
 """``tl.nn.attention``: PyTorch's switch for which kernel ``F.scaled_dot_product_attention``
 runs. tinygrad_lite has one kernel for every backend name (NumPy products and a softmax, the
 "math" kernel; ``attention_blocks`` tiles it), so ``sdpa_kernel`` checks its arguments and
-remembers the choice, and the results are the same whichever is chosen."""
+remembers the choice, and the results are the same whichever is chosen.
+
+``tl.nn.attention.bias`` holds the causal masks ``F.scaled_dot_product_attention`` takes as
+``attn_mask`` (``causal_upper_left``, ``causal_lower_right``)."""
 
 from __future__ import annotations
 
