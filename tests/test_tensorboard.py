@@ -163,11 +163,13 @@ def event_files(path):
 
 def scalars_in_files(folder, tag):
     """Sorted (step, value) pairs of ``tag`` over every event file in ``folder``."""
-    from tensorboard.backend.event_processing.event_file_loader import EventFileLoader
+    from tensorboard.backend.event_processing.event_file_loader import RawEventFileLoader
+    from tensorboard.compat.proto.event_pb2 import Event
 
     found = []
     for name in event_files(folder):
-        for event in EventFileLoader(os.path.join(folder, name)).Load():
+        for record in RawEventFileLoader(os.path.join(folder, name)).Load():
+            event = Event.FromString(record)
             found += [(event.step, value.simple_value) for value in event.summary.value
                       if value.tag == tag]
     return sorted(found)
