@@ -228,9 +228,9 @@ class Node:
 
 # PyTorch's saved-value introspection (``grad_fn._saved_self``, ``_raw_saved_other``, ...) as
 # properties: a ``__getattr__`` would slow every attribute read of every node (the engine's too)
-def _saved_property(read: Callable[[Any, str], Any], key: str, name: str) -> property:
+def _saved_property(read: Callable[[Any, str, Callable], Any], key: str, name: str) -> property:
     def get(node: Node) -> Any:
-        return read(node, key)
+        return read(node, key, edge_of)
 
     return property(get, doc=f"PyTorch's ``{name}``.")
 

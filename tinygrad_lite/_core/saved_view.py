@@ -22,12 +22,10 @@ _POSITIONS = {"self": 0, "input": 0, "mat1": 0, "other": 1, "mat2": 1, "weight":
 SAVED_NAMES = (*_POSITIONS, "result")
 
 
-def _edge(t: TensorBase) -> Any:
-    return (t.grad_fn, t._output_nr) if t.grad_fn is not None else \
-        (t, 0) if t._requires_grad else None
+EdgeOf = Callable[[TensorBase], Any]  # graph.edge_of, handed in (graph imports this module)
 
 
-def _saved_index(node: Any, key: str) -> int | None:
+def _saved_index(node: Any, key: str, edge_of: EdgeOf) -> int | None:
     """Which of the node's saved tensors is the input PyTorch calls ``key``."""
     position = _POSITIONS.get(key)
     saved = node._saved
@@ -37,7 +35,7 @@ def _saved_index(node: Any, key: str) -> int | None:
     wanted = edges[position] if position < len(edges) else None
     if wanted is not None:
         for i, t in enumerate(saved):
-            edge = _edge(t) if t is not None else None
+            edge = edge_of(t) if t is not None else None
             if edge is not None and edge[0] is wanted[0] and edge[1] == wanted[1]:
                 return i
     # an input that needs no gradient has no edge to match: by position, when the rule saved
@@ -45,7 +43,7 @@ def _saved_index(node: Any, key: str) -> int | None:
     return position if len(saved) == len(edges) else None
 
 
-def saved_value(node: Any, key: str) -> Any:
+def saved_value(node: Any, key: str, edge_of: EdgeOf) -> Any:
     """``node._saved_<key>``."""
     if node._saved is None:
         node._raise_released()
@@ -53,7 +51,7 @@ def saved_value(node: Any, key: str) -> Any:
                             or getattr(node._saved, "out", None) is not None):
         out = node.saved_output()
         return out if isinstance(out, TensorBase) else wrap(out)
-    index = _saved_index(node, key)
+    index = _saved_index(node, key, edge_of)
     if index is not None:
         found = node._saved[index]
         if key == "exponent" and found.ndim == 0 and not found._requires_grad:
@@ -75,8 +73,8 @@ def saved_value(node: Any, key: str) -> Any:
 class _RawSaved:
     """One saved tensor of a node, as ``_raw_saved_<name>`` gives it."""
 
-    def __init__(self, node: Any, key: str) -> None:
-        self.node, self.key = node, key
+    def __init__(self, node: Any, key: str, edge_of: EdgeOf) -> None:
+        self.node, self.key, self.edge_of = node, key, edge_of
 
     def register_hooks(self, pack_hook: Callable[[Any], Any],
                        unpack_hook: Callable[[Any], Any]) -> None:
@@ -93,7 +91,7 @@ class _RawSaved:
                                                  else wrap(out)))
             node._saved = packed
             return
-        index = _saved_index(node, self.key)
+        index = _saved_index(node, self.key, self.edge_of)
         if index is None:
             raise RuntimeError(f"{node.name()}: no saved tensor called {self.key!r} to "
                                "register hooks on (hooks registered twice, or not saved)")
@@ -107,8 +105,8 @@ class _RawSaved:
         return f"<SavedTensor {self.key} of {self.node.name()}>"
 
 
-def raw_saved(node: Any, key: str) -> _RawSaved:
+def raw_saved(node: Any, key: str, edge_of: EdgeOf) -> _RawSaved:
     """``node._raw_saved_<key>``."""
-    if key != "result" and _saved_index(node, key) is None:
+    if key != "result" and _saved_index(node, key, edge_of) is None:
         raise AttributeError(f"'{node.name()}' object has no attribute '_raw_saved_{key}'")
-    return _RawSaved(node, key)
+    return _RawSaved(node, key, edge_of)
