@@ -436,6 +436,18 @@ def test_passes_each_keep_results():
     passes.fold_constants(folded)
     assert len(folded.ops) == 1 and folded.ops[0].target is np.multiply
 
+    # a buffer filled with a value that only the first round makes constant: the second round
+    # folds the buffer and its fill (the seed of a backward, say)
+    filled = _graph([(np.empty, ((4,),), [1]), (np.multiply, (2.0, 3.0), [2])])
+    filled.values[2] = Value(2, (), np.dtype(np.float64), "op")
+    filled.ops += [Op("setitem", None, (Ref(1), Ellipsis, Ref(2)), {}, [], [1]),
+                   Op("call", np.add, (Ref(0), Ref(1)), {}, [3])]
+    filled.values[3] = Value(3, (4,), np.dtype(np.float64), "op")
+    filled.outputs = ("T", Ref(3))
+    passes.fold_constants(filled)
+    assert [op.target for op in filled.ops] == [np.add]
+    np.testing.assert_array_equal(filled.ops[0].args[1].obj, np.full(4, 6.0))
+
 
 def test_checks_move_before_unrelated_side_effects():
     g = _graph([])
@@ -911,3 +923,59 @@ def test_a_learning_rate_read_or_set_inside_the_function_stays_a_python_float():
                 out = fn(tl.ones(2, 3))
                 assert out is None or type(out) is float
                 assert type(opt.param_groups[0]["lr"]) is float
+
+
+# -- random training programs: compiled against eager ---------------------------------------
+
+_LAYERS = [
+    lambda rng, f: (nn.Linear(f, g := int(rng.integers(2, 9))), g),
+    lambda rng, f: (nn.ReLU(), f),
+    lambda rng, f: (nn.Tanh(), f),
+    lambda rng, f: (nn.Sigmoid(), f),
+    lambda rng, f: (nn.GELU(), f),
+    lambda rng, f: (nn.SiLU(), f),
+    lambda rng, f: (nn.LeakyReLU(0.1), f),
+    lambda rng, f: (nn.LayerNorm(f), f),
+    lambda rng, f: (nn.Softmax(dim=-1), f),
+    lambda rng, f: (nn.Dropout(0.25), f),
+    lambda rng, f: (nn.BatchNorm1d(f), f),
+]
+_LOSSES = [
+    lambda out, y: F.cross_entropy(out, y),
+    lambda out, y: F.mse_loss(out, F.one_hot(y, out.shape[1]).float()),
+    lambda out, y: (out * out).mean() + out.abs().sum() * 0.01,
+    lambda out, y: F.smooth_l1_loss(out, out.detach() * 0.5),
+    lambda out, y: out.logsumexp(dim=1).mean() - out.max(dim=1).values.mean(),
+]
+_OPTIMIZERS = [
+    (tl.optim.SGD, {"lr": 0.05}),
+    (tl.optim.SGD, {"lr": 0.05, "momentum": 0.9, "nesterov": True, "weight_decay": 1e-3}),
+    (tl.optim.Adam, {"lr": 1e-2}),
+    (tl.optim.AdamW, {"lr": 1e-2, "amsgrad": True}),
+    (tl.optim.RMSprop, {"lr": 1e-3, "momentum": 0.5}),
+    (tl.optim.Adagrad, {"lr": 0.1}),
+]
+
+
+@pytest.mark.parametrize("seed", range(100))
+def test_random_training_programs_replay_bit_for_bit(seed):
+    """2-5 random layers, a random loss and optimizer: 8 compiled steps equal 8 eager ones to
+    the last bit (losses, parameters, gradients, buffers, optimizer state)."""
+    rng = np.random.default_rng(1000 + seed)
+    features = int(rng.integers(2, 7))
+    picks = [int(rng.integers(len(_LAYERS))) for _ in range(int(rng.integers(2, 6)))]
+    loss_fn = _LOSSES[int(rng.integers(len(_LOSSES)))]
+    opt_cls, opt_kwargs = _OPTIMIZERS[int(rng.integers(len(_OPTIMIZERS)))]
+
+    def build():
+        layers, width = [], features
+        layer_rng = np.random.default_rng(seed)
+        for pick in picks:
+            layer, width = _LAYERS[pick](layer_rng, width)
+            layers.append(layer)
+        layers.append(nn.Linear(width, 3))  # three classes for the class-index losses
+        model = nn.Sequential(*layers)
+        return model, opt_cls(model.parameters(), **opt_kwargs), loss_fn
+
+    xs, ys = _batches((6, features), 3, n=3)
+    _run_both(build, xs, ys, steps=8, seed=seed)

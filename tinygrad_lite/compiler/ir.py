@@ -16,24 +16,24 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Ref", "Const", "Value", "Op", "Graph", "walk_template"]
+__all__ = ["Ref", "Const", "Value", "Op", "Graph", "walk_template", "refs", "LEAF_TYPES"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Ref:
     """A template slot holding value ``vid``."""
 
     vid: int
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, slots=True)
 class Const:
     """A template slot holding an object captured while tracing (by reference)."""
 
     obj: Any
 
 
-@dataclass
+@dataclass(slots=True)
 class Value:
     """One array of the graph: where it comes from, its shape and dtype."""
 
@@ -49,9 +49,10 @@ class Value:
     c_order: bool = True
 
 
-@dataclass
+@dataclass(eq=False, slots=True)
 class Op:
-    """One NumPy call of the traced run."""
+    """One NumPy call of the traced run (compared by identity: two identical calls are two
+    ops)."""
 
     kind: str  # "call", "method", "getitem", "setitem", "rng", "check"
     target: Any  # the callable, method name, (generator, method) or the checked expression
@@ -112,6 +113,34 @@ def walk_template(template: Any, visit: Any) -> None:
         walk_template((template.start, template.stop, template.step), visit)
 
 
+# template items with no Ref inside (what ``refs`` and ``passes.substitute`` skip)
+LEAF_TYPES = frozenset({int, float, bool, str, type(None), type(Ellipsis), Const})
+
+
+def refs(template: Any, found: list[int] | None = None) -> list[int]:
+    """The value numbers of the ``Ref``s inside a (nested) template, in order (what
+    ``walk_template`` visits, without a call per item: the passes ask this of every op)."""
+    if found is None:
+        found = []
+    kind = type(template)
+    if kind is Ref:
+        found.append(template.vid)
+    elif kind is tuple or kind is list:
+        for item in template:
+            item_kind = type(item)
+            if item_kind is Ref:
+                found.append(item.vid)
+            elif item_kind not in LEAF_TYPES:
+                refs(item, found)
+    elif kind is dict:
+        for item in template.values():
+            if type(item) not in LEAF_TYPES:
+                refs(item, found)
+    elif kind not in LEAF_TYPES:
+        walk_template(template, lambda r: found.append(r.vid))  # (subclasses, slices)
+    return found
+
+
 @dataclass
 class Graph:
     """A traced call: its values, ops, outputs and the state writes a replay must make."""
@@ -127,8 +156,7 @@ class Graph:
         cached = op.used
         if cached is not None and cached[0] is op.args and cached[1] is op.kwargs:
             return list(cached[2])
-        found: list[int] = []
-        walk_template((op.args, op.kwargs), lambda r: found.append(r.vid))
+        found = refs(op.kwargs, refs(op.args))
         op.used = (op.args, op.kwargs, tuple(found))
         return found
 

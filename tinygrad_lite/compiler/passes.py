@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from .ir import Const, Graph, Op, Ref, walk_template
+from .ir import LEAF_TYPES, Const, Graph, Op, Ref, refs, walk_template
 
 __all__ = ["hoist_checks", "fold_constants", "eliminate_identity_views",
            "eliminate_common_subexpressions",
@@ -35,13 +35,20 @@ def substitute(template: Any, mapping: dict[int, Any]) -> Any:
     if kind is Ref:
         return mapping.get(template.vid, template)
     if kind is tuple or kind is list:
-        if not template:
-            return template
-        items = [substitute(t, mapping) for t in template]
-        for new, old in zip(items, template):
-            if new is not old:
-                return kind(items)
-        return template
+        items = None
+        for i, item in enumerate(template):
+            item_kind = type(item)
+            if item_kind is Ref:
+                new = mapping.get(item.vid, item)
+            elif item_kind in LEAF_TYPES:
+                continue
+            else:
+                new = substitute(item, mapping)
+            if new is not item:
+                if items is None:
+                    items = list(template)
+                items[i] = new
+        return template if items is None else kind(items)
     if kind is dict:
         if not template:
             return template
@@ -50,9 +57,8 @@ def substitute(template: Any, mapping: dict[int, Any]) -> Any:
 
 
 def _rewrite(graph: Graph, ops: list[Op], mapping: dict[int, Any]) -> None:
-    for op in ops:
-        op.args = substitute(op.args, mapping)
-        op.kwargs = substitute(op.kwargs, mapping)
+    """Install a pass's ops (whose arguments it substituted as it went: a value is made before
+    any op reads it) and map the outputs and state writes."""
     graph.outputs = substitute(graph.outputs, mapping)
     graph.writebacks = [(t, a, _remap(v, mapping)) for t, a, v in graph.writebacks]
     graph.ops = ops
@@ -77,9 +83,7 @@ def escaping(graph: Graph) -> set[int]:
 
 
 def _has_ref(template: Any) -> bool:
-    found: list[int] = []
-    walk_template(template, lambda r: found.append(r.vid))
-    return bool(found)
+    return bool(refs(template))
 
 
 def _run(op: Op) -> Any:
@@ -124,16 +128,30 @@ def _filled_buffers(graph: Graph) -> dict[int, Op]:
 
 
 def fold_constants(graph: Graph) -> Graph:
-    """Run pure ops on constants now; their results become constants of the replay."""
-    filled = {vid: op for vid, op in _filled_buffers(graph).items()
-              if vid not in escaping(graph)}
-    unsafe = (mutated_roots(graph) - set(filled)) | escaping(graph)
+    """Run pure ops on constants now; their results become constants of the replay. A fold
+    can make a buffer's fill value constant, which the next round folds with the buffer."""
+    fills = _filled_buffers(graph)
+    for _ in range(3):
+        if not _fold_once(graph, fills):
+            break
+        newer = _filled_buffers(graph)
+        if newer.keys() <= fills.keys():
+            break
+        fills = newer
+    return graph
+
+
+def _fold_once(graph: Graph, fills: dict[int, Op]) -> bool:
+    """One round of ``fold_constants``; whether it folded anything."""
+    leaving = escaping(graph)
+    filled = {vid: op for vid, op in fills.items() if vid not in leaving}
+    fill_ops = {id(op) for op in filled.values()}
+    unsafe = (mutated_roots(graph) - set(filled)) | leaving
     mapping: dict[int, Any] = {}
     kept = []
     for op in graph.ops:
         op.args, op.kwargs = substitute(op.args, mapping), substitute(op.kwargs, mapping)
-        if op.kind == "setitem" and isinstance(op.args[0], Const) and any(
-                op is fill for fill in filled.values()):
+        if op.kind == "setitem" and isinstance(op.args[0], Const) and id(op) in fill_ops:
             target = op.args[0].obj
             target.flags.writeable = True
             target[...] = _consts(op.args[2])
@@ -149,8 +167,9 @@ def fold_constants(graph: Graph) -> Graph:
             mapping[op.outputs[0]] = Const(value)
             continue
         kept.append(op)
+    folded = len(kept) != len(graph.ops)
     _rewrite(graph, kept, mapping)
-    return graph
+    return folded
 
 
 def _key(template: Any) -> Any:
@@ -278,29 +297,39 @@ def hoist_checks(graph: Graph) -> Graph:
     before its side effects wherever the data allow (a target-index check before the forward's
     running-statistics update, say)."""
     ops = list(graph.ops)
-    for check in [op for op in ops if op.kind == "check"]:
-        k = ops.index(check)
+    checks = [op for op in ops if op.kind == "check"]
+    if not checks:
+        return graph
+    root = graph.root
+    writes: dict[int, set[int]] = {}  # id(op) -> the roots it writes (asked of few ops)
+
+    def written_by(op: Op) -> set[int]:
+        found = writes.get(id(op))
+        if found is None:
+            found = writes[id(op)] = {root(v) for v in op.outputs} | {root(m) for m in op.mutates}
+        return found
+
+    for check in checks:
+        k = next(i for i, op in enumerate(ops) if op is check)
         chain, needed = [k], set(graph.uses(check))
         for i in range(k - 1, -1, -1):
             op = ops[i]
-            if op.pure and needed & set(op.outputs):
+            if op.pure and not needed.isdisjoint(op.outputs):
                 chain.append(i)
-                needed |= set(graph.uses(op))
+                needed.update(graph.uses(op))
         members = set(chain)
-        reads = {graph.root(v) for i in chain for v in graph.uses(ops[i])}
-        position = 0
-        for i in range(k):
-            op = ops[i]
-            if i in members:
-                continue
-            written = {graph.root(v) for v in op.outputs} | {graph.root(m) for m in op.mutates}
-            if reads & written:
+        reads = {root(v) for i in chain for v in graph.uses(ops[i])}
+        position = 0  # just after the last op outside the chain that writes what it reads
+        for i in range(k - 1, -1, -1):
+            if i not in members and not reads.isdisjoint(written_by(ops[i])):
                 position = i + 1
+                break
         moving = sorted(i for i in members if i >= position)
-        if not moving or moving == list(range(position, position + len(moving))):
+        if moving == list(range(position, position + len(moving))):
             continue  # already in place
         moved = [ops[i] for i in moving]
-        rest = [op for i, op in enumerate(ops) if i not in set(moving)]
+        moving_set = set(moving)
+        rest = [op for i, op in enumerate(ops) if i not in moving_set]
         ops = rest[:position] + moved + rest[position:]
     graph.ops = ops
     return graph
@@ -328,10 +357,7 @@ def optimize(graph: Graph, fuse: Callable[[Graph], Any] | None = None
              ) -> list[tuple[tuple, np.dtype]]:
     """All passes in order (``fuse``, when given, runs just before memory planning); returns
     the memory plan's buffers."""
-    for _ in range(3):  # a fold can make a fill's value constant, which the next one folds
-        count = len(graph.ops)
-        if len(fold_constants(graph).ops) == count:
-            break
+    fold_constants(graph)
     eliminate_identity_views(graph)
     eliminate_common_subexpressions(graph)
     eliminate_dead_code(graph)

@@ -45,6 +45,7 @@ _UNREAD = {"_state_dict_hooks", "_state_dict_pre_hooks", "_load_state_dict_pre_h
            "_optimizer_load_state_dict_post_hooks"}
 # Containers a Module never rebinds: their identity need not be checked on every call.
 _FIXED = {"_parameters", "_buffers", "_modules"}
+_FIXED_SUFFIXES = tuple(f".{name}" for name in _FIXED)
 
 
 class StateWalk:
@@ -165,7 +166,7 @@ class StateWalk:
         if isinstance(obj, _SKIP_TYPES) or depth > _MAX_DEPTH or getattr(
                 type(obj), "_compiler_internal", False):
             return  # (a compiled function's own cache is not state: its entries grow per trace)
-        if not expr.endswith(tuple(f".{k}" for k in _FIXED)):
+        if not expr.endswith(_FIXED_SUFFIXES):
             self.checks.append(f"{expr} is {self.const(obj)}")
         if id(obj) in self._seen:
             return

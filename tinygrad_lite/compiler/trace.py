@@ -35,6 +35,8 @@ _NP_RANDOM = ("rand", "randn", "random", "random_sample", "randint", "normal", "
               "choice", "permutation", "shuffle", "binomial", "poisson", "default_rng",
               "standard_normal", "exponential", "beta", "gamma", "multinomial")
 _AS_IS = (_ORIGINAL["asarray"], _ORIGINAL["asanyarray"])
+# argument types that are their own template (no Ref or Const inside)
+_PLAIN = frozenset({int, float, bool, str, type(None), type(Ellipsis)})
 
 
 class Trace:
@@ -48,6 +50,7 @@ class Trace:
         ACTIVE.generation += 1
         self.generation = ACTIVE.generation
         self._patched: list[tuple[Any, str, Any]] = []
+        self._refs: list[Ref] = []  # Ref(v) for each value v (one object each: Refs are immutable)
 
     # -- lifecycle ---------------------------------------------------------------------------
     def start(self) -> None:
@@ -95,6 +98,7 @@ class Trace:
         vid = len(self.graph.values)
         self.graph.values[vid] = Value(vid, tuple(arr.shape), arr.dtype, source, name, view_of,
                                        bool(arr.flags.c_contiguous))
+        self._refs.append(Ref(vid))
         return vid
 
     def number(self, traced: TracedArray, vid: int) -> int:
@@ -116,10 +120,9 @@ class Trace:
     def template(self, obj: Any) -> Any:
         """``obj`` as an op argument: traced arrays as Refs, captured arrays as Consts."""
         if isinstance(obj, TracedArray):
-            vid = self.vid(obj)
-            if vid is not None:
-                return Ref(vid)
             if obj._gen == self.generation:
+                if obj._tv is not None:
+                    return self._refs[obj._tv]
                 self.graph_break("an array made by a NumPy operation the compiler cannot follow")
             obj = plain(obj)  # from an earlier trace (a cache filled then): plain data
         if isinstance(obj, np.ndarray):
@@ -132,10 +135,12 @@ class Trace:
                     break
                 base = getattr(base, "base", None)
             return Const(obj)
-        if type(obj) in (tuple, list):
-            return type(obj)(self.template(o) for o in obj)
-        if type(obj) is dict:
-            return {k: self.template(v) for k, v in obj.items()}
+        kind = type(obj)
+        if kind is tuple or kind is list:
+            items = [o if type(o) in _PLAIN else self.template(o) for o in obj]
+            return items if kind is list else tuple(items)
+        if kind is dict:
+            return {k: v if type(v) in _PLAIN else self.template(v) for k, v in obj.items()}
         if type(obj) is slice:
             return slice(*(int(c) if isinstance(c, TracedArray) else c
                            for c in (obj.start, obj.stop, obj.step)))
@@ -274,12 +279,19 @@ def _out_object(result: Any, out: Any) -> Any:
     return outs[0]
 
 
+_INSIDE: dict[str, bool] = {}  # file name -> whether it belongs to tinygrad_lite or NumPy
+
+
 def user_line() -> str:
     """``file:line`` of the innermost frame outside tinygrad_lite and NumPy."""
     frame: Any = sys._getframe(2)
+    inside = _INSIDE
     while frame is not None:
         name = frame.f_code.co_filename
-        if not (name.startswith(_PACKAGE_DIR) or name.startswith(_NUMPY_DIR)):
+        known = inside.get(name)
+        if known is None:
+            known = inside[name] = name.startswith(_PACKAGE_DIR) or name.startswith(_NUMPY_DIR)
+        if not known:
             return f"{name.rsplit('/', 1)[-1]}:{frame.f_lineno}"
         frame = frame.f_back
     return ""

@@ -32,7 +32,7 @@ METADATA = {"shape", "ndim", "size", "result_type", "may_share_memory", "shares_
             "iscomplexobj", "isrealobj", "min_scalar_type", "can_cast", "isfortran"}
 
 
-_ASARRAY = np.asarray  # taken at import: while tracing, np.asarray itself is recorded
+_ASARRAY, _ARRAY = np.asarray, np.array  # taken at import: while tracing, both are recorded
 
 
 class GraphBreakError(RuntimeError):
@@ -56,14 +56,23 @@ def plain(arr: np.ndarray) -> np.ndarray:
     return np.ndarray.view(arr, np.ndarray)
 
 
+_PLAIN = frozenset({int, float, bool, str, type(None), type(Ellipsis), np.ndarray})
+
+
 def unwrap(obj: Any) -> Any:
     """``obj`` with every TracedArray inside it (lists, tuples, dicts) as a plain ndarray view."""
+    kind = type(obj)
+    if kind is TracedArray:
+        return np.ndarray.view(obj, np.ndarray)
+    if kind is tuple or kind is list:
+        items = [o if type(o) in _PLAIN else unwrap(o) for o in obj]
+        return items if kind is list else tuple(items)
+    if kind is dict:
+        return {k: v if type(v) in _PLAIN else unwrap(v) for k, v in obj.items()}
+    if kind in _PLAIN:
+        return obj
     if isinstance(obj, TracedArray):
         return plain(obj)
-    if type(obj) in (tuple, list):
-        return type(obj)(unwrap(o) for o in obj)
-    if type(obj) is dict:
-        return {k: unwrap(v) for k, v in obj.items()}
     if type(obj) is slice and any(isinstance(c, TracedArray)
                                   for c in (obj.start, obj.stop, obj.step)):
         return slice(*(int(c) if isinstance(c, TracedArray) else c
@@ -72,31 +81,17 @@ def unwrap(obj: Any) -> Any:
 
 
 def as_traced(result: Any) -> TracedArray:
-    """A fresh traced array holding ``result`` (an owned array, a NumPy or Python scalar)."""
+    """A fresh traced array holding ``result`` (an owned array, a NumPy or Python scalar), in
+    the same memory order: NumPy may lay a result out in another axis order (a ufunc on a
+    permuted input), and a later reduction's rounding follows that order."""
     arr = _ASARRAY(result)
-    if arr.ndim > 2 and not (arr.flags.c_contiguous or arr.flags.f_contiguous):
-        # NumPy laid the result out in another axis order (a ufunc on a permuted input): the
-        # copy keeps that order, since a later reduction's rounding follows it
-        strides = [0] * arr.ndim
-        step = arr.itemsize
-        for axis in sorted(range(arr.ndim), key=lambda i: abs(arr.strides[i])):
-            strides[axis] = step
-            step *= arr.shape[axis]
-        memory = np.ndarray.__new__(TracedArray, (arr.size,), arr.dtype)
-        out = np.ndarray.__new__(TracedArray, arr.shape, arr.dtype, buffer=memory,
-                                 strides=tuple(strides))
-    else:
-        fortran = arr.flags.f_contiguous and not arr.flags.c_contiguous
-        out = np.ndarray.__new__(TracedArray, arr.shape, arr.dtype,
-                                 order="F" if fortran else "C")
-    plain(out)[...] = arr
-    return out
+    return _ARRAY(np.ndarray.view(arr, TracedArray), copy=True, subok=True, order="K")
 
 
 def record(kind: str, target: Any, args: tuple, kwargs: dict, mutated: Any = ()) -> Any:
     """Run one NumPy call on plain arrays and, while a trace is active, record it there; the
     result comes back as traced values (the ``out=`` arrays themselves for in-place calls)."""
-    plain_args, plain_kwargs = unwrap(args), unwrap(kwargs)
+    plain_args, plain_kwargs = unwrap(args), unwrap(kwargs) if kwargs else kwargs
     busy, ACTIVE.busy = ACTIVE.busy, True
     try:
         if kind == "call":
