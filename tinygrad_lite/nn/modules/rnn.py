@@ -32,6 +32,11 @@ _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 _FUSED_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
+def _half_precision(dt: np.dtype) -> bool:
+    """float16 or bfloat16 (whose NumPy dtype comes from ml_dtypes, loaded only when used)."""
+    return dt.itemsize == 2 and (dt == np.float16 or dt is dtypes.bfloat16.np)
+
+
 def _uniform(shape: tuple, bound: float, dtype: Any) -> Parameter:
     return Parameter(default_rng().uniform(-bound, bound, shape).astype(dtype))
 
@@ -223,15 +228,21 @@ class RNNBase(Module):
             x = _reverse_within(x, lengths)
         elif direction:
             x = x.flip(0)
+        dt = x._data.dtype
+        half = _half_precision(dt)
         if self.mode == "LSTM" and c is not None and w_hr is None and mask is None and \
-                x._data.dtype in _FUSED_DTYPES and w_ih._data.dtype == x._data.dtype \
-                and steps > 0:
+                (dt in _FUSED_DTYPES or half) and w_ih._data.dtype == dt and steps > 0:
             # one node for the whole layer (ops/rnn.py): backward through time in NumPy; biases
             # come in pairs (both or neither)
             inputs = (x, h, c, w_ih, w_hh, b_ih, b_hh)
             record = grad_state.enabled and any(
                 t is not None and t._requires_grad for t in inputs)
-            out, h, c = lstm_layer(x, h, c, w_ih, w_hh, b_ih, b_hh, record)
+            if half:  # computed in float32 and rounded once, as PyTorch's CPU kernels do: the
+                # weights' gradients sum T * B terms, which 16-bit steps would spoil
+                inputs = tuple(None if t is None else t.float() for t in inputs)
+            out, h, c = lstm_layer(*inputs, record)
+            if half:
+                out, h, c = out.to(dt), h.to(dt), c.to(dt)
             return (out.flip(0) if direction else out), h, c
         # the whole sequence's input projection at once, cut into steps by one split node
         proj = F.linear(x, w_ih, b_ih).unbind(0)
