@@ -314,6 +314,30 @@ class AddmmBackward0(Node):
         return grad_x, grad_w, grad_b
 
 
+def linear_rows(x: np.ndarray, weight: np.ndarray, bias: np.ndarray | None) -> np.ndarray:
+    """``x @ weight.T + bias`` for a batch ``x`` (rows, in_features) or one input, a fresh C-ordered
+    array. OpenBLAS computes this product 1.2-2x faster as ``weight @ x.T`` when the batch has
+    at most half as many rows as there are output features (32 rows into 256 features: 126 ->
+    95 us on this machine kind, one or two threads; with as many rows as features it is the
+    other way round), so a small batch takes that form and the bias add (or a copy) lays the
+    transposed result out row by row. Each element is the same dot product either way."""
+    rows, inner = x.shape if x.ndim == 2 else (0, 0)  # (a 1-D input: one GEMV)
+    features = weight.shape[0]
+    if (rows and 2 * rows <= features and inner >= 128 and rows * inner * features >= 1 << 20
+            and x.dtype.kind == "f" and x.dtype.itemsize >= 4):
+        transposed = np.matmul(weight, x.T)  # (features, rows)
+        out = np.empty((rows, features), transposed.dtype)
+        if bias is None:
+            np.copyto(out, transposed.T)
+        else:
+            np.add(transposed.T, bias, out=out)
+        return out
+    out = mm(x, weight.T)
+    if bias is not None:
+        out += bias  # ``out`` is a fresh array: add in place
+    return out
+
+
 def linear(x: TensorBase, weight: TensorBase, bias: TensorBase | None = None) -> TensorBase:
     """``x @ weight.T + bias`` as one op (``nn.Linear``). A primitive for speed: one node and one
     backward rule instead of a transpose, a matmul and a broadcast add (three nodes)."""
@@ -334,13 +358,12 @@ def linear(x: TensorBase, weight: TensorBase, bias: TensorBase | None = None) ->
             f"linear: bias of shape {bias._data.shape} does not match out_features "
             f"({weight._data.shape[0]})"
         )
+    bias_data = None if bias is None else bias._data
     if x._data.ndim > 2:  # fold the batch dims: one 2-D GEMM is faster than a stack of them
-        out = mm(x._data.reshape(-1, x._data.shape[-1]), weight._data.T).reshape(
-            x._data.shape[:-1] + weight._data.shape[:1])
+        out = linear_rows(x._data.reshape(-1, x._data.shape[-1]), weight._data,
+                          bias_data).reshape(x._data.shape[:-1] + weight._data.shape[:1])
     else:
-        out = mm(x._data, weight._data.T)
-    if bias is not None:
-        out += bias._data  # ``out`` is a fresh array: add in place
+        out = linear_rows(x._data, weight._data, bias_data)
     inputs = (x, weight) if bias is None else (x, weight, bias)
     if not (grad_state.enabled and (x._requires_grad or weight._requires_grad
                                     or (bias is not None and bias._requires_grad))):
