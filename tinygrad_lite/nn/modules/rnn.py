@@ -239,8 +239,9 @@ class RNNBase(Module):
                 t is not None and t._requires_grad for t in inputs)
             if half:  # computed in float32 and rounded once, as PyTorch's CPU kernels do: the
                 # weights' gradients sum T * B terms, which 16-bit steps would spoil
-                inputs = tuple(None if t is None else t.float() for t in inputs)
-            out, h, c = lstm_layer(*inputs, record)
+                x, h, c, w_ih, w_hh = (t.float() for t in (x, h, c, w_ih, w_hh))
+                b_ih, b_hh = (None if b is None else b.float() for b in (b_ih, b_hh))
+            out, h, c = lstm_layer(x, h, c, w_ih, w_hh, b_ih, b_hh, record)
             if half:
                 out, h, c = out.to(dt), h.to(dt), c.to(dt)
             return (out.flip(0) if direction else out), h, c
