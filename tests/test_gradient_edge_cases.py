@@ -66,7 +66,11 @@ def test_xlogy_and_xlog1py_agree_with_pytorch(name):
         out.sum().backward()
         results.append([out.detach().numpy(), x.grad.numpy(), y.grad.numpy()])
     for a, b in zip(*results):
-        np.testing.assert_array_equal(a, b)
+        # the zeros, NaNs and infinities exactly; the logarithms to an ulp (PyTorch's log1p
+        # comes from its own vectorised library on CPUs that have it, NumPy's from libm)
+        np.testing.assert_array_equal(np.isfinite(a), np.isfinite(b))
+        np.testing.assert_array_equal(a[a == 0], b[a == 0])
+        np.testing.assert_allclose(a, b, rtol=4e-16, atol=0)
 
 
 def test_xlogy_second_order():
