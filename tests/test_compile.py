@@ -13,7 +13,7 @@ import tinygrad_lite as tl
 import tinygrad_lite.nn as nn
 import tinygrad_lite.nn.functional as F  # noqa: N812 - PyTorch's spelling
 from tinygrad_lite.compiler import GraphBreakError, passes
-from tinygrad_lite.compiler.ir import Graph, Op, Ref, Value
+from tinygrad_lite.compiler.ir import Const, Graph, Op, Ref, Value
 
 RNG = np.random.default_rng(0)
 
@@ -447,6 +447,27 @@ def test_passes_each_keep_results():
     passes.fold_constants(filled)
     assert [op.target for op in filled.ops] == [np.add]
     np.testing.assert_array_equal(filled.ops[0].args[1].obj, np.full(4, 6.0))
+
+
+def test_selects_between_constant_ones_and_zeros_become_casts():
+    def select(ones, zeros, mask_shape=(4,)):
+        g = _graph([])
+        g.values[1] = Value(1, mask_shape, np.dtype(np.bool_), "op")
+        g.values[2] = Value(2, (4,), np.dtype(np.float32), "op")
+        g.ops = [Op("call", np.greater, (Ref(0), 0.0), {}, [1]),
+                 Op("call", np.where, (Ref(1), Const(ones), Const(zeros)), {}, [2])]
+        g.outputs = ("T", Ref(2))
+        return passes.simplify_selects(g).ops[1]
+
+    cast = select(np.ones(4, np.float32), np.zeros((), np.float32))
+    assert (cast.kind, cast.target, cast.args[1]) == ("method", "astype", np.float32)
+    x = np.array([-1.0, 0.0, 2.0, np.nan])
+    np.testing.assert_array_equal((x > 0).astype(np.float32),
+                                  np.where(x > 0, np.ones(4, np.float32), np.float32(0)))
+    # anything else stays a select: other values, a negative zero, a mask that broadcasts
+    assert select(np.full(4, 2.0, np.float32), np.float32(0)).target is np.where
+    assert select(np.ones(4, np.float32), np.float32(-0.0)).target is np.where
+    assert select(np.ones(4, np.float32), np.float32(0), mask_shape=(1,)).target is np.where
 
 
 def test_checks_move_before_unrelated_side_effects():

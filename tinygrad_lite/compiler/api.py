@@ -96,7 +96,12 @@ class CompiledFunction:
             signature = _signature((args, kwargs), tensors)
         key = (signature, grad_state.enabled, autocast_state.dtype)
         for i, entry in enumerate(self.entries):
-            if entry.key != key or not _holds(entry.guard, tensors):
+            if entry.key != key:
+                continue
+            try:  # (a guard that cannot be evaluated, a container shrank, does not hold)
+                if not entry.guard(tensors):
+                    continue
+            except Exception:  # noqa: BLE001
                 continue
             if i:
                 self.entries.insert(0, self.entries.pop(i))
@@ -116,7 +121,8 @@ class CompiledFunction:
                 self._explain(f"check {failed.args[0]} of the replay failed: retracing")
                 break
             self.replays += 1
-            self._check_failures = self._guard_misses = 0
+            if self._check_failures or self._guard_misses:
+                self._check_failures = self._guard_misses = 0
             return out
         if any(entry.key == key for entry in self.entries):  # same signature, a guard failed
             self._guard_misses += 1
@@ -550,15 +556,6 @@ def _untrace(result: Any) -> Any:
         for key, r in result.items():
             result[key] = _untrace(r)
     return result
-
-
-def _holds(guard: Callable[..., bool], tensors: list[TensorBase]) -> bool:
-    """Evaluate a guard; one that cannot be evaluated (a container shrank, an attribute went
-    away) does not hold."""
-    try:
-        return bool(guard(tensors))
-    except Exception:  # noqa: BLE001
-        return False
 
 
 def _always(tensors: Any, grads: bool = True) -> bool:

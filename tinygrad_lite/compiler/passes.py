@@ -1,6 +1,7 @@
 """Graph passes, each a small function from a Graph to a better Graph (same results).
 
 - ``fold_constants``: a pure op whose inputs are all constants runs once, now.
+- ``simplify_selects``: ``np.where(mask, 1, 0)`` on constants is the mask's cast.
 - ``eliminate_common_subexpressions``: the second identical pure op reuses the first's result.
 - ``eliminate_dead_code``: pure ops whose results nothing reads are dropped.
 - ``plan_memory``: every ufunc result that lives only inside the replay gets a preallocated
@@ -21,7 +22,7 @@ import numpy as np
 
 from .ir import LEAF_TYPES, Const, Graph, Op, Ref, refs, walk_template
 
-__all__ = ["hoist_checks", "fold_constants", "eliminate_identity_views",
+__all__ = ["hoist_checks", "fold_constants", "simplify_selects", "eliminate_identity_views",
            "eliminate_common_subexpressions",
            "eliminate_dead_code", "plan_memory", "optimize", "escaping", "mutated_roots"]
 
@@ -353,11 +354,39 @@ def eliminate_identity_views(graph: Graph) -> Graph:
     return graph
 
 
+def simplify_selects(graph: Graph) -> Graph:
+    """``np.where(mask, ones, zeros)`` between constant ones and (positive) zeros, which the
+    gradient of a sum through a ReLU becomes once the sum's seed is folded, is the boolean mask
+    cast to the result's dtype: the same values, one cast (a third of a small select's time)."""
+    for i, op in enumerate(graph.ops):
+        if op.kind != "call" or op.target is not np.where or len(op.args) != 3 or op.kwargs \
+                or not isinstance(op.args[0], Ref) or len(op.outputs) != 1:
+            continue
+        mask, ones, zeros = op.args
+        result, tested = graph.values[op.outputs[0]], graph.values[mask.vid]
+        if tested.dtype == np.bool_ and tuple(tested.shape) == tuple(result.shape) and \
+                _all_equal(ones, 1) and _all_equal(zeros, 0):
+            graph.ops[i] = Op("method", "astype", (mask, result.dtype), {}, op.outputs,
+                              where=op.where)
+    return graph
+
+
+def _all_equal(template: Any, value: float) -> bool:
+    """Whether ``template`` is a constant whose every element is ``value`` (a zero: +0.0)."""
+    obj = template.obj if isinstance(template, Const) else template
+    if isinstance(obj, Ref) or not isinstance(obj, (np.ndarray, np.generic, int, float, bool)):
+        return False
+    arr = np.asarray(obj)
+    return arr.dtype.kind in "biuf" and bool(np.all(arr == value)) and not (
+        arr.dtype.kind == "f" and bool(np.any(np.signbit(arr))))
+
+
 def optimize(graph: Graph, fuse: Callable[[Graph], Any] | None = None
              ) -> list[tuple[tuple, np.dtype]]:
     """All passes in order (``fuse``, when given, runs just before memory planning); returns
     the memory plan's buffers."""
     fold_constants(graph)
+    simplify_selects(graph)
     eliminate_identity_views(graph)
     eliminate_common_subexpressions(graph)
     eliminate_dead_code(graph)

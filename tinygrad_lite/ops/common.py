@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -11,6 +12,8 @@ from .. import dtypes
 from .._core.grad_mode import grad_state
 from .._core.graph import Node
 from .._core.tensor_base import TensorBase, to_array, wrap
+
+_NP_ONES = np.ones  # (see _ones)
 
 # np.broadcast_to costs ~4 us whatever the size (measured at 8x8: 3.8 us against 0.9 us for
 # allocating and filling a copy), so small broadcasts are materialised and large ones are views.
@@ -203,8 +206,23 @@ def array_sum(data: np.ndarray, axis, keepdims: bool = False) -> np.ndarray:
 
 
 def sum_rows(grad):
-    """``grad.sum(0)`` (a bias's gradient) of an array or a tensor."""
-    return array_sum(grad, 0) if is_array(grad) else grad.sum(0)
+    """``grad.sum(0)`` (a bias's gradient) of an array or a tensor. A float32/float64 matrix
+    is summed as ``ones @ grad`` (BLAS's GEMV, 2-5x faster than NumPy's reduction over the
+    outer axis, which adds one row at a time; both sum each column in float32 or float64)."""
+    if not is_array(grad):
+        return grad.sum(0)
+    if grad.ndim == 2 and grad.dtype.kind == "f" and grad.dtype.itemsize >= 4:
+        return np.matmul(_ones(grad.shape[0], grad.dtype), grad)
+    return array_sum(grad, 0)
+
+
+@functools.lru_cache(maxsize=64)
+def _ones(n: int, dtype: np.dtype) -> np.ndarray:
+    """A read-only vector of ``n`` ones (made with NumPy's own ``ones``, taken at import: the
+    compiler's tracing swaps ``np.ones`` for a recorded one while it runs)."""
+    ones = _NP_ONES(n, dtype)
+    ones.flags.writeable = False
+    return ones
 
 
 def require_int_dim(dim: Any, op: str) -> None:
