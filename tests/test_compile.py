@@ -258,6 +258,21 @@ def test_graph_breaks_fall_back_with_a_warning_or_raise_with_fullgraph():
         tl.compile(lambda x: hooked(t) * x)(tl.ones(2))
 
 
+def test_module_hooks_registered_after_compiling_still_run():
+    model = nn.Linear(3, 2)
+    step = tl.compile(train_step(model, tl.optim.SGD(model.parameters(), lr=0.1),
+                                 lambda out, y: (out * y).sum()))
+    x, y = tl.ones(4, 3), tl.ones(4, 2)
+    for _ in range(3):
+        step(x, y)
+    assert step.replays >= 1
+    seen = []
+    model.register_full_backward_hook(lambda mod, gin, gout: seen.append(gout[0].shape))
+    model.register_forward_hook(lambda mod, inp, out: seen.append("forward"))
+    with pytest.warns(UserWarning, match="hooks"):
+        step(x, y)
+    assert seen == ["forward", (4, 2)]  # the guard saw the hooks: the call ran eagerly
+
 def test_numpy_random_inside_the_function_is_a_graph_break():
     def noisy(x):
         return x + tl.from_numpy(np.random.rand(3).astype(np.float32))

@@ -42,7 +42,7 @@ _UNREAD = {"_state_dict_hooks", "_state_dict_pre_hooks", "_load_state_dict_pre_h
            "_forward_hooks_with_kwargs", "_forward_hooks_always_called",
            "_forward_pre_hooks_with_kwargs", "_optimizer_state_dict_pre_hooks",
            "_optimizer_state_dict_post_hooks", "_optimizer_load_state_dict_pre_hooks",
-           "_optimizer_load_state_dict_post_hooks"}
+           "_optimizer_load_state_dict_post_hooks", "_is_full_backward_hook"}
 # Containers a Module never rebinds: their identity need not be checked on every call.
 _FIXED = {"_parameters", "_buffers", "_modules"}
 _FIXED_SUFFIXES = tuple(f".{name}" for name in _FIXED)
