@@ -14,6 +14,7 @@ from __future__ import annotations
 import builtins
 import re
 import warnings
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -25,22 +26,32 @@ from .._core.tensor_base import TensorBase, wrap
 from .._core.tracing import tracing_state
 from ..functions.generator import default_generator
 from ..nn.modules.module import Module
-from . import codegen, fuse, passes
+from . import codegen, fuse, logs, passes
+from .config import config
 from .ir import Graph, Ref
 from .relocate import relocator
 from .state import StateWalk
 from .trace import Trace
 from .traced_array import GraphBreakError, TracedArray, plain
 
-__all__ = ["compile", "CompiledFunction", "OptimizedModule", "GraphBreakError"]
+__all__ = ["compile", "CompiledFunction", "OptimizedModule", "GraphBreakError", "reset"]
 
 _AUTOGRAD_AFTER = "its result needs autograd after the call"
-CACHE_SIZE = 8  # specialisations kept per function (torch.compile's recompile limit)
+LIVE: weakref.WeakSet = weakref.WeakSet()  # every CompiledFunction alive
 _MAX_UNSTABLE = 2  # traces in a row that change Python state before the function runs eagerly
 _MAX_CHECK_FAILURES = 3  # replays in a row stopped by a failing check before it runs eagerly
 _MAX_GUARD_MISSES = 6  # retraces in a row after a failed guard (same signature) before it runs
 # eagerly: a value that changes on every call (a learning rate a scheduler sets each step)
 # would otherwise cost a trace per call
+
+
+def reset() -> None:
+    """Forget every compiled function's specialisations (PyTorch's ``torch.compiler.reset``):
+    each traces again on its next call."""
+    for compiled in list(LIVE):
+        compiled.entries.clear()
+        compiled._eager_reason = None
+        compiled._unstable = compiled._check_failures = compiled._guard_misses = 0
 
 
 class Entry:
@@ -64,6 +75,7 @@ class CompiledFunction:
     def __init__(self, fn: Callable, fullgraph: bool = False, dynamic: bool | None = None,
                  mode: str | None = None) -> None:
         self.fn, self.fullgraph, self.dynamic, self.mode = fn, fullgraph, dynamic, mode
+        LIVE.add(self)  # (``reset`` empties every cache)
         self.entries: list[Entry] = []
         self.traces = 0
         self.replays = 0
@@ -72,6 +84,7 @@ class CompiledFunction:
         self._check_failures = 0
         self._guard_misses = 0
         self._eager_reason: str | None = None
+        self.last_traced_ops = 0  # NumPy calls the latest trace recorded
         self._warned: set[str] = set()
 
     @property
@@ -118,7 +131,8 @@ class CompiledFunction:
                 if self._check_failures > _MAX_CHECK_FAILURES:
                     return self._run_eagerly(args, kwargs, "a data-dependent value read in the "
                                              "call changes from call to call", key, None)
-                self._explain(f"check {failed.args[0]} of the replay failed: retracing")
+                self._explain(f"check {failed.args[0]} of the replay failed: retracing",
+                              "recompiles")
                 break
             self.replays += 1
             if self._check_failures or self._guard_misses:
@@ -131,8 +145,8 @@ class CompiledFunction:
                     args, kwargs, f"its guards failed on {self._guard_misses} calls in a row "
                     f"({self._why_not(key, tensors)}): a value it reads changes on every call "
                     "(a learning rate a scheduler sets each step, say)", key, None)
-        if self.mode == "explain" and self.entries:
-            self._explain(f"retracing: {self._why_not(key, tensors)}")
+        if self.entries and (self.mode == "explain" or logs.enabled("recompiles")):
+            self._explain(f"retracing: {self._why_not(key, tensors)}", "recompiles")
         return self._trace(args, kwargs, key, tensors)
 
     def _why_not(self, key: tuple, tensors: list[TensorBase]) -> str:
@@ -171,6 +185,7 @@ class CompiledFunction:
             self._clean(self._roots(args, kwargs))
         problem = trace.broken
         result = _untrace(result)
+        self.last_traced_ops = len(trace.graph.ops)  # (what ``tl._dynamo.explain`` counts)
         passes.hoist_checks(trace.graph)  # (a check failing earlier has less to put back)
         problem = problem or out_problem or writes[1]
         guard = _make_guard(walk)  # (compiled once: also the new entry's guard)
@@ -180,7 +195,7 @@ class CompiledFunction:
                 self._unstable += 1
                 if self._unstable < _MAX_UNSTABLE:
                     self._explain(f"call changed Python state ({changed}): traced again next "
-                                  "call")
+                                  "call", "recompiles")
                     return result
                 problem = f"every call changes Python state ({changed})"
                 guard = _always  # runs eagerly for this signature from now on, whatever the state
@@ -193,7 +208,7 @@ class CompiledFunction:
         try:
             self._add(key, walk, trace, swapped, guard)
         except Exception as err:  # noqa: BLE001 - a compiler bug must not break the user's run
-            if self.fullgraph:
+            if self.fullgraph and not config.suppress_errors:
                 raise
             self._give_up(f"the compiler failed ({err!r})", key, walk, guard)
         return result
@@ -250,14 +265,20 @@ class CompiledFunction:
             entry.generators = list({id(op.target[0]): op.target[0] for op in graph.ops
                                      if op.kind == "rng"}.values())
         self.entries.insert(0, entry)
-        del self.entries[CACHE_SIZE:]
+        del self.entries[max(1, config.cache_size_limit):]
         self._explain(f"compiled: {len(graph.ops)} ops, {len(buffers)} planned buffers")
+        if logs.enabled("guards"):
+            logs.report("guards", f"{_name(self.fn)}:\n  " + "\n  ".join(
+                _readable(check, walk) for check in walk.checks))
+        for artifact in ("graph_code", "graph"):
+            logs.report(artifact, f"{_name(self.fn)}:\n{graph}")
+        logs.report("output_code", f"{_name(self.fn)}:\n{source}")
 
     def _give_up(self, reason: str, key: tuple, walk: StateWalk,
                  guard: Callable[..., bool] | None = None) -> None:
         if self.fullgraph:
             raise GraphBreakError(f"tl.compile(fullgraph=True): {reason}")
-        self._explain(f"runs eagerly: {reason}")
+        self._explain(f"runs eagerly: {reason}", "graph_breaks")
         # A module trained with its backward outside the call is how PyTorch programs use
         # torch.compile: that eager fallback is expected, so it is explained, not warned about.
         if reason not in self._warned and not reason.startswith(_AUTOGRAD_AFTER):
@@ -265,17 +286,21 @@ class CompiledFunction:
             warnings.warn(f"tl.compile: {_name(self.fn)} runs eagerly: {reason}", UserWarning,
                           stacklevel=4)
         self.entries.insert(0, Entry(key, guard or _make_guard(walk), None, None, "", reason))
-        del self.entries[CACHE_SIZE:]
+        del self.entries[max(1, config.cache_size_limit):]
 
     def _run_eagerly(self, args: tuple, kwargs: dict, reason: str, key: tuple,
                      walk: StateWalk | None) -> Any:
         self._give_up(reason, key, walk or StateWalk())
         return self.fn(*args, **kwargs)
 
-    def _explain(self, text: str) -> None:
+    def _explain(self, text: str, artifact: str | None = None) -> None:
+        """Keep ``text`` (``explanations``), print it in explain mode, and log it as
+        ``artifact`` when that report is on (``tl._logging.set_logs``)."""
         self.explanations.append(text)
         if self.mode == "explain":
             print(f"tl.compile({_name(self.fn)}): {text}")
+        if artifact is not None:
+            logs.report(artifact, f"{_name(self.fn)}: {text}")
 
 
 class OptimizedModule(Module):

@@ -1,0 +1,50 @@
+"""The settings of ``torch._dynamo.config`` that mean something to ``tl.compile``.
+
+Programs set them as attributes (``tl._dynamo.config.cache_size_limit = 16``) or for a block
+(``with tl._dynamo.config.patch(suppress_errors=True): ...``). Other names PyTorch has are
+accepted and kept, with nothing to change here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import Any
+
+__all__ = ["Config", "config"]
+
+
+class Config:
+    """Attribute settings; ``recompile_limit`` is PyTorch's newer name of
+    ``cache_size_limit``."""
+
+    def __init__(self) -> None:
+        self.cache_size_limit = 8  # specialisations kept per compiled function
+        self.suppress_errors = False  # a compiler failure runs eagerly even with fullgraph=True
+        self.verbose = False
+
+    @property
+    def recompile_limit(self) -> int:
+        """Specialisations kept per compiled function (``cache_size_limit``)."""
+        return self.cache_size_limit
+
+    @recompile_limit.setter
+    def recompile_limit(self, value: int) -> None:
+        self.cache_size_limit = value
+
+    @contextlib.contextmanager
+    def patch(self, changes: dict[str, Any] | None = None, **more: Any) -> Iterator[None]:
+        """Set some settings for a ``with`` block (or a decorated function's calls), then put
+        them back."""
+        changes = {**(changes or {}), **more}
+        before = {name: getattr(self, name, None) for name in changes}
+        for name, value in changes.items():
+            setattr(self, name, value)
+        try:
+            yield
+        finally:
+            for name, value in before.items():
+                setattr(self, name, value)
+
+
+config = Config()
