@@ -435,7 +435,7 @@ def _swap_in(trace: Trace, walk: StateWalk, args: list[TensorBase]) -> dict:
         swap(container, key, expr, "state", walk.labels.get(id(container[key]), ""))
     for container, key, expr in walk.scalars:  # a float hyper-parameter read on every call:
         value = container[key]  # traced as a 0-d float64 (Python float arithmetic, exactly)
-        traced = trace.add_input(np.asarray(value, np.float64), "state", expr)
+        traced = trace.add_input(np.asarray(value, np.float64), "state", _readable(expr, walk))
         readers[trace.vid(traced)] = f"_F64({expr})"
         container[key] = traced
         slots.append((container, key, value, traced, expr))
