@@ -271,8 +271,10 @@ class CompiledFunction:
             logs.report("guards", f"{_name(self.fn)}:\n  " + "\n  ".join(
                 _readable(check, walk) for check in walk.checks))
         for artifact in ("graph_code", "graph"):
-            logs.report(artifact, f"{_name(self.fn)}:\n{graph}")
-        logs.report("output_code", f"{_name(self.fn)}:\n{source}")
+            if logs.enabled(artifact):  # (the table costs milliseconds to build)
+                logs.report(artifact, f"{_name(self.fn)}:\n{graph}")
+        if logs.enabled("output_code"):
+            logs.report("output_code", f"{_name(self.fn)}:\n{source}")
 
     def _give_up(self, reason: str, key: tuple, walk: StateWalk,
                  guard: Callable[..., bool] | None = None) -> None:
