@@ -182,13 +182,22 @@ def _fill_random(self: TensorBase, values: np.ndarray, op: str) -> TensorBase:
 def uniform_(self: TensorBase, a: float = 0.0, b: float = 1.0, *,
              generator: Generator | None = None) -> TensorBase:
     """Fill with uniform values in [a, b)."""
-    return _fill_random(self, rng_of(generator).uniform(a, b, self._data.shape), "uniform_")
+    return _fill_random(self, rng_of(generator).uniform_as(
+        a, b, self._data.shape, _draw_dtype(self._data.dtype)), "uniform_")
 
 
 def normal_(self: TensorBase, mean: float = 0.0, std: float = 1.0, *,
             generator: Generator | None = None) -> TensorBase:
     """Fill with normal values."""
-    return _fill_random(self, rng_of(generator).normal(mean, std, self._data.shape), "normal_")
+    data = self._data
+    return _fill_random(self, rng_of(generator).normal_as(
+        mean, std, data.shape, _draw_dtype(data.dtype), data.flags.c_contiguous), "normal_")
+
+
+def _draw_dtype(dt: np.dtype) -> np.dtype:
+    """The dtype PyTorch's kernels draw a tensor's random values in: its own floating dtype
+    (other dtypes draw doubles and convert)."""
+    return dt if is_float_dtype(dt) else np.dtype(np.float64)
 
 
 def bernoulli_(self: TensorBase, p: Any = 0.5, *,

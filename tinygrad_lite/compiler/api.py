@@ -120,13 +120,13 @@ class CompiledFunction:
                 self.entries.insert(0, self.entries.pop(i))
             if entry.replay is None:  # a specialisation that runs eagerly
                 return self.fn(*args, **kwargs)
-            states = [g._rng.bit_generator.state for g in entry.generators] \
+            states = [g._rng.snapshot() for g in entry.generators] \
                 if entry.generators else ()
             try:
                 out = entry.replay(tensors)
             except codegen.CheckFailedError as failed:
                 for g, state in zip(entry.generators, states):
-                    g._rng.bit_generator.state = state
+                    g._rng.restore(state)
                 self._check_failures += 1
                 if self._check_failures > _MAX_CHECK_FAILURES:
                     return self._run_eagerly(args, kwargs, "a data-dependent value read in the "

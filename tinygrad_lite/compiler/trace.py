@@ -19,7 +19,15 @@ import numpy as np
 
 from .._core.tracing import tracing_state
 from .ir import Const, Graph, Op, Ref, Value
-from .traced_array import ACTIVE, GraphBreakError, TracedArray, as_traced, plain, record
+from .traced_array import (
+    ACTIVE,
+    GraphBreakError,
+    TracedArray,
+    as_traced,
+    plain,
+    record,
+    unwrap,
+)
 
 __all__ = ["Trace"]
 
@@ -251,7 +259,11 @@ class RecordingRNG:
 
         def draw(*args: Any, **kwargs: Any) -> Any:
             trace = self._trace
-            result = method(*args, **kwargs)
+            busy, ACTIVE.busy = ACTIVE.busy, True  # (one op: the draw's own NumPy calls are
+            try:  # not recorded, as a replay calls the draw itself)
+                result = method(*unwrap(args), **unwrap(kwargs))
+            finally:
+                ACTIVE.busy = busy
             if not trace.recording():
                 return result
             if not isinstance(result, np.ndarray):

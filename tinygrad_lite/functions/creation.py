@@ -22,6 +22,7 @@ from .generator import (
     seed,
     set_rng_state,
 )
+from .torch_stream import TorchStream
 
 __all__ = [
     "tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "arange", "linspace",
@@ -31,7 +32,7 @@ __all__ = [
     "get_rng_state", "set_rng_state", "is_tensor", "is_floating_point", "numel",
 ]
 
-def default_rng() -> np.random.Generator:
+def default_rng() -> TorchStream:
     """The NumPy generator behind the default ``tl.Generator`` (``manual_seed`` reseeds it),
     for code elsewhere in the package that draws random numbers (dropout, init, samplers)."""
     return default_generator.numpy
@@ -183,8 +184,8 @@ def rand(*sizes: Any, size: Any = None, generator: Generator | None = None, dtyp
     check_creation_options(options, "rand")
     dt = _np_dtype(dtype)
     shape = _size(sizes_or_keyword(sizes, size, "rand", "size"))
-    data = _values(shape, dt, device, lambda shape, dt: rng_of(generator).random(
-        shape, dtype=_draw_dtype(dt)).astype(dt, copy=False))
+    data = _values(shape, dt, device, lambda shape, dt: rng_of(generator).uniform_as(
+        0.0, 1.0, shape, _draw_dtype(dt)).astype(dt, copy=False))
     return _finish(data, requires_grad, device)
 
 
@@ -195,14 +196,16 @@ def randn(*sizes: Any, size: Any = None, generator: Generator | None = None,
     check_creation_options(options, "randn")
     dt = _np_dtype(dtype)
     shape = _size(sizes_or_keyword(sizes, size, "randn", "size"))
-    data = _values(shape, dt, device, lambda shape, dt: rng_of(generator).standard_normal(
-        shape, dtype=_draw_dtype(dt)).astype(dt, copy=False))
+    data = _values(shape, dt, device, lambda shape, dt: rng_of(generator).normal_as(
+        0.0, 1.0, shape, _draw_dtype(dt)).astype(dt, copy=False))
     return _finish(data, requires_grad, device)
 
 
-def _draw_dtype(dt: np.dtype) -> Any:
-    """NumPy draws float32 or float64 directly; other dtypes are drawn in float32, converted."""
-    return np.float64 if dt == np.float64 else np.float32
+def _draw_dtype(dt: np.dtype) -> np.dtype:
+    """The dtype the values are drawn in, as PyTorch's kernels do: a floating dtype's own
+    (its mantissa bits decide the uniform draw), float32 for the rest (then converted)."""
+    return dt if dt.kind == "f" or (dt.itemsize == 2 and dt.kind == "V") else np.dtype(
+        np.float32)
 
 
 def randint(*args: Any, generator: Generator | None = None, dtype: Any = None,

@@ -1,9 +1,12 @@
 """Random number generators: ``tl.Generator`` and the default one behind every random function.
 
-A ``Generator`` wraps a NumPy ``Generator`` (PCG64) with PyTorch's interface: ``manual_seed``,
-``seed``, ``initial_seed``, ``get_state``/``set_state`` (the state as a uint8 tensor, as in
-PyTorch, so it can be saved and restored). ``tl.manual_seed(s)`` seeds the default generator;
-``generator=`` on a random function draws from another one instead.
+A ``Generator`` wraps a NumPy ``Generator`` on PyTorch's own stream (``TorchStream``: the
+Mersenne Twister PyTorch's CPU generator runs, with PyTorch's uniform, normal, integer and
+permutation kernels, so ``tl.manual_seed(0); tl.rand(3)`` gives ``torch.rand``'s numbers) with
+PyTorch's interface: ``manual_seed``, ``seed``, ``initial_seed``, ``get_state``/``set_state``
+(the state as a uint8 tensor, as in PyTorch, so it can be saved and restored).
+``tl.manual_seed(s)`` seeds the default generator; ``generator=`` on a random function draws
+from another one instead.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import numpy as np
 
 from .._core.device import check_device
 from .._core.tensor_base import TensorBase, wrap
+from .torch_stream import TorchStream
 
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed",
            "get_rng_state", "set_rng_state"]
@@ -28,13 +32,13 @@ class Generator:
         check_device(device, "Generator")
         self.device = "cpu"
         self._seed = 67280421310721  # PyTorch's default seed of a new generator
-        self._rng = np.random.default_rng(self._seed)
+        self._rng = TorchStream(self._seed)
 
     def manual_seed(self, seed: int) -> Generator:
         """Reset to the stream of ``seed``; returns the generator."""
         seed = int(seed)
         self._seed = seed
-        self._rng = np.random.default_rng(seed & 0xFFFFFFFFFFFFFFFF)
+        self._rng = TorchStream(seed & 0xFFFFFFFFFFFFFFFF)
         return self
 
     def seed(self) -> int:
@@ -49,7 +53,10 @@ class Generator:
 
     def get_state(self) -> TensorBase:
         """The full state as a uint8 tensor (restore it with ``set_state``)."""
-        text = json.dumps({"seed": self._seed, "state": self._rng.bit_generator.state})
+        state = self._rng.bit_generator.state
+        state["state"]["key"] = np.asarray(state["state"]["key"]).tolist()
+        text = json.dumps({"seed": self._seed, "state": state,
+                           "next_normal": getattr(self._rng, "next_normal", None)})
         return wrap(np.frombuffer(text.encode(), np.uint8).copy())
 
     def set_state(self, new_state: TensorBase) -> Generator:
@@ -60,14 +67,18 @@ class Generator:
                             f"{data.dtype} of shape {data.shape}")
         try:
             saved = json.loads(data.tobytes().decode())
-            self._rng.bit_generator.state = saved["state"]
+            state = saved["state"]
+            if isinstance(state.get("state"), dict) and "key" in state["state"]:
+                state["state"]["key"] = np.asarray(state["state"]["key"], np.uint32)
+            self._rng.bit_generator.state = state
+            self._rng.next_normal = saved.get("next_normal")
         except (ValueError, KeyError, TypeError) as err:
             raise RuntimeError(f"set_state: not a state from get_state() ({err})") from None
         self._seed = int(saved["seed"])
         return self
 
     @property
-    def numpy(self) -> np.random.Generator:
+    def numpy(self) -> TorchStream:
         """The NumPy generator the random functions draw from."""
         return self._rng
 
@@ -78,7 +89,7 @@ class Generator:
 default_generator = Generator()
 
 
-def rng_of(generator: Generator | None) -> np.random.Generator:
+def rng_of(generator: Generator | None) -> TorchStream:
     """The NumPy generator to draw from: ``generator``'s, or the default one's."""
     if generator is None:
         return default_generator._rng

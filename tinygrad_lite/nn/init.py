@@ -9,7 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from ..functions import creation as _creation
+from ..dtypes import is_float_dtype
+from ..functions.generator import rng_of
 from ..tensor import Tensor
 
 __all__ = [
@@ -20,8 +21,15 @@ __all__ = [
 ]
 
 
-def _rng(generator: Any) -> np.random.Generator:
-    return _creation.default_rng() if generator is None else generator
+def _rng(generator: Any) -> Any:
+    """The stream to draw from: ``generator``'s (a ``tl.Generator``) or the default one."""
+    return rng_of(generator)
+
+
+def _dtype(tensor: Tensor) -> np.dtype:
+    """The dtype PyTorch draws a tensor's values in: its own if floating, else float64."""
+    dt = tensor._data.dtype
+    return dt if is_float_dtype(dt) else np.dtype(np.float64)
 
 
 def _fill(tensor: Tensor, values: Any) -> Tensor:
@@ -73,24 +81,50 @@ def _fan(tensor: Tensor, mode: str) -> int:
 
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Tensor:
     """Fill with U(a, b)."""
-    return _fill(tensor, _rng(generator).uniform(a, b, tensor.shape))
+    return _fill(tensor, _rng(generator).uniform_as(a, b, tensor.shape, _dtype(tensor)))
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Tensor:
     """Fill with N(mean, std^2)."""
-    return _fill(tensor, _rng(generator).normal(mean, std, tensor.shape))
+    return _fill(tensor, _rng(generator).normal_as(mean, std, tensor.shape, _dtype(tensor),
+                                                   tensor._data.flags.c_contiguous))
 
 
 def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0,
                   b: float = 2.0, generator: Any = None) -> Tensor:
-    """Fill with N(mean, std^2) truncated to [a, b] (by resampling)."""
-    rng = _rng(generator)
-    values = rng.normal(mean, std, tensor.shape)
-    bad = (values < a) | (values > b)
-    while bad.any():
-        values[bad] = rng.normal(mean, std, int(bad.sum()))
-        bad = (values < a) | (values > b)
-    return _fill(tensor, values)
+    """Fill with N(mean, std^2) truncated to [a, b], drawn as PyTorch draws it: when [a, b]
+    holds more than 30% of the mass, whole normal tensors redrawn where a value fell outside;
+    else uniform candidates in [a, b] accepted against the density's peak."""
+    def cdf(x: float) -> float:
+        return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+    if mean < a - 2 * std or mean > b + 2 * std:
+        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The "
+                      "distribution of values may be incorrect.", stacklevel=2)
+    rng, dt, shape = _rng(generator), _dtype(tensor), tensor.shape
+    if cdf((b - mean) / std) - cdf((a - mean) / std) > 0.3:
+        low, high = float(np.asarray(a, dt)), float(np.asarray(b, dt))
+        result = rng.normal_as(mean, std, shape, dt)
+        while True:
+            outside = (result < low) | (result > high)
+            if not outside.any():
+                break
+            result = np.where(outside, rng.normal_as(mean, std, shape, dt), result)
+        return _fill(tensor, result)
+    mode = max(a, min(mean, b))
+    log_peak = -0.5 * ((mode - mean) / std) ** 2
+
+    def log_density(x: np.ndarray) -> np.ndarray:  # (in the tensor's dtype, as PyTorch)
+        return np.square((x - mean) / std) * -0.5 - log_peak
+
+    result = rng.uniform_as(a, b, shape, dt)
+    pending = np.log(rng.uniform_as(0.0, 1.0, shape, dt)) > log_density(result)
+    while pending.any():
+        candidates = rng.uniform_as(a, b, shape, dt)
+        result = np.where(pending, candidates, result)
+        accept = np.log(rng.uniform_as(0.0, 1.0, shape, dt)) > log_density(candidates)
+        pending = np.where(pending, accept, pending)
+    return _fill(tensor, result)
 
 
 def zeros_(tensor: Tensor) -> Tensor:
@@ -156,7 +190,7 @@ def orthogonal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Ten
         return tensor
     rows = tensor.shape[0]
     cols = tensor.numel() // rows
-    flat = _rng(generator).standard_normal((rows, cols))
+    flat = _rng(generator).normal_as(0.0, 1.0, (rows, cols), _dtype(tensor)).astype(np.float64)
     if rows < cols:
         flat = flat.T
     q, r = np.linalg.qr(flat)
@@ -192,10 +226,10 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator: Any =
     rows, cols = tensor.shape
     num_zeros = int(math.ceil(sparsity * rows))
     rng = _rng(generator)
-    values = rng.normal(0.0, std, tensor.shape)
-    # a random permutation of the rows per column: the first num_zeros of each are zeroed
-    order = np.argsort(rng.random((rows, cols)), axis=0)[:num_zeros]
-    values[order, np.arange(cols)[None, :]] = 0
+    values = rng.normal_as(0.0, std, tensor.shape, _dtype(tensor))
+    # as PyTorch: per column, the rows of a random permutation's first num_zeros are zeroed
+    for col in range(cols):
+        values[rng.permutation(rows)[:num_zeros], col] = 0
     return _fill(tensor, values)
 
 

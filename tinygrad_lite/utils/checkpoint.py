@@ -53,15 +53,15 @@ class _Recomputation:
             return t
 
         generator = default_rng()
-        current = generator.bit_generator.state
+        current = generator.snapshot()
         if self.rng_state is not None:
-            generator.bit_generator.state = self.rng_state
+            generator.restore(self.rng_state)
         try:
             with saved_tensors_hooks(keep, lambda t: t), \
                     enable_grad():
                 self.fn(*self.args, **self.kwargs)
         finally:
-            generator.bit_generator.state = current
+            generator.restore(current)
         if len(recomputed) != self.count:
             raise RuntimeError(
                 f"checkpoint: recomputing {getattr(self.fn, '__name__', self.fn)!r} saved "
@@ -83,7 +83,7 @@ def checkpoint(function: Callable, *args: Any, use_reentrant: bool | None = None
             "(as in PyTorch); use_reentrant=False is recommended", stacklevel=2)
     if context_fn is not None:
         raise NotImplementedError("checkpoint: context_fn is not supported")
-    state = default_rng().bit_generator.state if preserve_rng_state else None
+    state = default_rng().snapshot() if preserve_rng_state else None
     frame = _Recomputation(function, args, kwargs, state)
     with saved_tensors_hooks(frame.pack, frame.unpack):
         return function(*args, **kwargs)

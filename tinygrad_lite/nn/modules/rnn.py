@@ -38,7 +38,7 @@ def _half_precision(dt: np.dtype) -> bool:
 
 
 def _uniform(shape: tuple, bound: float, dtype: Any) -> Parameter:
-    return Parameter(default_rng().uniform(-bound, bound, shape).astype(dtype))
+    return Parameter(default_rng().uniform_as(-bound, bound, shape, dtype))
 
 
 def _cell_step(mode: str, x_proj: TensorBase, h: TensorBase, c: TensorBase | None,

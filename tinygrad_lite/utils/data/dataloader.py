@@ -29,7 +29,7 @@ import numpy as np
 
 from ..._core.tensor_base import wrap
 from ._utils.collate import default_collate, default_convert
-from ._utils.generator import as_generator, resolve
+from ._utils.generator import as_generator, draw_seed
 from ._utils.worker import ExceptionWrapper, worker_loop
 from .dataset import Dataset, TensorDataset
 from .iterable import IterableDataset
@@ -180,6 +180,9 @@ class _SingleProcessIter:
         self._collate_fn = loader.collate_fn
         self._auto_collation = loader._auto_collation
         self._sampler_iter = iter(loader._index_sampler)
+        # drawn as PyTorch's iterators draw it (workers would use it), so that the sampler's
+        # own draws come from the same point of the stream as in PyTorch
+        self._base_seed = draw_seed(loader.generator)
         self._fast = _fast_gather(loader.dataset, loader.collate_fn) \
             if self._auto_collation else None
         self._iterable = iter(loader.dataset) if isinstance(loader.dataset, IterableDataset) \
@@ -271,7 +274,7 @@ class _MultiProcessIter:
         self._result_queue = context.Queue()
         self._index_queues = []
         self._workers = []
-        base_seed = int(resolve(loader.generator).integers(0, 2**62))
+        base_seed = draw_seed(loader.generator)
         fetch = _Fetcher(loader.collate_fn, loader._auto_collation, loader.batch_size,
                          loader.drop_last)
         for worker_id in range(loader.num_workers):

@@ -10,9 +10,8 @@ import math
 from collections.abc import Iterator
 from typing import Any
 
-import numpy as np
-
 from ...distributed.process_group import get_rank, get_world_size, is_initialized
+from ...functions.torch_stream import TorchStream
 from .sampler import Sampler
 
 __all__ = ["DistributedSampler"]
@@ -44,7 +43,7 @@ class DistributedSampler(Sampler[int]):
     def __iter__(self) -> Iterator[int]:
         n = len(self.dataset)
         if self.shuffle:
-            indices = np.random.default_rng(self.seed + self.epoch).permutation(n).tolist()
+            indices = TorchStream(self.seed + self.epoch).permutation(n).tolist()
         else:
             indices = list(range(n))
         if not self.drop_last:

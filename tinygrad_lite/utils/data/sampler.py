@@ -12,7 +12,8 @@ from typing import Any, Generic, TypeVar
 
 import numpy as np
 
-from ._utils.generator import as_generator, resolve
+from ...functions.torch_stream import TorchStream
+from ._utils.generator import as_generator, draw_seed, resolve
 
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
            "WeightedRandomSampler", "BatchSampler"]
@@ -78,7 +79,9 @@ class RandomSampler(Sampler[int]):
 
     def __iter__(self) -> Iterator[int]:
         n = len(self.data_source)
-        rng = resolve(self.generator)
+        # without a generator, a new one seeded from the global stream (as PyTorch's sampler)
+        rng = resolve(self.generator) if self.generator is not None else \
+            TorchStream(draw_seed(None))
         if self.replacement:  # drawn a chunk at a time: num_samples may be 1e10 (makemore)
             for start in range(0, self.num_samples, _DRAW_CHUNK):
                 count = min(_DRAW_CHUNK, self.num_samples - start)

@@ -13,8 +13,9 @@ import numpy as np
 
 from ....functions import creation as _creation
 from ....functions.generator import Generator
+from ....functions.torch_stream import TorchStream
 
-__all__ = ["as_generator", "resolve"]
+__all__ = ["as_generator", "resolve", "draw_seed"]
 
 
 def as_generator(generator: Any) -> np.random.Generator | None:
@@ -24,7 +25,7 @@ def as_generator(generator: Any) -> np.random.Generator | None:
     if isinstance(generator, Generator):  # a tl.Generator: draw from its stream
         return generator.numpy
     if isinstance(generator, (int, np.integer)) and not isinstance(generator, bool):
-        return np.random.default_rng(int(generator))
+        return TorchStream(int(generator))
     raise TypeError(f"generator should be a tl.Generator, a numpy.random.Generator, an int seed "
                     f"or None, but "
                     f"got {type(generator).__name__}")
@@ -33,3 +34,9 @@ def as_generator(generator: Any) -> np.random.Generator | None:
 def resolve(generator: np.random.Generator | None) -> np.random.Generator:
     """The generator to draw from now: ``generator``, or the global one when it is None."""
     return _creation.default_rng() if generator is None else generator
+
+
+def draw_seed(generator: np.random.Generator | None) -> int:
+    """A seed drawn as PyTorch's loaders and samplers draw one:
+    ``torch.empty((), dtype=torch.int64).random_(generator=generator)``."""
+    return int(resolve(generator).integers(0, 2**63))

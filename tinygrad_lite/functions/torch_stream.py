@@ -1,0 +1,235 @@
+"""``TorchStream``: PyTorch's CPU random streams on NumPy, so a seeded program draws the numbers
+PyTorch draws.
+
+PyTorch's CPU generator is a 32-bit Mersenne Twister (MT19937) seeded with the low 32 bits of the
+seed, as NumPy's own ``MT19937`` can be (its legacy seeding is the same ``init_genrand``). On
+that stream PyTorch's kernels draw (``ATen/native/cpu/DistributionTemplates.h``,
+``ATen/core/DistributionsHelper.h``):
+- uniform float32 (``rand``, ``uniform_``, every ``nn.init`` uniform): one 32-bit word per value,
+  ``(w & (2**24 - 1)) * 2**-24``, scaled to ``[from, to)`` in double, rounded once; float64: one
+  64-bit value (two words, the first the high half), 53 bits; float16 / bfloat16: as float32,
+  then rounded;
+- integers in ``[low, high)`` (``randint``, ``random_``): ``w % (high - low) + low`` (a 64-bit
+  value when the range needs more than 32 bits);
+- ``randperm(n)``: Fisher-Yates from the front, ``j = i + w % (n - i)``;
+- normal (``randn``, ``normal_``): fewer than 16 values, or a non-contiguous tensor, by
+  Box-Muller on two uniform doubles each pair (``r = sqrt(-2 log1p(-u2))``, ``theta = 2 pi
+  u1``; the sine half is kept for the next draw); 16 or more, all uniforms first, then
+  Box-Muller over blocks of 16 (values ``j`` and ``j + 8`` of a block from one pair), the last
+  16 drawn again when the size is not a multiple of 16.
+Everything matches PyTorch bit for bit except the normal values of float32 and 16-bit tensors of
+16 or more elements, which PyTorch computes with vectorised 1-ulp logarithms and sines (about
+one value in ten differs in its last bit here), and float64 normals beyond 8,192 values
+(NumPy's vectorised functions there, not the C library's). Other distributions (gamma, poisson, ...)
+are NumPy's own algorithms on the same stream.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+__all__ = ["TorchStream"]
+
+_BLOCK = 16  # PyTorch's normal_fill block: 8 Box-Muller pairs
+_EXACT_LIBM = 1 << 12  # float64 Box-Muller pairs computed with the C library's functions
+
+
+class TorchStream(np.random.Generator):
+    """A NumPy Generator on PyTorch's MT19937 stream whose uniform, normal, integer and
+    permutation draws follow PyTorch's CPU kernels (see the module)."""
+
+    def __init__(self, seed: int) -> None:
+        bits = np.random.MT19937()
+        legacy = np.random.RandomState(int(seed) & 0xFFFFFFFF)  # init_genrand(seed), as PyTorch
+        bits.state = legacy.get_state(legacy=False)  # type: ignore[assignment]
+        super().__init__(bits)
+        self.next_normal: float | None = None  # the kept sine half of a scalar Box-Muller pair
+
+    def snapshot(self) -> tuple:
+        """The whole state (the twister's and a kept normal value), for ``restore``."""
+        return self.bit_generator.state, self.next_normal
+
+    def restore(self, snapshot: tuple) -> None:
+        """Go back to a ``snapshot``: the same numbers are drawn again."""
+        self.bit_generator.state, self.next_normal = snapshot
+
+    # -- words ----------------------------------------------------------------------------
+    def _words(self, n: int) -> np.ndarray:
+        """``n`` 32-bit words of the stream (as uint64)."""
+        return np.asarray(self.bit_generator.random_raw(n), np.uint64)
+
+    def _words64(self, n: int) -> np.ndarray:
+        """``n`` 64-bit values, each from two words (the first is the high half)."""
+        words = self._words(2 * n)
+        return (words[0::2] << np.uint64(32)) | words[1::2]
+
+    def _unit(self, n: int, dtype: np.dtype) -> np.ndarray:
+        """``n`` uniform values in [0, 1) as PyTorch draws them for ``dtype``: float64 from 53
+        bits, else float32 from 24 (16-bit dtypes draw as float32); exact either way."""
+        if dtype == np.float64:
+            words = self._words64(n) & np.uint64((1 << 53) - 1)
+            return np.multiply(words, 2.0 ** -53, dtype=np.float64)
+        words = self._words(n).astype(np.uint32)
+        np.bitwise_and(words, np.uint32((1 << 24) - 1), out=words)
+        return np.multiply(words, np.float32(2.0 ** -24), dtype=np.float32)
+
+    # -- uniform ----------------------------------------------------------------------------
+    def uniform_as(self, low: float, high: float, size: Any, dtype: Any) -> np.ndarray:
+        """PyTorch's ``uniform_(low, high)`` for a tensor of ``dtype``: the bounds and their
+        difference in ``dtype`` (float32 for 16-bit ones), ``u * (high - low) + low`` in
+        double, rounded once."""
+        dtype = np.dtype(dtype)
+        shape = _shape(size)
+        work = dtype.type if dtype.itemsize >= 4 else np.float32
+        lo, hi = work(low), work(high)
+        values = self._unit(math.prod(shape), dtype)
+        if lo != 0 or hi != 1:  # (``u * 1 + 0`` is ``u``: rand skips the double arithmetic)
+            values = (values.astype(np.float64) * float(hi - lo) + float(lo)).astype(work)
+        return values.astype(dtype, copy=False).reshape(shape)
+
+    def random(self, size: Any = None, dtype: Any = np.float64, out: Any = None) -> Any:
+        """Uniform [0, 1) values, PyTorch's ``rand`` for float32 and float64."""
+        values = self.uniform_as(0.0, 1.0, () if size is None else size, dtype)
+        if out is not None:
+            out[...] = values
+            return out
+        return values[()] if size is None else values
+
+    def uniform(self, low: Any = 0.0, high: Any = 1.0, size: Any = None) -> Any:
+        """NumPy's ``uniform`` (float64); scalar bounds draw as PyTorch's float64 kernel."""
+        if np.ndim(low) or np.ndim(high):
+            return super().uniform(low, high, size)
+        values = self.uniform_as(float(low), float(high), () if size is None else size,
+                                 np.float64)
+        return values[()] if size is None else values
+
+    # -- integers and permutations ----------------------------------------------------------
+    def integers(self, low: Any, high: Any = None, size: Any = None, dtype: Any = np.int64,
+                 endpoint: bool = False) -> Any:
+        """Integers in ``[low, high)`` as PyTorch's ``random_(low, high)`` draws them."""
+        if high is None:
+            low, high = 0, low
+        if np.ndim(low) or np.ndim(high) or endpoint:
+            return super().integers(low, high, size, dtype=dtype, endpoint=endpoint)
+        low, high = int(low), int(high)
+        span = high - low
+        if span <= 0:
+            raise ValueError(f"integers: low >= high ({low} >= {high})")
+        shape = _shape(() if size is None else size)
+        n = math.prod(shape)
+        words = self._words64(n) if span >= 1 << 32 else self._words(n)
+        values = (words % np.uint64(span)).astype(np.int64) + low
+        values = values.astype(dtype).reshape(shape)
+        return values[()] if size is None else values
+
+    def permutation(self, x: Any, axis: int = 0) -> np.ndarray:
+        """PyTorch's ``randperm(n)`` for an int; an array's first axis shuffled the same way."""
+        if isinstance(x, (int, np.integer)):
+            n = int(x)
+            order = list(range(n))
+            if n > 1:
+                steps = self._words(n - 1) % np.arange(n, 1, -1, dtype=np.uint64)
+                for i, step in enumerate(steps.tolist()):
+                    j = i + step
+                    order[i], order[j] = order[j], order[i]
+            return np.array(order, dtype=np.int64)
+        if axis != 0:
+            return super().permutation(x, axis)
+        x = np.asarray(x)
+        return x[self.permutation(len(x))]
+
+    # -- normal -----------------------------------------------------------------------------
+    def normal_as(self, mean: float, std: float, size: Any, dtype: Any,
+                  contiguous: bool = True) -> np.ndarray:
+        """PyTorch's ``normal_(mean, std)`` for a tensor of ``dtype``: value by value below 16
+        values or for a non-contiguous tensor (up to 4,096 values: beyond, the block form, as
+        the value-by-value one is a Python loop here), in blocks of 16 otherwise."""
+        dtype = np.dtype(dtype)
+        shape = _shape(size)
+        n = math.prod(shape)
+        if n < _BLOCK or (not contiguous and n <= _EXACT_LIBM):
+            values = np.array([self._scalar_normal() for _ in range(n)]) * std + mean
+            return values.astype(dtype).reshape(shape)
+        data = self._unit(n, dtype)
+        full = n - n % _BLOCK
+        data[:full] = _box_muller(data[:full], dtype, mean, std)
+        if full != n:  # the last 16 again, from 16 new uniforms
+            data[n - _BLOCK:] = _box_muller(self._unit(_BLOCK, dtype), dtype, mean, std)
+        return data.astype(dtype).reshape(shape)
+
+    def _scalar_normal(self) -> float:
+        """One standard normal value by PyTorch's ``normal_distribution<double>``."""
+        if self.next_normal is not None:
+            value, self.next_normal = self.next_normal, None
+            return value
+        u1, u2 = self._unit(2, np.dtype(np.float64)).tolist()
+        radius = math.sqrt(-2.0 * math.log1p(-u2))
+        theta = 2.0 * math.pi * u1
+        self.next_normal = radius * math.sin(theta)
+        return radius * math.cos(theta)
+
+    def standard_normal(self, size: Any = None, dtype: Any = np.float64, out: Any = None
+                        ) -> Any:
+        """Standard normal values, PyTorch's ``randn``."""
+        values = self.normal_as(0.0, 1.0, () if size is None else size, dtype)
+        if out is not None:
+            out[...] = values
+            return out
+        return values[()] if size is None else values
+
+    def normal(self, loc: Any = 0.0, scale: Any = 1.0, size: Any = None) -> Any:
+        """NumPy's ``normal`` (float64); scalar parameters draw as PyTorch's float64 kernel."""
+        if np.ndim(loc) or np.ndim(scale):
+            return super().normal(loc, scale, size)
+        values = self.normal_as(float(loc), float(scale), () if size is None else size,
+                                np.float64)
+        return values[()] if size is None else values
+
+
+def _box_muller(uniforms: np.ndarray, dtype: np.dtype, mean: float, std: float) -> np.ndarray:
+    """PyTorch's ``normal_fill_16`` over consecutive blocks of 16 uniforms (float64 in and out):
+    in each block, values ``j`` and ``j + 8`` come from the pair (``1 - u[j]``, ``u[j + 8]``).
+    Below float64 each step is rounded to ``dtype`` as PyTorch's float arithmetic rounds it."""
+    blocks = uniforms.reshape(-1, _BLOCK)
+    if dtype == np.float64:
+        u1, u2 = 1.0 - blocks[:, :8], blocks[:, 8:]
+        theta = 2.0 * math.pi * u2
+        if u1.size <= _EXACT_LIBM:  # the C library's own results, as PyTorch's
+            log, cos, sin = _libm(math.log, u1), _libm(math.cos, theta), _libm(math.sin, theta)
+        else:  # NumPy's vectorised ones: about one value in a thousand differs in its last bit
+            log, cos, sin = np.log(u1), np.cos(theta), np.sin(theta)
+        radius = np.sqrt(-2.0 * log)
+        out = np.empty(blocks.shape, np.float64)
+        out[:, :8] = radius * cos * std + mean
+        out[:, 8:] = radius * sin * std + mean
+        return out.reshape(-1)
+    # float32 arithmetic as PyTorch's vectorised kernel (16-bit dtypes too, rounded at the end)
+    # with NumPy's vectorised float32 functions (PyTorch's and these are each within an ulp),
+    # the last step a fused multiply-add (exact product in float64, one rounding)
+    f32 = np.float32
+    u1 = (1.0 - blocks[:, :8]).astype(f32)
+    u2 = blocks[:, 8:].astype(f32)
+    radius = np.sqrt(f32(-2.0) * np.log(u1))
+    theta = f32(2.0 * math.pi) * u2
+    cos, sin = np.cos(theta), np.sin(theta)
+    std64, mean64 = float(f32(std)), float(f32(mean))
+    out = np.empty(blocks.shape, np.float64)
+    out[:, :8] = ((radius * cos).astype(np.float64) * std64 + mean64).astype(f32)
+    out[:, 8:] = ((radius * sin).astype(np.float64) * std64 + mean64).astype(f32)
+    return out.reshape(-1)
+
+
+def _libm(fn: Any, values: np.ndarray) -> np.ndarray:
+    """``fn`` (the C library's function, as PyTorch calls it for doubles) over an array."""
+    return np.fromiter((fn(v) for v in values.ravel().tolist()), np.float64,
+                       values.size).reshape(values.shape)
+
+
+def _shape(size: Any) -> tuple[int, ...]:
+    """A size argument (int, sequence or ()) as a shape tuple."""
+    if isinstance(size, (int, np.integer)):
+        return (int(size),)
+    return tuple(int(s) for s in size)
