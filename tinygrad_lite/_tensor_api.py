@@ -24,6 +24,7 @@ from ._core.tensor_base import TensorBase, wrap
 from .dtypes import finfo_of, is_float_dtype
 from .functions.creation import check_creation_options
 from .functions.generator import Generator, rng_of
+from .functions.torch_stream import draw_dtype
 
 __all__ = ["METHODS", "TYPE_NAMES", "type_name"]
 
@@ -183,7 +184,7 @@ def uniform_(self: TensorBase, a: float = 0.0, b: float = 1.0, *,
              generator: Generator | None = None) -> TensorBase:
     """Fill with uniform values in [a, b)."""
     return _fill_random(self, rng_of(generator).uniform_as(
-        a, b, self._data.shape, _draw_dtype(self._data.dtype)), "uniform_")
+        a, b, self._data.shape, draw_dtype(self._data.dtype)), "uniform_")
 
 
 def normal_(self: TensorBase, mean: float = 0.0, std: float = 1.0, *,
@@ -191,13 +192,7 @@ def normal_(self: TensorBase, mean: float = 0.0, std: float = 1.0, *,
     """Fill with normal values."""
     data = self._data
     return _fill_random(self, rng_of(generator).normal_as(
-        mean, std, data.shape, _draw_dtype(data.dtype), data.flags.c_contiguous), "normal_")
-
-
-def _draw_dtype(dt: np.dtype) -> np.dtype:
-    """The dtype PyTorch's kernels draw a tensor's random values in: its own floating dtype
-    (other dtypes draw doubles and convert)."""
-    return dt if is_float_dtype(dt) else np.dtype(np.float64)
+        mean, std, data.shape, draw_dtype(data.dtype), data.flags.c_contiguous), "normal_")
 
 
 def bernoulli_(self: TensorBase, p: Any = 0.5, *,

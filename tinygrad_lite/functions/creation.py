@@ -22,7 +22,7 @@ from .generator import (
     seed,
     set_rng_state,
 )
-from .torch_stream import TorchStream
+from .torch_stream import TorchStream, draw_dtype
 
 __all__ = [
     "tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "arange", "linspace",
@@ -185,7 +185,7 @@ def rand(*sizes: Any, size: Any = None, generator: Generator | None = None, dtyp
     dt = _np_dtype(dtype)
     shape = _size(sizes_or_keyword(sizes, size, "rand", "size"))
     data = _values(shape, dt, device, lambda shape, dt: rng_of(generator).uniform_as(
-        0.0, 1.0, shape, _draw_dtype(dt)).astype(dt, copy=False))
+        0.0, 1.0, shape, draw_dtype(dt)).astype(dt, copy=False))
     return _finish(data, requires_grad, device)
 
 
@@ -197,15 +197,8 @@ def randn(*sizes: Any, size: Any = None, generator: Generator | None = None,
     dt = _np_dtype(dtype)
     shape = _size(sizes_or_keyword(sizes, size, "randn", "size"))
     data = _values(shape, dt, device, lambda shape, dt: rng_of(generator).normal_as(
-        0.0, 1.0, shape, _draw_dtype(dt)).astype(dt, copy=False))
+        0.0, 1.0, shape, draw_dtype(dt)).astype(dt, copy=False))
     return _finish(data, requires_grad, device)
-
-
-def _draw_dtype(dt: np.dtype) -> np.dtype:
-    """The dtype the values are drawn in, as PyTorch's kernels do: a floating dtype's own
-    (its mantissa bits decide the uniform draw), float32 for the rest (then converted)."""
-    return dt if dt.kind == "f" or (dt.itemsize == 2 and dt.kind == "V") else np.dtype(
-        np.float32)
 
 
 def randint(*args: Any, generator: Generator | None = None, dtype: Any = None,

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["TorchStream"]
+__all__ = ["TorchStream", "draw_dtype"]
 
 _BLOCK = 16  # PyTorch's normal_fill block: 8 Box-Muller pairs
 _EXACT_LIBM = 1 << 12  # float64 Box-Muller pairs computed with the C library's functions
@@ -187,6 +187,13 @@ class TorchStream(np.random.Generator):
         values = self.normal_as(float(loc), float(scale), () if size is None else size,
                                 np.float64)
         return values[()] if size is None else values
+
+
+def draw_dtype(dt: np.dtype) -> np.dtype:
+    """The dtype PyTorch's kernels draw a tensor's random values in: its own floating dtype
+    (bfloat16 included), float64 for any other (the values are then converted)."""
+    return dt if dt.kind == "f" or (dt.itemsize == 2 and dt.kind == "V") else np.dtype(
+        np.float64)
 
 
 def _box_muller(uniforms: np.ndarray, dtype: np.dtype, mean: float, std: float) -> np.ndarray:

@@ -9,8 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from ..dtypes import is_float_dtype
 from ..functions.generator import rng_of
+from ..functions.torch_stream import draw_dtype
 from ..tensor import Tensor
 
 __all__ = [
@@ -24,12 +24,6 @@ __all__ = [
 def _rng(generator: Any) -> Any:
     """The stream to draw from: ``generator``'s (a ``tl.Generator``) or the default one."""
     return rng_of(generator)
-
-
-def _dtype(tensor: Tensor) -> np.dtype:
-    """The dtype PyTorch draws a tensor's values in: its own if floating, else float64."""
-    dt = tensor._data.dtype
-    return dt if is_float_dtype(dt) else np.dtype(np.float64)
 
 
 def _fill(tensor: Tensor, values: Any) -> Tensor:
@@ -81,13 +75,15 @@ def _fan(tensor: Tensor, mode: str) -> int:
 
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Tensor:
     """Fill with U(a, b)."""
-    return _fill(tensor, _rng(generator).uniform_as(a, b, tensor.shape, _dtype(tensor)))
+    return _fill(tensor, _rng(generator).uniform_as(a, b, tensor.shape,
+                                                    draw_dtype(tensor._data.dtype)))
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Tensor:
     """Fill with N(mean, std^2)."""
-    return _fill(tensor, _rng(generator).normal_as(mean, std, tensor.shape, _dtype(tensor),
-                                                   tensor._data.flags.c_contiguous))
+    data = tensor._data
+    return _fill(tensor, _rng(generator).normal_as(mean, std, data.shape, draw_dtype(data.dtype),
+                                                   data.flags.c_contiguous))
 
 
 def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0,
@@ -101,7 +97,7 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
     if mean < a - 2 * std or mean > b + 2 * std:
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The "
                       "distribution of values may be incorrect.", stacklevel=2)
-    rng, dt, shape = _rng(generator), _dtype(tensor), tensor.shape
+    rng, dt, shape = _rng(generator), draw_dtype(tensor._data.dtype), tensor.shape
     if cdf((b - mean) / std) - cdf((a - mean) / std) > 0.3:
         low, high = float(np.asarray(a, dt)), float(np.asarray(b, dt))
         result = rng.normal_as(mean, std, shape, dt)
@@ -190,7 +186,8 @@ def orthogonal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Ten
         return tensor
     rows = tensor.shape[0]
     cols = tensor.numel() // rows
-    flat = _rng(generator).normal_as(0.0, 1.0, (rows, cols), _dtype(tensor)).astype(np.float64)
+    flat = _rng(generator).normal_as(0.0, 1.0, (rows, cols), draw_dtype(tensor._data.dtype))
+    flat = flat.astype(np.float64)
     if rows < cols:
         flat = flat.T
     q, r = np.linalg.qr(flat)
@@ -226,7 +223,7 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator: Any =
     rows, cols = tensor.shape
     num_zeros = int(math.ceil(sparsity * rows))
     rng = _rng(generator)
-    values = rng.normal_as(0.0, std, tensor.shape, _dtype(tensor))
+    values = rng.normal_as(0.0, std, tensor.shape, draw_dtype(tensor._data.dtype))
     # as PyTorch: per column, the rows of a random permutation's first num_zeros are zeroed
     for col in range(cols):
         values[rng.permutation(rows)[:num_zeros], col] = 0
