@@ -8,7 +8,7 @@ import sys
 from contextlib import AbstractContextManager
 from typing import Any
 
-from ._flags import set_flags
+from .._core.flags import set_flags
 
 __all__ = ["enabled", "benchmark", "benchmark_limit", "deterministic", "allow_tf32",
            "is_available", "version", "is_acceptable", "flags"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from contextlib import AbstractContextManager
 
-from ._flags import set_flags
+from .._core.flags import set_flags
 
 __all__ = ["enabled", "deterministic", "is_available", "flags"]
 

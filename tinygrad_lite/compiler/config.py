@@ -8,8 +8,9 @@ accepted and kept, with nothing to change here.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
 from typing import Any
+
+from .._core.flags import set_flags
 
 __all__ = ["Config", "config"]
 
@@ -32,19 +33,10 @@ class Config:
     def recompile_limit(self, value: int) -> None:
         self.cache_size_limit = value
 
-    @contextlib.contextmanager
-    def patch(self, changes: dict[str, Any] | None = None, **more: Any) -> Iterator[None]:
-        """Set some settings for a ``with`` block (or a decorated function's calls), then put
-        them back."""
-        changes = {**(changes or {}), **more}
-        before = {name: getattr(self, name, None) for name in changes}
-        for name, value in changes.items():
-            setattr(self, name, value)
-        try:
-            yield
-        finally:
-            for name, value in before.items():
-                setattr(self, name, value)
+    def patch(self, changes: dict[str, Any] | None = None, **more: Any
+              ) -> contextlib.AbstractContextManager[None]:
+        """Set some settings for a ``with`` block, then put them back."""
+        return set_flags(self, **{**(changes or {}), **more})
 
 
 config = Config()

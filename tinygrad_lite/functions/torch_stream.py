@@ -92,19 +92,14 @@ class TorchStream(np.random.Generator):
 
     def random(self, size: Any = None, dtype: Any = np.float64, out: Any = None) -> Any:
         """Uniform [0, 1) values, PyTorch's ``rand`` for float32 and float64."""
-        values = self.uniform_as(0.0, 1.0, () if size is None else size, dtype)
-        if out is not None:
-            out[...] = values
-            return out
-        return values[()] if size is None else values
+        return _numpy_result(self.uniform_as(0.0, 1.0, _shape_of(size), dtype), size, out)
 
     def uniform(self, low: Any = 0.0, high: Any = 1.0, size: Any = None) -> Any:
         """NumPy's ``uniform`` (float64); scalar bounds draw as PyTorch's float64 kernel."""
         if np.ndim(low) or np.ndim(high):
             return super().uniform(low, high, size)
-        values = self.uniform_as(float(low), float(high), () if size is None else size,
-                                 np.float64)
-        return values[()] if size is None else values
+        return _numpy_result(self.uniform_as(float(low), float(high), _shape_of(size),
+                                             np.float64), size)
 
     # -- integers and permutations ----------------------------------------------------------
     def integers(self, low: Any, high: Any = None, size: Any = None, dtype: Any = np.int64,
@@ -118,12 +113,11 @@ class TorchStream(np.random.Generator):
         span = high - low
         if span <= 0:
             raise ValueError(f"integers: low >= high ({low} >= {high})")
-        shape = _shape(() if size is None else size)
+        shape = _shape(_shape_of(size))
         n = math.prod(shape)
         words = self._words64(n) if span >= 1 << 32 else self._words(n)
         values = (words % np.uint64(span)).astype(np.int64) + low
-        values = values.astype(dtype).reshape(shape)
-        return values[()] if size is None else values
+        return _numpy_result(values.astype(dtype).reshape(shape), size)
 
     def permutation(self, x: Any, axis: int = 0) -> np.ndarray:
         """PyTorch's ``randperm(n)`` for an int; an array's first axis shuffled the same way."""
@@ -174,19 +168,28 @@ class TorchStream(np.random.Generator):
     def standard_normal(self, size: Any = None, dtype: Any = np.float64, out: Any = None
                         ) -> Any:
         """Standard normal values, PyTorch's ``randn``."""
-        values = self.normal_as(0.0, 1.0, () if size is None else size, dtype)
-        if out is not None:
-            out[...] = values
-            return out
-        return values[()] if size is None else values
+        return _numpy_result(self.normal_as(0.0, 1.0, _shape_of(size), dtype), size, out)
 
     def normal(self, loc: Any = 0.0, scale: Any = 1.0, size: Any = None) -> Any:
         """NumPy's ``normal`` (float64); scalar parameters draw as PyTorch's float64 kernel."""
         if np.ndim(loc) or np.ndim(scale):
             return super().normal(loc, scale, size)
-        values = self.normal_as(float(loc), float(scale), () if size is None else size,
-                                np.float64)
-        return values[()] if size is None else values
+        return _numpy_result(self.normal_as(float(loc), float(scale), _shape_of(size),
+                                            np.float64), size)
+
+
+def _shape_of(size: Any) -> Any:
+    """NumPy's ``size=None`` (one value) as the empty shape."""
+    return () if size is None else size
+
+
+def _numpy_result(values: np.ndarray, size: Any, out: Any = None) -> Any:
+    """Values as NumPy's methods return them: into ``out`` when given, a scalar for
+    ``size=None``."""
+    if out is not None:
+        out[...] = values
+        return out
+    return values[()] if size is None else values
 
 
 def draw_dtype(dt: np.dtype) -> np.dtype:
