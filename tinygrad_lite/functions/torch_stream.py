@@ -48,6 +48,11 @@ class TorchStream(np.random.Generator):
         super().__init__(bits)
         self.next_normal: float | None = None  # the kept sine half of a scalar Box-Muller pair
 
+    def __reduce__(self) -> tuple:
+        # (NumPy's own reduce would rebuild a plain Generator: pickling and deepcopy, e.g. for a
+        # DataLoader's spawned workers, keep the class and the whole state)
+        return _restored, (self.snapshot(),)
+
     def snapshot(self) -> tuple:
         """The whole state (the twister's and a kept normal value), for ``restore``."""
         return self.bit_generator.state, self.next_normal
@@ -176,6 +181,13 @@ class TorchStream(np.random.Generator):
             return super().normal(loc, scale, size)
         return _numpy_result(self.normal_as(float(loc), float(scale), _shape_of(size),
                                             np.float64), size)
+
+
+def _restored(snapshot: tuple) -> TorchStream:
+    """A stream in the state ``snapshot`` (unpickling)."""
+    stream = TorchStream(0)
+    stream.restore(snapshot)
+    return stream
 
 
 def _shape_of(size: Any) -> Any:
