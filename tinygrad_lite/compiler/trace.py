@@ -259,8 +259,9 @@ class RecordingRNG:
 
         def draw(*args: Any, **kwargs: Any) -> Any:
             trace = self._trace
-            busy, ACTIVE.busy = ACTIVE.busy, True  # (one op: the draw's own NumPy calls are
-            try:  # not recorded, as a replay calls the draw itself)
+            # one op: the draw's own NumPy calls are not recorded (a replay calls the draw)
+            busy, ACTIVE.busy = ACTIVE.busy, True
+            try:
                 result = method(*unwrap(args), **unwrap(kwargs))
             finally:
                 ACTIVE.busy = busy
