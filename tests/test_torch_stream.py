@@ -183,3 +183,26 @@ def test_streams_pickle_and_copy_with_their_class_and_state():
     twin = copy.deepcopy(generator)
     np.testing.assert_array_equal(tl.rand(3, generator=generator).numpy(),
                                   tl.rand(3, generator=twin).numpy())
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_multinomial_bernoulli_and_exponential_draw_as_pytorch(seed):
+    torch = _torch()
+    weights = np.random.RandomState(seed).rand(3, 6).astype(np.float32)
+    probs = np.random.RandomState(seed + 10).rand(20).astype(np.float32)
+    for ours, theirs in (
+            (lambda: tl.multinomial(tl.tensor(weights), 4),
+             lambda: torch.multinomial(torch.tensor(weights), 4)),
+            (lambda: tl.multinomial(tl.tensor(weights), 1, replacement=True),
+             lambda: torch.multinomial(torch.tensor(weights), 1, replacement=True)),
+            (lambda: tl.multinomial(tl.tensor(weights), 9, replacement=True),
+             lambda: torch.multinomial(torch.tensor(weights), 9, replacement=True)),
+            (lambda: tl.bernoulli(tl.tensor(probs)), lambda: torch.bernoulli(torch.tensor(probs))),
+            (lambda: tl.empty(30).exponential_(2.0), lambda: torch.empty(30).exponential_(2.0)),
+            (lambda: tl.distributions.Categorical(probs=tl.tensor(weights[0])).sample((8,)),
+             lambda: torch.distributions.Categorical(probs=torch.tensor(weights[0])).sample((8,))),
+            (lambda: tl.distributions.Bernoulli(probs=tl.tensor(probs)).sample((2,)),
+             lambda: torch.distributions.Bernoulli(probs=torch.tensor(probs)).sample((2,)))):
+        tl.manual_seed(seed)
+        torch.manual_seed(seed)
+        np.testing.assert_array_equal(ours().numpy(), theirs().numpy())

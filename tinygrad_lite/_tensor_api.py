@@ -206,8 +206,8 @@ def bernoulli_(self: TensorBase, p: Any = 0.5, *,
 def exponential_(self: TensorBase, lambd: float = 1.0, *,
                  generator: Generator | None = None) -> TensorBase:
     """Fill with exponential draws of rate ``lambd``."""
-    return _fill_random(self, rng_of(generator).exponential(1.0 / lambd, self._data.shape),
-                        "exponential_")
+    return _fill_random(self, rng_of(generator).exponential_as(
+        lambd, self._data.shape, draw_dtype(self._data.dtype)), "exponential_")
 
 
 def geometric_(self: TensorBase, p: float, *, generator: Generator | None = None) -> TensorBase:

@@ -337,17 +337,22 @@ def multinomial(input: TensorBase, num_samples: int, replacement: bool = False, 
         raise RuntimeError(f"multinomial: cannot sample n_sample > prob_dist.size(-1) samples "
                            f"without replacement (n_sample={num_samples}, categories {n_cat} "
                            "with nonzero weight)")
+    # PyTorch's CPU algorithms on its stream (see torch_stream.py), in the weights' dtype
     rng = rng_of(generator)
-    p = rows / totals
-    if replacement:
-        cdf = np.cumsum(p, -1)
-        cdf[:, -1] = 1.0
-        u = rng.random((rows.shape[0], num_samples))
-        out = np.stack([np.searchsorted(c, row, side="right") for c, row in zip(cdf, u)])
-        out = np.minimum(out, n_cat - 1)
-    else:  # Gumbel top-k: exact sampling without replacement, vectorised over rows
-        with np.errstate(divide="ignore"):
-            keys = np.log(p) - np.log(-np.log(rng.random(p.shape)))
+    weights = rows if rows.dtype.kind == "f" and rows.dtype.itemsize >= 4 else \
+        rows.astype(np.float32)
+    if replacement and num_samples > 1:  # a uniform double searched in each running sum
+        u = rng.uniform_as(0.0, 1.0, (rows.shape[0], num_samples), np.float64)
+        out = np.empty(u.shape, np.int64)
+        for i in range(len(weights)):
+            cdf = np.cumsum(weights[i])
+            if cdf[-1] > 0:
+                cdf /= cdf[-1]
+            cdf[-1] = 1
+            out[i] = np.searchsorted(cdf.astype(np.float64), u[i], side="left")
+    else:  # the largest weight / Exp(1) draws: exact sampling without replacement
+        with np.errstate(divide="ignore", invalid="ignore"):
+            keys = weights / rng.exponential_as(1.0, weights.shape, weights.dtype)
         out = np.argsort(-keys, axis=-1, kind="stable")[:, :num_samples]
     out = out.astype(np.int64)
     return wrap(out[0] if w.ndim == 1 else out)
@@ -359,7 +364,8 @@ def bernoulli(input: TensorBase, p: float | None = None, *,
     probs = input._data if p is None else np.full(input._data.shape, p)
     if ((probs < 0) | (probs > 1)).any():
         raise RuntimeError("bernoulli: all probabilities must be in [0, 1]")
-    draw = rng_of(generator).random(input._data.shape) < probs
+    # as PyTorch's kernel for a tensor of probabilities: a uniform float below each
+    draw = rng_of(generator).uniform_as(0.0, 1.0, input._data.shape, np.float32) < probs
     return wrap(draw.astype(input._data.dtype if is_float_dtype(input._data.dtype) else np.float32))
 
 

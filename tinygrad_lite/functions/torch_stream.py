@@ -12,6 +12,10 @@ that stream PyTorch's kernels draw (``ATen/native/cpu/DistributionTemplates.h``,
 - integers in ``[low, high)`` (``randint``, ``random_``): ``w % (high - low) + low`` (a 64-bit
   value when the range needs more than 32 bits);
 - ``randperm(n)``: Fisher-Yates from the front, ``j = i + w % (n - i)``;
+- exponential: ``-log1p(-u) / rate`` of a uniform double; ``multinomial`` without replacement
+  (or one sample) the largest ``weight / exponential`` (the Gumbel trick), with replacement a
+  binary search of a uniform double in the row's running sum (in the weights' dtype);
+- ``bernoulli(p_tensor)``: a uniform float below ``p``;
 - normal (``randn``, ``normal_``): fewer than 16 values, or a non-contiguous tensor, by
   Box-Muller on two uniform doubles each pair (``r = sqrt(-2 log1p(-u2))``, ``theta = 2 pi
   u1``; the sine half is kept for the next draw); 16 or more, all uniforms first, then
@@ -105,6 +109,14 @@ class TorchStream(np.random.Generator):
             return super().uniform(low, high, size)
         return _numpy_result(self.uniform_as(float(low), float(high), _shape_of(size),
                                              np.float64), size)
+
+    def exponential_as(self, rate: float, size: Any, dtype: Any) -> np.ndarray:
+        """PyTorch's ``exponential_(rate)`` (also behind ``multinomial``): ``-log1p(-u) / rate``
+        of a uniform double per value, rounded to ``dtype``."""
+        shape = _shape(size)
+        u = self._unit(math.prod(shape), np.dtype(np.float64))
+        log = _libm(math.log1p, -u) if u.size <= _EXACT_LIBM else np.log1p(-u)
+        return ((-1.0 / rate) * log).astype(dtype).reshape(shape)
 
     # -- integers and permutations ----------------------------------------------------------
     def integers(self, low: Any, high: Any = None, size: Any = None, dtype: Any = np.int64,
