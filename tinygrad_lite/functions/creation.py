@@ -386,11 +386,14 @@ def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *,
         shape = np.broadcast_shapes(np.shape(m), np.shape(sd))
         dt = next(t._data.dtype for t in (mean, std) if isinstance(t, TensorBase))
         dt = dt if is_float_dtype(dt) else _np_dtype(dtype)
+        # as PyTorch: standard normals of the result's dtype, times std, plus mean
+        draws = rng_of(generator).normal_as(0.0, 1.0, shape, draw_dtype(dt))
+        data = draws * np.asarray(sd, draws.dtype) + np.asarray(m, draws.dtype)
     else:
         if size is None:
             raise TypeError("normal: with float mean and std, size is required")
         shape, dt = _size((size,)), _np_dtype(dtype)
-    data = m + sd * rng_of(generator).standard_normal(shape)
+        data = rng_of(generator).normal_as(float(m), float(sd), shape, draw_dtype(dt))
     return _finish(np.asarray(data).astype(dt, copy=False), requires_grad, None)
 
 
