@@ -107,7 +107,7 @@ def feature_dropout(input: TensorBase, p: float, train: bool) -> TensorBase:
     if not train or p == 0.0:
         return input
     shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2)
-    keep = default_rng().random(shape, dtype=np.float32) >= p
+    keep = default_rng().keep_mask(shape, p)
     scale = keep / (1.0 - p) if p < 1.0 else keep * 0.0
     return input * wrap(scale.astype(input._data.dtype))
 

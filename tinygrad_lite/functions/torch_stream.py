@@ -39,6 +39,7 @@ __all__ = ["TorchStream", "draw_dtype"]
 
 _BLOCK = 16  # PyTorch's normal_fill block: 8 Box-Muller pairs
 _EXACT_LIBM = 1 << 12  # float64 Box-Muller pairs computed with the C library's functions
+_FAST_MASK = 1 << 15  # dropout masks from this size draw from a seeded PCG64
 
 
 class TorchStream(np.random.Generator):
@@ -109,6 +110,19 @@ class TorchStream(np.random.Generator):
             return super().uniform(low, high, size)
         return _numpy_result(self.uniform_as(float(low), float(high), _shape_of(size),
                                              np.float64), size)
+
+    def keep_mask(self, size: Any, p: float) -> np.ndarray:
+        """Dropout's mask: True with probability ``1 - p``. PyTorch draws its masks with MKL's
+        own generator, which no NumPy stream reproduces, so this takes the fastest draw from
+        this stream: a word per value against ``p * 2**32``, or for large masks float32
+        uniforms of a PCG64 seeded by one 64-bit value (NumPy's twister makes words at half
+        PCG64's speed)."""
+        shape = _shape(size)
+        n = math.prod(shape)
+        if n < _FAST_MASK:
+            return (self._words(n) >= math.ceil(p * 2.0 ** 32)).reshape(shape)
+        fast = np.random.Generator(np.random.PCG64(int(self._words64(1)[0])))
+        return fast.random(shape, dtype=np.float32) >= p
 
     def exponential_as(self, rate: float, size: Any, dtype: Any) -> np.ndarray:
         """PyTorch's ``exponential_(rate)`` (also behind ``multinomial``): ``-log1p(-u) / rate``

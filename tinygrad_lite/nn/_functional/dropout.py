@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import warnings
 
-import numpy as np
-
 from ..._core.tensor_base import TensorBase, wrap
 from ...functions import creation
 
@@ -23,7 +21,7 @@ def dropout(input: TensorBase, p: float = 0.5, training: bool = True, inplace: b
         return input
     if p == 1.0:
         return input.mul_(0.0) if inplace else input * 0.0
-    keep = creation.default_rng().random(input.shape, dtype=np.float32) >= p
+    keep = creation.default_rng().keep_mask(input.shape, p)
     scale = wrap((keep / (1.0 - p)).astype(input._data.dtype))
     return input.mul_(scale) if inplace else input * scale
 
@@ -69,7 +67,7 @@ def _feature_dropout(input: TensorBase, p: float, training: bool, inplace: bool,
     shape = _feature_mask_shape(input, batched_ndim, op)
     if not training or p == 0.0:
         return input
-    keep = creation.default_rng().random(shape, dtype=np.float32) >= p
+    keep = creation.default_rng().keep_mask(shape, p)
     scale = wrap((keep / (1.0 - p) if p < 1.0 else keep * 0.0).astype(input._data.dtype))
     return input.mul_(scale) if inplace else input * scale
 
@@ -104,8 +102,7 @@ def _alpha_dropout(input: TensorBase, p: float, training: bool, mask_shape: tupl
         return input
     if p == 1.0:
         return input * 0.0
-    keep = (creation.default_rng().random(mask_shape, dtype=np.float32) >= p).astype(
-        input._data.dtype)
+    keep = creation.default_rng().keep_mask(mask_shape, p).astype(input._data.dtype)
     a = ((1.0 - p) * (1.0 + p * _SELU_SATURATION ** 2)) ** -0.5
     b = -a * _SELU_SATURATION * p
     dropped_value = wrap(((1.0 - keep) * _SELU_SATURATION * a + b).astype(input._data.dtype))
