@@ -1,8 +1,10 @@
 """``tl.jit``: PyTorch's ``torch.jit`` with its JIT disabled (``PYTORCH_JIT=0``): scripted and
 traced functions and modules are the originals and give the same results; the decorators leave
-what they decorate; archives raise naming the alternative."""
+what they decorate; ``jit.save``/``jit.load`` round-trip a module, and PyTorch's TorchScript
+archives raise naming the alternative."""
 
 # ruff: noqa: UP006, UP035, UP045 - typing's List/Dict/Optional: the forms TorchScript code uses
+import io
 import warnings
 from typing import Dict, List, Optional, Tuple
 
@@ -100,8 +102,28 @@ def test_jit_isinstance_checks_container_elements(value, hint, expected):
     assert tl.jit.isinstance(value, hint) is expected
 
 
-def test_archives_raise_naming_the_alternative(tmp_path):
-    with pytest.raises(tl.jit.Error, match="state_dict"):
-        tl.jit.save(_Net(), tmp_path / "m.pt")
-    with pytest.raises(RuntimeError, match="load_state_dict"):
-        tl.jit.load(tmp_path / "m.pt")
+def test_saved_scripted_modules_load_back_with_their_extra_files(tmp_path):
+    model = _Net().eval()
+    x = tl.randn(3, 4)
+    traced = tl.jit.trace(model, (x,))
+    tl.jit.save(traced, tmp_path / "m.pt", _extra_files={"config.txt": "hidden=8"})
+    extra = {"config.txt": ""}
+    loaded = tl.jit.load(tmp_path / "m.pt", _extra_files=extra)
+    assert isinstance(loaded, _Net) and extra == {"config.txt": "hidden=8"}
+    assert np.array_equal(loaded(x).detach().numpy(), model(x).detach().numpy())
+    buffer = io.BytesIO()  # file objects too, and a module tl.save pickled whole
+    tl.save(model, buffer)
+    buffer.seek(0)
+    assert isinstance(tl.jit.load(buffer), _Net)
+    with pytest.raises(tl.jit.Error, match="scripted or traced module"):
+        tl.jit.save(lambda v: v, tmp_path / "f.pt")
+    tl.save({"w": tl.ones(2)}, tmp_path / "weights.pt")
+    with pytest.raises(tl.jit.Error, match="not a module"):
+        tl.jit.load(tmp_path / "weights.pt")
+
+
+def test_torchscript_archives_raise_naming_the_alternative(tmp_path):
+    torch = pytest.importorskip("torch")
+    torch.jit.script(torch.nn.Linear(2, 3)).save(str(tmp_path / "ts.pt"))
+    with pytest.raises(tl.jit.Error, match="load_state_dict"):
+        tl.jit.load(tmp_path / "ts.pt")

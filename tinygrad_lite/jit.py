@@ -5,18 +5,23 @@ eagerly with the same results, and the decorators that steer the script compiler
 Programs that script a model for speed or tidiness run unchanged; for a traced replay without
 Python overhead, use ``tl.compile``.
 
-A TorchScript archive (``jit.save``/``jit.load``) holds compiled code this package cannot
-write or run: those raise, naming the alternative (``save`` of the ``state_dict``).
+``jit.save``/``jit.load`` keep a module whole (pickled, as ``torch.save(model)``), so a program
+that saves its scripted model and loads it back runs; a TorchScript archive PyTorch wrote holds
+compiled code this package cannot run, and loading one raises, naming the alternative (the
+``state_dict``).
 """
 
 from __future__ import annotations
 
 import builtins
+import io
 import types
 import typing
+import zipfile
 from collections.abc import Callable
 from typing import Any
 
+from . import serialization as _serialization
 from .nn.modules.module import Module
 
 __all__ = ["script", "trace", "trace_module", "is_scripting", "is_tracing", "ignore", "unused",
@@ -191,18 +196,59 @@ def optimize_for_inference(mod: Module, other_methods: Any = None) -> Module:
     return mod.eval()
 
 
+_ARCHIVE_KEY = "__tinygrad_lite_jit__"  # marks what ``save`` wrote
+
+
 def save(m: Any, f: Any, _extra_files: Any = None) -> None:
-    """Raises: a TorchScript archive holds compiled code, which this package has none of."""
-    raise Error("tl.jit.save: there is no TorchScript in tinygrad_lite to archive; save the "
-                "weights with tl.save(model.state_dict(), f) and rebuild the module")
+    """Save a scripted or traced module (here the module itself) with its ``_extra_files``
+    (name -> str or bytes), for ``tl.jit.load``: the whole module pickled into a ``tl.save``
+    file, as ``torch.save(model)`` does. Not a TorchScript archive: loading needs the module's
+    classes importable, and PyTorch's ``torch.jit.load`` cannot read it."""
+    if not isinstance(m, Module):
+        raise Error(f"tl.jit.save: expected a scripted or traced module, got "
+                    f"{type(m).__name__}")
+    _serialization.save({_ARCHIVE_KEY: 1, "module": m,
+                         "extra_files": dict(_extra_files or {})}, f)
 
 
 def load(f: Any, map_location: Any = None, _extra_files: Any = None, _restore_shapes: bool =
          False) -> Any:
-    """Raises: a TorchScript archive needs PyTorch's JIT to run."""
-    raise Error("tl.jit.load: a TorchScript archive holds compiled PyTorch code, which "
-                "tinygrad_lite cannot run; load a state_dict with tl.load and "
-                "model.load_state_dict instead")
+    """The module ``tl.jit.save`` wrote (``_extra_files``, a dict of names, gets their
+    contents), or one ``torch.save``/``tl.save`` pickled whole. A TorchScript archive (PyTorch's
+    compiled code) raises: it needs PyTorch's JIT to run."""
+    if hasattr(f, "read"):
+        raw = f.read()
+    else:
+        with open(f, "rb") as handle:
+            raw = handle.read()
+    if _is_torchscript(raw):
+        raise Error("tl.jit.load: a TorchScript archive holds compiled PyTorch code, which "
+                    "tinygrad_lite cannot run; save the weights in PyTorch with "
+                    "torch.save(model.state_dict(), f), then tl.load them and call "
+                    "model.load_state_dict")
+    obj = _serialization.load(io.BytesIO(raw), map_location=map_location, weights_only=False)
+    if isinstance(obj, dict) and obj.get(_ARCHIVE_KEY):
+        if _extra_files is not None:
+            for name in _extra_files:
+                if name in obj["extra_files"]:
+                    _extra_files[name] = obj["extra_files"][name]
+        obj = obj["module"]
+    if not isinstance(obj, Module):
+        raise Error(f"tl.jit.load: the file holds a {type(obj).__name__}, not a module; load "
+                    "it with tl.load")
+    return obj
+
+
+def _is_torchscript(raw: bytes) -> bool:
+    """Whether ``raw`` is a TorchScript zip archive (it has compiled ``code/`` in it)."""
+    if not raw.startswith(b"PK"):
+        return False
+    try:
+        with zipfile.ZipFile(io.BytesIO(raw)) as archive:
+            return any("/code/" in name or name.startswith("code/")
+                       or name.endswith("constants.pkl") for name in archive.namelist())
+    except zipfile.BadZipFile:
+        return False
 
 
 _fusion: dict[str, Any] = {"onednn": False, "strategy": [("STATIC", 2), ("DYNAMIC", 10)]}
