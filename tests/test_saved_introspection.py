@@ -66,3 +66,14 @@ def test_saved_values_match_pytorch():
         assert (a * b).grad_fn._saved_other is b
         assert a.pow(3).grad_fn._saved_exponent == 3
         assert a.pow(3).grad_fn._saved_self is a
+
+
+def test_clamp_nodes_are_named_as_pytorch_names_them():
+    x = tl.tensor([-1.0, 0.5, 2.0], requires_grad=True)
+    names = [x.clamp_min(0).grad_fn.name(), tl.clamp_min(x, 0).grad_fn.name(),
+             x.clamp_max(1).grad_fn.name(), x.clamp(0, 1).grad_fn.name(),
+             tl.clamp(x, min=0).grad_fn.name(), x.clip(max=1).grad_fn.name()]
+    assert names == ["ClampMinBackward0", "ClampMinBackward0", "ClampMaxBackward0",
+                     "ClampBackward1", "ClampBackward1", "ClampBackward1"]
+    x.clamp_min(0).sum().backward()  # the same gradient whatever the name
+    assert x.grad.tolist() == [0.0, 1.0, 1.0]

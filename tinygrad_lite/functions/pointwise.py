@@ -266,13 +266,17 @@ greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 
 
 def clamp_min(input: TensorBase, min: Any) -> TensorBase:  # noqa: A002 - PyTorch's name
-    """``clamp(input, min=min)``."""
-    return clamp(input, min=min)
+    """``clamp(input, min=min)`` (its node is ``ClampMinBackward0``, as PyTorch's)."""
+    if isinstance(min, TensorBase) or min is None:
+        return clamp(input, min=min)
+    return unary.clamp(input, min, None, unary.ClampMinBackward0)
 
 
 def clamp_max(input: TensorBase, max: Any) -> TensorBase:  # noqa: A002 - PyTorch's name
-    """``clamp(input, max=max)``."""
-    return clamp(input, max=max)
+    """``clamp(input, max=max)`` (its node is ``ClampMaxBackward0``, as PyTorch's)."""
+    if isinstance(max, TensorBase) or max is None:
+        return clamp(input, max=max)
+    return unary.clamp(input, None, max, unary.ClampMaxBackward0)
 
 
 def _nan_ignoring(input: TensorBase, other: Any, bigger: bool) -> TensorBase:

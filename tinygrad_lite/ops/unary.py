@@ -296,9 +296,19 @@ class ClampBackward1(Node):
         return (where_rule(self.mask, grad, 0.0),)
 
 
-def clamp(x: TensorBase, min: float | None = None, max: float | None = None) -> TensorBase:  # noqa: A002
+class ClampMinBackward0(ClampBackward1):
+    """``clamp_min``'s node (PyTorch names it apart from ``clamp``'s)."""
+
+
+class ClampMaxBackward0(ClampBackward1):
+    """``clamp_max``'s node."""
+
+
+def clamp(x: TensorBase, min: float | None = None, max: float | None = None,  # noqa: A002
+          node_class: type[ClampBackward1] = ClampBackward1) -> TensorBase:
     """``x`` limited to ``[min, max]`` (Python-number bounds; either may be None). The gradient
-    passes where ``min <= x <= max``, as in PyTorch."""
+    passes where ``min <= x <= max``, as in PyTorch. ``node_class`` names the node
+    (``clamp_min`` and ``clamp_max`` have their own names)."""
     if min is None and max is None:
         raise RuntimeError("clamp: at least one of 'min' or 'max' must not be None")
     _no_bool(x, "clamp")
@@ -317,6 +327,6 @@ def clamp(x: TensorBase, min: float | None = None, max: float | None = None) -> 
         mask &= data >= min
     if max is not None:
         mask &= data <= max
-    node = ClampBackward1(x)
+    node = node_class(x)
     node.mask = mask
     return wrap(out, node)
