@@ -147,3 +147,14 @@ def test_shape_hints_optimize_and_compiler_names():
     tl.compile(lambda v: seen.append(tl.compiler.is_dynamo_compiling()) or v.sum())(x)
     assert seen == [True]
     assert isinstance(tl.compile(nn.Linear(3, 2)), tl._dynamo.OptimizedModule)
+
+
+def test_inductor_settings_are_accepted_and_kept():
+    config = tl._inductor.config
+    config.coordinate_descent_tuning = True
+    config.triton.unique_kernel_names = True
+    config.fx_graph_cache = False
+    assert config.coordinate_descent_tuning is True and config.fx_graph_cache is False
+    assert config.triton.unique_kernel_names is True
+    compiled = tl.compile(_doubled_sum)  # changes nothing for tl.compile
+    assert compiled(tl.ones(3)).item() == 6.0

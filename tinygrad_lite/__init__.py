@@ -4,8 +4,9 @@
 #   dtypes, _core (tensor base, grad mode, graph, engine)  <  ops (primitives with their backward
 #   rules)  <  functions (the tl.* API and composites)  <  tensor, _format (the public Tensor)  <
 #   autograd (grad, Function, gradcheck, ...)  <  nn, optim, utils, serialization  <  viz  <  this.
-from . import (  # torch._dynamo and torch._logging: attributes, not star-exported
+from . import (  # torch._dynamo, _inductor, _logging: attributes, not star-exported
     _dynamo,  # noqa: F401
+    _inductor,  # noqa: F401
     _logging,  # noqa: F401
     _torch_aliases,
     _torch_misc,
