@@ -167,6 +167,13 @@ def test_data_loading_shuffles_as_pytorch():
         [list(s.indices) for s in torch_split(range(10), [3, 7])]
     assert list(RandomSampler(range(9), replacement=True, num_samples=40)) == \
         list(torch.utils.data.RandomSampler(range(9), replacement=True, num_samples=40))
+    weights = [0.1, 0.5, 0.2, 0.9, 0.3]
+    for replacement, n in ((True, 12), (False, 3), (True, 1)):
+        tl.manual_seed(6)
+        torch.manual_seed(6)
+        ours = tl.utils.data.WeightedRandomSampler(weights, n, replacement=replacement)
+        theirs = torch.utils.data.WeightedRandomSampler(weights, n, replacement=replacement)
+        assert list(ours) == list(theirs)
 
 
 def test_streams_pickle_and_copy_with_their_class_and_state():

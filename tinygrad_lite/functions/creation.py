@@ -341,20 +341,7 @@ def multinomial(input: TensorBase, num_samples: int, replacement: bool = False, 
     rng = rng_of(generator)
     weights = rows if rows.dtype.kind == "f" and rows.dtype.itemsize >= 4 else \
         rows.astype(np.float32)
-    if replacement and num_samples > 1:  # a uniform double searched in each running sum
-        u = rng.uniform_as(0.0, 1.0, (rows.shape[0], num_samples), np.float64)
-        out = np.empty(u.shape, np.int64)
-        for i in range(len(weights)):
-            cdf = np.cumsum(weights[i])
-            if cdf[-1] > 0:
-                cdf /= cdf[-1]
-            cdf[-1] = 1
-            out[i] = np.searchsorted(cdf.astype(np.float64), u[i], side="left")
-    else:  # the largest weight / Exp(1) draws: exact sampling without replacement
-        with np.errstate(divide="ignore", invalid="ignore"):
-            keys = weights / rng.exponential_as(1.0, weights.shape, weights.dtype)
-        out = np.argsort(-keys, axis=-1, kind="stable")[:, :num_samples]
-    out = out.astype(np.int64)
+    out = rng.multinomial_rows(weights, num_samples, replacement)
     return wrap(out[0] if w.ndim == 1 else out)
 
 

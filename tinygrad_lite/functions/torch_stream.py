@@ -132,6 +132,28 @@ class TorchStream(np.random.Generator):
         log = _libm(math.log1p, -u) if u.size <= _EXACT_LIBM else np.log1p(-u)
         return ((-1.0 / rate) * log).astype(dtype).reshape(shape)
 
+    def multinomial_rows(self, weights: np.ndarray, num_samples: int, replacement: bool
+                         ) -> np.ndarray:
+        """PyTorch's ``multinomial`` of each row of a float32/float64 (rows, categories)
+        array: the largest ``weight / Exp(1)`` without replacement or for one sample,
+        ``inverse_cdf_samples`` otherwise; int64 (rows, num_samples)."""
+        if replacement and num_samples > 1:
+            return np.stack([self.inverse_cdf_samples(row, num_samples) for row in weights])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            keys = weights / self.exponential_as(1.0, weights.shape, weights.dtype)
+        return np.argsort(-keys, axis=-1, kind="stable")[:, :num_samples].astype(np.int64)
+
+    def inverse_cdf_samples(self, weights: np.ndarray, count: int) -> np.ndarray:
+        """``count`` categories of one row drawn with replacement as PyTorch does: a uniform
+        double each, searched in the running sum of the weights (in their dtype) normalised
+        to end at 1 (a sampler can ask in chunks: the stream moves the same)."""
+        cdf = np.cumsum(weights)
+        if cdf[-1] > 0:
+            cdf /= cdf[-1]
+        cdf[-1] = 1
+        u = self.uniform_as(0.0, 1.0, (count,), np.float64)
+        return np.searchsorted(cdf.astype(np.float64), u, side="left").astype(np.int64)
+
     # -- integers and permutations ----------------------------------------------------------
     def integers(self, low: Any, high: Any = None, size: Any = None, dtype: Any = np.int64,
                  endpoint: bool = False) -> Any:

@@ -146,23 +146,38 @@ class WeightedRandomSampler(Sampler[int]):
                                "< 0)")
         if w.sum() <= 0:
             raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-        rng = resolve(self.generator)
-        if self.replacement:
-            p = w / w.sum()
-            for start in range(0, self.num_samples, _DRAW_CHUNK):
-                count = min(_DRAW_CHUNK, self.num_samples - start)
-                yield from rng.choice(len(w), size=count, p=p).tolist()
-            return
-        if self.num_samples > len(w):
+        if not self.replacement and self.num_samples > len(w):
             raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
                                "replacement")
-        # without replacement: the smallest exponential keys scaled by 1/w (zero weights last)
-        with np.errstate(divide="ignore"):
-            keys = rng.exponential(size=len(w)) / w
-        yield from np.argsort(keys, kind="stable")[:self.num_samples].tolist()
+        # as PyTorch's torch.multinomial(weights, num_samples, replacement) on its stream
+        rng = resolve(self.generator)
+        if not isinstance(rng, TorchStream):  # a NumPy Generator the program handed in
+            yield from _numpy_weighted(rng, w, self.num_samples, self.replacement)
+            return
+        if self.replacement and self.num_samples > 1:  # in chunks: num_samples may be huge
+            for start in range(0, self.num_samples, _DRAW_CHUNK):
+                count = min(_DRAW_CHUNK, self.num_samples - start)
+                yield from rng.inverse_cdf_samples(w, count).tolist()
+            return
+        yield from rng.multinomial_rows(w[None], self.num_samples, self.replacement)[0].tolist()
 
     def __len__(self) -> int:
         return self.num_samples
+
+
+def _numpy_weighted(rng: np.random.Generator, w: np.ndarray, num_samples: int,
+                    replacement: bool) -> Iterator[int]:
+    """Weighted draws from a NumPy Generator: ``choice`` with replacement, the smallest
+    exponential keys scaled by ``1 / w`` without (zero weights last)."""
+    if replacement:
+        p = w / w.sum()
+        for start in range(0, num_samples, _DRAW_CHUNK):
+            yield from rng.choice(len(w), size=min(_DRAW_CHUNK, num_samples - start),
+                                  p=p).tolist()
+        return
+    with np.errstate(divide="ignore"):
+        keys = rng.exponential(size=len(w)) / w
+    yield from np.argsort(keys, kind="stable")[:num_samples].tolist()
 
 
 class BatchSampler(Sampler[list[int]]):
