@@ -53,10 +53,9 @@ class Generator:
 
     def get_state(self) -> TensorBase:
         """The full state as a uint8 tensor (restore it with ``set_state``)."""
-        state = self._rng.bit_generator.state
-        state["state"]["key"] = np.asarray(state["state"]["key"]).tolist()
-        text = json.dumps({"seed": self._seed, "state": state,
-                           "next_normal": getattr(self._rng, "next_normal", None)})
+        state, next_normal = self._rng.snapshot()
+        state["state"]["key"] = np.asarray(state["state"]["key"]).tolist()  # (JSON)
+        text = json.dumps({"seed": self._seed, "state": state, "next_normal": next_normal})
         return wrap(np.frombuffer(text.encode(), np.uint8).copy())
 
     def set_state(self, new_state: TensorBase) -> Generator:
@@ -70,8 +69,7 @@ class Generator:
             state = saved["state"]
             if isinstance(state.get("state"), dict) and "key" in state["state"]:
                 state["state"]["key"] = np.asarray(state["state"]["key"], np.uint32)
-            self._rng.bit_generator.state = state
-            self._rng.next_normal = saved.get("next_normal")
+            self._rng.restore((state, saved.get("next_normal")))
         except (ValueError, KeyError, TypeError) as err:
             raise RuntimeError(f"set_state: not a state from get_state() ({err})") from None
         self._seed = int(saved["seed"])
