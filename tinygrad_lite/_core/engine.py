@@ -53,8 +53,8 @@ def run_backward(roots: Sequence[TensorBase], root_grads: Sequence[TensorBase],
     pending, leaf_grads = _seed(roots, root_grads, create_graph)  # node -> sum; leaf -> sum
     deps = _count_dependencies(pending)  # node -> edges into it that have not delivered yet
     ready = [node for node in pending if deps[node] == 0]
-    watch = watch_for(roots, root_grads, inputs, deps)  # None unless grad(inputs) or observers
     leaf_deps = count_leaf_edges(deps) if eager_leaves[0] and accumulate else None  # DDP
+    watch = watch_for(roots, root_grads, inputs, deps)  # None unless grad(inputs) or observers
     with BackwardScope(create_graph, () if watch is None else watch.observers):
         while ready:
             node = ready.pop()
