@@ -23,7 +23,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import tinygrad_lite as tl  # noqa: E402
-from tinygrad_lite._core import engine  # noqa: E402
+from tinygrad_lite._core import accumulate_grad  # noqa: E402
 from tinygrad_lite._core.quiet import silence_numpy_warnings  # noqa: E402
 
 
@@ -61,14 +61,14 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--blocks", type=int, default=15)
     args = parser.parse_args(argv)
     step = mlp_step()
-    real_lock = engine._accumulation_lock
+    real_lock = accumulate_grad._accumulation_lock
     with_lock, without = [], []
     for _ in range(args.blocks):
-        engine._accumulation_lock = real_lock
+        accumulate_grad._accumulation_lock = real_lock
         with_lock.append(best(step, 200))
-        engine._accumulation_lock = NoLock()
+        accumulate_grad._accumulation_lock = NoLock()
         without.append(best(step, 200))
-    engine._accumulation_lock = real_lock
+    accumulate_grad._accumulation_lock = real_lock
 
     a = np.ones((8, 8), np.float32)
     t = tl.tensor(a)

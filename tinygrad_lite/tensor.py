@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from . import dtypes, functions, ops
+from ._core.array_conversion import to_array
 from ._core.backward import backward, ones_seed
 from ._core.device import CPU, META, check_device, device, is_meta_array, meta_array, wants_meta
 from ._core.engine import run_backward
@@ -31,7 +32,7 @@ from ._core.graph import RemovableHandle, RetainGradHook
 from ._core.memory_format import format_name, is_in_format
 from ._core.shared_storage import is_shared_array, share_array
 from ._core.size import Size, sizes_or_keyword
-from ._core.tensor_base import TensorBase, grad_dtype_np, register_result_type, to_array, wrap
+from ._core.tensor_base import TensorBase, grad_dtype_np, register_result_type, wrap
 from ._core.tracing import report_graph_break, tracing_state
 from ._format import format_tensor
 from ._tensor_api import METHODS, PROPERTIES

@@ -7,10 +7,11 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
+from .._core.array_conversion import to_array
 from .._core.device import check_device, is_meta_array, meta_array, wants_meta
 from .._core.memory_format import format_name, in_format
 from .._core.size import sizes_or_keyword
-from .._core.tensor_base import TensorBase, to_array, wrap
+from .._core.tensor_base import TensorBase, wrap
 from ..dtypes import is_float_dtype
 from .generator import (
     Generator,

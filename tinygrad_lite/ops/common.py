@@ -9,9 +9,10 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
+from .._core.array_conversion import to_array
 from .._core.grad_mode import grad_state
 from .._core.graph import Node
-from .._core.tensor_base import TensorBase, to_array, wrap
+from .._core.tensor_base import TensorBase, wrap
 
 _NP_ONES = np.ones  # (see _ones)
 

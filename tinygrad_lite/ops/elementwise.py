@@ -11,11 +11,12 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
+from .._core.array_conversion import to_array
 from .._core.autocast_state import autocast_state
 from .._core.grad_mode import grad_state
 from .._core.graph import Node
 from .._core.memory_format import in_format
-from .._core.tensor_base import TensorBase, to_array
+from .._core.tensor_base import TensorBase
 from ..dtypes import is_float_dtype
 from .common import (
     array_of,

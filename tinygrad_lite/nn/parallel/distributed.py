@@ -22,7 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from ..._core.engine import enable_eager_leaf_finish, queue_callback
+from ..._core.accumulate_grad import enable_eager_leaf_finish
+from ..._core.backward_scope import queue_callback
 from ..._core.grad_mode import grad_state, no_grad
 from ...distributed.process_group import ProcessGroup, default_group, mpi
 from ...tensor import Tensor
