@@ -10,8 +10,8 @@ from typing import Any
 import numpy as np
 
 from ... import dtypes
-from ..._core.tensor_base import TensorBase, wrap
-from ...autograd.function import Function, once_differentiable
+from ..._core.tensor_base import TensorBase
+from ...ops.local_response_norm import cross_map_lrn2d
 from .. import functional as F  # noqa: N812 - PyTorch's conventional alias
 from ..parameter import Parameter
 from .module import Module
@@ -129,64 +129,6 @@ class LocalResponseNorm(Module):
         return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
 
 
-def _cross_map_scale(x: np.ndarray, size: int, alpha: float, k: float) -> np.ndarray:
-    """PyTorch's running channel sums of squares (its recurrence, its rounding), scaled."""
-    square = x * x
-    channels = x.shape[1]
-    pre_pad = int((size - 1) / 2 + 1)
-    scale = np.empty_like(x)
-    scale[:, 0] = square[:, :min(pre_pad, channels)].sum(1)
-    for c in range(1, channels):
-        scale[:, c] = scale[:, c - 1]
-        if c < channels - pre_pad + 1:
-            scale[:, c] += square[:, c + pre_pad - 1]
-        if c > pre_pad:
-            scale[:, c] -= square[:, c - pre_pad]
-    return scale * x.dtype.type(alpha / size) + x.dtype.type(k)
-
-
-class _CrossMapLRN2dFunction(Function):
-    """Forward and backward as ``torch.nn._functions.CrossMapLRN2d``."""
-
-    @staticmethod
-    def forward(ctx: Any, input: TensorBase, size: int, alpha: float, beta: float,
-                k: float) -> TensorBase:
-        if input.ndim != 4:
-            raise ValueError(f"CrossMapLRN2d: Expected input to be 4D, got {input.ndim}D "
-                             "instead.")
-        x = input._data
-        with np.errstate(all="ignore"):
-            scale = _cross_map_scale(x, size, alpha, k)
-            output = scale ** x.dtype.type(-beta) * x
-        ctx.size, ctx.alpha, ctx.beta, ctx.scale = size, alpha, beta, scale
-        ctx.save_for_backward(input)
-        ctx.output = output
-        return wrap(output)
-
-    @staticmethod
-    @once_differentiable
-    def backward(ctx: Any, grad_output: TensorBase) -> tuple:
-        (input,) = ctx.saved_tensors
-        x, g, out, scale = input._data, grad_output._data, ctx.output, ctx.scale
-        size, channels = ctx.size, x.shape[1]
-        inverse_pre_pad = int(size - (size - 1) / 2)
-        if inverse_pre_pad + channels > channels + size - 1:
-            raise RuntimeError(f"start ({inverse_pre_pad}) + length ({channels}) exceeds "
-                               f"dimension size ({channels + size - 1}).")
-        dt = x.dtype.type
-        with np.errstate(all="ignore"):
-            grad_input = scale ** dt(-ctx.beta) * g
-            padded = np.zeros((x.shape[0], channels + size - 1) + x.shape[2:], x.dtype)
-            padded[:, inverse_pre_pad:inverse_pre_pad + channels] = g * out / scale
-            accum = padded[:, :size - 1].sum(1)
-            cache = dt(2 * ctx.alpha * ctx.beta / size)
-            for c in range(channels):
-                accum = accum + padded[:, c + size - 1]
-                grad_input[:, c] += -cache * x[:, c] * accum
-                accum = accum - padded[:, c]
-        return wrap(grad_input), None, None, None, None
-
-
 class CrossMapLRN2d(Module):
     """Cross-channel local response normalisation of (N, C, H, W) input:
     ``x * (k + alpha / size * sum_window x^2) ^ -beta``."""
@@ -198,7 +140,7 @@ class CrossMapLRN2d(Module):
 
     def forward(self, input: TensorBase) -> TensorBase:
         """The normalised input."""
-        return _CrossMapLRN2dFunction.apply(input, self.size, self.alpha, self.beta, self.k)
+        return cross_map_lrn2d(input, self.size, self.alpha, self.beta, self.k)
 
     def extra_repr(self) -> str:
         """The window size and constants."""
