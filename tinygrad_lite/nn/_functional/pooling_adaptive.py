@@ -88,6 +88,7 @@ def adaptive_avg_pool3d(input: TensorBase, output_size: Any) -> TensorBase:
     """Average over adaptive windows giving an (od, oh, ow) grid (None keeps a size)."""
     return _adaptive_avg(input, output_size, 3, "adaptive_avg_pool3d")
 
+
 def _adaptive_max(input: TensorBase, output_size: Any, return_indices: bool, nd: int,
                   op: str) -> Any:
     sizes = _adaptive_sizes(input, output_size, nd, op)

@@ -159,6 +159,7 @@ class LogSoftmax(Softmax):
         dim = self.dim if self.dim is not None else (0 if input.ndim in (0, 1, 3) else 1)
         return F.log_softmax(input, dim)
 
+
 def _inplace(flag: bool) -> str:
     return ", inplace=True" if flag else ""
 
@@ -405,6 +406,7 @@ class PReLU(Module):
     def extra_repr(self) -> str:
         """The number of slopes."""
         return f"num_parameters={self.num_parameters}"
+
 
 class MultiheadAttention(Module):
     """Attention over ``num_heads`` heads of size ``embed_dim // num_heads``. Inputs are
