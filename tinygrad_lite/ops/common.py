@@ -382,3 +382,40 @@ def _row_numbers(index_arrays: tuple, shape: tuple) -> np.ndarray | None:
         rows = term if rows is None else rows + term
         stride *= n
     return rows
+
+
+class _DelayedErrorBackward(Node):
+    """Stands in for the graph of a backward computed on NumPy arrays under ``create_graph``
+    (PyTorch's ``once_differentiable``): differentiating it raises."""
+
+    fn_name: str  # e.g. "FlashAttention.backward"
+
+    def backward(self, *grads: Any) -> tuple:
+        """Always raises: the backward it stands for recorded no graph."""
+        raise RuntimeError(
+            f"trying to differentiate twice a function that was marked with "
+            f"@once_differentiable ({self.fn_name}); write its backward in tensor ops, without "
+            f"once_differentiable, to allow double backward{self._where()}"
+        )
+
+
+def first_order_grads(fn_name: str, sources: tuple, grads: tuple) -> tuple:
+    """The input gradients ``grads`` (arrays or None) of a rule with a NumPy-only backward, for
+    a backward under ``create_graph``: as tensors that a second differentiation through reports
+    (with ``fn_name``) instead of silently treating as constants, when any of ``sources`` (the
+    incoming gradients and saved tensors) requires grad."""
+    tensors = tuple(None if g is None else wrap(g) for g in grads)
+    if not (grad_state.enabled and any(isinstance(t, TensorBase) and t._requires_grad
+                                       for t in sources)):
+        return tensors
+    node = _DelayedErrorBackward(*[t for t in sources if isinstance(t, TensorBase)])
+    node.fn_name = fn_name
+    node.n_outputs = len(grads)
+    node._direct = node.n_outputs == 1
+    out = []
+    for nr, g in enumerate(tensors):
+        if g is not None:
+            g = wrap(g._data, node)
+            g._output_nr = nr
+        out.append(g)
+    return tuple(out)

@@ -1,23 +1,33 @@
-"""Activation functions of ``nn.functional``; the ``inplace`` variants overwrite their input
-through the package's in-place machinery (version bump, graph rebased), as in PyTorch."""
+"""Activation functions of ``nn.functional``: ReLU and its leaky, exponential, hard (piecewise
+linear) and randomised kin, GELU, SiLU, Mish, SELU/CELU, the shrinks, GLU, PReLU, softmax,
+softmin, log-softmax and Gumbel-softmax. Those without a primitive op are composed from existing
+ops, so gradients (first and second order) come from them. The ``inplace`` variants overwrite
+their input through the package's in-place machinery (version bump, graph rebased), as in
+PyTorch."""
 
 from __future__ import annotations
 
 import warnings
 from typing import Any
 
+import numpy as np
+
 from ... import functions as _fn
 from ..._core.tensor_base import TensorBase
 from ...dtypes import is_float_dtype
 from ...functions import sigmoid, tanh
+from ...functions.creation import default_rng
 from ...ops import inplace as ops_inplace
 from ...ops.activation import gelu as _gelu_op
 from ...ops.activation import leaky_relu as _leaky_relu_op
 from ...ops.elementwise import bfloat16_in_float32
 from ...ops.special import erf
 
-__all__ = ["relu", "relu_", "leaky_relu", "leaky_relu_", "gelu", "silu", "elu", "elu_",
-           "softplus", "sigmoid", "tanh", "softmax", "log_softmax", "erf"]
+__all__ = ["relu", "relu_", "leaky_relu", "leaky_relu_", "gelu", "silu", "elu", "elu_", "softplus",
+           "sigmoid", "tanh", "softmax", "log_softmax", "erf", "relu6", "hardtanh", "hardtanh_",
+           "hardswish", "hardsigmoid", "hardshrink", "softshrink", "mish", "logsigmoid", "softsign",
+           "tanhshrink", "threshold", "threshold_", "glu", "celu", "celu_", "selu", "selu_",
+           "rrelu", "rrelu_", "softmin", "prelu", "gumbel_softmax"]
 
 
 def implicit_softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
@@ -126,3 +136,191 @@ def softplus(input: TensorBase, beta: float = 1.0, threshold: float = 20.0) -> T
     safe = _fn.where(linear_part, 0.0, scaled)
     # log1p keeps the tiny values of very negative inputs (log(1 + 4e-18) would round to 0)
     return _fn.where(linear_part, input, _fn.log1p(_fn.exp(safe)) / beta)
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+
+
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def _maybe_inplace(input: TensorBase, inplace: bool, name: str, fn: Any) -> TensorBase:
+    return ops_inplace.apply(input, name, fn) if inplace else fn(input)
+
+
+def hardtanh(input: TensorBase, min_val: float = -1.0, max_val: float = 1.0,
+             inplace: bool = False) -> TensorBase:
+    """``x`` clamped to ``[min_val, max_val]``."""
+    if min_val > max_val:
+        raise ValueError("hardtanh: min_val cannot be greater than max_val")
+    # PyTorch passes the gradient only strictly inside (min_val, max_val)
+    return _maybe_inplace(input, inplace, "hardtanh_", lambda x: _fn.where(
+        (x > min_val) & (x < max_val), x, x.clamp(min_val, max_val).detach()))
+
+
+def hardtanh_(input: TensorBase, min_val: float = -1.0, max_val: float = 1.0) -> TensorBase:
+    """In place: ``hardtanh``."""
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def relu6(input: TensorBase, inplace: bool = False) -> TensorBase:
+    """``min(max(x, 0), 6)``."""
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def hardsigmoid(input: TensorBase, inplace: bool = False) -> TensorBase:
+    """``relu6(x + 3) / 6``: a piecewise linear sigmoid."""
+    def fn(x: TensorBase) -> TensorBase:
+        linear = x / 6.0 + 0.5  # gradient only strictly inside (-3, 3), as PyTorch
+        return _fn.where((x > -3.0) & (x < 3.0), linear, linear.clamp(0.0, 1.0).detach())
+
+    return _maybe_inplace(input, inplace, "hardsigmoid_", fn)
+
+
+def hardswish(input: TensorBase, inplace: bool = False) -> TensorBase:
+    """``x * relu6(x + 3) / 6``."""
+    return _maybe_inplace(input, inplace, "hardswish_", lambda x: _fn.where(
+        x >= 3.0, x, _fn.where(x > -3.0, x * (x + 3.0) / 6.0, 0.0)))
+
+
+def hardshrink(input: TensorBase, lambd: float = 0.5) -> TensorBase:
+    """``x`` where ``|x| > lambd``, else 0."""
+    return _fn.where(input.abs() > lambd, input, 0.0)
+
+
+def softshrink(input: TensorBase, lambd: float = 0.5) -> TensorBase:
+    """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0."""
+    if lambd < 0:
+        raise RuntimeError(f"softshrink: lambda must be >= 0, got {lambd}")
+    return _fn.where(input > lambd, input - lambd, _fn.where(input < -lambd, input + lambd, 0.0))
+
+
+def mish(input: TensorBase, inplace: bool = False) -> TensorBase:
+    """``x * tanh(softplus(x))``."""
+    return _maybe_inplace(input, inplace, "mish_", lambda x: x * softplus(x).tanh())
+
+
+def logsigmoid(input: TensorBase) -> TensorBase:
+    """``log(sigmoid(x))`` without overflow: ``-softplus(-x)``."""
+    return -softplus(-input)
+
+
+def softsign(input: TensorBase) -> TensorBase:
+    """``x / (1 + |x|)``."""
+    return input / (input.abs() + 1.0)
+
+
+def tanhshrink(input: TensorBase) -> TensorBase:
+    """``x - tanh(x)``."""
+    return input - input.tanh()
+
+
+def threshold(input: TensorBase, threshold: float, value: float,
+              inplace: bool = False) -> TensorBase:
+    """``x`` where ``x > threshold``, else ``value``."""
+    return _maybe_inplace(input, inplace, "threshold_",
+                          lambda x: _fn.where(x > threshold, x, float(value)))
+
+
+def threshold_(input: TensorBase, threshold: float, value: float) -> TensorBase:
+    """In place: ``threshold``."""
+    return ops_inplace.apply(input, "threshold_",
+                             lambda x: _fn.where(x > threshold, x, float(value)))
+
+
+def glu(input: TensorBase, dim: int = -1) -> TensorBase:
+    """The gated linear unit: the first half of ``dim`` times the sigmoid of the second."""
+    size = input.shape[dim]
+    if size % 2:
+        raise RuntimeError(f"glu: halving dimension must be even, but dimension {dim} is size "
+                           f"{size}")
+    a, b = input.chunk(2, dim)
+    return a * b.sigmoid()
+
+
+def celu(input: TensorBase, alpha: float = 1.0, inplace: bool = False) -> TensorBase:
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
+    if alpha == 0:
+        raise RuntimeError("celu: alpha of 0 is not supported")
+
+    def fn(x: TensorBase) -> TensorBase:
+        negative = x < 0  # split as ELU is: PyTorch's gradient 1 at 0
+        return (_fn.where(negative, 0.0, x)
+                + alpha * ((_fn.where(negative, x, 0.0) / alpha).exp() - 1.0))
+
+    return _maybe_inplace(input, inplace, "celu_", fn)
+
+
+def celu_(input: TensorBase, alpha: float = 1.0) -> TensorBase:
+    """In place: ``celu``."""
+    return celu(input, alpha, inplace=True)
+
+
+def selu(input: TensorBase, inplace: bool = False) -> TensorBase:
+    """``scale * elu(x, alpha)`` with SELU's self-normalising constants."""
+    return _maybe_inplace(input, inplace, "selu_", lambda x: _SELU_SCALE * elu(x, _SELU_ALPHA))
+
+
+def selu_(input: TensorBase) -> TensorBase:
+    """In place: ``selu``."""
+    return selu(input, inplace=True)
+
+
+def rrelu(input: TensorBase, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
+          training: bool = False, inplace: bool = False) -> TensorBase:
+    """Leaky ReLU with a random slope in ``[lower, upper]`` per element while training, the
+    mean slope otherwise."""
+    def fn(x: TensorBase) -> TensorBase:
+        if training:
+            draws = default_rng().uniform(lower, upper, x._data.shape)
+            slope: Any = _fn.tensor(draws.astype(x._data.dtype))
+        else:
+            slope = (lower + upper) / 2.0
+        return _fn.where(x > 0, x, x * slope)  # at 0 PyTorch takes the slope
+
+    return _maybe_inplace(input, inplace, "rrelu_", fn)
+
+
+def rrelu_(input: TensorBase, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
+           training: bool = False) -> TensorBase:
+    """In place: ``rrelu``."""
+    return rrelu(input, lower, upper, training, inplace=True)
+
+
+def softmin(input: TensorBase, dim: int | None = None, _stacklevel: int = 3,
+            dtype: Any = None) -> TensorBase:
+    """``softmax(-x)`` along ``dim``."""
+    if dim is None:
+        dim = implicit_softmax_dim("softmin", input.ndim, _stacklevel)
+    x = input if dtype is None else input.to(dtype)
+    return _fn.softmax(-x, dim)
+
+
+def prelu(input: TensorBase, weight: TensorBase) -> TensorBase:
+    """Leaky ReLU with a learned slope: one for all channels or one per channel (dim 1)."""
+    w = weight
+    if weight.numel() > 1:
+        if input.ndim < 2 or input.shape[1] != weight.numel():
+            raise RuntimeError(f"prelu: mismatch of parameter numbers ({weight.numel()}) and "
+                               f"input channel size ({input.shape[1] if input.ndim > 1 else 1})")
+        w = weight.reshape(-1, *([1] * (input.ndim - 2)))
+    return _fn.where(input > 0, input, input * w)
+
+
+def gumbel_softmax(logits: TensorBase, tau: float = 1.0, hard: bool = False, eps: float = 1e-10,
+                   dim: int = -1) -> TensorBase:
+    """``softmax((logits + g) / tau)`` with Gumbel(0, 1) noise ``g`` from the package's RNG
+    (``manual_seed`` makes it reproducible); ``hard`` returns the one-hot argmax whose gradient
+    is the soft sample's (straight-through). ``eps`` is unused, as in PyTorch."""
+    data = logits._data
+    # -log(Exp(1)) is Gumbel(0, 1), drawn as PyTorch draws it; the noise needs no gradient
+    gumbels = -np.log(default_rng().exponential(1.0, data.shape).astype(data.dtype))
+    y_soft = _fn.softmax((logits + _fn.tensor(gumbels)) / tau, dim)
+    if not hard:
+        return y_soft
+    axis = dim % data.ndim if data.ndim else 0
+    index = np.expand_dims(np.argmax(y_soft._data, axis=axis), axis)
+    one_hot = np.zeros_like(y_soft._data)
+    np.put_along_axis(one_hot, index, 1.0, axis=axis)
+    # the forward value is the one-hot; the gradient flows through y_soft alone
+    return _fn.tensor(one_hot) - y_soft.detach() + y_soft

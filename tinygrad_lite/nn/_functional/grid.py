@@ -1,7 +1,8 @@
 """Spatial transformers of ``nn.functional``: ``affine_grid`` (sampling grids from affine
 matrices) and ``grid_sample`` (bilinear/trilinear, nearest or bicubic sampling with zeros,
 border or reflection padding). Both are composed from tensor ops, so the input, the grid and
-theta get gradients; indices and masks are computed in NumPy, the weights in the graph."""
+theta get gradients; indices and masks are computed in NumPy, the weights in the graph, and the
+corner gather is the primitive ``ops.grid_sample.gather``."""
 
 from __future__ import annotations
 
@@ -12,11 +13,9 @@ from typing import Any
 import numpy as np
 
 from ... import functions as _fn
-from ..._core.grad_mode import grad_state
-from ..._core.graph import Node
 from ..._core.tensor_base import TensorBase, wrap
 from ...dtypes import is_float_dtype
-from .sparse import segment_sum
+from ...ops import grid_sample as ops_grid_sample
 
 __all__ = ["affine_grid", "grid_sample"]
 
@@ -111,54 +110,6 @@ def _pad_coord(coord: TensorBase, size: int, padding: str, align: bool) -> Tenso
     return coord
 
 
-class GridSampleGatherBackward0(Node):
-    """Backward of the corner gather: the output gradient is added back into the pixels the
-    corners came from (one sorted segment sum for all corners and batches)."""
-
-    rows: np.ndarray  # (K * N * P,) flat pixel index n * HW + lin of every gathered value
-    shape: tuple  # (N, C, HW) of the gathered-from input
-
-    def backward(self, grad: Any) -> tuple:
-        """The input gradients for the output gradient ``grad``."""
-        n, c, hw = self.shape
-        if isinstance(grad, TensorBase):  # create_graph: the same scatter in tensor ops
-            vals = grad.permute(0, 1, 3, 2).reshape(-1, c)
-            out = _fn.zeros(n * hw, c, dtype=grad.dtype).index_add(0, wrap(self.rows), vals)
-            return (out.reshape(n, hw, c).permute(0, 2, 1),)
-        vals = np.ascontiguousarray(np.swapaxes(grad, 2, 3)).reshape(-1, c)  # (K*N*P, C)
-        out = segment_sum(self.rows, vals, n * hw)
-        return (np.ascontiguousarray(out.reshape(n, hw, c).transpose(0, 2, 1)),)
-
-
-def _gather(flat: TensorBase, corners: list[list[np.ndarray]], sizes: tuple
-            ) -> tuple[TensorBase, np.ndarray]:
-    """Values of the (N, C, prod(sizes)) input at several sets of integer taps (per set one
-    (N, P) array per dim, x first) as (K, N, C, P), zero outside; with the in-bounds masks
-    (K, N, P)."""
-    lins, insides = [], []
-    for taps in corners:
-        inside = np.ones(taps[0].shape, bool)
-        lin = np.zeros(taps[0].shape, np.int64)
-        stride = 1
-        for t, s in zip(taps, reversed(sizes)):
-            inside &= (t >= 0) & (t < s)
-            lin += np.clip(t, 0, s - 1).astype(np.int64) * stride
-            stride *= s
-        lins.append(lin)
-        insides.append(inside)
-    lin_all = np.stack(lins)  # (K, N, P)
-    n, c, hw = flat.shape
-    data = flat._data
-    out = data[np.arange(n)[None, :, None, None], np.arange(c)[None, None, :, None],
-               lin_all[:, :, None, :]]
-    node = None
-    if grad_state.enabled and flat._requires_grad:
-        node = GridSampleGatherBackward0(flat)
-        node.rows = (lin_all + (np.arange(n) * hw)[None, :, None]).reshape(-1)
-        node.shape = (n, c, hw)
-    return wrap(out, node), np.stack(insides)
-
-
 def _cubic_weights(t: TensorBase) -> list[TensorBase]:
     """The four cubic-convolution weights (A = -0.75, as PyTorch) for fraction ``t``."""
     a = -0.75
@@ -217,7 +168,7 @@ def grid_sample(input: TensorBase, grid: TensorBase, mode: str = "bilinear",
                   for d, x in enumerate(coords)]
         if mode == "nearest":
             taps = [np.round(x._data).astype(np.int64) for x in coords]  # half to even
-            vals, inside = _gather(flat, [taps], tuple(sizes))
+            vals, inside = ops_grid_sample.gather(flat, [taps], tuple(sizes))
             out = vals[0] * wrap(inside[0][:, None, :].astype(input._data.dtype))
         else:
             out = _linear(flat, coords, sizes)
@@ -229,8 +180,8 @@ def _linear(flat: TensorBase, coords: list[TensorBase], sizes: list) -> TensorBa
     lows = [np.floor(x._data) for x in coords]
     fracs = [x - wrap(lo) for x, lo in zip(coords, lows)]
     bits = list(itertools.product((0, 1), repeat=len(coords)))
-    vals, inside = _gather(flat, [[(lo + b).astype(np.int64) for lo, b in zip(lows, corner)]
-                                  for corner in bits], tuple(sizes))
+    taps = [[(lo + b).astype(np.int64) for lo, b in zip(lows, corner)] for corner in bits]
+    vals, inside = ops_grid_sample.gather(flat, taps, tuple(sizes))
     weights = []
     for k, corner in enumerate(bits):
         weight: Any = None
@@ -259,7 +210,7 @@ def _bicubic(flat: TensorBase, coords: list[TensorBase], sizes: list, padding: s
             else:
                 ty_p = ty
             corners.append([tx.astype(np.int64), ty_p.astype(np.int64)])
-    vals, inside = _gather(flat, corners, (h, w))
+    vals, inside = ops_grid_sample.gather(flat, corners, (h, w))
     weights = [wx[k % 4] * wy[k // 4] * wrap(inside[k].astype(flat._data.dtype))
                for k in range(16)]
     return (vals * _fn.stack(weights).unsqueeze(2)).sum(0)

@@ -1,7 +1,8 @@
 """Loss functions of ``nn.functional``: composites (their gradients come for free), plus nodes
 with hand-written rules from ``ops.loss``: the fused common case of ``cross_entropy``, and the
 elementwise binary cross-entropies, whose gradients composites get wrong at logit 0 (the kink
-of abs and relu) and at probabilities 0 and 1 (NaN)."""
+of abs and relu) and at probabilities 0 and 1 (NaN); and the Poisson and Gaussian negative
+log-likelihoods."""
 
 from __future__ import annotations
 
@@ -22,10 +23,9 @@ from ...ops.loss import mse_loss as _mse_node
 from ...ops.loss import nll_loss as _nll_node
 from ...ops.loss import smooth_l1_loss as _smooth_l1_node
 
-__all__ = [
-    "mse_loss", "l1_loss", "huber_loss", "smooth_l1_loss", "cross_entropy", "nll_loss",
-    "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "legacy_reduction",
-]
+__all__ = ["mse_loss", "l1_loss", "huber_loss", "smooth_l1_loss", "cross_entropy", "nll_loss",
+           "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "legacy_reduction",
+           "poisson_nll_loss", "gaussian_nll_loss"]
 
 
 def legacy_reduction(size_average: Any, reduce: Any, reduction: str) -> str:
@@ -371,3 +371,40 @@ def kl_div(input: TensorBase, target: TensorBase, size_average: Any = None, redu
     if reduction == "batchmean":
         return loss.sum() / (input.shape[0] if input.ndim else 1)
     return _reduce(loss, reduction, "kl_div")
+
+
+@bfloat16_in_float32
+def poisson_nll_loss(input: TensorBase, target: TensorBase, log_input: bool = True,
+                     full: bool = False, size_average: Any = None, eps: float = 1e-8,
+                     reduce: Any = None, reduction: str = "mean") -> TensorBase:
+    """Negative log-likelihood of a Poisson target: ``exp(x) - t x`` with ``log_input``,
+    else ``x - t log(x + eps)``; ``full`` adds Stirling's term for targets > 1."""
+    loss = input.exp() - target * input if log_input else input - target * (input + eps).log()
+    if full:
+        t = target
+        safe = _fn.where(t > 1, t, 2.0)
+        stirling = safe * safe.log() - safe + 0.5 * (2 * math.pi * safe).log()
+        loss = loss + _fn.where(t > 1, stirling, 0.0)
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    return _reduce(loss, reduction, "poisson_nll_loss")
+
+
+@bfloat16_in_float32
+def gaussian_nll_loss(input: TensorBase, target: TensorBase, var: Any, full: bool = False,
+                      eps: float = 1e-6, reduction: str = "mean") -> TensorBase:
+    """``0.5 (log(var) + (input - target)^2 / var)`` (+ ``0.5 log(2 pi)`` with ``full``);
+    ``var`` is clamped to ``eps`` (without gradient through the clamp, as PyTorch)."""
+    v = var if isinstance(var, TensorBase) else _fn.tensor(float(var))
+    in_shape, var_shape = tuple(input.shape), tuple(v.shape)
+    if isinstance(var, TensorBase) and var_shape != in_shape:
+        if var_shape == in_shape[:-1]:  # one variance per sample (homoscedastic)
+            v = v.unsqueeze(-1)
+        elif not (var_shape[:-1] == in_shape[:-1] and var_shape[-1:] == (1,)):
+            raise ValueError("var is of incorrect size")
+    if isinstance(var, TensorBase) and (v.detach() < 0).any():
+        raise ValueError("gaussian_nll_loss: var has negative entry/entries")
+    v = _fn.where(v.detach() < eps, v - v.detach() + eps, v)
+    loss = 0.5 * (v.log() + (input - target) ** 2 / v)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return _reduce(loss, reduction, "gaussian_nll_loss")

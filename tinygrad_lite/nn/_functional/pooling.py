@@ -1,9 +1,8 @@
 """Pooling of ``nn.functional`` over sliding windows: max and average pooling in 1, 2 and 3
 dims over im2col windows (``ops.nn.unfold``), or by reshapes when the windows tile the input;
-``ceil_mode`` follows PyTorch's output-size rule. Adaptive average pooling is a mean: over all
-spatial dims for a 1x1 output, over reshaped windows where they tile an axis, per window
-otherwise (a non-finite value stays in its own windows). Adaptive max, Lp and unpooling live
-in ``pooling_more``."""
+``ceil_mode`` follows PyTorch's output-size rule; power-average (Lp) pooling as PyTorch composes
+it from average pooling. Adaptive pooling lives in ``pooling_adaptive``, max unpooling in
+``unpool``, fractional max pooling in ``pooling_fractional``."""
 
 from __future__ import annotations
 
@@ -20,7 +19,7 @@ from ._utils import batched, ntuple, pad_spatial
 
 __all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices",
            "max_pool2d_with_indices", "max_pool3d_with_indices", "avg_pool1d", "avg_pool2d",
-           "avg_pool3d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d"]
+           "avg_pool3d", "lp_pool1d", "lp_pool2d", "lp_pool3d"]
 
 
 def _output_sizes(spatial: tuple, kernel: tuple, stride: tuple, pads: tuple, dilation: tuple,
@@ -221,69 +220,31 @@ def avg_pool3d(input: TensorBase, kernel_size: Any, stride: Any = None, padding:
                      divisor_override, 3, "avg_pool3d")
 
 
-# -- adaptive average pooling ---------------------------------------------------------------
+# -- power-average pooling --------------------------------------------------------------------
 
 
-def _adaptive_sizes(input: TensorBase, output_size: Any, nd: int, op: str) -> tuple:
-    """Checked input rank and the output sizes (None keeps an input size)."""
-    if not isinstance(input, TensorBase):
-        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(input).__name__}")
-    if input.ndim not in (nd + 1, nd + 2):
-        raise RuntimeError(f"{op}(): Expected {nd + 1}D or {nd + 2}D tensor, but got: "
-                           f"{list(input.shape)}")
-    given: tuple = (output_size,) * nd if isinstance(output_size, (int, np.integer)) or \
-        output_size is None else tuple(output_size)
-    if len(given) != nd:
-        raise RuntimeError(f"{op}(): output_size must be {nd}, got {output_size}")
-    spatial = tuple(input.shape[-nd:])
-    sizes = tuple(int(s if o is None else o) for o, s in zip(given, spatial))
-    if any(o < 0 for o in sizes):
-        raise RuntimeError(f"{op}(): elements of output_size must be greater than or equal to "
-                           f"0 but received {sizes}")
-    return sizes
+def _lp_pool(input: TensorBase, norm_type: float, kernel_size: Any, stride: Any,
+             ceil_mode: bool, nd: int, avg: Any) -> TensorBase:
+    # PyTorch's composition, kept exactly (the sign/relu guard against tiny negative sums,
+    # the kernel-size factor that undoes the average even on ceil_mode's partial windows)
+    kernel = ntuple(kernel_size, nd, "kernel_size")
+    out = avg(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return (_fn.sign(out) * _fn.relu(_fn.abs(out))).mul(math.prod(kernel)).pow(1.0 / norm_type)
 
 
-def _adaptive_bounds(n_in: int, n_out: int) -> tuple[np.ndarray, np.ndarray]:
-    """PyTorch's adaptive windows [floor(i * n / o), ceil((i + 1) * n / o))."""
-    i = np.arange(n_out)
-    return (i * n_in) // n_out, -((-(i + 1) * n_in) // n_out)
+def lp_pool1d(input: TensorBase, norm_type: float, kernel_size: Any, stride: Any = None,
+              ceil_mode: bool = False) -> TensorBase:
+    """1-D power-average pooling: ``(sum over the window of x ** p) ** (1 / p)``."""
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 1, avg_pool1d)
 
 
-def _adaptive_avg(input: TensorBase, output_size: Any, nd: int, op: str) -> TensorBase:
-    sizes = _adaptive_sizes(input, output_size, nd, op)
-    first = input.ndim - nd
-    if all(o == 1 for o in sizes):  # global average pooling: one mean
-        return input.mean(tuple(range(first, input.ndim)), keepdim=True)
-    out = input
-    for axis in range(nd):  # each spatial axis that changes size, on its own
-        dim, o = first + axis, sizes[axis]
-        n = input.shape[dim]
-        if o == n:
-            continue
-        if o == 0:  # an empty output along this axis
-            out = out.narrow(dim, 0, 0)
-        elif n % o == 0:  # equal windows that tile the axis: a reshape and a mean
-            shape = tuple(out.shape)
-            out = out.reshape(shape[:dim] + (o, n // o) + shape[dim + 1:]).mean(dim + 1)
-        else:  # PyTorch's uneven windows, each its own mean (a window's NaN stays in it)
-            starts, ends = _adaptive_bounds(n, o)
-            out = _fn.cat([out.narrow(dim, int(a), int(b - a)).mean(dim, keepdim=True)
-                           for a, b in zip(starts, ends)], dim)
-    return out if out is not input else input * 1  # a new tensor even when nothing pools
+def lp_pool2d(input: TensorBase, norm_type: float, kernel_size: Any, stride: Any = None,
+              ceil_mode: bool = False) -> TensorBase:
+    """2-D power-average pooling: ``(sum over the window of x ** p) ** (1 / p)``."""
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 2, avg_pool2d)
 
 
-def adaptive_avg_pool1d(input: TensorBase, output_size: Any) -> TensorBase:
-    """Average over adaptive windows giving ``output_size`` positions."""
-    return _adaptive_avg(input, output_size, 1, "adaptive_avg_pool1d")
-
-
-@keeps_channels_last
-def adaptive_avg_pool2d(input: TensorBase, output_size: Any) -> TensorBase:
-    """Average over adaptive windows giving an (oh, ow) grid (None keeps a size)."""
-    return _adaptive_avg(input, output_size, 2, "adaptive_avg_pool2d")
-
-
-def adaptive_avg_pool3d(input: TensorBase, output_size: Any) -> TensorBase:
-    """Average over adaptive windows giving an (od, oh, ow) grid (None keeps a size)."""
-    return _adaptive_avg(input, output_size, 3, "adaptive_avg_pool3d")
+def lp_pool3d(input: TensorBase, norm_type: float, kernel_size: Any, stride: Any = None,
+              ceil_mode: bool = False) -> TensorBase:
+    """3-D power-average pooling: ``(sum over the window of x ** p) ** (1 / p)``."""
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 3, avg_pool3d)

@@ -21,7 +21,7 @@ from ..._core.tensor_base import TensorBase, wrap
 from ...ops.nn import fold as _fold_windows
 from ...ops.nn import unfold as _unfold_windows
 from ._utils import ntuple, pad_spatial
-from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d
+from .pooling_adaptive import adaptive_avg_pool1d, adaptive_avg_pool2d
 
 __all__ = ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "pixel_shuffle",
            "pixel_unshuffle", "unfold", "fold", "channel_shuffle"]

@@ -1,4 +1,5 @@
-"""PyTorch's ``torch.nn.modules.batchnorm``: BatchNorm1d, BatchNorm2d, BatchNorm3d."""
+"""PyTorch's ``torch.nn.modules.batchnorm``: BatchNorm1d, BatchNorm2d, BatchNorm3d and
+their lazy forms (``num_features`` from the first input)."""
 
 from __future__ import annotations
 
@@ -7,13 +8,16 @@ from typing import Any
 import numpy as np
 
 from ... import dtypes
+from ..._core.grad_mode import no_grad
 from ..._core.tensor_base import TensorBase
 from ...tensor import Tensor
 from .. import functional as F  # noqa: N812 - PyTorch's conventional alias
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedBuffer, UninitializedParameter, is_lazy
+from .lazy import LazyModuleMixin
 from .module import Module
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LazyBatchNorm1d", "LazyBatchNorm2d",
+           "LazyBatchNorm3d"]
 
 
 def _np_dtype(dtype: Any) -> np.dtype:
@@ -130,3 +134,74 @@ class BatchNorm3d(_BatchNorm):
     """Batch normalisation over (N, C, D, H, W) input."""
 
     _dims = (5,)
+
+
+class _LazyNormBase(LazyModuleMixin):
+    """The lazy batch and instance norms: ``num_features`` from the input's channel dim."""
+
+    _channel_dim_unbatched: int | None = None  # instance norms accept (C, *spatial) input
+    _nd = 1
+
+    def __init__(self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
+                 track_running_stats: bool = True, device: Any = None, dtype: Any = None, *,
+                 bias: bool = True) -> None:
+        super().__init__(0, eps, momentum, False, False, device, dtype, bias=False)
+        module: Any = self
+        module.affine, module.track_running_stats = affine, track_running_stats
+        if affine:
+            module.weight = UninitializedParameter(dtype=dtype)
+            if bias:
+                module.bias = UninitializedParameter(dtype=dtype)
+        if track_running_stats:
+            module.running_mean = UninitializedBuffer(dtype=dtype)
+            module.running_var = UninitializedBuffer(dtype=dtype)
+            module.num_batches_tracked = Tensor._wrap(np.zeros((), np.int64))
+
+    def reset_parameters(self) -> None:
+        """Running statistics reset; weight 1 and bias 0 (once they exist)."""
+        module: Any = self
+        if self.has_uninitialized_params() or module.num_features == 0:
+            return
+        if module.track_running_stats:
+            module.running_mean._data[...] = 0
+            module.running_var._data[...] = 1
+            module.num_batches_tracked._data[...] = 0
+        if module.affine:
+            module.weight._data[...] = 1
+            if module.bias is not None:
+                module.bias._data[...] = 0
+
+    def initialize_parameters(self, input: TensorBase) -> None:
+        """``num_features`` from dim 1 of the input (dim 0 of unbatched instance-norm input)."""
+        if not self.has_uninitialized_params():
+            return
+        module: Any = self
+        unbatched = self._channel_dim_unbatched is not None and input.ndim == self._nd + 1
+        module.num_features = int(input.shape[0 if unbatched else 1])
+        with no_grad():
+            for name in ("weight", "bias", "running_mean", "running_var"):
+                entry = getattr(module, name, None)
+                if entry is not None and is_lazy(entry):
+                    entry.materialize((module.num_features,))
+            self.reset_parameters()
+
+
+class LazyBatchNorm1d(_LazyNormBase, _BatchNorm):
+    """``BatchNorm1d`` with ``num_features`` inferred from ``input.shape[1]``."""
+
+    cls_to_become = BatchNorm1d
+    _dims = BatchNorm1d._dims
+
+
+class LazyBatchNorm2d(_LazyNormBase, _BatchNorm):
+    """``BatchNorm2d`` with ``num_features`` inferred from ``input.shape[1]``."""
+
+    cls_to_become = BatchNorm2d
+    _dims = BatchNorm2d._dims
+
+
+class LazyBatchNorm3d(_LazyNormBase, _BatchNorm):
+    """``BatchNorm3d`` with ``num_features`` inferred from ``input.shape[1]``."""
+
+    cls_to_become = BatchNorm3d
+    _dims = BatchNorm3d._dims

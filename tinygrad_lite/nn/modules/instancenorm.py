@@ -1,5 +1,5 @@
-"""PyTorch's ``torch.nn.modules.instancenorm`` and ``LocalResponseNorm``: InstanceNorm1d/2d/3d
-(per-sample, per-channel statistics; optional affine and running statistics)."""
+"""PyTorch's ``torch.nn.modules.instancenorm``: InstanceNorm1d/2d/3d (per-sample, per-channel
+statistics; optional affine and running statistics) and their lazy forms."""
 
 from __future__ import annotations
 
@@ -7,10 +7,11 @@ from typing import Any
 
 from ..._core.tensor_base import TensorBase
 from .. import functional as F  # noqa: N812 - PyTorch's conventional alias
-from .batchnorm import init_norm_state, migrate_norm_state
+from .batchnorm import _LazyNormBase, init_norm_state, migrate_norm_state
 from .module import Module
 
-__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LocalResponseNorm"]
+__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
+           "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
 
 
 class _InstanceNorm(Module):
@@ -76,18 +77,26 @@ class InstanceNorm3d(_InstanceNorm):
     _nd = 3
 
 
-class LocalResponseNorm(Module):
-    """Normalises each channel by the energy of ``size`` neighbouring channels (AlexNet)."""
+class LazyInstanceNorm1d(_LazyNormBase, _InstanceNorm):
+    """``InstanceNorm1d`` with ``num_features`` inferred from the input's channel dim (affine
+    and running statistics on by default, as PyTorch's lazy form has them)."""
 
-    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0
-                 ) -> None:
-        super().__init__()
-        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+    cls_to_become = InstanceNorm1d
+    _channel_dim_unbatched = 0
+    _nd = 1
 
-    def forward(self, input: TensorBase) -> TensorBase:
-        """The normalised input."""
-        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
 
-    def extra_repr(self) -> str:
-        """The window size and constants."""
-        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+class LazyInstanceNorm2d(_LazyNormBase, _InstanceNorm):
+    """``InstanceNorm2d`` with ``num_features`` inferred from the input's channel dim."""
+
+    cls_to_become = InstanceNorm2d
+    _channel_dim_unbatched = 0
+    _nd = 2
+
+
+class LazyInstanceNorm3d(_LazyNormBase, _InstanceNorm):
+    """``InstanceNorm3d`` with ``num_features`` inferred from the input's channel dim."""
+
+    cls_to_become = InstanceNorm3d
+    _channel_dim_unbatched = 0
+    _nd = 3

@@ -1,4 +1,4 @@
-"""PyTorch's ``torch.nn.modules.linear``: Identity, Linear, Bilinear."""
+"""PyTorch's ``torch.nn.modules.linear``: Identity, Linear, Bilinear, LazyLinear."""
 
 from __future__ import annotations
 
@@ -8,13 +8,15 @@ from typing import Any
 import numpy as np
 
 from ... import dtypes
+from ..._core.grad_mode import no_grad
 from ..._core.tensor_base import TensorBase
 from .. import functional as F  # noqa: N812 - PyTorch's conventional alias
 from .. import init
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 
-__all__ = ["Identity", "Linear", "Bilinear"]
+__all__ = ["Identity", "Linear", "Bilinear", "LazyLinear"]
 
 
 def _empty(shape: tuple, dtype: Any) -> Parameter:
@@ -102,3 +104,41 @@ class Bilinear(Module):
         """The feature sizes and whether there is a bias."""
         return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
                 f"out_features={self.out_features}, bias={self.bias is not None}")
+
+
+class LazyLinear(LazyModuleMixin, Linear):
+    """``Linear`` whose ``in_features`` is inferred from ``input.shape[-1]`` at the first
+    forward."""
+
+    cls_to_become = Linear
+    weight: Any
+    bias: Any
+
+    def __init__(self, out_features: int, bias: bool = True, device: Any = None,
+                 dtype: Any = None) -> None:
+        super().__init__(0, 0, False)
+        self.weight = UninitializedParameter(dtype=dtype)
+        self.out_features = out_features
+        if bias:
+            self.bias = UninitializedParameter(dtype=dtype)
+
+    def reset_parameters(self) -> None:
+        """Linear's initialisation, once the parameters exist."""
+        if not self.has_uninitialized_params() and self.in_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input: TensorBase) -> None:
+        """``in_features`` from the input's last dim; allocate and initialise."""
+        if self.has_uninitialized_params():
+            with no_grad():
+                self.in_features = int(input.shape[-1])
+                self.weight.materialize((self.out_features, self.in_features))
+                if self.bias is not None:
+                    self.bias.materialize((self.out_features,))
+                self.reset_parameters()
+        if self.in_features == 0:  # materialized by load_state_dict
+            if input.shape[-1] != self.weight.shape[-1]:
+                raise AssertionError(f"The in_features inferred from input: {input.shape[-1]} "
+                                     "is not equal to in_features from self.weight: "
+                                     f"{self.weight.shape[-1]}")
+            self.in_features = int(input.shape[-1])

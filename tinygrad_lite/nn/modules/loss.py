@@ -1,9 +1,11 @@
 """PyTorch's ``torch.nn.modules.loss``: the loss layers, thin Modules over ``nn.functional``,
-with PyTorch's constructor signatures (the deprecated ``size_average``/``reduce`` included)."""
+with PyTorch's constructor signatures (the deprecated ``size_average``/``reduce`` included), and
+the deprecated ``NLLLoss2d``."""
 
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 from ..._core.tensor_base import TensorBase
@@ -15,11 +17,11 @@ from .linear import Linear
 from .module import Module
 
 __all__ = ["MSELoss", "L1Loss", "HuberLoss", "SmoothL1Loss", "CrossEntropyLoss", "NLLLoss",
-           "BCELoss", "BCEWithLogitsLoss", "KLDivLoss", "MarginRankingLoss",
-           "HingeEmbeddingLoss", "SoftMarginLoss", "CosineEmbeddingLoss", "TripletMarginLoss",
+           "BCELoss", "BCEWithLogitsLoss", "KLDivLoss", "MarginRankingLoss", "HingeEmbeddingLoss",
+           "SoftMarginLoss", "CosineEmbeddingLoss", "TripletMarginLoss",
            "TripletMarginWithDistanceLoss", "PoissonNLLLoss", "GaussianNLLLoss",
            "MultiLabelSoftMarginLoss", "MultiMarginLoss", "MultiLabelMarginLoss", "CTCLoss",
-           "LinearCrossEntropyLoss", "LinearCrossEntropyOptions"]
+           "LinearCrossEntropyLoss", "LinearCrossEntropyOptions", "NLLLoss2d"]
 
 
 class _Loss(Module):
@@ -226,6 +228,17 @@ class TripletMarginWithDistanceLoss(_Loss):
         return F.triplet_margin_with_distance_loss(
             anchor, positive, negative, distance_function=self.distance_function,
             margin=self.margin, swap=self.swap, reduction=self.reduction)
+
+
+class NLLLoss2d(NLLLoss):
+    """Deprecated: ``NLLLoss`` (warns with PyTorch's FutureWarning)."""
+
+    def __init__(self, weight: Any = None, size_average: Any = None,
+                 ignore_index: int = -100, reduce: Any = None, reduction: str = "mean") -> None:
+        warnings.warn("`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a "
+                      "drop-in replacement and see https://pytorch.org/docs/main/nn.html#"
+                      "torch.nn.NLLLoss for more details.", FutureWarning, stacklevel=2)
+        super().__init__(weight, size_average, ignore_index, reduce, reduction)
 
 
 class PoissonNLLLoss(_Loss):

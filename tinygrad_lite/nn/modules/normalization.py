@@ -1,4 +1,7 @@
-"""PyTorch's ``torch.nn.modules.normalization``: LayerNorm, GroupNorm, RMSNorm."""
+"""PyTorch's ``torch.nn.modules.normalization``: LayerNorm, GroupNorm, RMSNorm,
+LocalResponseNorm and CrossMapLRN2d (Lua Torch's cross-channel local response normalisation,
+with PyTorch's exact forward and backward, whose channel windows differ from
+``LocalResponseNorm``'s)."""
 
 from __future__ import annotations
 
@@ -8,11 +11,12 @@ import numpy as np
 
 from ... import dtypes
 from ..._core.tensor_base import TensorBase
+from ...ops.local_response_norm import cross_map_lrn2d
 from .. import functional as F  # noqa: N812 - PyTorch's conventional alias
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["LayerNorm", "GroupNorm", "RMSNorm"]
+__all__ = ["LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm", "CrossMapLRN2d"]
 
 
 def _np_dtype(dtype: Any) -> np.dtype:
@@ -106,3 +110,38 @@ class RMSNorm(Module):
         """The normalised shape and the options."""
         return (f"{self.normalized_shape}, eps={self.eps}, "
                 f"elementwise_affine={self.elementwise_affine}")
+
+
+class LocalResponseNorm(Module):
+    """Normalises each channel by the energy of ``size`` neighbouring channels (AlexNet)."""
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0
+                 ) -> None:
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input: TensorBase) -> TensorBase:
+        """The normalised input."""
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        """The window size and constants."""
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+
+class CrossMapLRN2d(Module):
+    """Cross-channel local response normalisation of (N, C, H, W) input:
+    ``x * (k + alpha / size * sum_window x^2) ^ -beta``."""
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1
+                 ) -> None:
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input: TensorBase) -> TensorBase:
+        """The normalised input."""
+        return cross_map_lrn2d(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        """The window size and constants."""
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"

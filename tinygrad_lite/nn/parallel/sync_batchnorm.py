@@ -6,76 +6,30 @@ per-channel gradient sums (backward), so N ranks with batch B/N compute what one
 batch B would. Weight and bias gradients stay local: DistributedDataParallel averages them like
 every other parameter. Outside an initialised process group (or with one rank) it is BatchNorm.
 Its traffic uses a communicator of its own, so it cannot interleave with DDP's bucket
-all-reduces.
+all-reduces. The normalisation and its backward are the primitive ``ops.sync_batch_norm``,
+given this communicator's all-reduce.
 """
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
 
-from ...autograd.function import Function, once_differentiable
 from ...distributed.process_group import ProcessGroup, default_group, is_initialized, mpi
-from ...tensor import Tensor
+from ...ops.sync_batch_norm import sync_batch_norm
 from ..modules.batchnorm import _BatchNorm
 from ..modules.module import Module
 
 __all__ = ["SyncBatchNorm"]
 
 
-class _SyncBatchNormFunction(Function):
-    """Normalise ``x`` (N, C, ...) with statistics all-reduced over ``comm``."""
-
-    @staticmethod
-    def forward(ctx: Any, x: Tensor, weight: Tensor | None, bias: Tensor | None,
-                running_mean: Tensor | None, running_var: Tensor | None, momentum: float,
-                eps: float, comm: Any) -> Tensor:
-        xa = x.detach().numpy()
-        axes = (0, *range(2, xa.ndim))
-        count = xa.size // xa.shape[1]
-        local = np.concatenate([xa.sum(axes, dtype=np.float64),
-                                np.square(xa, dtype=np.float64).sum(axes), [count]])
-        total = np.empty_like(local)
-        comm.Allreduce(local, total, op=mpi().SUM)
-        channels = xa.shape[1]
-        n = total[-1]
-        mean = total[:channels] / n
-        var = np.maximum(total[channels:2 * channels] / n - mean * mean, 0.0)
-        invstd = 1.0 / np.sqrt(var + eps)
-        shape = (1, channels) + (1,) * (xa.ndim - 2)
-        xhat = ((xa - mean.reshape(shape)) * invstd.reshape(shape)).astype(xa.dtype)
-        out = xhat
-        if weight is not None:
-            out = out * weight.detach().numpy().reshape(shape)
-        if bias is not None:
-            out = out + bias.detach().numpy().reshape(shape)
-        if running_mean is not None and running_var is not None:
-            rm, rv = running_mean._data, running_var._data
-            rm[...] = (1 - momentum) * rm + momentum * mean
-            rv[...] = (1 - momentum) * rv + momentum * var * n / max(n - 1, 1)
-            running_mean._version_counter[0] += 1
-            running_var._version_counter[0] += 1
-        ctx.saved = (xhat, invstd.astype(xa.dtype), weight, n, comm, axes, shape)
-        return Tensor._wrap(np.ascontiguousarray(out, dtype=xa.dtype))
-
-    @staticmethod
-    @once_differentiable
-    def backward(ctx: Any, grad_out: Tensor) -> tuple:
-        xhat, invstd, weight, n, comm, axes, shape = ctx.saved
-        dy = grad_out.numpy()
-        sum_dy = dy.sum(axes, dtype=np.float64)
-        sum_dy_xhat = (dy * xhat).sum(axes, dtype=np.float64)
-        local = np.concatenate([sum_dy, sum_dy_xhat])
-        total = np.empty_like(local)
-        comm.Allreduce(local, total, op=mpi().SUM)
-        channels = xhat.shape[1]
-        g_dy, g_dy_xhat = total[:channels] / n, total[channels:] / n
-        scale = invstd * (1.0 if weight is None else weight.detach().numpy())
-        dx = scale.reshape(shape) * (dy - g_dy.reshape(shape) - xhat * g_dy_xhat.reshape(shape))
-        dw = None if weight is None else Tensor._wrap(sum_dy_xhat.astype(xhat.dtype))
-        db = None if weight is None else Tensor._wrap(sum_dy.astype(xhat.dtype))
-        return (Tensor._wrap(dx.astype(xhat.dtype)), dw, db, None, None, None, None, None)
+def _all_reduce_sum(comm: Any, local: np.ndarray) -> np.ndarray:
+    """The sum of ``local`` over the ranks of ``comm`` (the collective the op is given)."""
+    total = np.empty_like(local)
+    comm.Allreduce(local, total, op=mpi().SUM)
+    return total
 
 
 class SyncBatchNorm(_BatchNorm):
@@ -109,11 +63,11 @@ class SyncBatchNorm(_BatchNorm):
             self.num_batches_tracked._data += 1
             if self.momentum is None:
                 momentum = 1.0 / float(self.num_batches_tracked._data)
-        return _SyncBatchNormFunction.apply(
+        return sync_batch_norm(
             input, self.weight, self.bias,
             self.running_mean if self.track_running_stats else None,
             self.running_var if self.track_running_stats else None, momentum, self.eps,
-            self._comm)
+            functools.partial(_all_reduce_sum, self._comm))
 
     @classmethod
     def convert_sync_batchnorm(cls, module: Module, process_group: ProcessGroup | None = None

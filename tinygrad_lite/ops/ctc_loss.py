@@ -1,6 +1,6 @@
-"""The connectionist temporal classification loss of ``nn.functional`` (``ctc_loss``): the
-forward-backward algorithm in log space, vectorised over the batch and the extended label
-sequence (a Python loop over time only), with a hand-written gradient node."""
+"""The connectionist temporal classification loss as a primitive: the forward-backward algorithm
+in log space, vectorised over the batch and the extended label sequence (a Python loop over time
+only), with ``CtcLossBackward0``, whose gradient the same pass computes."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from typing import Any
 
 import numpy as np
 
-from ..._core.grad_mode import grad_state
-from ..._core.graph import Node
-from ..._core.tensor_base import TensorBase, wrap
+from .._core.grad_mode import grad_state
+from .._core.graph import Node
+from .._core.tensor_base import TensorBase, wrap
 
-__all__ = ["ctc_loss"]
+__all__ = ["CtcLossBackward0", "ctc_loss"]
 
 
 class CtcLossBackward0(Node):
@@ -30,18 +30,6 @@ class CtcLossBackward0(Node):
             return (g * grad.reshape(shape), None)
         g = self.grad_lp if not self.unbatched else self.grad_lp[:, 0]
         return ((g * np.reshape(grad, shape)).astype(g.dtype, copy=False), None)
-
-
-def _lengths(value: Any, n: int, name: str) -> np.ndarray:
-    """Lengths given as a tensor, a sequence or an int, as an int64 array of ``n`` entries."""
-    arr = np.asarray(value._data if isinstance(value, TensorBase) else value)
-    if arr.dtype.kind not in "iu":
-        raise RuntimeError(f"ctc_loss: {name} must be integers, got {arr.dtype}")
-    arr = arr.astype(np.int64).reshape(-1)
-    if arr.size != n:
-        raise RuntimeError(f"ctc_loss: expected {name} to have {n} entries (the batch size), "
-                           f"got {arr.size}")
-    return arr
 
 
 def _logsumexp3(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
@@ -62,34 +50,7 @@ def _shift(x: np.ndarray, k: int) -> np.ndarray:
     return out
 
 
-def _targets_padded(targets: Any, target_lengths: np.ndarray) -> np.ndarray:
-    """The targets as an (N, S) array, from the padded 2-D or the concatenated 1-D form."""
-    t = np.asarray(targets._data if isinstance(targets, TensorBase) else targets)
-    if t.dtype.kind not in "iu":
-        raise RuntimeError(f"ctc_loss: targets must be integers, got {t.dtype}")
-    n = target_lengths.size
-    s_max = int(target_lengths.max()) if n else 0
-    if t.ndim == 2:
-        if t.shape[0] != n:
-            raise RuntimeError(f"ctc_loss: targets has batch size {t.shape[0]}, expected {n}")
-        if s_max > t.shape[1]:
-            raise RuntimeError(f"ctc_loss: target length {s_max} exceeds the targets' second "
-                               f"dimension {t.shape[1]}")
-        return t[:, :s_max].astype(np.int64)
-    if t.ndim != 1:
-        raise RuntimeError(f"ctc_loss: targets must be 1-D or 2-D, got {t.ndim}-D")
-    if n == 1 and t.size >= s_max and target_lengths.sum() <= t.size:
-        return t[None, :s_max].astype(np.int64)  # one unbatched or padded sequence
-    if int(target_lengths.sum()) != t.size:
-        raise RuntimeError(f"ctc_loss: concatenated targets have {t.size} entries but the "
-                           f"target lengths sum to {int(target_lengths.sum())}")
-    starts = np.concatenate([[0], np.cumsum(target_lengths)[:-1]])
-    cols = np.arange(s_max)
-    idx = np.minimum(starts[:, None] + cols, max(t.size - 1, 0))
-    return np.where(cols < target_lengths[:, None], t[idx] if t.size else 0, 0).astype(np.int64)
-
-
-def _ctc_forward_backward(lp: np.ndarray, targets: np.ndarray, in_len: np.ndarray,
+def ctc_forward_backward(lp: np.ndarray, targets: np.ndarray, in_len: np.ndarray,
                           tg_len: np.ndarray, blank: int) -> tuple[np.ndarray, np.ndarray]:
     """Per-sample negative log-likelihoods (N,) and their gradient (T, N, C) of float64 ``lp``."""
     t_max, n, c = lp.shape
@@ -148,40 +109,18 @@ def _ctc_forward_backward(lp: np.ndarray, targets: np.ndarray, in_len: np.ndarra
     return nll, grad
 
 
-def ctc_loss(log_probs: TensorBase, targets: Any, input_lengths: Any, target_lengths: Any,
-             blank: int = 0, reduction: str = "mean", zero_infinity: bool = False) -> TensorBase:
-    """The CTC loss of ``log_probs`` (T, N, C) or (T, C) against ``targets`` (padded (N, S) or
-    concatenated); ``"mean"`` divides each loss by its target length, then averages."""
-    if not isinstance(log_probs, TensorBase):
-        raise TypeError(f"ctc_loss(): argument 'log_probs' must be Tensor, not "
-                        f"{type(log_probs).__name__}")
-    if reduction not in ("none", "mean", "sum"):
-        raise ValueError(f"{reduction} is not a valid value for reduction")
+def ctc_loss(log_probs: TensorBase, targets: np.ndarray, in_len: np.ndarray, tg_len: np.ndarray,
+             blank: int, zero_infinity: bool) -> TensorBase:
+    """The per-sample CTC negative log-likelihoods of ``log_probs`` (T, N, C) or (T, C) against
+    the padded (N, S) ``targets`` (checked labels, lengths ``tg_len``) over ``in_len`` steps."""
     unbatched = log_probs.ndim == 2
-    if log_probs.ndim not in (2, 3):
-        raise RuntimeError(f"ctc_loss: log_probs must be (T, N, C) or (T, C), got shape "
-                           f"{tuple(log_probs.shape)}")
     lp = log_probs._data if not unbatched else log_probs._data[:, None]
-    t_max, n, c = lp.shape
-    in_len = _lengths(input_lengths, n, "input_lengths")
-    tg_len = _lengths(target_lengths, n, "target_lengths")
-    if not 0 <= blank < c:
-        raise RuntimeError(f"ctc_loss: blank must be in label range [0, {c}), got {blank}")
-    if (in_len > t_max).any() or (in_len < 0).any():
-        raise RuntimeError(f"ctc_loss: input_lengths must be in [0, {t_max}], got "
-                           f"{in_len.tolist()}")
-    if (tg_len < 0).any():
-        raise RuntimeError("ctc_loss: target_lengths must be non-negative")
-    tg = _targets_padded(targets, tg_len)
-    if tg.size and ((tg < 0) | (tg >= c)).any():
-        mask = np.arange(tg.shape[1]) < tg_len[:, None]
-        if (((tg < 0) | (tg >= c)) & mask).any():
-            raise RuntimeError(f"ctc_loss: target labels must be in [0, {c})")
-        tg = np.where(mask, tg, blank)
+    t_max, n = lp.shape[:2]
+    tg = targets
     if t_max == 0 or n == 0:
         nll, grad = np.full(n, np.inf), np.zeros(lp.shape)
     else:
-        nll, grad = _ctc_forward_backward(lp.astype(np.float64), tg, in_len, tg_len, blank)
+        nll, grad = ctc_forward_backward(lp.astype(np.float64), tg, in_len, tg_len, blank)
     if zero_infinity:
         bad = np.isinf(nll)
         nll = np.where(bad, 0.0, nll)
@@ -192,9 +131,4 @@ def ctc_loss(log_probs: TensorBase, targets: Any, input_lengths: Any, target_len
         node = CtcLossBackward0(log_probs, wrap(tg))
         node.grad_lp, node.unbatched = grad.astype(dtype), unbatched
     losses = wrap(nll.astype(dtype) if not unbatched else nll[0].astype(dtype), node)
-    if reduction == "none":
-        return losses
-    if reduction == "sum":
-        return losses.sum()
-    per_len = np.maximum(tg_len, 1).astype(dtype)
-    return (losses / wrap(per_len if not unbatched else per_len[0])).mean()
+    return losses

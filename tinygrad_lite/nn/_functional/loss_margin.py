@@ -1,10 +1,9 @@
-"""More losses and distances of ``nn.functional``: margin and ranking losses, Poisson and
-Gaussian negative log-likelihoods, multi-label losses, cosine similarity and pairwise distances.
-Each is composed from existing ops (gradients for free) and takes PyTorch's ``reduction``."""
+"""Margin and ranking losses of ``nn.functional``: margin ranking, hinge embedding, soft margin,
+cosine embedding, triplet, and the multi-class and multi-label margin losses. Each is composed
+from existing ops (gradients for free) and takes PyTorch's ``reduction``."""
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -13,45 +12,12 @@ from ... import functions as _fn
 from ..._core.tensor_base import TensorBase, wrap
 from ...ops.elementwise import bfloat16_in_float32
 from .activation import softplus
+from .distance import pairwise_distance
 from .loss import _reduce, legacy_reduction
 
 __all__ = ["margin_ranking_loss", "hinge_embedding_loss", "soft_margin_loss",
            "cosine_embedding_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss",
-           "poisson_nll_loss", "gaussian_nll_loss", "multilabel_soft_margin_loss",
-           "multi_margin_loss", "multilabel_margin_loss", "cosine_similarity",
-           "pairwise_distance", "pdist"]
-
-
-@bfloat16_in_float32
-def cosine_similarity(x1: TensorBase, x2: TensorBase, dim: int = 1,
-                      eps: float = 1e-8) -> TensorBase:
-    """``(x1 / max(|x1|, eps)) . (x2 / max(|x2|, eps))`` along ``dim`` (broadcasting), as
-    PyTorch computes it: each norm is raised to ``eps`` on its own, and its gradient flows as
-    if it were not (PyTorch clamps the norms in place without recording it)."""
-    n1 = _fn.linalg.vector_norm(x1, 2, dim, True)
-    n2 = _fn.linalg.vector_norm(x2, 2, dim, True)
-    n1 = n1 + (n1.clamp(min=eps) - n1).detach()
-    n2 = n2 + (n2.clamp(min=eps) - n2).detach()
-    return ((x1 / n1) * (x2 / n2)).sum(dim)
-
-
-@bfloat16_in_float32
-def pairwise_distance(x1: TensorBase, x2: TensorBase, p: float = 2.0, eps: float = 1e-6,
-                      keepdim: bool = False) -> TensorBase:
-    """The p-norm of ``x1 - x2 + eps`` along the last dim."""
-    return (x1 - x2 + eps).norm(p, -1, keepdim)
-
-
-@bfloat16_in_float32
-def pdist(input: TensorBase, p: float = 2.0) -> TensorBase:
-    """The p-norm distances between all pairs of rows (i < j), in row-major order."""
-    if input.ndim != 2:
-        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
-    rows, cols = np.triu_indices(input.shape[0], 1)
-    if not rows.size:
-        return input.new_zeros(0)
-    diff = input[rows] - input[cols]
-    return diff.norm(p, -1)
+           "multilabel_soft_margin_loss", "multi_margin_loss", "multilabel_margin_loss"]
 
 
 @bfloat16_in_float32
@@ -125,43 +91,6 @@ def triplet_margin_with_distance_loss(anchor: TensorBase, positive: TensorBase,
         d_neg = _fn.minimum(d_neg, dist(positive, negative))
     loss = (d_pos - d_neg + margin).clamp(min=0.0)
     return _reduce(loss, reduction, "triplet_margin_loss")
-
-
-@bfloat16_in_float32
-def poisson_nll_loss(input: TensorBase, target: TensorBase, log_input: bool = True,
-                     full: bool = False, size_average: Any = None, eps: float = 1e-8,
-                     reduce: Any = None, reduction: str = "mean") -> TensorBase:
-    """Negative log-likelihood of a Poisson target: ``exp(x) - t x`` with ``log_input``,
-    else ``x - t log(x + eps)``; ``full`` adds Stirling's term for targets > 1."""
-    loss = input.exp() - target * input if log_input else input - target * (input + eps).log()
-    if full:
-        t = target
-        safe = _fn.where(t > 1, t, 2.0)
-        stirling = safe * safe.log() - safe + 0.5 * (2 * math.pi * safe).log()
-        loss = loss + _fn.where(t > 1, stirling, 0.0)
-    reduction = legacy_reduction(size_average, reduce, reduction)
-    return _reduce(loss, reduction, "poisson_nll_loss")
-
-
-@bfloat16_in_float32
-def gaussian_nll_loss(input: TensorBase, target: TensorBase, var: Any, full: bool = False,
-                      eps: float = 1e-6, reduction: str = "mean") -> TensorBase:
-    """``0.5 (log(var) + (input - target)^2 / var)`` (+ ``0.5 log(2 pi)`` with ``full``);
-    ``var`` is clamped to ``eps`` (without gradient through the clamp, as PyTorch)."""
-    v = var if isinstance(var, TensorBase) else _fn.tensor(float(var))
-    in_shape, var_shape = tuple(input.shape), tuple(v.shape)
-    if isinstance(var, TensorBase) and var_shape != in_shape:
-        if var_shape == in_shape[:-1]:  # one variance per sample (homoscedastic)
-            v = v.unsqueeze(-1)
-        elif not (var_shape[:-1] == in_shape[:-1] and var_shape[-1:] == (1,)):
-            raise ValueError("var is of incorrect size")
-    if isinstance(var, TensorBase) and (v.detach() < 0).any():
-        raise ValueError("gaussian_nll_loss: var has negative entry/entries")
-    v = _fn.where(v.detach() < eps, v - v.detach() + eps, v)
-    loss = 0.5 * (v.log() + (input - target) ** 2 / v)
-    if full:
-        loss = loss + 0.5 * math.log(2 * math.pi)
-    return _reduce(loss, reduction, "gaussian_nll_loss")
 
 
 @bfloat16_in_float32

@@ -1,6 +1,6 @@
-"""The 3-d convolutions, lazy convolutions, 3-d / adaptive-max / Lp pooling, unpooling, ceil_mode
-and gumbel_softmax against PyTorch (float64 values, input and weight gradients, indices, reprs,
-errors), plus float64 gradient checks to second order."""
+"""Pooling against PyTorch: max and average pooling (ceil_mode, 3-d), adaptive, Lp and
+fractional max pooling, max unpooling (float64 values, gradients, indices, errors), plus float64
+gradient checks to second order. (The error table also holds the 3-d convolutions' errors.)"""
 
 import numpy as np
 import pytest
@@ -40,110 +40,6 @@ def _compare(tl_fn, th_fn, *arrays, grad=True, rtol=1e-10, atol=1e-12):
     return out
 
 
-# -- convolutions -----------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("kw", [
-    dict(), dict(stride=2, padding=1),
-    dict(stride=(1, 2, 1), padding=(0, 1, 2), dilation=(2, 1, 1)),
-    dict(groups=2, padding="same", dilation=(1, 2, 1)), dict(padding="valid", stride=(2, 1, 3))])
-def test_conv3d_matches_torch(kw):
-    r = _rng(1)
-    x, w, b = r.standard_normal((2, 4, 5, 6, 7)), r.standard_normal((6, 4 // kw.get("groups", 1),
-                                                                     3, 2, 3)), r.standard_normal(6)
-    _compare(lambda *t: F.conv3d(*t, **kw), lambda *t: TF.conv3d(*t, **kw), x, w, b)
-    _compare(lambda *t: F.conv3d(*t, **kw), lambda *t: TF.conv3d(*t, **kw), x[0], w)  # unbatched
-
-
-@pytest.mark.parametrize("kw", [
-    dict(), dict(stride=2, padding=1, output_padding=1),
-    dict(stride=(2, 1, 3), padding=(1, 0, 1), output_padding=(1, 0, 2), groups=2),
-    dict(stride=2, dilation=(2, 1, 1), output_padding=(1, 0, 1))])
-def test_conv_transpose3d_matches_torch(kw):
-    r = _rng(2)
-    x, w, b = r.standard_normal((2, 4, 3, 4, 3)), r.standard_normal((4, 3, 3, 2, 3)), None
-    b = r.standard_normal(3 * kw.get("groups", 1))
-    _compare(lambda *t: F.conv_transpose3d(*t, **kw), lambda *t: TF.conv_transpose3d(*t, **kw),
-             x, w, b)
-    _compare(lambda *t: F.conv_transpose3d(*t, **kw), lambda *t: TF.conv_transpose3d(*t, **kw),
-             x[1], w)
-
-
-def _copy_params(ours, theirs):
-    for name, p in theirs.named_parameters():
-        getattr(ours, name).data = tl.tensor(p.detach().numpy().copy())
-
-
-@pytest.mark.parametrize("make", [
-    lambda m: m.Conv3d(4, 6, (3, 2, 3), stride=(1, 2, 1), padding=1, groups=2),
-    lambda m: m.Conv3d(4, 2, 2, bias=False, dilation=2),
-    lambda m: m.ConvTranspose3d(4, 6, 3, stride=2, padding=1, output_padding=1, groups=2),
-    lambda m: m.ConvTranspose3d(4, 2, (2, 3, 2), bias=False)])
-def test_conv3d_modules_match_torch(make):
-    ours, theirs = make(nn), make(torch.nn).double()
-    assert repr(ours) == repr(theirs)
-    assert tuple(ours.weight.shape) == tuple(theirs.weight.shape)
-    _copy_params(ours, theirs)
-    x = _rng(3).standard_normal((2, 4, 5, 6, 5))
-    got = ours(tl.tensor(x)).detach().numpy()
-    np.testing.assert_allclose(got, theirs(torch.tensor(x)).detach().numpy(), rtol=1e-10,
-                               atol=1e-12)
-
-
-@pytest.mark.parametrize("name,args,shape", [
-    ("LazyConv1d", (4, 3), (2, 3, 9)), ("LazyConv2d", (4, 3, 2, 1, 1, 1, False), (2, 6, 7, 8)),
-    ("LazyConv3d", (4, 2), (3, 4, 5, 6)), ("LazyConvTranspose1d", (5, 3, 2), (2, 3, 6)),
-    ("LazyConvTranspose2d", (4, 3, 2, 1, 1, 2), (2, 4, 5, 4)),
-    ("LazyConvTranspose3d", (2, 2), (3, 3, 4, 3))])
-def test_lazy_convs_infer_in_channels_like_torch(name, args, shape):
-    ours = getattr(nn, name)(*args, dtype=tl.float64)
-    theirs = getattr(torch.nn, name)(*args, dtype=torch.float64)
-    assert repr(ours) == repr(theirs)
-    assert ours.has_uninitialized_params()
-    assert len(list(ours.parameters())) == len(list(theirs.parameters()))  # uninitialized
-    x = _rng(4).standard_normal(shape)
-    out = ours(tl.tensor(x))
-    ref = theirs(torch.tensor(x))
-    assert type(ours).__name__ == type(theirs).__name__ == name[4:]
-    assert repr(ours) == repr(theirs) and ours.in_channels == theirs.in_channels
-    assert [tuple(p.shape) for p in ours.parameters()] == \
-        [tuple(p.shape) for p in theirs.parameters()]
-    assert tuple(out.shape) == tuple(ref.shape)
-    _copy_params(ours, theirs)
-    np.testing.assert_allclose(ours(tl.tensor(x)).detach().numpy(),
-                               theirs(torch.tensor(x)).detach().numpy(), rtol=1e-10, atol=1e-12)
-    with pytest.raises(RuntimeError, match="Expected"):
-        getattr(nn, name)(*args)(tl.randn(*(2,) * (len(shape) + 2)))
-
-
-def test_lazy_conv_trains_with_an_optimizer_built_first_and_loads_state():
-    lazy = nn.LazyConv2d(4, 3)
-    opt = tl.optim.SGD(lazy.parameters(), lr=0.1)  # before the first forward, as PyTorch allows
-    lazy(tl.randn(2, 3, 6, 6)).sum().backward()
-    before = lazy.weight.detach().numpy().copy()
-    opt.step()
-    assert type(lazy) is nn.Conv2d and (lazy.weight.detach().numpy() != before).any()
-    fresh = nn.LazyConv2d(4, 3)
-    fresh.load_state_dict(lazy.state_dict())
-    x = tl.randn(1, 3, 6, 6)
-    np.testing.assert_array_equal(fresh(x).detach().numpy(), lazy(x).detach().numpy())
-    assert fresh.in_channels == 3 and type(fresh) is nn.Conv2d
-
-
-def test_conv3d_gradients_to_second_order():
-    r = _rng(5)
-    x, w = r.standard_normal((1, 2, 3, 4, 3)), r.standard_normal((2, 2, 2, 2, 2))
-    check_grads(lambda a, c: F.conv3d(a, c, stride=(1, 2, 1), padding=1), x, w)
-    check_second_order(lambda a, c: F.conv3d(a, c, padding=(1, 0, 1)) ** 2, x, w)
-    check_grads(lambda a, c: F.conv_transpose3d(a, c, stride=2, output_padding=1), x,
-                r.standard_normal((2, 1, 2, 2, 2)))
-    check_second_order(lambda a, c: F.conv_transpose3d(a, c, stride=2) ** 2, x,
-                       r.standard_normal((2, 1, 2, 2, 2)))
-
-
-# -- max and average pooling (ceil_mode, 3-d) --------------------------------------------------
-
-
 MAX_CASES = [  # nd, shape, kernel, stride, padding, dilation, ceil_mode
     (1, (2, 3, 10), 3, 2, 1, 1, True), (1, (2, 3, 9), 2, None, 0, 1, True),
     (1, (3, 11), 4, 3, 2, 2, True), (2, (2, 2, 7, 6), 3, 2, 1, 1, True),
@@ -152,6 +48,14 @@ MAX_CASES = [  # nd, shape, kernel, stride, padding, dilation, ceil_mode
     (3, (2, 2, 5, 6, 7), 2, None, 0, 1, False), (3, (2, 2, 5, 6, 7), 3, 2, 1, 1, True),
     (3, (2, 5, 5, 4), (2, 3, 2), (2, 2, 3), (1, 1, 0), 1, True),
     (3, (1, 2, 6, 7, 5), 2, 2, 0, (2, 1, 1), False), (3, (1, 2, 4, 4, 4), 2, None, 0, 1, True)]
+
+
+AVG_CASES = [  # nd, shape, kernel, stride, padding, ceil_mode
+    (1, (2, 3, 10), 3, 2, 1, True), (1, (3, 9), 2, None, 0, True), (1, (2, 2, 11), 4, 3, 2, True),
+    (2, (2, 2, 7, 6), 3, 2, 1, True), (2, (2, 2, 7, 8), (2, 3), (2, 2), (1, 0), True),
+    (2, (1, 2, 8, 7), 3, (3, 2), 1, True), (2, (2, 6, 5), 2, 1, 1, False),
+    (3, (2, 2, 5, 6, 7), 2, None, 0, False), (3, (2, 2, 5, 6, 7), 3, 2, 1, True),
+    (3, (2, 5, 5, 4), (2, 3, 2), (2, 2, 3), (1, 1, 0), True)]
 
 
 @pytest.mark.parametrize("nd,shape,k,s,p,d,ceil", MAX_CASES)
@@ -173,14 +77,6 @@ def test_max_pool_all_minus_inf_window_indices_name_real_elements():
     x = np.full((1, 1, 5, 5), -np.inf)
     _compare(lambda a: F.max_pool2d(a, 3, 2, 1, 2, True, True),
              lambda a: TF.max_pool2d(a, 3, 2, 1, 2, True, True), x, grad=False)
-
-
-AVG_CASES = [  # nd, shape, kernel, stride, padding, ceil_mode
-    (1, (2, 3, 10), 3, 2, 1, True), (1, (3, 9), 2, None, 0, True), (1, (2, 2, 11), 4, 3, 2, True),
-    (2, (2, 2, 7, 6), 3, 2, 1, True), (2, (2, 2, 7, 8), (2, 3), (2, 2), (1, 0), True),
-    (2, (1, 2, 8, 7), 3, (3, 2), 1, True), (2, (2, 6, 5), 2, 1, 1, False),
-    (3, (2, 2, 5, 6, 7), 2, None, 0, False), (3, (2, 2, 5, 6, 7), 3, 2, 1, True),
-    (3, (2, 5, 5, 4), (2, 3, 2), (2, 2, 3), (1, 1, 0), True)]
 
 
 @pytest.mark.parametrize("nd,shape,k,s,p,ceil", AVG_CASES)
@@ -208,9 +104,6 @@ def test_pool_ceil_mode_and_3d_gradients_to_second_order():
                lambda a: F.avg_pool1d(a[0, 0], 2, 2, 1, True) ** 2):
         check_grads(fn, x)
         check_second_order(fn, x)
-
-
-# -- adaptive pooling --------------------------------------------------------------------------
 
 
 ADAPTIVE_CASES = [  # nd, shape, output_size
@@ -254,15 +147,19 @@ def test_adaptive_gradients_to_second_order():
         check_second_order(fn, x)
 
 
-# -- Lp pooling and max unpooling ------------------------------------------------------------
-
-
 LP_CASES = [  # nd, shape, norm_type, kernel, stride, ceil_mode
     (1, (2, 3, 9), 2, 3, None, False), (1, (3, 10), 3, 3, 2, True),
     (1, (2, 2, 8), 1.5, 2, 1, False),
     (2, (2, 2, 7, 6), 2, 3, 2, True), (2, (2, 2, 6, 8), 3.0, (2, 3), None, False),
     (2, (2, 5, 7), 1, 2, (2, 1), True),
     (3, (2, 2, 5, 4, 6), 2, 2, None, False), (3, (1, 2, 5, 6, 5), 3, (2, 3, 2), 2, True)]
+
+
+UNPOOL_CASES = [  # nd, shape, kernel, stride, padding, output_size
+    (1, (2, 3, 10), 2, None, 0, None), (1, (3, 11), 3, 2, 1, (11,)),
+    (2, (2, 2, 6, 8), 2, None, 0, None), (2, (2, 2, 7, 6), 3, 2, 1, (1, 2, 7, 6)),
+    (2, (2, 6, 7), 2, None, 0, (7, 7)),
+    (3, (2, 2, 4, 6, 6), 2, None, 0, None), (3, (1, 2, 5, 5, 6), 3, 2, 1, (5, 5, 6))]
 
 
 @pytest.mark.parametrize("nd,shape,norm,k,s,ceil", LP_CASES)
@@ -276,13 +173,6 @@ def test_lp_pool_matches_torch(nd, shape, norm, k, s, ceil):
                                rtol=1e-10)
     check_second_order(lambda a: getattr(F, f"lp_pool{nd}d")(a, norm, k, s, ceil),
                        x[(0,) * (len(shape) - nd - 1)][:1])
-
-
-UNPOOL_CASES = [  # nd, shape, kernel, stride, padding, output_size
-    (1, (2, 3, 10), 2, None, 0, None), (1, (3, 11), 3, 2, 1, (11,)),
-    (2, (2, 2, 6, 8), 2, None, 0, None), (2, (2, 2, 7, 6), 3, 2, 1, (1, 2, 7, 6)),
-    (2, (2, 6, 7), 2, None, 0, (7, 7)),
-    (3, (2, 2, 4, 6, 6), 2, None, 0, None), (3, (1, 2, 5, 5, 6), 3, 2, 1, (5, 5, 6))]
 
 
 @pytest.mark.parametrize("nd,shape,k,s,p,size", UNPOOL_CASES)
@@ -307,47 +197,90 @@ def test_max_unpool_matches_torch(nd, shape, k, s, p, size):
                        v.numpy())
 
 
-# -- gumbel_softmax ---------------------------------------------------------------------------
+def _np(t):
+    return t.detach().numpy()
 
 
-def test_gumbel_softmax_reproducible_hard_straight_through():
-    logits = _rng(14).standard_normal((5, 4, 3))
+@pytest.mark.parametrize("shape,kernel,size", [((2, 3, 9, 10), 3, (5, 6)),
+                                               ((3, 7, 8), (2, 3), (4, 3)),
+                                               ((2, 2, 6, 7, 8), 2, (3, 4, 5)),
+                                               ((2, 6, 6, 7), (2, 1, 3), (4, 5, 3))])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_fractional_max_pool_matches_pytorch(shape, kernel, size, dtype):
+    nd = len(size)
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal(shape).astype(dtype)
+    x.reshape(-1)[::7] = x.reshape(-1)[1]  # ties: the first maximum wins
+    batch = shape[0] if len(shape) == nd + 2 else 1
+    samples = rng.random((batch, shape[-nd - 1], nd)).astype(dtype)
+    xt = torch.tensor(x, requires_grad=True)
+    xo = tl.tensor(x, requires_grad=True)
+    fn_t, fn_o = getattr(TF, f"fractional_max_pool{nd}d"), getattr(F, f"fractional_max_pool{nd}d")
+    out_t, idx_t = fn_t(xt, kernel, size, return_indices=True,
+                        _random_samples=torch.tensor(samples))
+    out_o, idx_o = fn_o(xo, kernel, size, return_indices=True, _random_samples=tl.tensor(samples))
+    np.testing.assert_array_equal(idx_o.numpy(), idx_t.numpy())
+    np.testing.assert_array_equal(_np(out_o), _np(out_t))
+    assert idx_o.dtype == tl.int64
+    g = rng.standard_normal(out_t.shape).astype(dtype)
+    out_t.backward(torch.tensor(g))
+    out_o.backward(tl.tensor(g))
+    np.testing.assert_allclose(xo.grad.numpy(), xt.grad.numpy(), rtol=1e-6)
+    with_idx = getattr(F, f"fractional_max_pool{nd}d_with_indices")(
+        xo, kernel, size, _random_samples=tl.tensor(samples))
+    np.testing.assert_array_equal(with_idx[1].numpy(), idx_t.numpy())
+
+
+def test_fractional_max_pool_nan_ratio_and_random_samples():
+    x = np.arange(64, dtype=np.float32).reshape(1, 1, 8, 8)
+    x[0, 0, 0, 0] = x[0, 0, 0, 1] = np.nan
+    samples = np.array([[[0.3, 0.6]]], np.float32)
+    ours = F.fractional_max_pool2d(tl.tensor(x), 2, output_ratio=(0.5, 0.5), return_indices=True,
+                                   _random_samples=tl.tensor(samples))
+    theirs = TF.fractional_max_pool2d(torch.tensor(x), 2, output_ratio=(0.5, 0.5),
+                                      return_indices=True, _random_samples=torch.tensor(samples))
+    np.testing.assert_array_equal(ours[1].numpy(), theirs[1].numpy())  # the last NaN wins
+    np.testing.assert_array_equal(ours[0].numpy(), theirs[0].numpy())
     tl.manual_seed(3)
-    a = tl.tensor(logits, requires_grad=True)
-    soft = F.gumbel_softmax(a, tau=0.5, dim=1)
+    first = F.fractional_max_pool2d(tl.tensor(x), 3, output_size=4)
     tl.manual_seed(3)
-    again = F.gumbel_softmax(tl.tensor(logits), tau=0.5, dim=1)
-    np.testing.assert_array_equal(soft.detach().numpy(), again.numpy())
-    np.testing.assert_allclose(soft.detach().numpy().sum(1), 1.0, rtol=1e-12)
-    # recover the noise: softmax((logits + g) / tau) fixes g up to a per-row constant
-    noise = np.log(soft.detach().numpy()) * 0.5 - logits
-    noise -= noise.mean(1, keepdims=True)
-    tl.manual_seed(3)
-    b = tl.tensor(logits, requires_grad=True)
-    hard = F.gumbel_softmax(b, tau=0.5, hard=True, dim=1)
-    h = hard.detach().numpy()
-    assert set(np.unique(h)) == {0.0, 1.0} and np.all(h.sum(1) == 1)
-    np.testing.assert_array_equal(h.argmax(1), soft.detach().numpy().argmax(1))
-    # straight-through: the hard sample's gradient is the soft sample's
-    g = _rng(15).standard_normal(h.shape)
-    t = torch.tensor(logits, requires_grad=True)
-    ref_soft = torch.softmax((t + torch.tensor(noise)) / 0.5, 1)
-    ref_soft.backward(torch.tensor(g))
-    hard.backward(tl.tensor(g))
-    np.testing.assert_allclose(b.grad.numpy(), t.grad.numpy(), rtol=1e-9, atol=1e-12)
-    np.testing.assert_allclose(soft.detach().numpy(), ref_soft.detach().numpy(), rtol=1e-9)
-    check_second_order(lambda x: (tl.manual_seed(1), F.gumbel_softmax(x, hard=True))[1],
-                       logits[0])
+    again = tl.nn.FractionalMaxPool2d(3, output_size=4)(tl.tensor(x))
+    np.testing.assert_array_equal(first.numpy(), again.numpy())
+    assert tuple(first.shape) == (1, 1, 4, 4)
+    pool = tl.nn.FractionalMaxPool3d(2, output_ratio=0.5, return_indices=True)
+    out, idx = pool(tl.randn(2, 3, 6, 8, 10))
+    assert tuple(out.shape) == tuple(idx.shape) == (2, 3, 3, 4, 5)
+    fixed = tl.nn.FractionalMaxPool2d(2, output_size=3, _random_samples=tl.tensor(samples))
+    assert list(fixed.buffers())[0] is fixed._random_samples
+    assert repr(fixed) == repr(torch.nn.FractionalMaxPool2d(2, output_size=3)) == \
+        "FractionalMaxPool2d()"
 
 
-def test_gumbel_max_frequencies_follow_softmax():
-    tl.manual_seed(0)
-    logits = np.log(np.array([0.6, 0.3, 0.1]))
-    hard = F.gumbel_softmax(tl.tensor(np.tile(logits, (4000, 1))), hard=True).numpy()
-    np.testing.assert_allclose(hard.mean(0), [0.6, 0.3, 0.1], atol=0.03)
-
-
-# -- errors ---------------------------------------------------------------------------------
+def test_fractional_max_pool_errors():
+    x = tl.randn(2, 3, 8, 9)
+    with pytest.raises(ValueError, match="requires specifying either an output_size"):
+        F.fractional_max_pool2d(x, 3)
+    with pytest.raises(RuntimeError, match="pool height 3 too large relative to input height 8"):
+        F.fractional_max_pool2d(x, 3, output_size=(7, 7))
+    with pytest.raises(RuntimeError, match="pool time 2 too large relative to input time 6"):
+        F.fractional_max_pool3d(tl.randn(1, 1, 6, 7, 8), 2, output_size=(6, 4, 5))
+    with pytest.raises(RuntimeError, match="Expected 3D or 4D tensor"):
+        F.fractional_max_pool2d(tl.randn(2, 2, 2, 8, 8), 2, output_size=3)
+    with pytest.raises(RuntimeError, match=r"_random_samples.size\(2\) equals to 2"):
+        F.fractional_max_pool2d(x, 3, output_size=4, _random_samples=tl.rand(2, 3, 3))
+    with pytest.raises(RuntimeError, match="no less then input batch size"):
+        F.fractional_max_pool2d(x, 3, output_size=4, _random_samples=tl.rand(1, 3, 2))
+    with pytest.raises(RuntimeError, match="same dtype as input"):
+        F.fractional_max_pool2d(x, 3, output_size=4,
+                                _random_samples=tl.rand(2, 3, 2, dtype=tl.float64))
+    with pytest.raises(RuntimeError, match="kernel_size must either be a single Int"):
+        F.fractional_max_pool2d(x, (3, 3, 3), output_size=4)
+    with pytest.raises(ValueError, match="only one of output_size and output_ratio"):
+        tl.nn.FractionalMaxPool2d(3, output_size=2, output_ratio=0.5)
+    with pytest.raises(ValueError, match=r"output_ratio must be between 0 and 1 \(got 1.5\)"):
+        tl.nn.FractionalMaxPool2d(3, output_ratio=1.5)
+    with pytest.raises(ValueError, match="kernel_size must be greater than 0"):
+        tl.nn.FractionalMaxPool3d(0, output_ratio=0.5)
 
 
 @pytest.mark.parametrize("call,exc,match", [
