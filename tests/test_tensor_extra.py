@@ -1,4 +1,4 @@
-"""Tensor surface from tinygrad_lite/_tensor_extra.py, against PyTorch where installed:
+"""Tensor surface from tinygrad_lite/_tensor/, against PyTorch where installed:
 membership, reversed, the in-place operators (in place: aliases see the change; dtype and leaf
 rules), detach_, strides and offsets, byte sizes, the legacy new, apply_/map_, mH."""
 

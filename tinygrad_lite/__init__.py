@@ -65,19 +65,6 @@ from ._dtype_info import (
     promote_types,
     result_type,
 )
-from ._format import set_printoptions
-from ._legacy import (
-    BFloat16Tensor,
-    BoolTensor,
-    ByteTensor,
-    CharTensor,
-    DoubleTensor,
-    FloatTensor,
-    HalfTensor,
-    IntTensor,
-    LongTensor,
-    ShortTensor,
-)
 from ._runtime import (
     are_deterministic_algorithms_enabled,
     get_deterministic_debug_mode,
@@ -89,8 +76,21 @@ from ._runtime import (
     set_num_threads,
     use_deterministic_algorithms,
 )
-from ._tensor_dlpack import from_dlpack, to_dlpack
-from ._tensor_storage import TypedStorage, UntypedStorage, is_storage
+from ._tensor.dlpack import from_dlpack, to_dlpack
+from ._tensor.format import set_printoptions
+from ._tensor.legacy import (
+    BFloat16Tensor,
+    BoolTensor,
+    ByteTensor,
+    CharTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    ShortTensor,
+)
+from ._tensor.storage import TypedStorage, UntypedStorage, is_storage
 from ._torch_aliases import *  # noqa: F403 - torch.conv2d, torch.dropout, ... (nn.functional)
 from ._torch_misc import *  # noqa: F403 - memory formats, layouts, typename, switches, ...
 from .amp import autocast, get_autocast_dtype

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from . import dtypes
-from ._tensor_api import TYPE_NAMES
+from ._tensor.types import TYPE_NAMES
 from .amp import GradScaler
 from .autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_detect_anomaly
 from .dtypes import is_float_dtype

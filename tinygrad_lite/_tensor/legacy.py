@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import dtypes
-from ._tensor_api import type_name
-from .tensor import Tensor
+from .. import dtypes
+from ..tensor import Tensor
+from .types import type_name
 
 __all__ = ["FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor", "IntTensor",
            "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor"]
