@@ -33,7 +33,7 @@ def test_unary_matches_torch_float64(name):
     ours = getattr(tl.special, name)(tl.tensor(GRID))
     theirs = getattr(torch.special, name)(torch.tensor(GRID))
     assert ours.dtype == tl.float64 and not ours.requires_grad
-    # PyTorch's J/Y and negative-side Ai carry up to ~3e-6 absolute error (_special_bessel)
+    # PyTorch's J/Y and negative-side Ai carry up to ~3e-6 absolute error (special/_bessel_kernels)
     loose = name.startswith("bessel") or name == "airy_ai"
     assert _close(ours.numpy(), theirs.numpy(), 1e-4 if loose else 1e-12,
                   1e-5 if loose else 1e-300)
