@@ -24,8 +24,6 @@ TYPE_NAMES = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor",
               "uint8": "torch.ByteTensor", "bool": "torch.BoolTensor",
               "uint16": "torch.UInt16Tensor", "uint32": "torch.UInt32Tensor",
               "uint64": "torch.UInt64Tensor"}
-
-
 _DTYPE_OF_TYPE = {v: k for k, v in TYPE_NAMES.items()}
 
 
