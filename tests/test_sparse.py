@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import tinygrad_lite as tl
-from tinygrad_lite.sparse import kernels
+from tinygrad_lite.ops import sparse_mm
 
 IDX = [[0, 1, 1, 0, 2], [2, 0, 2, 2, 1]]
 VAL = [3.0, 4.0, 5.0, 1.0, -2.0]
@@ -205,5 +205,5 @@ def test_numpy_kernel_is_loop_free_and_correct_at_scale():
     vals, dense = g.normal(size=5000), g.normal(size=(400, 7))
     a = np.zeros((500, 400))
     np.add.at(a, (rows, cols), vals)
-    np.testing.assert_allclose(kernels.matmul_arrays(rows, cols, (500, 400), vals, dense),
+    np.testing.assert_allclose(sparse_mm.matmul_arrays(rows, cols, (500, 400), vals, dense),
                                a @ dense, rtol=1e-10, atol=1e-12)

@@ -183,3 +183,13 @@ def test_unsupported_dtype_is_named():
         tl.zeros(2, dtype=np.complex64)
     with pytest.raises(TypeError, match="must be a dtype"):  # a name is refused, as PyTorch
         tl.zeros(2, dtype="float32")
+
+
+def test_numpy_force_detaches_in_one_call():
+    w = tl.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="requires grad"):
+        w.numpy()
+    out = w.numpy(force=True)
+    assert np.shares_memory(out, w._data) and out.tolist() == [1.0, 1.0, 1.0]
+    with tl.no_grad():
+        assert w.numpy() is out

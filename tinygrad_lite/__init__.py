@@ -7,9 +7,11 @@
 from . import (  # torch._dynamo, _inductor, _logging: attributes, not star-exported
     _dynamo,  # noqa: F401
     _inductor,  # noqa: F401
+    _layout,
     _logging,  # noqa: F401
-    _torch_aliases,
-    _torch_misc,
+    _method_forms,
+    _nn_functional_forms,
+    _random_sampling,
     accelerator,
     amp,
     autograd,
@@ -41,6 +43,7 @@ from . import (  # torch._dynamo, _inductor, _logging: attributes, not star-expo
     version,
     viz,
 )
+from ._constants import e, inf, nan, newaxis, pi
 from ._core.allocator import tune_allocator
 from ._core.device import device, get_default_device, set_default_device
 from ._core.grad_mode import (
@@ -53,20 +56,33 @@ from ._core.grad_mode import (
 )
 from ._core.quiet import silence_numpy_warnings
 from ._core.size import Size
-from ._dtype_info import (
-    can_cast,
-    e,
-    finfo,
-    iinfo,
-    inf,
-    nan,
-    newaxis,
-    pi,
-    promote_types,
-    result_type,
+from ._dtype_info import can_cast, finfo, iinfo, promote_types, result_type
+from ._layout import *  # noqa: F403 - memory formats and layouts
+from ._method_forms import *  # noqa: F403 - tl.is_signed(t), tl.detach_(t), ... (Tensor methods)
+from ._nn_functional_forms import *  # noqa: F403 - torch.conv2d, torch.dropout, ... (nn.functional)
+from ._random_sampling import *  # noqa: F403 - default_generator, binomial
+from ._settings import (
+    are_deterministic_algorithms_enabled,
+    get_deterministic_debug_mode,
+    get_float32_matmul_precision,
+    get_num_interop_threads,
+    get_num_threads,
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    is_deterministic_algorithms_warn_only_enabled,
+    is_warn_always_enabled,
+    set_anomaly_enabled,
+    set_deterministic_debug_mode,
+    set_float32_matmul_precision,
+    set_flush_denormal,
+    set_num_interop_threads,
+    set_num_threads,
+    set_warn_always,
+    use_deterministic_algorithms,
 )
-from ._format import set_printoptions
-from ._legacy import (
+from ._tensor.dlpack import from_dlpack, to_dlpack
+from ._tensor.format import set_printoptions
+from ._tensor.legacy import (
     BFloat16Tensor,
     BoolTensor,
     ByteTensor,
@@ -77,23 +93,11 @@ from ._legacy import (
     IntTensor,
     LongTensor,
     ShortTensor,
+    set_default_tensor_type,
+    typename,
 )
-from ._runtime import (
-    are_deterministic_algorithms_enabled,
-    get_deterministic_debug_mode,
-    get_num_interop_threads,
-    get_num_threads,
-    is_deterministic_algorithms_warn_only_enabled,
-    set_deterministic_debug_mode,
-    set_num_interop_threads,
-    set_num_threads,
-    use_deterministic_algorithms,
-)
-from ._tensor_dlpack import from_dlpack, to_dlpack
-from ._tensor_storage import TypedStorage, UntypedStorage, is_storage
-from ._torch_aliases import *  # noqa: F403 - torch.conv2d, torch.dropout, ... (nn.functional)
-from ._torch_misc import *  # noqa: F403 - memory formats, layouts, typename, switches, ...
-from .amp import autocast, get_autocast_dtype
+from ._tensor.storage import TypedStorage, UntypedStorage, is_storage
+from .amp import GradScaler, autocast, get_autocast_dtype
 from .amp.state import (
     get_autocast_cpu_dtype,
     is_autocast_cache_enabled,
@@ -161,7 +165,11 @@ __all__ = [
     "get_default_device", "set_default_device", "vmap", "thread_safe_generator",
     *functions.__all__,
     # PyTorch's torch.* forms of nn.functional, the odds and ends, and the process switches
-    *_torch_aliases.__all__, *_torch_misc.__all__, "version", "__version__", "cpu",
+    *_nn_functional_forms.__all__, *_layout.__all__, *_method_forms.__all__,
+    *_random_sampling.__all__, "typename", "set_default_tensor_type", "GradScaler",
+    "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "set_anomaly_enabled",
+    "set_float32_matmul_precision", "get_float32_matmul_precision", "set_flush_denormal",
+    "set_warn_always", "is_warn_always_enabled", "version", "__version__", "cpu",
     "get_deterministic_debug_mode", "set_deterministic_debug_mode",
     "is_deterministic_algorithms_warn_only_enabled", "get_autocast_dtype",
     "get_autocast_cpu_dtype", "is_autocast_cache_enabled", "is_autocast_cpu_enabled",

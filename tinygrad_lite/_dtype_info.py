@@ -1,9 +1,8 @@
-"""``tl.finfo``/``tl.iinfo`` (the limits of a dtype), PyTorch's dtype questions
-(``promote_types``, ``can_cast``, ``result_type``) and its numeric constants."""
+"""Questions about dtypes: ``tl.finfo``/``tl.iinfo`` (the limits of a dtype) and PyTorch's
+promotion questions (``promote_types``, ``can_cast``, ``result_type``)."""
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -12,11 +11,7 @@ from . import dtypes
 from ._core.tensor_base import TensorBase
 from .dtypes import finfo_of
 
-__all__ = ["finfo", "iinfo", "promote_types", "can_cast", "result_type", "pi", "e", "inf",
-           "nan", "newaxis"]
-
-pi, e, inf, nan = math.pi, math.e, math.inf, math.nan
-newaxis = None
+__all__ = ["finfo", "iinfo", "promote_types", "can_cast", "result_type"]
 
 
 class finfo:  # noqa: N801 - PyTorch's name

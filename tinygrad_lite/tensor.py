@@ -2,8 +2,11 @@
 
 Most methods are the ``tl.*`` functions themselves, bound by name from
 ``functions.TENSOR_METHODS`` at the end of this module (``x.exp()`` is ``tl.exp(x)``). Written
-out here: conversion, autograd (``backward``, hooks, ``.grad``, ``.data``), the operators, and
-the few methods whose arguments differ from their function's (``x.view(2, 3)``, ``x.T``, ...).
+out here: conversion (``to``), autograd (``backward``, hooks, ``.grad``, ``.data``), the
+arithmetic operators, and the few methods whose arguments differ from their function's
+(``x.view(2, 3)``, ``x.T``, ...). The rest of the surface is bound from the ``_tensor`` package,
+one module per concept (types, creation, random filling, shape, layout, devices, operators,
+pickling, autograd state, callables, linalg, storage, DLPack), in one loop at the end.
 
 Types: the ops and functions below this module cannot import ``Tensor``, so they declare their
 results as ``TensorBase``, and so do the methods here that return such a result; at runtime each
@@ -14,7 +17,6 @@ is a ``Tensor`` (``register_result_type``, at the end of this module). Methods r
 
 from __future__ import annotations
 
-import functools
 import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
@@ -34,9 +36,22 @@ from ._core.shared_storage import is_shared_array, share_array
 from ._core.size import Size, sizes_or_keyword
 from ._core.tensor_base import TensorBase, grad_dtype_np, register_result_type, wrap
 from ._core.tracing import report_graph_break, tracing_state
-from ._format import format_tensor
-from ._tensor_api import METHODS, PROPERTIES
-from ._tensor_extra import EXTRA_METHODS, EXTRA_PROPERTIES
+from ._tensor import (
+    autograd,
+    callables,
+    creation,
+    devices,
+    dlpack,
+    layout,
+    linalg,
+    operators,
+    pickling,
+    random,
+    shape,
+    storage,
+    types,
+)
+from ._tensor.format import format_tensor
 
 __all__ = ["Tensor"]
 
@@ -345,30 +360,6 @@ class Tensor(TensorBase):
         result = ops.cast(self, dtypes.to_dtype(target).np)
         return result.clone() if copy and result is self else result
 
-    def float(self) -> TensorBase:
-        """Convert to float32."""
-        return self.to(dtypes.float32)
-
-    def double(self) -> TensorBase:
-        """Convert to float64."""
-        return self.to(dtypes.float64)
-
-    def half(self) -> TensorBase:
-        """Convert to float16."""
-        return self.to(dtypes.float16)
-
-    def long(self) -> TensorBase:
-        """Convert to int64."""
-        return self.to(dtypes.int64)
-
-    def int(self) -> TensorBase:
-        """Convert to int32."""
-        return self.to(dtypes.int32)
-
-    def bool(self) -> TensorBase:
-        """Convert to bool."""
-        return self.to(dtypes.bool)
-
     def cpu(self) -> Tensor:
         """This tensor (everything lives on the CPU)."""
         return self
@@ -534,27 +525,22 @@ def _no_values(t: TensorBase, op: str) -> None:
                                   f"{tuple(t._data.shape)}); it has no data")
 
 
-def _constant(self: Tensor, value: Any) -> Any:
-    """The getter of a constant attribute."""
-    return value
-
-
 def _sizes(dims: tuple) -> Any:
     """``f(1, 2)`` and ``f((1, 2))`` both mean the sizes (1, 2)."""
     return dims[0] if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims
 
 
+# The rest of the surface, by concept (see _tensor/__init__.py); a method written out above takes
+# precedence over a function of the same name
+_SURFACE = (types, creation, random, shape, layout, devices, operators, pickling, autograd,
+            callables, linalg, storage, dlpack)
 for _name in functions.TENSOR_METHODS:
-    if _name not in Tensor.__dict__:  # a method written out above takes precedence
+    if _name not in Tensor.__dict__:
         setattr(Tensor, _name, getattr(functions, _name))
-for _name, _method in METHODS.items():  # types, devices, sizes, random filling
-    if _name not in Tensor.__dict__:
-        setattr(Tensor, _name, _method)
-for _name, _method in EXTRA_METHODS.items():  # membership, in-place operators, strides, ...
-    if _name not in Tensor.__dict__:
-        setattr(Tensor, _name, _method)
-for _name, _getter in EXTRA_PROPERTIES.items():
-    setattr(Tensor, _name, _getter if isinstance(_getter, property) else property(_getter))
-for _name, _value in PROPERTIES.items():  # constant attributes (is_cuda, layout, ...)
-    setattr(Tensor, _name, property(functools.partial(_constant, value=_value)))
+for _concept in _SURFACE:
+    for _name, _method in _concept.METHODS.items():
+        if _name not in Tensor.__dict__:
+            setattr(Tensor, _name, _method)
+    for _name, _property in _concept.PROPERTIES.items():
+        setattr(Tensor, _name, _property)
 register_result_type(Tensor)  # every op's result is a Tensor from now on (see TensorBase)

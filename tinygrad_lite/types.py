@@ -13,7 +13,7 @@ from typing import IO, Any, TypeAlias
 
 from ._core.device import device as _device
 from ._core.size import Size
-from ._torch_misc import layout
+from ._layout import layout
 from .dtypes import DType
 from .tensor import Tensor
 

@@ -156,7 +156,7 @@ _apply_conventions()
 
 # (vander, unravel_index, lu_unpack and the low-rank SVDs take a tensor first, but PyTorch has
 # no such methods)
-# (lu is a method of its own: Tensor.lu returns a plain tuple, see _tensor_more.py)
+# (lu is a method of its own: Tensor.lu returns a plain tuple, see _tensor/linalg.py)
 _NOT_METHODS = {"cat", "concat", "concatenate", "stack", "einsum", "setitem", "broadcast_shapes",
                 "broadcast_tensors", "vander", "unravel_index", "lu_unpack", "lu",
                 *creation.__all__, *signal_windows.__all__, *torch_only.__all__, *lowrank.__all__,

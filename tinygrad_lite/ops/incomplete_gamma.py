@@ -18,12 +18,12 @@ from .._core.graph import Node
 from .._core.tensor_base import TensorBase
 from ..dtypes import is_float_dtype
 from . import special
-from .common import is_array, wrap
-from .elementwise import promote
+from .common import is_array, sum_to, wrap
+from .elementwise import cast, promote
 from .movement import expand
 from .unary import exp, log
 
-__all__ = ["igamma", "gammainc_fallback"]
+__all__ = ["igamma", "gammainc", "gammainc_fallback"]
 
 _lgamma = np.vectorize(math.lgamma, otypes=[np.float64])
 
@@ -106,3 +106,40 @@ def igamma(input: TensorBase | float, other: TensorBase | float, upper: bool = F
     node.upper, node.op = upper, op
     node.save_for_backward(a, x)
     return wrap(out, node)
+
+
+# -- torch.special.gammainc / gammaincc ---------------------------------------------------------
+
+class GammaincBackward0(Node):
+    """``tl.special.gammainc``/``gammaincc``: d/dx = +-x^(a-1) e^-x / Gamma(a) in the operands'
+    own dtypes, the gradient summed to x's shape in x's dtype; no rule in ``a``."""
+
+    upper: bool
+
+    def backward(self, grad):
+        a, x = self.saved_tensors
+        if self.next_edges[0] is not None:
+            name = "gammaincc" if self.upper else "gammainc"
+            raise NotImplementedError(f"the derivative for '{name}' with respect to its first "
+                                      "argument (input, a) is not implemented")
+        plain = is_array(grad)
+        if plain:  # a plain backward: the same tensor ops, unrecorded (grad mode is off)
+            a, x, grad = wrap(a), wrap(x), wrap(grad)
+        density = exp((a - 1.0) * log(x) - x - special.lgamma(a))
+        grad_x = sum_to((-grad if self.upper else grad) * density, x._data.shape)
+        if grad_x._data.dtype != x._data.dtype:
+            grad_x = cast(grad_x, x._data.dtype)
+        return None, grad_x._data if plain else grad_x
+
+
+def gammainc(a: TensorBase, x: TensorBase, upper: bool) -> TensorBase:
+    """``torch.special.gammainc`` (``upper``: ``gammaincc``) of tensors ``a`` and ``x``, in
+    NumPy's promoted dtype of the two; differentiable in x."""
+    dtype = np.result_type(a._data.dtype, x._data.dtype)
+    out = wrap(np.asarray(_values(a._data, x._data, upper), dtype))
+    if not (grad_state.enabled and (a._requires_grad or x._requires_grad)):
+        return out
+    node = GammaincBackward0(a, x)
+    node.upper = upper
+    node.save_for_backward(a, x)
+    return wrap(out._data, node)

@@ -25,7 +25,7 @@ from .common import is_array, unary_result, unary_rule, wrap
 from .elementwise import cast
 
 __all__ = ["asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "erf", "erfc",
-           "erfinv", "lgamma", "digamma", "polygamma", "logit", "scipy_special"]
+           "erfinv", "lgamma", "digamma", "polygamma", "logit", "entr", "erfcx", "scipy_special"]
 
 _FLOAT32 = np.dtype(np.float32)
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
@@ -382,3 +382,59 @@ def polygamma(n: int, x: TensorBase) -> TensorBase:
 # the recorded op behind each kernel, for backward rules under create_graph
 _PRIMITIVES: dict[Callable, Callable] = {np.cosh: cosh, np.sinh: sinh,
                                          _digamma_numpy: digamma}
+
+
+# -- torch.special's entropy and scaled complementary error function ---------------------------
+
+class SpecialEntrBackward0(Node):
+    """``entr``: PyTorch's derivative ``-(1 + log x)``: +inf at 0, NaN below."""
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        return (grad * -(1.0 + unary_rule("log", x)),)
+
+
+def entr(x: TensorBase) -> TensorBase:
+    """Elementwise entropy ``-x log x`` of a floating tensor: 0 at 0, -inf below 0."""
+    a = x._data
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = np.where(a > 0, -a * np.log(np.where(a > 0, a, 1.0)), 0.0)
+    out = np.where(a < 0, -np.inf, np.where(np.isnan(a), a, value)).astype(a.dtype)
+    return unary_result(out, x, SpecialEntrBackward0, save="input")
+
+
+def _erfcx_numpy(x: np.ndarray) -> np.ndarray:
+    """``exp(x^2) erfc(x)``; above x = 5 its continued fraction
+    ``1 / (sqrt(pi) (x + 1/2 / (x + 1 / (x + 3/2 / ...))))``, where the product would
+    overflow."""
+    large = x > 5.0
+    small_x = np.where(large, np.zeros_like(x), x)
+    direct = np.exp(small_x * small_x) * _typed(_erfc_numpy, small_x)
+    t = np.where(large, x, np.full_like(x, 10.0))
+    fraction = np.zeros_like(t)
+    for k in range(40, 0, -1):  # converged to double precision from x = 5 on
+        fraction = (k / 2.0) / (t + fraction)
+    tail = 1.0 / (math.sqrt(math.pi) * (t + fraction))
+    return np.where(large, tail, direct)
+
+
+class SpecialErfcxBackward0(Node):
+    """``erfcx``: its derivative ``2 x erfcx(x) - 2 / sqrt(pi)`` (-inf where erfcx overflows,
+    as PyTorch's; differentiating the composite gives inf * 0 there)."""
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        y = self.saved_output()
+        return (grad * (2.0 * x * y - _TWO_OVER_SQRT_PI),)
+
+
+def erfcx(x: TensorBase) -> TensorBase:
+    """The scaled complementary error function ``exp(x^2) erfc(x)`` of a floating tensor."""
+    out = np.asarray(_erfcx_numpy(x._data), x._data.dtype)
+    if not (grad_state.enabled and x._requires_grad):
+        return wrap(out)
+    node = SpecialErfcxBackward0(x)
+    node.save_for_backward(x)
+    result = wrap(out, node)
+    node.save_output(result)
+    return result

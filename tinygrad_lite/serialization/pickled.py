@@ -32,11 +32,15 @@ _DEFAULT_SAFE = frozenset({
     "numpy.dtype", "numpy.ndarray", "numpy._core.multiarray._reconstruct",
     "numpy.core.multiarray._reconstruct", "numpy._core.multiarray.scalar",
     "numpy.core.multiarray.scalar",
-    "tinygrad_lite._tensor_api.rebuild_tensor", "tinygrad_lite.tensor.Tensor",
+    "tinygrad_lite._tensor.pickling.rebuild_tensor", "tinygrad_lite.tensor.Tensor",
+    "tinygrad_lite._tensor_api.rebuild_tensor",  # its path in files saved before it moved
     "tinygrad_lite.Tensor",
     "tinygrad_lite.nn.parameter.Parameter", "tinygrad_lite.nn.parameter.Buffer",
     "tinygrad_lite._core.size.Size",
 })
+# Allowed globals that have moved since files were saved: the old "module.name" -> the new one
+_MOVED = {"tinygrad_lite._tensor_api.rebuild_tensor":
+          ("tinygrad_lite._tensor.pickling", "rebuild_tensor")}
 _user_safe: dict[str, Any] = {}  # "module.qualname" -> the allowed object
 
 
@@ -106,6 +110,7 @@ def find_allowed(module: str, name: str) -> Any:
     if key in _user_safe:
         return _user_safe[key]
     if key in _DEFAULT_SAFE:
+        module, name = _MOVED.get(key, (module, name))
         target: Any = importlib.import_module(module)
         for part in name.split("."):
             target = getattr(target, part)

@@ -12,9 +12,9 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
-from .. import _torch_misc, dtypes, functions
+from .. import _layout, dtypes, functions
 from .._core.tensor_base import TensorBase
-from .._torch_misc import strided
+from .._layout import strided
 
 __all__ = ["bartlett", "blackman", "cosine", "exponential", "gaussian", "general_cosine",
            "general_hamming", "hamming", "hann", "kaiser", "nuttall"]
@@ -50,7 +50,7 @@ def _span(start: float, end: float, M: int, dtype: Any, device: Any,
 
 
 def exponential(M: int, *, center: float | None = None, tau: float = 1.0, sym: bool = True,
-                dtype: Any = None, layout: _torch_misc.layout = strided, device: Any = None,
+                dtype: Any = None, layout: _layout.layout = strided, device: Any = None,
                 requires_grad: bool = False) -> TensorBase:
     """The exponential (Poisson) window ``exp(-|n - center| / tau)``."""
     dtype = _check("exponential", M, dtype, layout)
@@ -67,7 +67,7 @@ def exponential(M: int, *, center: float | None = None, tau: float = 1.0, sym: b
     return functions.exp(-functions.abs(k))
 
 
-def cosine(M: int, *, sym: bool = True, dtype: Any = None, layout: _torch_misc.layout = strided,
+def cosine(M: int, *, sym: bool = True, dtype: Any = None, layout: _layout.layout = strided,
            device: Any = None, requires_grad: bool = False) -> TensorBase:
     """The cosine (sine) window ``sin(pi * (n + 0.5) / M)``."""
     dtype = _check("cosine", M, dtype, layout)
@@ -80,7 +80,7 @@ def cosine(M: int, *, sym: bool = True, dtype: Any = None, layout: _torch_misc.l
 
 
 def gaussian(M: int, *, std: float = 1.0, sym: bool = True, dtype: Any = None,
-             layout: _torch_misc.layout = strided, device: Any = None,
+             layout: _layout.layout = strided, device: Any = None,
              requires_grad: bool = False) -> TensorBase:
     """The Gaussian window ``exp(-(n - (M - 1) / 2)^2 / (2 std^2))``."""
     dtype = _check("gaussian", M, dtype, layout)
@@ -96,7 +96,7 @@ def gaussian(M: int, *, std: float = 1.0, sym: bool = True, dtype: Any = None,
 
 
 def kaiser(M: int, *, beta: float = 12.0, sym: bool = True, dtype: Any = None,
-           layout: _torch_misc.layout = strided, device: Any = None,
+           layout: _layout.layout = strided, device: Any = None,
            requires_grad: bool = False) -> TensorBase:
     """The Kaiser window ``I0(beta * sqrt(1 - (2n / (M - 1) - 1)^2)) / I0(beta)``."""
     dtype = _check("kaiser", M, dtype, layout)
@@ -112,21 +112,21 @@ def kaiser(M: int, *, beta: float = 12.0, sym: bool = True, dtype: Any = None,
     return functions.i0(functions.sqrt(b * b - k ** 2)) / functions.i0(b)
 
 
-def hamming(M: int, *, sym: bool = True, dtype: Any = None, layout: _torch_misc.layout = strided,
+def hamming(M: int, *, sym: bool = True, dtype: Any = None, layout: _layout.layout = strided,
             device: Any = None, requires_grad: bool = False) -> TensorBase:
     """The Hamming window: ``general_hamming`` with ``alpha=0.54``."""
     return general_hamming(M, sym=sym, dtype=dtype, layout=layout, device=device,
                            requires_grad=requires_grad)
 
 
-def hann(M: int, *, sym: bool = True, dtype: Any = None, layout: _torch_misc.layout = strided,
+def hann(M: int, *, sym: bool = True, dtype: Any = None, layout: _layout.layout = strided,
          device: Any = None, requires_grad: bool = False) -> TensorBase:
     """The Hann window: ``general_hamming`` with ``alpha=0.5``."""
     return general_hamming(M, alpha=0.5, sym=sym, dtype=dtype, layout=layout, device=device,
                            requires_grad=requires_grad)
 
 
-def blackman(M: int, *, sym: bool = True, dtype: Any = None, layout: _torch_misc.layout = strided,
+def blackman(M: int, *, sym: bool = True, dtype: Any = None, layout: _layout.layout = strided,
              device: Any = None, requires_grad: bool = False) -> TensorBase:
     """The Blackman window: ``general_cosine`` with ``a=[0.42, 0.5, 0.08]``."""
     dtype = _check("blackman", M, dtype, layout)
@@ -134,7 +134,7 @@ def blackman(M: int, *, sym: bool = True, dtype: Any = None, layout: _torch_misc
                           device=device, requires_grad=requires_grad)
 
 
-def bartlett(M: int, *, sym: bool = True, dtype: Any = None, layout: _torch_misc.layout = strided,
+def bartlett(M: int, *, sym: bool = True, dtype: Any = None, layout: _layout.layout = strided,
              device: Any = None, requires_grad: bool = False) -> TensorBase:
     """The Bartlett (triangular) window ``1 - |2n / (M - 1) - 1|``."""
     dtype = _check("bartlett", M, dtype, layout)
@@ -147,7 +147,7 @@ def bartlett(M: int, *, sym: bool = True, dtype: Any = None, layout: _torch_misc
 
 
 def general_cosine(M: int, *, a: Iterable, sym: bool = True, dtype: Any = None,
-                   layout: _torch_misc.layout = strided, device: Any = None,
+                   layout: _layout.layout = strided, device: Any = None,
                    requires_grad: bool = False) -> TensorBase:
     """The generalized cosine window ``sum_i (-1)^i a_i cos(2 pi i n / (M - 1))``."""
     dtype = _check("general_cosine", M, dtype, layout)
@@ -167,7 +167,7 @@ def general_cosine(M: int, *, a: Iterable, sym: bool = True, dtype: Any = None,
 
 
 def general_hamming(M: int, *, alpha: float = 0.54, sym: bool = True, dtype: Any = None,
-                    layout: _torch_misc.layout = strided, device: Any = None,
+                    layout: _layout.layout = strided, device: Any = None,
                     requires_grad: bool = False) -> TensorBase:
     """The generalized Hamming window ``alpha - (1 - alpha) cos(2 pi n / (M - 1))``."""
     return general_cosine(M, a=[alpha, 1.0 - alpha], sym=sym, dtype=dtype, layout=layout,
@@ -175,7 +175,7 @@ def general_hamming(M: int, *, alpha: float = 0.54, sym: bool = True, dtype: Any
 
 
 
-def nuttall(M: int, *, sym: bool = True, dtype: Any = None, layout: _torch_misc.layout = strided,
+def nuttall(M: int, *, sym: bool = True, dtype: Any = None, layout: _layout.layout = strided,
             device: Any = None, requires_grad: bool = False) -> TensorBase:
     """The minimum 4-term Blackman-Harris window of Nuttall: ``general_cosine`` with
     ``a=[0.3635819, 0.4891775, 0.1365995, 0.0106411]``."""

@@ -16,8 +16,8 @@ import numpy as np
 from .. import dtypes, functions
 from .._core.size import Size
 from .._core.tensor_base import TensorBase
+from ..ops.sparse_mm import spmm
 from ..tensor import Tensor
-from .kernels import spmm
 
 __all__ = ["SparseTensor", "sparse_coo_tensor", "to_sparse"]
 

@@ -23,9 +23,9 @@ import numpy as np
 
 from .. import functions
 from ..ops.linalg import torch_dtype_name
+from ..ops.sparse_mm import spmm
 from ..tensor import Tensor
 from .coo import SparseTensor
-from .kernels import spmm
 
 __all__ = ["smm", "sspaddmm", "saddmm", "hspmm", "hsmm", "dsmm", "sparse_mask"]
 

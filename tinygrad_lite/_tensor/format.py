@@ -24,10 +24,10 @@ from typing import Any
 
 import numpy as np
 
-from ._core.device import is_meta_array
-from ._core.tensor_base import TensorBase
-from .dtypes import bool as bool_dtype
-from .dtypes import get_default_dtype, int64, is_float_dtype
+from .._core.device import is_meta_array
+from .._core.tensor_base import TensorBase
+from ..dtypes import bool as bool_dtype
+from ..dtypes import get_default_dtype, int64, is_float_dtype
 
 __all__ = ["format_tensor", "set_printoptions"]
 

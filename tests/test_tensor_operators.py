@@ -1,6 +1,9 @@
-"""Tensor surface from tinygrad_lite/_tensor_extra.py, against PyTorch where installed:
-membership, reversed, the in-place operators (in place: aliases see the change; dtype and leaf
-rules), detach_, strides and offsets, byte sizes, the legacy new, apply_/map_, mH."""
+"""Python's operators on tensors beyond the arithmetic ones (``_tensor/operators.py``), against
+PyTorch: membership (``3 in t``), ``reversed``, the in-place operators (in place: aliases see the
+change; dtype and leaf rules), the bit shifts ``<<``/``>>``, and NumPy's ``__array_wrap__`` (with
+``Tensor.name``)."""
+
+from __future__ import annotations
 
 import numpy as np
 import pytest
@@ -18,6 +21,7 @@ def test_membership_and_reversed_match_pytorch():
     with pytest.raises(RuntimeError, match="only supports Tensor or scalar"):
         "a" in ours  # noqa: B015 - the check itself is the test
     assert [r.tolist() for r in reversed(ours)] == [r.tolist() for r in reversed(theirs)]
+
 
 
 @pytest.mark.parametrize("op,dtype,other", [
@@ -40,6 +44,7 @@ def test_in_place_operators_write_through_aliases_like_pytorch(op, dtype, other)
     assert ours_alias.dtype == getattr(tl, dtype)
 
 
+
 def test_in_place_operator_refusals():
     i = tl.tensor([5, 6])
     with pytest.raises(RuntimeError, match="can't be cast"):
@@ -54,32 +59,50 @@ def test_in_place_operator_refusals():
     np.testing.assert_allclose(leaf.grad.numpy(), 3 * 1.5 ** 2)
 
 
-def test_detach_strides_sizes_and_legacy_new_match_pytorch():
-    torch = pytest.importorskip("torch")
-    a = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
-    ours, theirs = tl.tensor(a), torch.tensor(a)
-    for view in (lambda t: t, lambda t: t.transpose(0, 2), lambda t: t[:, 1:, ::2]):
-        assert view(ours).stride() == view(theirs).stride()
-        assert view(ours).stride(-1) == view(theirs).stride(-1)
-        assert view(ours).storage_offset() == view(theirs).storage_offset()
-    assert ours.nbytes == theirs.nbytes and ours.itemsize == theirs.itemsize
-    assert ours.new([1.7]).dtype == tl.float32 and tuple(ours.new(2, 5).shape) == (2, 5)
-    assert tl.tensor([1, 2]).new([1.7]).tolist() == torch.tensor([1, 2]).new([1.7]).tolist()
-    np.testing.assert_array_equal(ours[0].mH.numpy(), theirs[0].mH.numpy())
-    y = tl.ones(2, requires_grad=True) * 2
-    assert y.detach_() is y and not y.requires_grad and y.grad_fn is None
-    assert ours.pin_memory() is ours and not ours.is_pinned()
-    assert ours.data_ptr() == ours.numpy().__array_interface__["data"][0]
+
+torch = pytest.importorskip("torch")
+
+SHIFT_CASES = [
+    lambda m: m.bitwise_left_shift(m.tensor([1, 2, -3]), 3),
+    lambda m: m.bitwise_left_shift(3, m.tensor([1, 2])),
+    lambda m: m.bitwise_right_shift(m.tensor([-8, 16]), 2),
+    lambda m: m.tensor([1, 2], dtype=m.int8).bitwise_left_shift(m.tensor([1, 2])),
+    lambda m: m.tensor([1, 2], dtype=m.int32) >> m.tensor([1, 0], dtype=m.int64),
+    lambda m: m.bitwise_left_shift(m.tensor([1], dtype=m.uint8), 8),
+    lambda m: m.bitwise_left_shift(m.tensor([1]), 64),
+    lambda m: m.bitwise_right_shift(m.tensor([-5]), 70),
+    lambda m: m.bitwise_left_shift(m.tensor([True, False]), 1),
+    lambda m: m.tensor([1, 2], dtype=m.int8).bitwise_left_shift_(m.tensor([1, 2])),
+    lambda m: m.tensor([64, 2], dtype=m.int16).bitwise_right_shift_(3),
+]
 
 
-def test_apply_and_map_with_python_callables():
+
+@pytest.mark.parametrize("case", range(len(SHIFT_CASES)))
+def test_bit_shifts_match_torch(case):
+    ours, theirs = SHIFT_CASES[case](tl), SHIFT_CASES[case](torch)
+    assert ours.tolist() == theirs.tolist()
+    assert ours.numpy().dtype == theirs.numpy().dtype
+
+
+
+def test_bit_shifts_refuse_floats():
+    for lib in (tl, torch):
+        with pytest.raises(NotImplementedError, match="lshift_cpu"):
+            lib.bitwise_left_shift(lib.tensor([1.0]), 1)
+
+
+
+def test_array_wrap_and_name() -> None:
+    t = tl.ones(2)
+    arr = np.arange(3.0)
+    w = t.__array_wrap__(arr)
+    assert isinstance(w, tl.Tensor) and w.tolist() == [0.0, 1.0, 2.0]
+    arr[0] = 7.0  # shares memory, as torch.from_numpy
+    assert w[0].item() == 7.0
+    assert t.name is None
+    with pytest.raises(AttributeError):
+        t.name = "x"  # type: ignore[misc]
     torch = pytest.importorskip("torch")
-    ours, theirs = tl.arange(4.0), torch.arange(4.0)
-    assert ours.apply_(lambda v: v * v + 1) is ours
-    theirs.apply_(lambda v: v * v + 1)
-    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
-    ours.map_(tl.tensor([1.0, 2.0, 3.0, 4.0]), lambda p, q: p - q)
-    theirs.map_(torch.tensor([1.0, 2.0, 3.0, 4.0]), lambda p, q: p - q)
-    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
-    with pytest.raises(RuntimeError, match="don't require grad"):
-        tl.ones(2, requires_grad=True).apply_(abs)
+    assert torch.ones(2).name is None
+    assert isinstance(torch.ones(2).__array_wrap__(np.arange(3.0)), torch.Tensor)

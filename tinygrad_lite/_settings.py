@@ -1,16 +1,22 @@
-"""Process-wide switches PyTorch programs set: BLAS threads (``set_num_threads``, through
-threadpoolctl when installed), and determinism requests (accepted: every kernel here is
-deterministic)."""
+"""Process-wide settings PyTorch programs set: BLAS threads (``set_num_threads``, through
+threadpoolctl when installed), determinism requests (accepted: every kernel here is
+deterministic), the anomaly, float32-matmul-precision, denormal and warn-always switches."""
 
 from __future__ import annotations
 
 import os
+import warnings
 from typing import Any
+
+from .autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_detect_anomaly
 
 __all__ = ["set_num_threads", "get_num_threads", "use_deterministic_algorithms",
            "are_deterministic_algorithms_enabled", "set_num_interop_threads",
            "get_num_interop_threads", "is_deterministic_algorithms_warn_only_enabled",
-           "set_deterministic_debug_mode", "get_deterministic_debug_mode"]
+           "set_deterministic_debug_mode", "get_deterministic_debug_mode", "is_anomaly_enabled",
+           "is_anomaly_check_nan_enabled", "set_anomaly_enabled", "set_float32_matmul_precision",
+           "get_float32_matmul_precision", "set_flush_denormal", "set_warn_always",
+           "is_warn_always_enabled"]
 
 _state: dict[str, Any] = {"deterministic": False, "warn_only": False, "interop": 1,
                           "threads": None}
@@ -88,3 +94,42 @@ def get_deterministic_debug_mode() -> int:
     if not _state["deterministic"]:
         return 0
     return 1 if _state["warn_only"] else 2
+
+
+def set_anomaly_enabled(enabled: bool, check_nan: bool = True) -> None:
+    """Turn anomaly mode on or off (``tl.autograd.set_detect_anomaly``, not as a context)."""
+    set_detect_anomaly(enabled, check_nan)
+
+
+_switches: dict[str, Any] = {"matmul_precision": "highest", "warn_always": False}
+
+
+def set_float32_matmul_precision(precision: str) -> None:
+    """Remember "highest", "high" or "medium" (reported back; float32 matmuls here always use
+    full float32 precision, which is "highest"). Other values warn and change nothing."""
+    if precision not in ("highest", "high", "medium"):
+        warnings.warn(f"{precision} is not one of 'highest', 'high', or 'medium'; the current "
+                      "setFloat32MatmulPrecision call has no effect.", UserWarning, stacklevel=2)
+        return
+    _switches["matmul_precision"] = precision
+
+
+def get_float32_matmul_precision() -> str:
+    """The precision last set by ``set_float32_matmul_precision`` ("highest" by default)."""
+    return str(_switches["matmul_precision"])
+
+
+def set_flush_denormal(mode: bool) -> bool:
+    """False: NumPy gives no control over flushing denormal floats to zero, so the mode is
+    not supported (PyTorch's answer on such a CPU); nothing changes."""
+    return False
+
+
+def set_warn_always(b: bool) -> None:
+    """Remember whether warnings PyTorch gives once should be given every time."""
+    _switches["warn_always"] = bool(b)
+
+
+def is_warn_always_enabled() -> bool:
+    """What ``set_warn_always`` was last given (False by default)."""
+    return bool(_switches["warn_always"])

@@ -1,4 +1,5 @@
-"""``Tensor.untyped_storage()`` and ``Tensor.storage()``: the memory a tensor's array lies in.
+"""Storages: the memory a tensor's array lies in (``Tensor.untyped_storage()``,
+``Tensor.storage()``, ``tl.UntypedStorage``, ``tl.TypedStorage``, ``tl.is_storage``).
 
 A tensor's data is a NumPy array, possibly a view into a larger one; its storage is the whole
 memory of the array at the root of that chain (as a PyTorch view's storage is its base's), so
@@ -12,12 +13,12 @@ from typing import Any
 
 import numpy as np
 
-from ._core.device import device as _device
-from ._core.shared_storage import is_shared_array
-from ._core.tensor_base import TensorBase
-from .dtypes import from_numpy_dtype
+from .._core.device import device as _device
+from .._core.shared_storage import is_shared_array
+from .._core.tensor_base import TensorBase
+from ..dtypes import from_numpy_dtype
 
-__all__ = ["UntypedStorage", "TypedStorage", "is_storage", "STORAGE_METHODS"]
+__all__ = ["UntypedStorage", "TypedStorage", "is_storage", "METHODS", "PROPERTIES"]
 
 
 def _root(array: np.ndarray) -> np.ndarray:
@@ -136,5 +137,6 @@ def storage(self: TensorBase) -> TypedStorage:
     return TypedStorage(_root(self._data), self._data.dtype)
 
 
-STORAGE_METHODS = {"untyped_storage": untyped_storage, "storage": storage,
-                   "_typed_storage": storage}
+# what tensor.py binds onto Tensor
+METHODS = {"untyped_storage": untyped_storage, "storage": storage, "_typed_storage": storage}
+PROPERTIES: dict[str, property] = {}

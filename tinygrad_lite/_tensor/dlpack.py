@@ -2,8 +2,8 @@
 ``Tensor.__dlpack_device__`` (so ``np.from_dlpack(t)`` and ``torch.from_dlpack(t)`` share the
 tensor's memory), ``from_dlpack`` (a tensor sharing the memory of a NumPy array, a torch tensor,
 anything with ``__dlpack__``, or a capsule) and the legacy ``to_dlpack`` capsule. The tensor's
-ndarray does the exporting and NumPy the importing; ``_tensor_more.py`` adds the two methods
-to what tensor.py binds, ``utils/dlpack.py`` and the package export the functions."""
+ndarray does the exporting and NumPy the importing; tensor.py binds the two methods,
+``utils/dlpack.py`` and the package export the functions."""
 
 # ruff: noqa: N815 - the DLPack specification's (and PyTorch's) names of the device codes
 
@@ -15,11 +15,11 @@ from typing import Any
 
 import numpy as np
 
-from . import dtypes
-from ._core.device import check_device
-from ._core.tensor_base import TensorBase, wrap
+from .. import dtypes
+from .._core.device import check_device
+from .._core.tensor_base import TensorBase, wrap
 
-__all__ = ["DLDeviceType", "from_dlpack", "to_dlpack", "DLPACK_METHODS"]
+__all__ = ["DLDeviceType", "from_dlpack", "to_dlpack", "METHODS", "PROPERTIES"]
 
 
 class DLDeviceType(enum.IntEnum):
@@ -142,4 +142,5 @@ def to_dlpack(tensor: TensorBase) -> Any:
 
 
 _dlpack.__name__, _dlpack_device.__name__ = "__dlpack__", "__dlpack_device__"
-DLPACK_METHODS = {"__dlpack__": _dlpack, "__dlpack_device__": _dlpack_device}
+METHODS = {"__dlpack__": _dlpack, "__dlpack_device__": _dlpack_device}  # tensor.py binds them
+PROPERTIES: dict[str, property] = {}

@@ -1,0 +1,103 @@
+"""Tensor dtypes as methods: the legacy type strings (``x.type()``), conversions (``.float()``,
+``.double()``, ``.byte()``, ``type_as`` ...) and the dtype questions (``is_floating_point``,
+``is_signed``, ``is_quantized``, ``.real``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes, ops
+from .._core.tensor_base import TensorBase
+from ..dtypes import is_float_dtype
+from . import constant
+
+__all__ = ["TYPE_NAMES", "type_name", "METHODS", "PROPERTIES"]
+
+
+# PyTorch's legacy type strings, by dtype name (what ``x.type()`` returns)
+TYPE_NAMES = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor",
+              "float16": "torch.HalfTensor", "bfloat16": "torch.BFloat16Tensor",
+              "int64": "torch.LongTensor", "int32": "torch.IntTensor",
+              "int16": "torch.ShortTensor", "int8": "torch.CharTensor",
+              "uint8": "torch.ByteTensor", "bool": "torch.BoolTensor",
+              "uint16": "torch.UInt16Tensor", "uint32": "torch.UInt32Tensor",
+              "uint64": "torch.UInt64Tensor"}
+_DTYPE_OF_TYPE = {v: k for k, v in TYPE_NAMES.items()}
+
+
+def type_name(dtype: Any) -> str:
+    """``torch.FloatTensor`` and friends, for a dtype."""
+    return TYPE_NAMES[dtypes.to_dtype(dtype).name]
+
+
+def type(self: TensorBase, dtype: Any = None, non_blocking: bool = False,  # noqa: A001
+         **kwargs: Any) -> Any:
+    """Without arguments, the type string (``'torch.FloatTensor'``); with a dtype, a type
+    string or a legacy tensor class (``tl.FloatTensor``), the tensor converted to it."""
+    if dtype is None:
+        return type_name(self._data.dtype)
+    if isinstance(dtype, str) and dtype in _DTYPE_OF_TYPE:
+        dtype = _DTYPE_OF_TYPE[dtype]
+    elif hasattr(dtype, "_legacy_dtype"):
+        dtype = dtype._legacy_dtype
+    return ops.cast(self, dtypes.to_dtype(dtype).np)
+
+
+def type_as(self: TensorBase, other: TensorBase) -> TensorBase:
+    """This tensor converted to ``other``'s dtype."""
+    return ops.cast(self, other._data.dtype)
+
+
+def _converter(name: str, dtype: dtypes.DType) -> Any:
+    """The method ``name`` (``float``, ``double``, ...): ``self.to(dtype)``. Made by name, since
+    module-level functions called ``float``, ``int`` or ``bool`` would hide the builtins here."""
+
+    def convert(self: TensorBase) -> TensorBase:
+        return self.to(dtype)
+
+    convert.__name__ = convert.__qualname__ = name
+    convert.__doc__ = f"Convert to {dtype.name}."
+    return convert
+
+
+_CONVERTERS = {name: _converter(name, dtype) for name, dtype in (
+    ("float", dtypes.float32), ("double", dtypes.float64), ("half", dtypes.float16),
+    ("long", dtypes.int64), ("int", dtypes.int32), ("bool", dtypes.bool))}
+
+
+def byte(self: TensorBase) -> TensorBase:
+    """Convert to uint8."""
+    return ops.cast(self, np.dtype(np.uint8))
+
+
+def char(self: TensorBase) -> TensorBase:
+    """Convert to int8."""
+    return ops.cast(self, np.dtype(np.int8))
+
+
+def short(self: TensorBase) -> TensorBase:
+    """Convert to int16."""
+    return ops.cast(self, np.dtype(np.int16))
+
+
+def bfloat16(self: TensorBase) -> TensorBase:
+    """Convert to bfloat16 (refused with the package's explanation: NumPy has none)."""
+    return self.to(dtypes.bfloat16)
+
+
+def is_floating_point(self: TensorBase) -> bool:
+    """Whether the dtype is a floating-point one."""
+    return is_float_dtype(self._data.dtype)
+
+
+def is_signed(self: TensorBase) -> bool:
+    """Whether the dtype can hold negative values."""
+    return self._data.dtype.kind == "i" or is_float_dtype(self._data.dtype)
+
+
+METHODS: dict[str, Any] = {f.__name__: f for f in (
+    type, type_as, byte, char, short, bfloat16, is_floating_point, is_signed)} | _CONVERTERS
+PROPERTIES = {"is_quantized": constant(False),
+              "real": property(lambda self: self)}  # a real tensor is its own real part
