@@ -200,7 +200,9 @@ def test_files_interoperate_with_the_safetensors_package(tmp_path):
 
 
 def test_many_small_tensors_load_without_large_overhead(tmp_path):
-    state = {f"layer{i}.w": tl.ones(16) for i in range(100_000)}
+    # the bound is per tensor (peak over file size), so 20,000 tensors show an overhead as
+    # well as 100,000 would, in a fifth of the time (tracemalloc slows every allocation)
+    state = {f"layer{i}.w": tl.ones(16) for i in range(20_000)}
     path = tmp_path / "many.st"
     tl.save(state, path)
     size = path.stat().st_size
@@ -208,5 +210,5 @@ def test_many_small_tensors_load_without_large_overhead(tmp_path):
     loaded = tl.load(path)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    assert len(loaded) == 100_000
+    assert len(loaded) == 20_000
     assert peak < 10 * size, f"peak {peak / 2**20:.1f} MiB for a {size / 2**20:.1f} MiB file"

@@ -2,9 +2,12 @@
 ``python -m tinygrad_lite.distributed.run`` (mpiexec underneath, 2 or 4 ranks oversubscribed
 on the CI's 2 cores). Skipped, with the reason, only where MPI cannot be found."""
 
+import importlib.util
+import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -14,17 +17,27 @@ import tinygrad_lite.distributed as dist
 
 HERE = Path(__file__).resolve().parent / "distributed"
 mpiexec = Path(sys.executable).with_name("mpiexec")
+# mpi4py and mpiexec are looked for, not loaded: importing mpi4py.MPI here (dist.is_available())
+# would start MPI inside pytest's own process, whose session directory outlives the test session
 pytestmark = pytest.mark.skipif(
-    not dist.is_available() or not (mpiexec.exists() or shutil.which("mpiexec")),
+    importlib.util.find_spec("mpi4py") is None
+    or not (mpiexec.exists() or shutil.which("mpiexec")),
     reason="MPI is not installed (pip install 'tinygrad-lite[distributed]')")
+
+
+def run(cmd: list[str], timeout: float) -> subprocess.CompletedProcess:
+    """Run ``cmd`` with a temporary directory of its own for Open MPI's session directories,
+    removed afterwards, also when a rank aborted and its files were left behind."""
+    with tempfile.TemporaryDirectory(prefix="mpi-", ignore_cleanup_errors=True) as tmp:
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
+                              env={**os.environ, "TMPDIR": tmp})
 
 
 def launch(nproc: int, script: str, *args: str,
            timeout: float = 120) -> subprocess.CompletedProcess:
     """Run ``tests/distributed/<script>`` on ``nproc`` ranks through the launcher."""
-    return subprocess.run([sys.executable, "-m", "tinygrad_lite.distributed.run",
-                           "--nproc-per-node", str(nproc), str(HERE / script), *args],
-                          capture_output=True, text=True, timeout=timeout)
+    return run([sys.executable, "-m", "tinygrad_lite.distributed.run", "--nproc-per-node",
+                str(nproc), str(HERE / script), *args], timeout=timeout)
 
 
 def ok_ranks(result: subprocess.CompletedProcess) -> list[str]:
@@ -83,8 +96,7 @@ def test_single_process_without_mpiexec_is_world_of_one():
               "dist.init_process_group('gloo')\n"
               "t = tl.ones(2); dist.all_reduce(t)\n"
               "print(dist.get_world_size(), dist.get_rank(), t.numpy().tolist())\n")
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                            timeout=120)
+    result = run([sys.executable, "-c", script], timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "1 0 [1.0, 1.0]"
 
@@ -122,9 +134,8 @@ def test_distributed_sampler_partitions_like_pytorch():
 def test_ddp_digits_example_on_two_ranks():
     pytest.importorskip("sklearn")
     example = Path(__file__).resolve().parent.parent / "examples" / "ddp_digits.py"
-    result = subprocess.run([sys.executable, "-m", "tinygrad_lite.distributed.run",
-                             "--nproc-per-node", "2", str(example), "--epochs", "8"],
-                            capture_output=True, text=True, timeout=300)
+    result = run([sys.executable, "-m", "tinygrad_lite.distributed.run", "--nproc-per-node", "2",
+                  str(example), "--epochs", "8"], timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
     accuracy = float(result.stdout.split("test accuracy ")[-1].split("%")[0]) / 100
     assert accuracy > 0.9

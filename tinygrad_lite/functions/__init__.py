@@ -27,7 +27,7 @@ are built from them here and get their gradients for free. The themed modules:
 Adding an op takes three places: its code (a composite in one of these modules, or a primitive
 with its backward rule in ``ops/``, imported by one of them), its name in that module's
 ``__all__`` (which makes it ``tl.name`` and, when it takes a tensor first, ``Tensor.name``: see
-``TENSOR_METHODS``), and a row in ``tests/op_catalog.py``.
+``TENSOR_METHODS``), and a row in ``tests/op_catalog/`` (the module of its op family).
 """
 
 from . import (
