@@ -4,43 +4,11 @@
 #   dtypes, _core (tensor base, grad mode, graph, engine)  <  ops (primitives with their backward
 #   rules)  <  functions (the tl.* API and composites)  <  tensor, _format (the public Tensor)  <
 #   autograd (grad, Function, gradcheck, ...)  <  nn, optim, utils, serialization  <  viz  <  this.
-from . import (  # torch._dynamo, _inductor, _logging: attributes, not star-exported
-    _dynamo,  # noqa: F401
-    _inductor,  # noqa: F401
-    _logging,  # noqa: F401
-    _torch_aliases,
-    _torch_misc,
-    accelerator,
-    amp,
-    autograd,
-    backends,
-    cpu,
-    cuda,
-    distributed,
-    distributions,
-    dtypes,
-    func,
-    functional,
-    functions,
-    jit,
-    linalg,
-    multiprocessing,
-    nn,
-    onnx,
-    optim,
-    profiler,
-    quasirandom,
-    random,
-    return_types,
-    signal,
-    sparse,
-    special,
-    testing,
-    types,
-    utils,
-    version,
-    viz,
-)
+import importlib as _importlib
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+from typing import Any as _Any
+
+from . import dtypes, functions, version
 from ._core.allocator import tune_allocator
 from ._core.device import device, get_default_device, set_default_device
 from ._core.grad_mode import (
@@ -52,6 +20,7 @@ from ._core.grad_mode import (
     set_grad_enabled,
 )
 from ._core.quiet import silence_numpy_warnings
+from ._core.shared_storage import on_first_map as _on_first_map
 from ._core.size import Size
 from ._dtype_info import (
     can_cast,
@@ -91,21 +60,6 @@ from ._runtime import (
 )
 from ._tensor_dlpack import from_dlpack, to_dlpack
 from ._tensor_storage import TypedStorage, UntypedStorage, is_storage
-from ._torch_aliases import *  # noqa: F403 - torch.conv2d, torch.dropout, ... (nn.functional)
-from ._torch_misc import *  # noqa: F403 - memory formats, layouts, typename, switches, ...
-from .amp import autocast, get_autocast_dtype
-from .amp.state import (
-    get_autocast_cpu_dtype,
-    is_autocast_cache_enabled,
-    is_autocast_cpu_enabled,
-    is_autocast_enabled,
-    set_autocast_cache_enabled,
-    set_autocast_cpu_dtype,
-    set_autocast_cpu_enabled,
-    set_autocast_dtype,
-    set_autocast_enabled,
-)
-from .compiler import compile  # noqa: A004 - PyTorch's name
 from .dtypes import (
     DType,
     bfloat16,
@@ -124,13 +78,64 @@ from .dtypes import (
     uint32,
     uint64,
 )
-from .func import vmap
 from .functions import *  # noqa: F403 - the whole tl.* API (functions.__all__)
-from .random import thread_safe_generator
-from .serialization import load, save
-from .sparse import dsmm, hsmm, hspmm, saddmm, smm, sparse_coo_tensor, spmm, sspaddmm
 from .tensor import Tensor
 from .version import __version__
+
+if _TYPE_CHECKING:  # what loads lazily (see _LAZY_SUBMODULES), for type checkers and editors
+    from . import (
+        _dynamo,  # noqa: F401 - an attribute, not star-exported
+        _inductor,  # noqa: F401 - an attribute, not star-exported
+        _logging,  # noqa: F401 - an attribute, not star-exported
+        accelerator,
+        amp,
+        autograd,
+        backends,
+        compiler,  # noqa: F401 - an attribute, not star-exported
+        cpu,
+        cuda,
+        distributed,
+        distributions,
+        func,
+        functional,
+        jit,
+        linalg,
+        multiprocessing,
+        nn,
+        onnx,
+        optim,
+        profiler,
+        quasirandom,
+        random,
+        return_types,
+        serialization,  # noqa: F401 - an attribute, not star-exported
+        signal,
+        sparse,
+        special,
+        testing,
+        types,
+        utils,
+        viz,
+    )
+    from ._torch_aliases import *  # noqa: F403
+    from ._torch_misc import *  # noqa: F403
+    from .amp import autocast, get_autocast_dtype
+    from .amp.state import (
+        get_autocast_cpu_dtype,
+        is_autocast_cache_enabled,
+        is_autocast_cpu_enabled,
+        is_autocast_enabled,
+        set_autocast_cache_enabled,
+        set_autocast_cpu_dtype,
+        set_autocast_cpu_enabled,
+        set_autocast_dtype,
+        set_autocast_enabled,
+    )
+    from .compiler import compile  # noqa: A004 - PyTorch's name
+    from .func import vmap
+    from .random import thread_safe_generator
+    from .serialization import load, save
+    from .sparse import dsmm, hsmm, hspmm, saddmm, smm, sparse_coo_tensor, spmm, sspaddmm
 
 # glibc keeps freed activation memory for the next step instead of unmapping it and faulting it
 # in again (see _core/allocator.py: 35 % of a Transformer training step)
@@ -138,10 +143,90 @@ tune_allocator()
 
 silence_numpy_warnings()  # PyTorch prints no floating-point warnings: see _core/quiet.py
 
+# tl.multiprocessing loads lazily, but its pickling reducers (a shared tensor travels as a handle
+# to the same memory, through any multiprocessing pickler) must be in place before a tensor can
+# be shared: load it just before this process maps shared memory for the first time
+_on_first_map(lambda: _importlib.import_module(".multiprocessing", __name__))
+
 # PyTorch's dtype aliases (int and float shadow the builtins in this namespace only, as torch's)
 double, half, long, float = float64, float16, int64, float32
 int, short = int32, int16  # noqa: A001
 dtype = DType
+
+# -- what loads on first use ---------------------------------------------------------------------
+# ``import tinygrad_lite`` loads the core, the Tensor and the tl.* functions above. Everything else
+# (nn, optim, the compiler, distributions, ...: together three times the core's import time)
+# loads when a program first reaches for it (PEP 562 module ``__getattr__`` below), as one of the
+# submodules here or as one of the names a submodule defines. ``import tinygrad_lite.nn`` and
+# ``from tinygrad_lite.optim import SGD`` are ordinary imports and need nothing from this table.
+# tests/test_import.py checks that none of these load with the package, and that every name
+# resolves to the object its module defines.
+_LAZY_SUBMODULES = (
+    "_dynamo", "_inductor", "_logging", "_torch_aliases", "_torch_misc", "accelerator", "amp",
+    "autograd", "backends", "compiler", "cpu", "cuda", "distributed", "distributions", "func",
+    "functional", "jit", "linalg", "multiprocessing", "nn", "onnx", "optim", "profiler",
+    "quasirandom", "random", "return_types", "serialization", "signal", "sparse", "special",
+    "testing", "types", "utils", "viz",
+)
+
+# submodule -> the tl.* names it defines (what ``from .submodule import ...`` used to bind here)
+_LAZY_NAMES_BY_MODULE = {
+    "amp": ("autocast", "get_autocast_dtype"),
+    "amp.state": (
+        "get_autocast_cpu_dtype", "is_autocast_cache_enabled", "is_autocast_cpu_enabled",
+        "is_autocast_enabled", "set_autocast_cache_enabled", "set_autocast_cpu_dtype",
+        "set_autocast_cpu_enabled", "set_autocast_dtype", "set_autocast_enabled",
+    ),
+    "compiler": ("compile",),
+    "func": ("vmap",),
+    "random": ("thread_safe_generator",),
+    "serialization": ("load", "save"),
+    "sparse": (
+        "dsmm", "hsmm", "hspmm", "saddmm", "smm", "sparse_coo_tensor", "spmm", "sspaddmm",
+    ),
+    # PyTorch's torch.* forms of nn.functional (its __all__)
+    "_torch_aliases": (
+        "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
+        "convolution", "dropout", "dropout_", "alpha_dropout", "alpha_dropout_", "feature_dropout",
+        "feature_dropout_", "feature_alpha_dropout", "feature_alpha_dropout_", "batch_norm",
+        "layer_norm", "group_norm", "instance_norm", "rms_norm", "embedding", "embedding_bag",
+        "max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices", "avg_pool1d",
+        "adaptive_avg_pool1d", "adaptive_max_pool1d", "pixel_shuffle", "pixel_unshuffle",
+        "channel_shuffle", "rrelu", "rrelu_", "selu", "selu_", "celu", "celu_", "threshold",
+        "threshold_", "bilinear", "cosine_similarity", "pairwise_distance", "pdist", "kl_div",
+        "binary_cross_entropy_with_logits", "cosine_embedding_loss", "hinge_embedding_loss",
+        "margin_ranking_loss", "triplet_margin_loss", "poisson_nll_loss", "ctc_loss",
+    ),
+    # memory formats, layouts, typename, switches, ... (its __all__)
+    "_torch_misc": (
+        "memory_format", "contiguous_format", "channels_last", "channels_last_3d",
+        "preserve_format", "legacy_contiguous_format", "layout", "strided", "sparse_coo",
+        "typename", "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "set_anomaly_enabled",
+        "set_float32_matmul_precision", "get_float32_matmul_precision", "set_flush_denormal",
+        "set_warn_always", "is_warn_always_enabled", "default_generator", "get_device", "is_signed",
+        "is_inference", "is_distributed", "detach_", "real", "imag", "set_default_tensor_type",
+        "binomial", "GradScaler",
+    ),
+}
+_LAZY_NAMES = {name: module for module, names in _LAZY_NAMES_BY_MODULE.items()
+               for name in names}
+
+
+def __getattr__(name: str) -> _Any:
+    """A lazily loaded submodule or name, imported on first access (PEP 562)."""
+    if name in _LAZY_SUBMODULES:
+        return _importlib.import_module(f".{name}", __name__)
+    module = _LAZY_NAMES.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(_importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value  # later lookups find it without coming here
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY_SUBMODULES, *_LAZY_NAMES})
+
 
 __all__ = [
     "Tensor", "autograd", "dtypes", "DType", "no_grad", "enable_grad", "set_grad_enabled",
@@ -161,7 +246,8 @@ __all__ = [
     "get_default_device", "set_default_device", "vmap", "thread_safe_generator",
     *functions.__all__,
     # PyTorch's torch.* forms of nn.functional, the odds and ends, and the process switches
-    *_torch_aliases.__all__, *_torch_misc.__all__, "version", "__version__", "cpu",
+    *_LAZY_NAMES_BY_MODULE["_torch_aliases"], *_LAZY_NAMES_BY_MODULE["_torch_misc"], "version",
+    "__version__", "cpu",
     "get_deterministic_debug_mode", "set_deterministic_debug_mode",
     "is_deterministic_algorithms_warn_only_enabled", "get_autocast_dtype",
     "get_autocast_cpu_dtype", "is_autocast_cache_enabled", "is_autocast_cpu_enabled",
