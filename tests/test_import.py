@@ -17,7 +17,7 @@ import tinygrad_lite as tl
 ROOT = Path(__file__).resolve().parent.parent
 
 # Modules the lazy ones need and nothing in the core does (the standard library's too)
-HEAVY_STDLIB = ["multiprocessing", "logging", "socket", "subprocess", "zipfile"]
+HEAVY_STDLIB = ["multiprocessing", "logging", "zipfile"]
 
 
 def fresh(code: str) -> str:
