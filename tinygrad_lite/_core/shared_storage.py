@@ -14,11 +14,13 @@ import mmap
 import os
 import tempfile
 import weakref
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-__all__ = ["SharedMap", "share_array", "is_shared_array", "shared_location", "map_fd"]
+__all__ = ["SharedMap", "share_array", "is_shared_array", "shared_location", "map_fd",
+           "on_first_map"]
 
 
 class SharedMap(mmap.mmap):
@@ -33,6 +35,18 @@ class SharedMap(mmap.mmap):
 # One mapping per underlying file in this process: a storage received twice maps once, so
 # tensors that share memory in the sender share it here too.
 _MAPS: weakref.WeakValueDictionary[tuple[int, int], SharedMap] = weakref.WeakValueDictionary()
+
+
+# Run once, before this process maps its first shared memory: the package loads
+# ``tl.multiprocessing`` there (it loads lazily), whose pickling reducers send shared tensors as
+# handles, so that ``share_memory_()`` then the standard library's ``multiprocessing`` still
+# shares instead of copying, as when every module loaded with the package.
+_FIRST_MAP_HOOKS: list[Callable[[], object]] = []
+
+
+def on_first_map(hook: Callable[[], object]) -> None:
+    """Call ``hook()`` just before the first shared mapping of this process is made."""
+    _FIRST_MAP_HOOKS.append(hook)
 
 
 def _anonymous_file(nbytes: int) -> int:
@@ -50,6 +64,8 @@ def _anonymous_file(nbytes: int) -> int:
 def map_fd(fd: int, nbytes: int) -> SharedMap:
     """Map ``nbytes`` of the shared file ``fd`` (which the mapping takes ownership of, closing
     it when the mapping is freed), reusing this process's mapping of the same file."""
+    while _FIRST_MAP_HOOKS:
+        _FIRST_MAP_HOOKS.pop(0)()
     info = os.fstat(fd)
     key = (info.st_dev, info.st_ino)
     existing = _MAPS.get(key)
