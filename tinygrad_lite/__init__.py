@@ -229,7 +229,8 @@ __all__ = [
     "inference_mode", "is_inference_mode_enabled", "set_default_dtype", "set_printoptions",
     "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor", "IntTensor",
     "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor", "int", "short", "dtype", "finfo",
-    "iinfo", "promote_types", "can_cast", "result_type", "pi", "e", "inf", "nan", "newaxis", "compile",
+    "iinfo", "promote_types", "can_cast", "result_type", "pi", "e", "inf", "nan", "newaxis",
+    "compile",
     "get_default_device", "set_default_device", "vmap", "thread_safe_generator",
     *functions.__all__,
     # PyTorch's torch.* forms of nn.functional, the odds and ends, and the process switches
