@@ -1,4 +1,5 @@
-"""Kumaraswamy and LogisticNormal: more distributions PyTorch defines as transformed ones."""
+"""``Kumaraswamy``: ``(1 - U^(1/b))^(1/a)`` for uniform U, as
+``torch.distributions.kumaraswamy``."""
 
 from __future__ import annotations
 
@@ -7,12 +8,14 @@ from typing import Any
 
 from .. import functions as _fn
 from .._core.tensor_base import TensorBase
-from .continuous import Normal, Uniform
-from .distribution import Distribution, broadcast_all, constraints
-from .transformed import EULER, TransformedDistribution
-from .transforms import AffineTransform, PowerTransform, StickBreakingTransform
+from . import constraints
+from ._constants import EULER
+from .distribution import broadcast_all
+from .transformed_distribution import TransformedDistribution
+from .transforms.elementwise import AffineTransform, PowerTransform
+from .uniform import Uniform
 
-__all__ = ["Kumaraswamy", "LogisticNormal"]
+__all__ = ["Kumaraswamy"]
 
 
 def _kumaraswamy_moment(a: TensorBase, b: TensorBase, n: int) -> TensorBase:
@@ -66,32 +69,3 @@ class Kumaraswamy(TransformedDistribution):
         a, b = self.concentration1, self.concentration0
         h0 = _fn.digamma(b + 1) + EULER
         return (1 - b.reciprocal()) + (1 - a.reciprocal()) * h0 - a.log() - b.log()
-
-
-class LogisticNormal(TransformedDistribution):
-    """A Normal(loc, scale) vector mapped to the simplex by stick breaking."""
-
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.simplex
-
-    def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:
-        base: Distribution = Normal(loc, scale, validate_args=validate_args)
-        if not base.batch_shape:
-            base = base.expand([1])
-        super().__init__(base, StickBreakingTransform(), validate_args=validate_args)
-
-    def expand(self, batch_shape: Any) -> LogisticNormal:
-        """The same distribution over a larger batch."""
-        new = super().expand(batch_shape)
-        assert isinstance(new, LogisticNormal)
-        return new
-
-    @property
-    def loc(self) -> TensorBase:
-        """The Normal's location."""
-        return self.base_dist.base_dist.loc  # type: ignore[attr-defined]
-
-    @property
-    def scale(self) -> TensorBase:
-        """The Normal's scale."""
-        return self.base_dist.base_dist.scale  # type: ignore[attr-defined]

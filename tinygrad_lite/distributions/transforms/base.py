@@ -1,4 +1,4 @@
-"""The Transform base class, its inverse and compositions (``torch.distributions.transforms``):
+"""The Transform base class, its inverse and composition (``torch.distributions.transforms``):
 a transform maps x to y = t(x), inverts it (``t.inv``) and gives ``log |dy/dx|``
 (``log_abs_det_jacobian``), summed over ``event_dim`` dims."""
 
@@ -8,10 +8,10 @@ from typing import Any
 
 import numpy as np
 
-from .. import functions as _fn
-from .._core.tensor_base import TensorBase
-from ..dtypes import finfo_of
-from .distribution import constraints
+from ... import functions as _fn
+from ..._core.tensor_base import TensorBase
+from ...dtypes import finfo_of
+from .. import constraints
 
 __all__ = ["Transform", "ComposeTransform", "identity_transform"]
 

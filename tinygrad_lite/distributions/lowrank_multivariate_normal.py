@@ -1,4 +1,4 @@
-"""LowRankMultivariateNormal: a Gaussian whose covariance is low rank plus diagonal, its
+"""``LowRankMultivariateNormal``: a Gaussian whose covariance is low rank plus diagonal, its
 densities through the small capacitance matrix (Woodbury identities, as PyTorch)."""
 
 from __future__ import annotations
@@ -10,8 +10,10 @@ import numpy as np
 from .. import functions as _fn
 from .. import linalg
 from .._core.tensor_base import TensorBase
-from .continuous import _noise
-from .distribution import LOG_2PI, Distribution, constraints
+from . import constraints
+from ._constants import LOG_2PI
+from ._draws import noise
+from .distribution import Distribution
 
 __all__ = ["LowRankMultivariateNormal"]
 
@@ -114,8 +116,8 @@ class LowRankMultivariateNormal(Distribution):
         """``loc + W eps_W + sqrt(D) eps_D``."""
         shape = self._extended_shape(sample_shape)
         w = self._unbroadcasted_cov_factor
-        eps_w = _noise(shape[:-1] + (w.shape[-1],), self.loc, lambda g, s: g.standard_normal(s))
-        eps_d = _noise(shape, self.loc, lambda g, s: g.standard_normal(s))
+        eps_w = noise(shape[:-1] + (w.shape[-1],), self.loc, lambda g, s: g.standard_normal(s))
+        eps_d = noise(shape, self.loc, lambda g, s: g.standard_normal(s))
         return self.loc + (w @ eps_w.unsqueeze(-1)).squeeze(-1) + \
             self._unbroadcasted_cov_diag.sqrt() * eps_d
 
