@@ -8,8 +8,9 @@ from typing import Any
 from .. import functions as _fn
 from .._core.tensor_base import TensorBase
 from ..dtypes import finfo_of
+from ..functions.creation import default_rng
+from ..ops.standard_gamma import standard_gamma
 from . import constraints
-from ._gamma import standard_gamma
 from .distribution import Distribution, broadcast_all
 
 __all__ = ["Beta"]
@@ -31,8 +32,8 @@ class Beta(Distribution):
     def rsample(self, sample_shape: Any = ()) -> TensorBase:
         """``X / (X + Y)`` for Gamma draws X, Y (differentiable in both concentrations)."""
         shape = self._extended_shape(sample_shape)
-        x = standard_gamma(self.concentration1.expand(*shape))
-        y = standard_gamma(self.concentration0.expand(*shape))
+        x = standard_gamma(self.concentration1.expand(*shape), default_rng())
+        y = standard_gamma(self.concentration0.expand(*shape), default_rng())
         return (x / (x + y)).clamp(min=float(finfo_of(x._data.dtype).tiny),
                                    max=1 - float(finfo_of(x._data.dtype).eps))
 

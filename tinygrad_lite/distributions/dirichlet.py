@@ -7,8 +7,9 @@ from typing import Any
 
 from .. import functions as _fn
 from .._core.tensor_base import TensorBase
+from ..functions.creation import default_rng
+from ..ops.standard_gamma import standard_gamma
 from . import constraints
-from ._gamma import standard_gamma
 from .distribution import Distribution
 
 __all__ = ["Dirichlet"]
@@ -30,7 +31,7 @@ class Dirichlet(Distribution):
     def rsample(self, sample_shape: Any = ()) -> TensorBase:
         """Normalised Gamma draws (differentiable in the concentration)."""
         shape = self._extended_shape(sample_shape)
-        g = standard_gamma(self.concentration.expand(*shape))
+        g = standard_gamma(self.concentration.expand(*shape), default_rng())
         return g / g.sum(-1, keepdim=True)
 
     def log_prob(self, value: TensorBase) -> TensorBase:

@@ -7,9 +7,10 @@ from typing import Any
 
 from .. import functions as _fn
 from .._core.tensor_base import TensorBase
+from ..functions.creation import default_rng
+from ..ops.standard_gamma import standard_gamma
 from ..special import gammainc
 from . import constraints
-from ._gamma import standard_gamma
 from .distribution import Distribution, broadcast_all
 
 __all__ = ["Gamma"]
@@ -29,7 +30,8 @@ class Gamma(Distribution):
     def rsample(self, sample_shape: Any = ()) -> TensorBase:
         """Standard Gamma draws over ``rate``; implicit reparameterisation gradients."""
         shape = self._extended_shape(sample_shape)
-        return standard_gamma(self.concentration.expand(*shape)) / self.rate.expand(*shape)
+        return (standard_gamma(self.concentration.expand(*shape), default_rng())
+                / self.rate.expand(*shape))
 
     def log_prob(self, value: TensorBase) -> TensorBase:
         """``a log b + (a - 1) log x - b x - lgamma(a)``."""

@@ -1,7 +1,12 @@
-"""Reparameterised standard Gamma samples: NumPy draws the sample, and the backward pass uses
-the implicit reparameterisation gradient ``dx/da = -(dP(a, x)/da) / p(x; a)`` (P the
-regularised incomplete gamma function), as PyTorch's ``_standard_gamma`` does. That makes
-Gamma, Chi2, Beta, Dirichlet, StudentT and FisherSnedecor samples differentiable."""
+"""Standard Gamma sampling as a primitive (PyTorch's ``_standard_gamma``): the generator draws
+the sample, and the backward pass uses the implicit reparameterisation gradient
+``dx/da = -(dP(a, x)/da) / p(x; a)`` (P the regularised incomplete gamma function), as PyTorch's
+``_standard_gamma_grad``. That makes Gamma, Chi2, Beta, Dirichlet, StudentT and FisherSnedecor
+samples differentiable.
+
+The generator is an argument: the package's default one lives above this layer, so the
+distributions pass it in.
+"""
 
 from __future__ import annotations
 
@@ -9,13 +14,14 @@ from typing import Any
 
 import numpy as np
 
-from .. import functions as _fn
-from .._core.tensor_base import TensorBase, wrap
-from ..autograd.function import Function
+from .._core.grad_mode import grad_state
+from .._core.graph import Node
+from .._core.tensor_base import TensorBase
 from ..dtypes import finfo_of
-from ..functions.creation import default_rng
+from . import special
+from .common import array_of, constant, wrap
 
-__all__ = ["standard_gamma"]
+__all__ = ["standard_gamma", "gamma_sample_grad"]
 
 _MAX_TERMS = 5000
 
@@ -53,7 +59,7 @@ def _log_fraction(a: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 
 def _digamma(a: np.ndarray) -> np.ndarray:
-    return np.asarray(_fn.digamma(wrap(a))._data)
+    return np.asarray(special.digamma(wrap(a))._data)
 
 
 def gamma_sample_grad(a: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -79,23 +85,27 @@ def gamma_sample_grad(a: np.ndarray, x: np.ndarray) -> np.ndarray:
     return out
 
 
-class _StandardGamma(Function):
-    """A standard Gamma(concentration) draw with the implicit reparameterisation gradient."""
+class StandardGammaBackward0(Node):
+    """``grad * dx/da``, ``dx/da`` from the concentration and the sample kept in float64."""
 
-    @staticmethod
-    def forward(ctx: Any, concentration: TensorBase) -> TensorBase:
-        a = concentration._data
-        tiny = finfo_of(a.dtype).tiny
-        x = np.maximum(default_rng().standard_gamma(a.astype(np.float64)), tiny)
-        ctx.a, ctx.x = a.astype(np.float64), x
-        return wrap(np.asarray(x, dtype=a.dtype))
+    a: np.ndarray
+    x: np.ndarray
 
-    @staticmethod
-    def backward(ctx: Any, grad: TensorBase) -> TensorBase:
-        dxda = gamma_sample_grad(ctx.a, ctx.x)
-        return grad * wrap(np.asarray(dxda, dtype=grad._data.dtype))
+    def backward(self, grad):
+        dxda = gamma_sample_grad(self.a, self.x)
+        return (grad * constant(np.asarray(dxda, dtype=array_of(grad).dtype), grad),)
 
 
-def standard_gamma(concentration: TensorBase) -> TensorBase:
-    """Gamma(concentration, 1) draws of ``concentration``'s shape; differentiable in it."""
-    return _StandardGamma.apply(concentration.contiguous())
+def standard_gamma(concentration: TensorBase, generator: Any) -> TensorBase:
+    """Gamma(concentration, 1) draws of ``concentration``'s shape from ``generator`` (the
+    package's stream); differentiable in ``concentration``."""
+    # drawn from a C-ordered float64 copy (the order the draws fill the sample in)
+    a = np.ascontiguousarray(concentration._data, dtype=np.float64)
+    tiny = finfo_of(concentration._data.dtype).tiny
+    x = np.maximum(generator.standard_gamma(a), tiny)
+    out = np.asarray(x, dtype=concentration._data.dtype)
+    if not (grad_state.enabled and concentration._requires_grad):
+        return wrap(out)
+    node = StandardGammaBackward0(concentration)
+    node.a, node.x = a, x
+    return wrap(out, node)
