@@ -13,7 +13,7 @@ from . import constraints
 from ._constants import EULER
 from .distribution import broadcast_all
 from .transformed_distribution import TransformedDistribution
-from .transforms.elementwise import AffineTransform, ExpTransform
+from .transforms import AffineTransform, ExpTransform
 from .uniform import Uniform
 
 __all__ = ["Gumbel"]

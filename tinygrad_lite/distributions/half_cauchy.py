@@ -10,7 +10,7 @@ from .._core.tensor_base import TensorBase
 from . import constraints
 from .cauchy import Cauchy
 from .transformed_distribution import TransformedDistribution
-from .transforms.elementwise import AbsTransform
+from .transforms import AbsTransform
 
 __all__ = ["HalfCauchy"]
 

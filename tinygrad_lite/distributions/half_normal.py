@@ -10,7 +10,7 @@ from .._core.tensor_base import TensorBase
 from . import constraints
 from .normal import Normal
 from .transformed_distribution import TransformedDistribution
-from .transforms.elementwise import AbsTransform
+from .transforms import AbsTransform
 
 __all__ = ["HalfNormal"]
 

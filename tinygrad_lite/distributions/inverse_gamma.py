@@ -11,7 +11,7 @@ from .._core.tensor_base import TensorBase
 from . import constraints
 from .gamma import Gamma
 from .transformed_distribution import TransformedDistribution
-from .transforms.elementwise import PowerTransform
+from .transforms import PowerTransform
 
 __all__ = ["InverseGamma"]
 

@@ -12,7 +12,7 @@ from . import constraints
 from ._constants import EULER
 from .distribution import broadcast_all
 from .transformed_distribution import TransformedDistribution
-from .transforms.elementwise import AffineTransform, PowerTransform
+from .transforms import AffineTransform, PowerTransform
 from .uniform import Uniform
 
 __all__ = ["Kumaraswamy"]

@@ -10,7 +10,7 @@ from . import constraints
 from .distribution import Distribution
 from .normal import Normal
 from .transformed_distribution import TransformedDistribution
-from .transforms.simplex import StickBreakingTransform
+from .transforms import StickBreakingTransform
 
 __all__ = ["LogisticNormal"]
 

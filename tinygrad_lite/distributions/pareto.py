@@ -9,7 +9,7 @@ from . import constraints
 from .distribution import broadcast_all
 from .exponential import Exponential
 from .transformed_distribution import TransformedDistribution
-from .transforms.elementwise import AffineTransform, ExpTransform
+from .transforms import AffineTransform, ExpTransform
 
 __all__ = ["Pareto"]
 

@@ -11,7 +11,7 @@ from . import constraints
 from ._draws import open_uniform
 from .distribution import Distribution, as_tensor_like, broadcast_all
 from .transformed_distribution import TransformedDistribution
-from .transforms.elementwise import SigmoidTransform
+from .transforms import SigmoidTransform
 from .utils import clamp_probs
 
 __all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli"]

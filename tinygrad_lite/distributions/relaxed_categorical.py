@@ -14,7 +14,7 @@ from ._draws import open_uniform
 from .categorical import Categorical
 from .distribution import Distribution, as_tensor_like, broadcast_all
 from .transformed_distribution import TransformedDistribution
-from .transforms.elementwise import ExpTransform
+from .transforms import ExpTransform
 
 __all__ = ["ExpRelaxedCategorical", "RelaxedOneHotCategorical"]
 

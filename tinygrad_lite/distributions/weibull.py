@@ -12,7 +12,7 @@ from ._constants import EULER
 from .distribution import broadcast_all
 from .exponential import Exponential
 from .transformed_distribution import TransformedDistribution
-from .transforms.elementwise import AffineTransform, PowerTransform
+from .transforms import AffineTransform, PowerTransform
 
 __all__ = ["Weibull"]
 
