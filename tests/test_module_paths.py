@@ -5,6 +5,7 @@ constraints a custom distribution is written with, the distribution and hook hel
 import importlib
 import warnings
 from collections import OrderedDict
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -33,6 +34,31 @@ PATHS = {
     "distributions.utils": ["broadcast_all", "logits_to_probs", "probs_to_logits",
                             "clamp_probs", "lazy_property"],
     "distributions.kl": ["kl_divergence", "register_kl"],
+    "distributions.cauchy": ["Cauchy"], "distributions.chi2": ["Chi2"],
+    "distributions.continuous_bernoulli": ["ContinuousBernoulli"],
+    "distributions.fishersnedecor": ["FisherSnedecor"],
+    "distributions.generalized_pareto": ["GeneralizedPareto"],
+    "distributions.geometric": ["Geometric"], "distributions.gumbel": ["Gumbel"],
+    "distributions.half_cauchy": ["HalfCauchy"], "distributions.half_normal": ["HalfNormal"],
+    "distributions.independent": ["Independent"],
+    "distributions.inverse_gamma": ["InverseGamma"],
+    "distributions.kumaraswamy": ["Kumaraswamy"], "distributions.lkj_cholesky": ["LKJCholesky"],
+    "distributions.logistic_normal": ["LogisticNormal"],
+    "distributions.lowrank_multivariate_normal": ["LowRankMultivariateNormal"],
+    "distributions.multinomial": ["Multinomial"],
+    "distributions.negative_binomial": ["NegativeBinomial"],
+    "distributions.pareto": ["Pareto"], "distributions.weibull": ["Weibull"],
+    "distributions.wishart": ["Wishart"], "distributions.distribution": ["Distribution"],
+    "distributions.exp_family": ["ExponentialFamily"],
+    "distributions.constraint_registry": ["biject_to", "transform_to", "ConstraintRegistry"],
+    "distributions.transforms": ["Transform", "ComposeTransform", "ExpTransform",
+                                 "PowerTransform", "SigmoidTransform", "TanhTransform",
+                                 "SoftplusTransform", "AbsTransform", "AffineTransform",
+                                 "SoftmaxTransform", "StickBreakingTransform",
+                                 "LowerCholeskyTransform", "ReshapeTransform",
+                                 "IndependentTransform", "CumulativeDistributionTransform",
+                                 "identity_transform", "CatTransform", "StackTransform",
+                                 "CorrCholeskyTransform", "PositiveDefiniteTransform"],
     "optim.adamw": ["AdamW"], "optim.adamax": ["Adamax"], "optim.nadam": ["NAdam"],
     "optim.radam": ["RAdam"], "optim.rprop": ["Rprop"], "optim.adadelta": ["Adadelta"],
     "optim.asgd": ["ASGD"],
@@ -85,13 +111,24 @@ def test_pytorch_paths_import_with_their_names(path):
     assert getattr(importlib.import_module(parent), leaf) is module
 
 
+@pytest.mark.parametrize("path", sorted(p for p in PATHS
+                                         if p.startswith(("distributions.", "optim."))))
+def test_distribution_and_optimizer_paths_are_files(path):
+    """A reader can open the file behind each of these paths (no module made up at import)."""
+    module = importlib.import_module(f"tinygrad_lite.{path}")
+    relative = Path(module.__file__).relative_to(Path(tl.__file__).parent)
+    assert relative.with_suffix("").parts in (tuple(path.split(".")),
+                                              (*path.split("."), "__init__"))
+
+
 def test_the_paths_hold_the_package_objects():
     from tinygrad_lite.distributions.normal import Normal
     from tinygrad_lite.optim.adamw import AdamW
 
     from tinygrad_lite.nn.modules.upsampling import Upsample
     assert Normal is tl.distributions.Normal and AdamW is tl.optim.AdamW
-    assert Upsample is tl.nn.Upsample
+    upsampling = importlib.import_module("tinygrad_lite.nn.modules.upsampling")
+    assert upsampling.Upsample is tl.nn.Upsample
 
 
 @pytest.mark.parametrize("path", sorted(PATHS))

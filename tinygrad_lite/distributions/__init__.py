@@ -4,86 +4,76 @@ moments, validation of parameters and values, transforms and transformed distrib
 continuous relaxations, mixtures, and KL divergences.
 """
 
-import sys
-
-from .._core.module_paths import expose
 from . import (
     constraints,
     transforms,
     utils,  # noqa: F401 - PyTorch's torch.distributions.utils path
 )
+from .bernoulli import Bernoulli
+from .beta import Beta
+from .binomial import Binomial
+from .categorical import Categorical
+from .cauchy import Cauchy
+from .chi2 import Chi2
 from .constraint_registry import biject_to, transform_to
-from .continuous import (
-    Beta,
-    Cauchy,
-    Dirichlet,
-    Exponential,
-    Gamma,
-    Laplace,
-    LogNormal,
-    MultivariateNormal,
-    Normal,
-    Uniform,
-)
-from .continuous_extra import (
-    GeneralizedPareto,
-    InverseGamma,
-    LKJCholesky,
-    OneHotCategoricalStraightThrough,
-)
-from .continuous_more import (
-    Chi2,
-    ContinuousBernoulli,
-    FisherSnedecor,
-    StudentT,
-    VonMises,
-)
-from .discrete import Bernoulli, Binomial, Categorical, Geometric, OneHotCategorical, Poisson
-from .discrete_more import MixtureSameFamily, Multinomial, NegativeBinomial
+from .continuous_bernoulli import ContinuousBernoulli
+from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
+from .exponential import Exponential
+from .fishersnedecor import FisherSnedecor
+from .gamma import Gamma
+from .generalized_pareto import GeneralizedPareto
+from .geometric import Geometric
+from .gumbel import Gumbel
+from .half_cauchy import HalfCauchy
+from .half_normal import HalfNormal
 from .independent import Independent
+from .inverse_gamma import InverseGamma
 from .kl import kl_divergence, register_kl
-from .lowrank_mvn import LowRankMultivariateNormal
-from .relaxed import (
-    ExpRelaxedCategorical,
-    LogitRelaxedBernoulli,
-    RelaxedBernoulli,
-    RelaxedOneHotCategorical,
-)
-from .transformed import (
-    Gumbel,
-    HalfCauchy,
-    HalfNormal,
-    Pareto,
-    TransformedDistribution,
-    Weibull,
-)
-from .transformed_more import Kumaraswamy, LogisticNormal
+from .kumaraswamy import Kumaraswamy
+from .laplace import Laplace
+from .lkj_cholesky import LKJCholesky
+from .log_normal import LogNormal
+from .logistic_normal import LogisticNormal
+from .lowrank_multivariate_normal import LowRankMultivariateNormal
+from .mixture_same_family import MixtureSameFamily
+from .multinomial import Multinomial
+from .multivariate_normal import MultivariateNormal
+from .negative_binomial import NegativeBinomial
+from .normal import Normal
+from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
+from .pareto import Pareto
+from .poisson import Poisson
+from .relaxed_bernoulli import LogitRelaxedBernoulli, RelaxedBernoulli
+from .relaxed_categorical import ExpRelaxedCategorical, RelaxedOneHotCategorical
+from .studentT import StudentT
+from .transformed_distribution import TransformedDistribution
 from .transforms import (
     AbsTransform,
     AffineTransform,
+    CatTransform,
     ComposeTransform,
+    CorrCholeskyTransform,
     CumulativeDistributionTransform,
     ExpTransform,
     IndependentTransform,
     LowerCholeskyTransform,
+    PositiveDefiniteTransform,
     PowerTransform,
     ReshapeTransform,
     SigmoidTransform,
     SoftmaxTransform,
     SoftplusTransform,
+    StackTransform,
     StickBreakingTransform,
     TanhTransform,
     Transform,
     identity_transform,
 )
-from .transforms_extra import (
-    CatTransform,
-    CorrCholeskyTransform,
-    PositiveDefiniteTransform,
-    StackTransform,
-)
+from .uniform import Uniform
+from .von_mises import VonMises
+from .weibull import Weibull
 from .wishart import Wishart
 
 __all__ = ["Distribution", "constraints", "transforms", "biject_to", "transform_to",
@@ -104,25 +94,3 @@ __all__ = ["Distribution", "constraints", "transforms", "biject_to", "transform_
            "Wishart", "CatTransform", "StackTransform", "CorrCholeskyTransform",
            "PositiveDefiniteTransform"]
 
-# PyTorch's one-module-per-distribution paths (``from torch.distributions.normal import Normal``)
-expose(sys.modules[__name__], {
-    "bernoulli": ("Bernoulli",), "beta": ("Beta",), "binomial": ("Binomial",),
-    "categorical": ("Categorical",), "cauchy": ("Cauchy",), "chi2": ("Chi2",),
-    "continuous_bernoulli": ("ContinuousBernoulli",), "dirichlet": ("Dirichlet",),
-    "exponential": ("Exponential",), "fishersnedecor": ("FisherSnedecor",), "gamma": ("Gamma",),
-    "generalized_pareto": ("GeneralizedPareto",), "geometric": ("Geometric",),
-    "gumbel": ("Gumbel",), "half_cauchy": ("HalfCauchy",), "half_normal": ("HalfNormal",),
-    "inverse_gamma": ("InverseGamma",), "kumaraswamy": ("Kumaraswamy",),
-    "laplace": ("Laplace",), "lkj_cholesky": ("LKJCholesky",), "log_normal": ("LogNormal",),
-    "logistic_normal": ("LogisticNormal",),
-    "lowrank_multivariate_normal": ("LowRankMultivariateNormal",),
-    "mixture_same_family": ("MixtureSameFamily",), "multinomial": ("Multinomial",),
-    "multivariate_normal": ("MultivariateNormal",), "negative_binomial": ("NegativeBinomial",),
-    "normal": ("Normal",),
-    "one_hot_categorical": ("OneHotCategorical", "OneHotCategoricalStraightThrough"),
-    "pareto": ("Pareto",), "poisson": ("Poisson",),
-    "relaxed_bernoulli": ("LogitRelaxedBernoulli", "RelaxedBernoulli"),
-    "relaxed_categorical": ("ExpRelaxedCategorical", "RelaxedOneHotCategorical"),
-    "studentT": ("StudentT",), "transformed_distribution": ("TransformedDistribution",),
-    "uniform": ("Uniform",), "von_mises": ("VonMises",), "weibull": ("Weibull",),
-})

@@ -1,7 +1,8 @@
 """``biject_to`` and ``transform_to``: from a constraint to a transform that maps the reals
 onto it (for optimising constrained parameters unconstrained), as PyTorch's registries.
 ``biject_to`` gives bijections (stick breaking for the simplex); ``transform_to`` may give
-cheaper non-injective ones (softmax, and lower Cholesky factors)."""
+cheaper non-injective ones (softmax, and lower Cholesky factors). Every transform of
+``transforms`` that PyTorch registers is registered here, as PyTorch's registry does."""
 
 from __future__ import annotations
 
@@ -10,12 +11,16 @@ from typing import Any
 
 from .transforms import (
     AffineTransform,
+    CatTransform,
     ComposeTransform,
+    CorrCholeskyTransform,
     ExpTransform,
     IndependentTransform,
     LowerCholeskyTransform,
+    PositiveDefiniteTransform,
     SigmoidTransform,
     SoftmaxTransform,
+    StackTransform,
     StickBreakingTransform,
     Transform,
     identity_transform,
@@ -82,7 +87,17 @@ for _registry in (biject_to, transform_to):
     _registry.register("Interval", _interval)
     _registry.register("unit_interval", lambda c: SigmoidTransform())
     _registry.register("independent", _independent(_registry))
+    _registry.register("CorrCholesky", lambda c: CorrCholeskyTransform())
 
 biject_to.register("Simplex", lambda c: StickBreakingTransform())
 transform_to.register("Simplex", lambda c: SoftmaxTransform())
 transform_to.register("LowerCholesky", lambda c: LowerCholeskyTransform())
+transform_to.register("PositiveDefinite", lambda c: PositiveDefiniteTransform())
+transform_to.register("PositiveSemidefinite", lambda c: PositiveDefiniteTransform())
+biject_to.register("cat", lambda c: CatTransform([biject_to(p) for p in c.cseq], c.dim,
+                                                 c.lengths))
+transform_to.register("cat", lambda c: CatTransform([transform_to(p) for p in c.cseq], c.dim,
+                                                    c.lengths))
+biject_to.register("stack", lambda c: StackTransform([biject_to(p) for p in c.cseq], c.dim))
+transform_to.register("stack", lambda c: StackTransform([transform_to(p) for p in c.cseq],
+                                                        c.dim))

@@ -6,7 +6,6 @@ moments, and PyTorch's ValueErrors for invalid parameters or values outside the 
 from __future__ import annotations
 
 import copy
-import math
 from typing import Any
 
 import numpy as np
@@ -172,6 +171,3 @@ class Distribution:
                 shown = value.shape if value.numel() > 1 else value.item()
                 parts.append(f"{name}: {shown}")
         return f"{type(self).__name__}({', '.join(parts)})"
-
-
-LOG_2PI = math.log(2 * math.pi)

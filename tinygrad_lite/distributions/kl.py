@@ -10,23 +10,29 @@ from typing import Any
 from .. import functions as _fn
 from .. import linalg
 from .._core.tensor_base import TensorBase
-from .continuous import (
-    Beta,
-    Cauchy,
-    Dirichlet,
-    Exponential,
-    Gamma,
-    Laplace,
-    LogNormal,
-    MultivariateNormal,
-    Normal,
-    Uniform,
-)
-from .continuous_more import ContinuousBernoulli
-from .discrete import Bernoulli, Binomial, Categorical, Geometric, OneHotCategorical, Poisson
+from .bernoulli import Bernoulli
+from .beta import Beta
+from .binomial import Binomial
+from .categorical import Categorical
+from .cauchy import Cauchy
+from .continuous_bernoulli import ContinuousBernoulli
+from .dirichlet import Dirichlet
 from .distribution import Distribution
+from .exponential import Exponential
+from .gamma import Gamma
+from .geometric import Geometric
+from .gumbel import Gumbel
+from .half_normal import HalfNormal
 from .independent import Independent
-from .transformed import Gumbel, HalfNormal, Pareto, TransformedDistribution
+from .laplace import Laplace
+from .log_normal import LogNormal
+from .multivariate_normal import MultivariateNormal
+from .normal import Normal
+from .one_hot_categorical import OneHotCategorical
+from .pareto import Pareto
+from .poisson import Poisson
+from .transformed_distribution import TransformedDistribution
+from .uniform import Uniform
 
 __all__ = ["kl_divergence", "register_kl"]
 

@@ -16,11 +16,10 @@ from .. import linalg
 from .._core.tensor_base import TensorBase, wrap
 from ..dtypes import finfo_of
 from ..functions.creation import default_rng
-from .continuous_more import Chi2
+from .chi2 import Chi2
 from .distribution import Distribution, constraints
 from .exp_family import ExponentialFamily
-from .transforms_extra import vec_to_tril_matrix
-from .utils import lazy_property
+from .utils import lazy_property, vec_to_tril_matrix
 
 __all__ = ["Wishart"]
 

@@ -1,17 +1,20 @@
 """``tinygrad_lite.optim``: optimizers and learning-rate schedulers, PyTorch style."""
 
-import sys
-
-from .._core.module_paths import expose
 from . import lr_scheduler, swa_utils
+from .adadelta import Adadelta
 from .adafactor import Adafactor
 from .adagrad import Adagrad
-from .adam import Adam, AdamW
-from .adaptive import ASGD, Adadelta, Adamax, NAdam, RAdam, Rprop
+from .adam import Adam
+from .adamax import Adamax
+from .adamw import AdamW
+from .asgd import ASGD
 from .lbfgs import LBFGS
 from .muon import Muon
+from .nadam import NAdam
 from .optimizer import Optimizer
+from .radam import RAdam
 from .rmsprop import RMSprop
+from .rprop import Rprop
 from .sgd import SGD
 from .sparse_adam import SparseAdam
 
@@ -19,7 +22,3 @@ __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adamax", 
            "Adadelta", "Rprop", "ASGD", "LBFGS", "lr_scheduler", "swa_utils", "Adafactor",
            "SparseAdam", "Muon"]
 
-# PyTorch's one-module-per-optimizer paths (``from torch.optim.adamw import AdamW``)
-expose(sys.modules[__name__], {
-    "adamw": ("AdamW",), "adamax": ("Adamax",), "adadelta": ("Adadelta",), "nadam": ("NAdam",),
-    "radam": ("RAdam",), "rprop": ("Rprop",), "asgd": ("ASGD",)})

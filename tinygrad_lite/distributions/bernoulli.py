@@ -1,0 +1,76 @@
+"""``Bernoulli``: 1 with probability ``probs`` (or ``sigmoid(logits)``), as
+``torch.distributions.bernoulli``; ``log_prob`` differentiable in the parameters."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .. import functions as _fn
+from .._core.tensor_base import TensorBase, wrap
+from ..functions.creation import default_rng
+from ..nn.functional import binary_cross_entropy_with_logits
+from . import constraints
+from ._probs_or_logits import PROBS_EPS, probs_or_logits
+from .distribution import Distribution, broadcast_all
+
+__all__ = ["Bernoulli"]
+
+
+class Bernoulli(Distribution):
+    """1 with probability ``probs`` (or ``sigmoid(logits)``), else 0."""
+
+    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
+    support = constraints.boolean
+    has_enumerate_support = True
+
+    def __init__(self, probs: Any = None, logits: Any = None,
+                 validate_args: bool | None = None) -> None:
+        p, lg = probs_or_logits(probs, logits, True)
+        self._given_probs = p is not None
+        self.probs = p if p is not None else lg.sigmoid()
+        self.logits = lg if lg is not None else (p.clamp(PROBS_EPS, 1 - PROBS_EPS) / (
+            1 - p.clamp(PROBS_EPS, 1 - PROBS_EPS))).log()
+        super().__init__(self.probs.shape, validate_args=validate_args)
+
+    def sample(self, sample_shape: Any = ()) -> TensorBase:
+        """0/1 draws."""
+        shape = self._extended_shape(sample_shape)
+        # (a uniform float below each probability, as PyTorch's bernoulli kernel draws)
+        draws = default_rng().uniform_as(0.0, 1.0, shape, np.float32) < np.broadcast_to(
+            self.probs._data, shape)
+        return wrap(draws.astype(self.probs._data.dtype))
+
+    def log_prob(self, value: TensorBase) -> TensorBase:
+        """``-BCE(logits, value)``."""
+        self._validate_sample(value)
+        logits, value = broadcast_all(self.logits, value)
+        return -binary_cross_entropy_with_logits(logits, value, reduction="none")
+
+    def entropy(self) -> TensorBase:
+        """``BCE(logits, probs)``."""
+        return binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none")
+
+    def enumerate_support(self, expand: bool = True) -> TensorBase:
+        """``[0, 1]`` over the batch."""
+        values = _fn.tensor([0.0, 1.0], dtype=self.probs.dtype).reshape(
+            2, *([1] * len(self._batch_shape)))
+        return values.expand(2, *self._batch_shape) if expand else values
+
+    @property
+    def mean(self) -> TensorBase:
+        """``probs``."""
+        return self.probs
+
+    @property
+    def mode(self) -> TensorBase:
+        """1 where probs > 0.5 (NaN at exactly 0.5, as PyTorch)."""
+        m = (self.probs >= 0.5).to(self.probs.dtype)
+        return _fn.where(self.probs == 0.5, math.nan, m)
+
+    @property
+    def variance(self) -> TensorBase:
+        """``p (1 - p)``."""
+        return self.probs * (1 - self.probs)

@@ -1,0 +1,61 @@
+"""``Dirichlet`` over the simplex of the last dim of ``concentration``, as
+``torch.distributions.dirichlet``; samples reparameterised through Gamma draws."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import functions as _fn
+from .._core.tensor_base import TensorBase
+from ..functions.creation import default_rng
+from ..ops.standard_gamma import standard_gamma
+from . import constraints
+from .distribution import Distribution
+
+__all__ = ["Dirichlet"]
+
+
+class Dirichlet(Distribution):
+    """Dirichlet over the simplex of the last dim of ``concentration``."""
+
+    arg_constraints = {"concentration": constraints.positive}
+    support = constraints.simplex
+    has_rsample = True
+
+    def __init__(self, concentration: TensorBase, validate_args: bool | None = None) -> None:
+        if concentration.ndim < 1:
+            raise ValueError("`concentration` parameter must be at least one-dimensional.")
+        self.concentration = concentration
+        super().__init__(concentration.shape[:-1], concentration.shape[-1:], validate_args)
+
+    def rsample(self, sample_shape: Any = ()) -> TensorBase:
+        """Normalised Gamma draws (differentiable in the concentration)."""
+        shape = self._extended_shape(sample_shape)
+        g = standard_gamma(self.concentration.expand(*shape), default_rng())
+        return g / g.sum(-1, keepdim=True)
+
+    def log_prob(self, value: TensorBase) -> TensorBase:
+        """``sum (a_i - 1) log x_i + lgamma(sum a) - sum lgamma(a_i)``."""
+        self._validate_sample(value)
+        a = self.concentration
+        return (((a - 1) * value.log()).sum(-1) + _fn.lgamma(a.sum(-1))
+                - _fn.lgamma(a).sum(-1))
+
+    def entropy(self) -> TensorBase:
+        """The Dirichlet entropy."""
+        a = self.concentration
+        a0 = a.sum(-1)
+        k = a.shape[-1]
+        return (_fn.lgamma(a).sum(-1) - _fn.lgamma(a0) + (a0 - k) * _fn.digamma(a0)
+                - ((a - 1) * _fn.digamma(a)).sum(-1))
+
+    @property
+    def mean(self) -> TensorBase:
+        """``a / sum a``."""
+        return self.concentration / self.concentration.sum(-1, keepdim=True)
+
+    @property
+    def variance(self) -> TensorBase:
+        """The per-component variance."""
+        a0 = self.concentration.sum(-1, keepdim=True)
+        return self.concentration * (a0 - self.concentration) / (a0 ** 2 * (a0 + 1))

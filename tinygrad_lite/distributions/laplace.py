@@ -1,0 +1,63 @@
+"""``Laplace`` with location ``loc`` and scale ``scale``, as
+``torch.distributions.laplace``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import functions as _fn
+from .._core.tensor_base import TensorBase
+from . import constraints
+from ._draws import noise
+from .distribution import Distribution, broadcast_all
+
+__all__ = ["Laplace"]
+
+
+class Laplace(Distribution):
+    """Laplace with location ``loc`` and scale ``scale``."""
+
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.real
+    has_rsample = True
+
+    def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:
+        self.loc, self.scale = broadcast_all(loc, scale)
+        super().__init__(self.loc.shape, validate_args=validate_args)
+
+    def rsample(self, sample_shape: Any = ()) -> TensorBase:
+        """``loc - scale sign(u) log(1 - |u|)`` for uniform u in (-1, 1)."""
+        u = noise(self._extended_shape(sample_shape), self.loc,
+                   lambda g, s: g.uniform(np.nextafter(-1.0, 0), 1.0, s))
+        return self.loc - self.scale * u.sign() * (1 - u.abs()).log()
+
+    def log_prob(self, value: TensorBase) -> TensorBase:
+        """``-log(2 scale) - |x - loc| / scale``."""
+        self._validate_sample(value)
+        return -(2 * self.scale).log() - (value - self.loc).abs() / self.scale
+
+    def cdf(self, value: TensorBase) -> TensorBase:
+        """The Laplace CDF."""
+        z = value - self.loc
+        return 0.5 - 0.5 * z.sign() * _fn.expm1(-z.abs() / self.scale)
+
+    def entropy(self) -> TensorBase:
+        """``1 + log(2 scale)``."""
+        return 1 + (2 * self.scale).log()
+
+    @property
+    def mean(self) -> TensorBase:
+        """``loc``."""
+        return self.loc
+
+    @property
+    def mode(self) -> TensorBase:
+        """``loc``."""
+        return self.loc
+
+    @property
+    def variance(self) -> TensorBase:
+        """``2 scale^2``."""
+        return 2 * self.scale ** 2
