@@ -11,16 +11,19 @@ import pytest
 
 import tinygrad_lite as tl
 from tests.helpers import check_grads, check_second_order
-from tinygrad_lite.functions.inplace_more import TORCH_INPLACE
 
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.filterwarnings("ignore:index_reduce\\(\\) is in beta")
 rng = np.random.default_rng(5)
 POS = rng.uniform(0.2, 0.9, (3, 4))
 REAL = rng.standard_normal((3, 4))
+# every tl.* in-place function (torch.sqrt_ & co), as the functions' declarations make them
+TORCH_INPLACE = sorted(name for name in tl.functions.__all__ if name.endswith("_"))
 
 # torch.<name>_ in-place functions: (input array, extra arguments as (tl, torch) makers)
 INPLACE_ARGS = {
+    "clamp_": (REAL, lambda m: (-0.1, 0.2)), "clip_": (REAL, lambda m: (-0.1, 0.2)),
+    "index_put_": (REAL, lambda m: ((m.tensor([0, 2]),), m.tensor(1.5, dtype=m.float64))),
     "clamp_max_": (REAL, lambda m: (0.2,)), "clamp_min_": (REAL, lambda m: (-0.1,)),
     "fill_": (REAL, lambda m: (2.5,)), "gcd_": (np.array([4, 6, 9]), lambda m: (m.tensor(6),)),
     "lcm_": (np.array([4, 6, 9]), lambda m: (m.tensor(6),)),

@@ -22,6 +22,7 @@ from .generator import (
     seed,
     set_rng_state,
 )
+from .registry import declare, public
 from .torch_stream import TorchStream, draw_dtype
 
 __all__ = [
@@ -31,6 +32,10 @@ __all__ = [
     "multinomial", "bernoulli", "normal", "poisson", "Generator", "seed", "initial_seed",
     "get_rng_state", "set_rng_state", "is_tensor", "is_floating_point", "numel",
 ]
+
+declare("seed", "manual_seed", "set_rng_state", "initial_seed", "get_rng_state", "Generator",
+        method=False)
+
 
 def default_rng() -> TorchStream:
     """The NumPy generator behind the default ``tl.Generator`` (``manual_seed`` reseeds it),
@@ -73,6 +78,7 @@ def _np_dtype(dtype: Any, default: dtypes.DType | None = None) -> np.dtype:
     return (default or dtypes.get_default_dtype()).np
 
 
+@public(method=False)
 def tensor(data: Any, dtype: Any = None, requires_grad: bool = False,
            device: Any = None) -> TensorBase:
     """A new tensor holding a copy of ``data``; the dtype is inferred as in PyTorch (Python
@@ -83,6 +89,7 @@ def tensor(data: Any, dtype: Any = None, requires_grad: bool = False,
     return _finish(to_array(data, dtype, float_default=False), requires_grad, device)
 
 
+@public(method=False)
 def as_tensor(data: Any, dtype: Any = None) -> TensorBase:
     """``data`` as a tensor, without a copy when it already is one of the right dtype."""
     if isinstance(data, TensorBase) and (dtype is None or data.dtype is dtypes.to_dtype(dtype)):
@@ -92,6 +99,7 @@ def as_tensor(data: Any, dtype: Any = None) -> TensorBase:
     return tensor(data, dtype)
 
 
+@public(method=False)
 def from_numpy(array: np.ndarray) -> TensorBase:
     """A tensor sharing memory with a NumPy array."""
     if not isinstance(array, np.ndarray):
@@ -100,6 +108,7 @@ def from_numpy(array: np.ndarray) -> TensorBase:
     return wrap(array)
 
 
+@public(method=False, creation=True)
 def zeros(*sizes: Any, size: Any = None, dtype: Any = None, requires_grad: bool = False,
           device: Any = None, **options: Any) -> TensorBase:
     """A tensor of zeros."""
@@ -108,6 +117,7 @@ def zeros(*sizes: Any, size: Any = None, dtype: Any = None, requires_grad: bool 
     return _finish(_values(shape, dt, device, np.zeros), requires_grad, device)
 
 
+@public(method=False, creation=True)
 def ones(*sizes: Any, size: Any = None, dtype: Any = None, requires_grad: bool = False,
          device: Any = None, **options: Any) -> TensorBase:
     """A tensor of ones."""
@@ -116,6 +126,7 @@ def ones(*sizes: Any, size: Any = None, dtype: Any = None, requires_grad: bool =
     return _finish(_values(shape, dt, device, np.ones), requires_grad, device)
 
 
+@public(method=False, creation=True)
 def empty(*sizes: Any, size: Any = None, dtype: Any = None, requires_grad: bool = False,
           device: Any = None, memory_format: Any = None, layout: Any = None,
           pin_memory: bool = False) -> TensorBase:
@@ -131,6 +142,7 @@ def empty(*sizes: Any, size: Any = None, dtype: Any = None, requires_grad: bool 
                    requires_grad, device)
 
 
+@public(method=False, creation=True)
 def full(size: Any, fill_value: Any, *, dtype: Any = None, requires_grad: bool = False,
          device: Any = None) -> TensorBase:
     """A tensor filled with ``fill_value``; its dtype follows the value (float32, int64, bool)."""
@@ -142,6 +154,7 @@ def full(size: Any, fill_value: Any, *, dtype: Any = None, requires_grad: bool =
                            lambda shape, dt: np.full(shape, fill_value, dt)), requires_grad, device)
 
 
+@public(method=False, creation=True)
 def arange(start: Any = None, end: Any = None, step: Any = 1, *, dtype: Any = None,
            requires_grad: bool = False, device: Any = None, **options: Any) -> TensorBase:
     """Values ``start, start+step, ...`` below ``end``; int64 for int arguments, else float32."""
@@ -160,6 +173,7 @@ def arange(start: Any = None, end: Any = None, step: Any = 1, *, dtype: Any = No
     return _finish(np.arange(start, end, step).astype(_np_dtype(dtype)), requires_grad, device)
 
 
+@public(method=False, creation=True)
 def linspace(start: float, end: float, steps: int, *, dtype: Any = None,
              requires_grad: bool = False, device: Any = None) -> TensorBase:
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
@@ -172,12 +186,14 @@ def linspace(start: float, end: float, steps: int, *, dtype: Any = None,
     return _finish(np.linspace(start, end, steps).astype(dt), requires_grad, device)
 
 
+@public(method=False, creation=True)
 def eye(n: int, m: int | None = None, *, dtype: Any = None, requires_grad: bool = False,
         device: Any = None) -> TensorBase:
     """An ``n x m`` matrix with ones on the diagonal."""
     return _finish(np.eye(n, m, dtype=_np_dtype(dtype)), requires_grad, device)
 
 
+@public(method=False, creation=True)
 def rand(*sizes: Any, size: Any = None, generator: Generator | None = None, dtype: Any = None,
          requires_grad: bool = False, device: Any = None, **options: Any) -> TensorBase:
     """Uniform random values in [0, 1)."""
@@ -189,6 +205,7 @@ def rand(*sizes: Any, size: Any = None, generator: Generator | None = None, dtyp
     return _finish(data, requires_grad, device)
 
 
+@public(method=False, creation=True)
 def randn(*sizes: Any, size: Any = None, generator: Generator | None = None,
           dtype: Any = None, requires_grad: bool = False, device: Any = None,
           **options: Any) -> TensorBase:
@@ -201,6 +218,7 @@ def randn(*sizes: Any, size: Any = None, generator: Generator | None = None,
     return _finish(data, requires_grad, device)
 
 
+@public(method=False, creation=True)
 def randint(*args: Any, generator: Generator | None = None, dtype: Any = None,
             requires_grad: bool = False, device: Any = None, **kwargs: Any) -> TensorBase:
     """Random integers in ``[low, high)``: ``randint(high, size)``, ``randint(low, high, size)``."""
@@ -238,6 +256,7 @@ def _like(t: TensorBase, dtype: Any, options: dict, op: str) -> tuple[tuple, Any
     return t._data.shape, (dtype if dtype is not None else t.dtype), device
 
 
+@public(method=False)
 def zeros_like(input: TensorBase, *, dtype: Any = None, requires_grad: bool = False,
                **options: Any) -> TensorBase:
     """Zeros with the shape (and by default dtype) of ``input``."""
@@ -245,6 +264,7 @@ def zeros_like(input: TensorBase, *, dtype: Any = None, requires_grad: bool = Fa
     return zeros(shape, dtype=dt, requires_grad=requires_grad, device=device)
 
 
+@public(method=False)
 def ones_like(input: TensorBase, *, dtype: Any = None, requires_grad: bool = False,
               **options: Any) -> TensorBase:
     """Ones with the shape (and by default dtype) of ``input``."""
@@ -252,6 +272,7 @@ def ones_like(input: TensorBase, *, dtype: Any = None, requires_grad: bool = Fal
     return ones(shape, dtype=dt, requires_grad=requires_grad, device=device)
 
 
+@public(method=False)
 def empty_like(input: TensorBase, *, dtype: Any = None, requires_grad: bool = False,
                **options: Any) -> TensorBase:
     """An uninitialised tensor with the shape (and by default dtype) of ``input``."""
@@ -259,6 +280,7 @@ def empty_like(input: TensorBase, *, dtype: Any = None, requires_grad: bool = Fa
     return empty(shape, dtype=dt, requires_grad=requires_grad, device=device)
 
 
+@public(method=False)
 def full_like(input: TensorBase, fill_value: Any, *, dtype: Any = None,
               requires_grad: bool = False, **options: Any) -> TensorBase:
     """``fill_value`` with the shape (and by default dtype) of ``input``."""
@@ -266,6 +288,7 @@ def full_like(input: TensorBase, fill_value: Any, *, dtype: Any = None,
     return full(shape, fill_value, dtype=dt, requires_grad=requires_grad, device=device)
 
 
+@public(method=False)
 def rand_like(input: TensorBase, *, dtype: Any = None, requires_grad: bool = False,
               generator: Generator | None = None, **options: Any) -> TensorBase:
     """Uniform [0, 1) values with the shape (and by default dtype) of ``input``."""
@@ -274,6 +297,7 @@ def rand_like(input: TensorBase, *, dtype: Any = None, requires_grad: bool = Fal
                 device=device)
 
 
+@public(method=False)
 def randn_like(input: TensorBase, *, dtype: Any = None, requires_grad: bool = False,
                generator: Generator | None = None, **options: Any) -> TensorBase:
     """Standard normal values with the shape (and by default dtype) of ``input``."""
@@ -282,6 +306,7 @@ def randn_like(input: TensorBase, *, dtype: Any = None, requires_grad: bool = Fa
                  device=device)
 
 
+@public(method=False)
 def randint_like(input: TensorBase, low: int = 0, high: int | None = None, *,
                  dtype: Any = None, requires_grad: bool = False,
                  generator: Generator | None = None, **options: Any) -> TensorBase:
@@ -294,6 +319,7 @@ def randint_like(input: TensorBase, low: int = 0, high: int | None = None, *,
                    device=device)
 
 
+@public(method=False, creation=True)
 def logspace(start: float, end: float, steps: int, base: float = 10.0, *, dtype: Any = None,
              requires_grad: bool = False, device: Any = None, **options: Any) -> TensorBase:
     """``steps`` values ``base ** linspace(start, end, steps)``."""
@@ -304,6 +330,7 @@ def logspace(start: float, end: float, steps: int, base: float = 10.0, *, dtype:
     return _finish(data, requires_grad, device)
 
 
+@public(method=False, creation=True)
 def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None,
              requires_grad: bool = False, device: Any = None, **options: Any) -> TensorBase:
     """A random permutation of ``0 .. n-1`` (int64)."""
@@ -314,6 +341,7 @@ def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None,
     return _finish(data, requires_grad, device)
 
 
+@public(method=False, out=True)
 def multinomial(input: TensorBase, num_samples: int, replacement: bool = False, *,
                 generator: Generator | None = None) -> TensorBase:
     """``num_samples`` category indices per row, drawn with probabilities proportional to the
@@ -345,6 +373,7 @@ def multinomial(input: TensorBase, num_samples: int, replacement: bool = False, 
     return wrap(out[0] if w.ndim == 1 else out)
 
 
+@public(method=False, out=True)
 def bernoulli(input: TensorBase, p: float | None = None, *,
               generator: Generator | None = None) -> TensorBase:
     """0/1 draws with probability ``input`` (or the scalar ``p``), in ``input``'s dtype."""
@@ -356,6 +385,7 @@ def bernoulli(input: TensorBase, p: float | None = None, *,
     return wrap(draw.astype(input._data.dtype if is_float_dtype(input._data.dtype) else np.float32))
 
 
+@public(method=False, out=True)
 def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *,
            generator: Generator | None = None, dtype: Any = None, requires_grad: bool = False,
            **options: Any) -> TensorBase:
@@ -384,6 +414,7 @@ def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *,
     return _finish(np.asarray(data).astype(dt, copy=False), requires_grad, None)
 
 
+@public(method=False)
 def poisson(input: TensorBase, generator: Generator | None = None) -> TensorBase:
     """Poisson draws with the rates in ``input`` (same shape and dtype)."""
     rates = input._data
@@ -392,16 +423,19 @@ def poisson(input: TensorBase, generator: Generator | None = None) -> TensorBase
     return wrap(rng_of(generator).poisson(rates).astype(rates.dtype))
 
 
+@public(method=False)
 def is_tensor(obj: Any) -> bool:
     """Whether ``obj`` is a tensor."""
     return isinstance(obj, TensorBase)
 
 
+@public(method=False)
 def is_floating_point(input: TensorBase) -> bool:
     """Whether ``input`` has a floating-point dtype."""
     return is_float_dtype(input._data.dtype)
 
 
+@public(method=False)
 def numel(input: TensorBase) -> int:
     """The number of elements of ``input``."""
     return int(input._data.size)

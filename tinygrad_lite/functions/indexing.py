@@ -16,6 +16,7 @@ from .._core.tensor_base import TensorBase, wrap
 from ..dtypes import finfo_of, is_float_dtype
 from ..ops.indexing import index_put
 from ..ops.linalg import torch_dtype_name
+from .registry import public
 
 __all__ = [
     "gather", "scatter", "scatter_add", "index_select", "masked_fill", "masked_select",
@@ -55,12 +56,14 @@ def _grid(input: TensorBase, dim: int, index: Any, op: str) -> tuple[int, np.nda
     return d, idx, tuple(grid)
 
 
+@public(out=True)
 def gather(input: TensorBase, dim: int, index: TensorBase) -> TensorBase:
     """``out[i][j] = input[i][index[i][j]]`` (for dim 1): values picked along ``dim``."""
     _, _, grid = _grid(input, dim, index, "gather")
     return ops.getitem(input, grid)
 
 
+@public(out=True)
 def take_along_dim(input: TensorBase, indices: TensorBase, dim: int | None = None) -> TensorBase:
     """Like gather, but ``input`` and ``indices`` broadcast in the other dims (and dim=None
     works on the flattened tensor)."""
@@ -105,6 +108,7 @@ def _scatter_source(src: Any, index_shape: tuple, input: TensorBase) -> Any:
     return src
 
 
+@public(out=True, inplace=True)
 def scatter(input: TensorBase, dim: int, index: TensorBase, src: Any = None, *, value: Any = None,
             reduce: str | None = None) -> TensorBase:
     """A copy of ``input`` with ``src`` (a tensor or number) written at ``index`` along
@@ -128,6 +132,7 @@ def scatter(input: TensorBase, dim: int, index: TensorBase, src: Any = None, *, 
     return index_put(input, grid, values, accumulate=reduce == "add", op="scatter")
 
 
+@public(out=True, inplace=True)
 def scatter_add(input: TensorBase, dim: int, index: TensorBase, src: TensorBase) -> TensorBase:
     """A copy of ``input`` with ``src`` added at ``index`` along ``dim`` (repeats add up)."""
     same_dtype(input, src, SCATTER_DTYPES)
@@ -136,6 +141,7 @@ def scatter_add(input: TensorBase, dim: int, index: TensorBase, src: TensorBase)
     return index_put(input, grid, values, accumulate=True, op="scatter_add")
 
 
+@public(out=True, inplace=True)
 def scatter_reduce(input: TensorBase, dim: int, index: TensorBase, src: TensorBase,
                    reduce: str, *, include_self: bool = True) -> TensorBase:
     """Reduce ``src`` into ``input`` at ``index`` along ``dim`` with "sum", "prod", "mean",
@@ -238,6 +244,7 @@ def _differentiable_prod(input: TensorBase, values: TensorBase, target: tuple,
     return ops.where(wrap(touched), product, input)
 
 
+@public(out=True)
 def index_select(input: TensorBase, dim: int, index: TensorBase) -> TensorBase:
     """The entries ``index`` (a 1-D integer tensor) of dimension ``dim``."""
     idx = _index_array(index, "index_select")
@@ -271,6 +278,7 @@ def masked_fill(input: TensorBase, mask: TensorBase, value: Any) -> TensorBase:
     return out if out._data.dtype == input._data.dtype else ops.cast(out, input._data.dtype)
 
 
+@public(out=True)
 def masked_select(input: TensorBase, mask: TensorBase) -> TensorBase:
     """A 1-D tensor of the elements of ``input`` where ``mask`` is true (both broadcast)."""
     mask = _bool_mask(mask, "masked_select")
@@ -284,6 +292,7 @@ def masked_select(input: TensorBase, mask: TensorBase) -> TensorBase:
     return ops.getitem(input, np.broadcast_to(mask._data, shape))
 
 
+@public(out=True)
 def nonzero(input: TensorBase, *, as_tuple: bool = False) -> Any:
     """Indices of the nonzero elements: an int64 ``(count, ndim)`` tensor, or one 1-D tensor
     per dim with ``as_tuple=True``."""

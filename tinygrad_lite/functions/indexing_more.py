@@ -21,6 +21,7 @@ from ..dtypes import finfo_of, is_float_dtype
 from ..ops.linalg import torch_dtype_name
 from .basic import amax, reshape
 from .reduction import amin, prod
+from .registry import public
 from .scatters import index_put
 from .shape import chunk, split
 from .shape_extra import split_with_sizes
@@ -31,6 +32,7 @@ __all__ = ["put", "index_reduce", "nonzero_static", "as_strided", "as_strided_sc
 _REDUCTIONS = ("prod", "mean", "amax", "amin")
 
 
+@public(out=True, inplace=True)
 def put(input: TensorBase, index: TensorBase, source: TensorBase,
         accumulate: bool = False) -> TensorBase:
     """A copy of ``input`` with ``source`` written at the flat (row-major) positions ``index``
@@ -91,6 +93,7 @@ def _check_index_reduce(input: TensorBase, dim: int, index: TensorBase, source: 
     return idx.reshape(-1).astype(np.int64)
 
 
+@public(out=True, inplace=True)
 def index_reduce(input: TensorBase, dim: int, index: TensorBase, source: TensorBase,
                  reduce: str, *, include_self: bool = True) -> TensorBase:
     """A copy of ``input`` whose slices ``index[i]`` along ``dim`` become the ``reduce``
@@ -142,6 +145,7 @@ def index_reduce(input: TensorBase, dim: int, index: TensorBase, source: TensorB
     return out if input.ndim else reshape(out, ())
 
 
+@public(out=True)
 def nonzero_static(input: TensorBase, *, size: int, fill_value: int = -1) -> TensorBase:
     """``nonzero`` with exactly ``size`` rows: cut off, or padded with ``fill_value``."""
     if int(size) < 0:

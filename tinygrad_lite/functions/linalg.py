@@ -23,6 +23,7 @@ from ..ops.linalg import slogdet as _slogdet
 from ..ops.linalg_lu import trsm
 from .basic import matmul
 from .linalg_lu import broadcast_batch, triangular_system
+from .registry import declare, public
 from .shape import stack
 
 __all__ = ["det", "logdet", "slogdet", "inverse", "matrix_power", "addmm", "addmv", "addbmm",
@@ -63,6 +64,7 @@ def logdet(input: TensorBase) -> TensorBase:
 
 
 inverse = inv
+declare("inverse", out=True)
 
 
 def inv_ex(A: TensorBase, *,  # noqa: N803
@@ -113,6 +115,7 @@ def solve_triangular(A: TensorBase, B: TensorBase, *, upper: bool, left: bool = 
     return triangular_system(A, b.mT, not upper, unitriangular, transpose=True).mT
 
 
+@public(out=True)
 def cholesky_solve(B: TensorBase, L: TensorBase, upper: bool = False) -> TensorBase:  # noqa: N803
     """``X`` with ``(L L^T) X = B`` (``(U^T U) X = B`` when ``upper``) given the Cholesky factor,
     of which only the lower (upper) triangle is read; the batch dims of B and L broadcast. The
@@ -144,6 +147,7 @@ def cholesky_solve(B: TensorBase, L: TensorBase, upper: bool = False) -> TensorB
     return solve(lower.mT, solve(lower, b))
 
 
+@public(out=True)
 def cholesky_inverse(L: TensorBase, upper: bool = False) -> TensorBase:  # noqa: N803
     """``(L L^T)^-1`` from the Cholesky factor."""
     lower = L.mT if upper else L
@@ -151,6 +155,7 @@ def cholesky_inverse(L: TensorBase, upper: bool = False) -> TensorBase:  # noqa:
     return li.mT @ li
 
 
+@public(out=True)
 def matrix_power(input: TensorBase, n: int) -> TensorBase:
     """``input`` multiplied by itself ``n`` times (identity for 0, the inverse's power for
     negative ``n``), by repeated squaring."""
@@ -179,6 +184,7 @@ def multi_dot(tensors: Any) -> TensorBase:
     return _fold(matmul, ts)
 
 
+@public(out=True)
 def chain_matmul(*matrices: TensorBase) -> TensorBase:
     """The product of the matrices (deprecated in PyTorch for ``multi_dot``)."""
     return multi_dot(matrices)
@@ -301,30 +307,35 @@ def diagonal(A: TensorBase, *, offset: int = 0, dim1: int = -2, dim2: int = -1) 
     return A.diagonal(offset, dim1, dim2)
 
 
+@public(out=True, inplace=True)
 def addmm(input: TensorBase, mat1: TensorBase, mat2: TensorBase, *, beta: float = 1,
           alpha: float = 1) -> TensorBase:
     """``beta * input + alpha * (mat1 @ mat2)``."""
     return _combine(input, mat1 @ mat2, beta, alpha)
 
 
+@public(out=True, inplace=True, torch_inplace=True)
 def addmv(input: TensorBase, mat: TensorBase, vec: TensorBase, *, beta: float = 1,
           alpha: float = 1) -> TensorBase:
     """``beta * input + alpha * (mat @ vec)``."""
     return _combine(input, mat @ vec, beta, alpha)
 
 
+@public(out=True, inplace=True)
 def addbmm(input: TensorBase, batch1: TensorBase, batch2: TensorBase, *, beta: float = 1,
            alpha: float = 1) -> TensorBase:
     """``beta * input + alpha * sum_b batch1[b] @ batch2[b]``."""
     return _combine(input, (batch1 @ batch2).sum(0), beta, alpha)
 
 
+@public(out=True, inplace=True)
 def baddbmm(input: TensorBase, batch1: TensorBase, batch2: TensorBase, *, beta: float = 1,
             alpha: float = 1) -> TensorBase:
     """``beta * input + alpha * (batch1 @ batch2)`` per batch."""
     return _combine(input, batch1 @ batch2, beta, alpha)
 
 
+@public(out=True, inplace=True)
 def addr(input: TensorBase, vec1: TensorBase, vec2: TensorBase, *, beta: float = 1,
          alpha: float = 1) -> TensorBase:
     """``beta * input + alpha * outer(vec1, vec2)``."""
@@ -341,6 +352,7 @@ def _combine(input: TensorBase, product: TensorBase, beta: float, alpha: float) 
     return scaled + (input if beta == 1 else input * beta)
 
 
+@public(out=True)
 def tensordot(a: TensorBase, b: TensorBase, dims: Any = 2) -> TensorBase:
     """Contract the last ``dims`` dims of ``a`` with the first of ``b`` (an int), or the listed
     pairs of dims."""
@@ -359,6 +371,7 @@ def tensordot(a: TensorBase, b: TensorBase, dims: Any = 2) -> TensorBase:
     return (left @ right).reshape(*[a.shape[d] for d in free_a], *[b.shape[d] for d in free_b])
 
 
+@public(out=True)
 def kron(input: TensorBase, other: TensorBase) -> TensorBase:
     """The Kronecker product."""
     nd = max(input.ndim, other.ndim)
@@ -375,6 +388,7 @@ def kron(input: TensorBase, other: TensorBase) -> TensorBase:
     return out.reshape(*[a.shape[i] * b.shape[i] for i in range(nd)])
 
 
+@public(out=True)
 def cross(input: TensorBase, other: TensorBase, dim: int | None = None) -> TensorBase:
     """The 3-D cross product along ``dim`` (default: the first dim of size 3 for tl.cross, -1
     for tl.linalg.cross)."""
@@ -428,6 +442,7 @@ def trace(input: TensorBase) -> TensorBase:
     return input.diagonal().sum()
 
 
+@public(out=True)
 def diag(input: TensorBase, diagonal: int = 0) -> TensorBase:
     """A vector -> the matrix with it on diagonal ``diagonal``; a matrix -> that diagonal."""
     if input.ndim == 1:
@@ -457,6 +472,7 @@ def diagflat(input: TensorBase, offset: int = 0) -> TensorBase:
     return diag_embed(input.reshape(-1), offset)
 
 
+@public(out=True)
 def inner(input: TensorBase, other: TensorBase) -> TensorBase:
     """The dot product over the last dims (a scalar times a tensor for 0-d inputs)."""
     if input.ndim == 0 or other.ndim == 0:
@@ -464,11 +480,13 @@ def inner(input: TensorBase, other: TensorBase) -> TensorBase:
     return tensordot(input, other, ([-1], [-1]))
 
 
+@public(out=True)
 def ger(vec1: TensorBase, vec2: TensorBase) -> TensorBase:
     """The outer product (PyTorch's old name)."""
     return vec1.reshape(-1, 1) * vec2.reshape(1, -1)
 
 
+@public(out=True)
 def vdot(input: TensorBase, other: TensorBase) -> TensorBase:
     """The dot product of two 1-D tensors."""
     if input.ndim != 1 or other.ndim != 1:

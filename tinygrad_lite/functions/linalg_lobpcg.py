@@ -20,11 +20,13 @@ from ..dtypes import float16, float32, float64
 from ..ops.linalg import cholesky
 from ..ops.linalg_decomp import eigh
 from .linalg import solve_triangular
+from .registry import public
 from .shape import flip
 
 __all__ = ["lobpcg"]
 
 
+@public(method=False)
 def lobpcg(A: TensorBase, k: int | None = None, B: TensorBase | None = None,  # noqa: N803
            X: TensorBase | None = None, n: int | None = None,  # noqa: N803
            iK: TensorBase | None = None, niter: int | None = None,  # noqa: N803

@@ -27,6 +27,7 @@ from ..ops.linalg_lu import (
     trsm,
 )
 from ..ops.linalg_lu import lu_factor_ex as _lu_factor_ex
+from .registry import public
 
 __all__ = ["lu", "lu_solve", "lu_unpack", "triangular_solve", "cholesky"]
 
@@ -156,6 +157,7 @@ def linalg_lu(A: TensorBase, *, pivot: bool = True) -> LUResult:  # noqa: N803
     return LUResult(*_unpack(lu_, piv._data))
 
 
+@public(method=False)
 def lu_unpack(LU_data: TensorBase, LU_pivots: TensorBase, unpack_data: bool = True,  # noqa: N803
               unpack_pivots: bool = True) -> LUUnpackResult:
     """``(P, L, U)`` from ``lu_factor``'s result (the parts not asked for are empty)."""
@@ -315,6 +317,7 @@ def solve_ex(A: TensorBase, B: TensorBase, *, left: bool = True,  # noqa: N803
     return SolveExResult(_restore(result, left, vector), wrap(info))
 
 
+@public(method=False)
 def lu(A: TensorBase, pivot: bool = True, get_infos: bool = False) -> Any:  # noqa: N803
     """PyTorch's older ``lu``: ``(LU, pivots)``, with ``info`` too for ``get_infos`` (a
     singular matrix does not raise)."""

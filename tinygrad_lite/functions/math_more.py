@@ -18,6 +18,7 @@ from ..ops.incomplete_gamma import igamma as _igamma
 from .basic import where
 from .creation import ones_like
 from .pointwise import abs, isnan
+from .registry import public
 
 __all__ = ["bitwise_left_shift", "bitwise_right_shift", "i0", "igamma", "igammac", "angle",
            "conj_physical", "hardshrink", "prelu"]
@@ -42,16 +43,19 @@ def _shift(input: Any, other: Any, left: bool) -> TensorBase:
     return wrap(np.asarray(fn(a.astype(dt), b.astype(dt))))
 
 
+@public(out=True, inplace=True)
 def bitwise_left_shift(input: Any, other: Any) -> TensorBase:
     """``input << other`` elementwise (integer tensors; shifts past the width give 0)."""
     return _shift(input, other, True)
 
 
+@public(out=True, inplace=True)
 def bitwise_right_shift(input: Any, other: Any) -> TensorBase:
     """``input >> other`` elementwise, arithmetic for signed integers."""
     return _shift(input, other, False)
 
 
+@public(out=True, inplace=True, torch_inplace=True)
 def i0(input: TensorBase) -> TensorBase:
     """The modified Bessel function of the first kind, order 0, by its power series
     ``sum (x/2)^2k / (k!)^2`` (a composite: differentiable to any order; integers give
@@ -69,17 +73,20 @@ def i0(input: TensorBase) -> TensorBase:
     return total
 
 
+@public(out=True, inplace=True)
 def igamma(input: Any, other: Any) -> TensorBase:
     """The regularised lower incomplete gamma function ``P(input, other)`` (differentiable in
     ``other``; see ``ops/incomplete_gamma.py``)."""
     return _igamma(input, other, False, "igamma")
 
 
+@public(out=True, inplace=True)
 def igammac(input: Any, other: Any) -> TensorBase:
     """The regularised upper incomplete gamma function ``Q(input, other) = 1 - P``."""
     return _igamma(input, other, True, "igammac")
 
 
+@public(out=True)
 def angle(input: TensorBase) -> TensorBase:
     """The argument of each (real) element: pi below 0, else 0, NaN kept; integers give float32.
     The gradient is 0, as PyTorch's for real tensors."""
@@ -93,6 +100,7 @@ def conj_physical(input: TensorBase) -> TensorBase:
     return ops.clone(input)
 
 
+@public(out=True)
 def hardshrink(input: TensorBase, lambd: float = 0.5) -> TensorBase:
     """``x`` where ``|x| > lambd``, else 0 (floating-point tensors, as in PyTorch)."""
     if not is_float_dtype(input._data.dtype):

@@ -35,6 +35,7 @@ from ..ops.special import (
 from ..ops.special import logit as _logit
 from .basic import sum as _sum
 from .pointwise import floor, trunc
+from .registry import declare, public
 
 __all__ = [
     "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "arcsin", "arccos",
@@ -47,8 +48,17 @@ __all__ = [
     "is_neg", "conj", "resolve_conj", "resolve_neg", "is_nonzero", "is_same_size",
 ]
 
+declare("acos", "atanh", "asin", "cosh", "asinh", "atan", "sinh", "erfc", "acosh", "erf",
+        out=True, inplace=True, torch_inplace=True)
+
+declare("digamma", "erfinv", "lgamma", out=True, inplace=True)
+
+declare("polygamma", out=True)
+
 arcsin, arccos, arctan = asin, acos, atan
+declare("arcsin", "arccos", "arctan", out=True, inplace=True, torch_inplace=True)
 arcsinh, arccosh, arctanh = asinh, acosh, atanh
+declare("arctanh", "arcsinh", "arccosh", out=True, inplace=True, torch_inplace=True)
 
 
 def _int_operands(x: Any, y: Any) -> tuple[np.ndarray, np.ndarray] | None:
@@ -72,6 +82,7 @@ def _t(x: Any, like: TensorBase | None = None) -> TensorBase:
     return wrap(np.asarray(x, dtype=dtype) if dtype is not None else np.asarray(x))
 
 
+@public(out=True, inplace=True, torch_inplace=True)
 def xlogy(input: Any, other: Any) -> TensorBase:
     """``input * log(other)``, defined as 0 where ``input`` is 0 (even if ``other`` is 0) unless
     ``other`` is NaN, which gives NaN; PyTorch's gradients (``log(other)`` in ``input``, also
@@ -82,6 +93,7 @@ def xlogy(input: Any, other: Any) -> TensorBase:
     return binary_math.xlogy(x, y)
 
 
+@public(out=True)
 def logaddexp(input: TensorBase, other: Any) -> TensorBase:
     """``log(exp(a) + exp(b))`` without overflow."""
     a, b = _promoted(input, other, floating=True)
@@ -92,6 +104,7 @@ def logaddexp(input: TensorBase, other: Any) -> TensorBase:
     return top + ops.log(ops.exp(a - top) + ops.exp(b - top))
 
 
+@public(out=True)
 def logaddexp2(input: TensorBase, other: Any) -> TensorBase:
     """``log2(2**a + 2**b)`` without overflow."""
     ln2 = math.log(2.0)
@@ -99,12 +112,14 @@ def logaddexp2(input: TensorBase, other: Any) -> TensorBase:
     return logaddexp(a * ln2, b * ln2) / ln2
 
 
+@public(out=True, inplace=True, torch_inplace=True)
 def logit(input: TensorBase, eps: float | None = None) -> TensorBase:
     """``log(p / (1 - p))``; with ``eps``, p clamped to ``[eps, 1 - eps]`` first."""
     p = input if eps is None else input.clamp(eps, 1.0 - eps)
     return _logit(p)
 
 
+@public(out=True, inplace=True, torch_inplace=True)
 @bfloat16_in_float32  # pi * x rounded to bfloat16 is far from the integers sinc vanishes at
 def sinc(input: TensorBase) -> TensorBase:
     """``sin(pi x) / (pi x)``, 1 at 0."""
@@ -113,6 +128,7 @@ def sinc(input: TensorBase) -> TensorBase:
     return ops.where(zero, 1.0, ops.sin(x) / x)
 
 
+@public(out=True, inplace=True)
 def heaviside(input: TensorBase, values: Any) -> TensorBase:
     """0 below zero, 1 above, ``values`` at zero (no derivative, as in PyTorch)."""
     if not isinstance(values, TensorBase):
@@ -128,6 +144,7 @@ def heaviside(input: TensorBase, values: Any) -> TensorBase:
                               [out.astype(input._data.dtype)])[0]
 
 
+@public(out=True, inplace=True)
 def copysign(input: Any, other: Any) -> TensorBase:
     """The magnitude of ``input`` with the sign of ``other`` (including -0.0)."""
     x, y = _promoted(input, other, floating=True)
@@ -142,26 +159,31 @@ def copysign(input: Any, other: Any) -> TensorBase:
     return out
 
 
+@public(out=True)
 def signbit(input: TensorBase) -> TensorBase:
     """Whether the sign bit is set (True for -0.0 too)."""
     return wrap(np.signbit(input._data))
 
 
+@public(out=True, inplace=True)
 def sgn(input: TensorBase) -> TensorBase:
     """The sign of each element (``sign`` for real tensors)."""
     return input.sign()
 
 
+@public(out=True, inplace=True, torch_inplace=True)
 def frac(input: TensorBase) -> TensorBase:
     """The fractional part, ``x - trunc(x)`` (gradient 1)."""
     return input - trunc(input).detach()
 
 
+@public(out=True, inplace=True, torch_inplace=True)
 def fix(input: TensorBase) -> TensorBase:
     """``trunc`` (PyTorch's alias)."""
     return trunc(input)
 
 
+@public(out=True, inplace=True, torch_inplace=True)
 def negative(input: TensorBase) -> TensorBase:
     """``-input``."""
     return -input
@@ -186,6 +208,7 @@ def _promoted(x: Any, y: Any, floating: bool = False) -> tuple[TensorBase, Tenso
     return convert(x), convert(y)
 
 
+@public(out=True, inplace=True)
 def fmod(input: TensorBase, other: Any) -> TensorBase:
     """C-style remainder: the sign of the dividend (``x - trunc(x / y) * y``)."""
     ints = _int_operands(input, other)
@@ -195,6 +218,7 @@ def fmod(input: TensorBase, other: Any) -> TensorBase:
     return x - trunc(x / y).detach() * y
 
 
+@public(out=True, inplace=True)
 def remainder(input: Any, other: Any) -> TensorBase:
     """Python-style remainder: the sign of the divisor (``x - floor(x / y) * y``)."""
     ints = _int_operands(input, other)
@@ -204,6 +228,7 @@ def remainder(input: Any, other: Any) -> TensorBase:
     return x - floor(x / y).detach() * y
 
 
+@public(out=True, inplace=True)
 def floor_divide(input: Any, other: Any) -> TensorBase:
     """``floor(input / other)`` (integer dtypes stay integer; no gradient)."""
     ints = _int_operands(input, other)
@@ -213,11 +238,13 @@ def floor_divide(input: Any, other: Any) -> TensorBase:
     return floor(x / y)
 
 
+@public(out=True, inplace=True)
 def true_divide(dividend: Any, divisor: Any) -> TensorBase:
     """``dividend / divisor`` in floating point."""
     return _t(dividend) / divisor
 
 
+@public(out=True)
 def float_power(input: Any, exponent: Any) -> TensorBase:
     """``input ** exponent`` in float64 (as PyTorch does)."""
     x = ops.cast(_t(input), np.dtype(np.float64))
@@ -226,6 +253,7 @@ def float_power(input: Any, exponent: Any) -> TensorBase:
     return x ** e
 
 
+@public(out=True, inplace=True, torch_inplace=True)
 def nan_to_num(input: TensorBase, nan: float = 0.0, posinf: float | None = None,
                neginf: float | None = None) -> TensorBase:
     """NaN, +inf and -inf replaced (by 0 and the dtype's largest/smallest finite values unless
@@ -261,11 +289,13 @@ def equal(input: TensorBase, other: TensorBase) -> bool:
         np.array_equal(input._data, other._data))
 
 
+@public(out=True)
 def isneginf(input: TensorBase) -> TensorBase:
     """Whether each element is -inf."""
     return wrap(np.isneginf(input._data))
 
 
+@public(out=True)
 def isposinf(input: TensorBase) -> TensorBase:
     """Whether each element is +inf."""
     return wrap(np.isposinf(input._data))
@@ -276,16 +306,19 @@ def isreal(input: TensorBase) -> TensorBase:
     return wrap(np.ones(input._data.shape, np.bool_))
 
 
+@public(out=True, inplace=True, torch_inplace=True)
 def deg2rad(input: TensorBase) -> TensorBase:
     """Degrees to radians."""
     return input * (math.pi / 180.0)
 
 
+@public(out=True, inplace=True, torch_inplace=True)
 def rad2deg(input: TensorBase) -> TensorBase:
     """Radians to degrees."""
     return input * (180.0 / math.pi)
 
 
+@public(out=True)
 def diff(input: TensorBase, n: int = 1, dim: int = -1, prepend: Any = None,
          append: Any = None) -> TensorBase:
     """The ``n``-th forward difference along ``dim`` (after concatenating ``prepend`` and
@@ -326,6 +359,7 @@ def bincount(input: TensorBase, weights: TensorBase | None = None,
     return wrap(out.astype(w.dtype if is_float_dtype(w.dtype) else np.float64))
 
 
+@public(out=True)
 def histc(input: TensorBase, bins: int = 100, min: float = 0, max: float = 0) -> TensorBase:  # noqa: A002
     """A histogram of ``bins`` equal bins between ``min`` and ``max`` (the data's range when
     both are 0); values outside are ignored."""
@@ -369,6 +403,7 @@ def cumulative_trapezoid(y: TensorBase, x: TensorBase | None = None, *,
     return step.cumsum(d)
 
 
+@public(inplace=True)
 def mvlgamma(input: TensorBase, p: int) -> TensorBase:
     """Log of the multivariate gamma function of dimension ``p``: ``p(p-1)/4 log(pi) +
     sum_i lgamma(x - i/2)``; every element must exceed ``(p-1)/2``."""
@@ -384,6 +419,7 @@ def mvlgamma(input: TensorBase, p: int) -> TensorBase:
     return total + p * (p - 1) / 4 * math.log(math.pi)
 
 
+@public(inplace=True, torch_inplace=True)
 def ldexp(input: TensorBase, other: Any) -> TensorBase:
     """``input * 2 ** other`` (floating point; integer inputs give the default dtype)."""
     x, e = _promoted(input, other, floating=True)

@@ -14,6 +14,7 @@ from ..ops import return_types
 from ..ops.elementwise import bfloat16_in_float32
 from .mathops import floor_divide
 from .pointwise import trunc
+from .registry import declare, public
 
 __all__ = ["div", "divide", "nansum", "nanmean", "histogram"]
 
@@ -34,6 +35,7 @@ def _int_trunc_divide(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return q + fix.astype(q.dtype)
 
 
+@public(out=True)
 def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> TensorBase:
     """``input / other``; ``rounding_mode`` ``"trunc"`` rounds toward zero and ``"floor"``
     down (integer operands then stay integer). Rounded quotients have zero gradient."""
@@ -55,6 +57,7 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> TensorBa
 
 
 divide = div
+declare("divide", out=True, inplace=True)
 
 
 def _nan_zeroed(input: TensorBase) -> TensorBase:
@@ -65,6 +68,7 @@ def _nan_zeroed(input: TensorBase) -> TensorBase:
     return ops.where(wrap(mask), 0.0, input) if mask.any() else input
 
 
+@public(out=True)
 @bfloat16_in_float32
 def nansum(input: TensorBase, dim: Any = None, keepdim: bool = False, *,
            dtype: Any = None) -> TensorBase:
@@ -72,6 +76,7 @@ def nansum(input: TensorBase, dim: Any = None, keepdim: bool = False, *,
     return ops.reduce_sum(_nan_zeroed(input), dim, keepdim, dtype)
 
 
+@public(out=True)
 @bfloat16_in_float32
 def nanmean(input: TensorBase, dim: Any = None, keepdim: bool = False, *,
             dtype: Any = None) -> TensorBase:
@@ -88,6 +93,7 @@ def nanmean(input: TensorBase, dim: Any = None, keepdim: bool = False, *,
     return total / wrap(np.asarray(count, input._data.dtype))
 
 
+@public(out=True)
 def histogram(input: TensorBase, bins: Any = 100, *, range: Any = None,  # noqa: A002
               weight: TensorBase | None = None, density: bool = False) -> Any:
     """``(hist, bin_edges)``: counts (or weights, or a density) of ``input`` in ``bins`` equal

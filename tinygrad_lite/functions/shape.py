@@ -17,6 +17,7 @@ from .._core.size import sizes_or_keyword
 from .._core.tensor_base import TensorBase, wrap
 from ..ops import shape as ops_shape
 from ..ops.shape import cat, pad_constant
+from .registry import declare, public
 
 __all__ = [
     "unflatten", "broadcast_to", "repeat", "tile", "flip", "roll", "cat", "concatenate",
@@ -24,7 +25,10 @@ __all__ = [
     "contiguous", "select", "movedim",
 ]
 
+declare("cat", method=False, out=True)
+
 concatenate = concat = cat
+declare("concat", "concatenate", method=False, out=True)
 
 
 def _dim(dim: int, ndim: int, op: str) -> int:
@@ -120,6 +124,7 @@ def roll(input: TensorBase, shifts: Any, dims: Any = None) -> TensorBase:
     return out
 
 
+@public(method=False, out=True)
 def stack(tensors: Any, dim: int = 0) -> TensorBase:
     """Join same-shaped tensors along a new dim ``dim``."""
     tensors = list(tensors)
@@ -204,11 +209,13 @@ def _triangle(input: TensorBase, diagonal: int, lower: bool, op: str) -> TensorB
     return ops.where(wrap(mask), input, zero)
 
 
+@public(out=True, inplace=True)
 def tril(input: TensorBase, diagonal: int = 0) -> TensorBase:
     """The lower triangle of the last two dims (on and below ``diagonal``); zeros elsewhere."""
     return _triangle(input, diagonal, True, "tril")
 
 
+@public(out=True, inplace=True)
 def triu(input: TensorBase, diagonal: int = 0) -> TensorBase:
     """The upper triangle of the last two dims (on and above ``diagonal``); zeros elsewhere."""
     return _triangle(input, diagonal, False, "triu")

@@ -16,6 +16,7 @@ from .._core.tensor_base import TensorBase, wrap
 from .basic import transpose
 from .creation import tensor as _tensor
 from .indexing import index_select, same_dtype
+from .registry import declare, public
 from .shape import cat, flip, movedim, split, stack
 
 __all__ = ["meshgrid", "hstack", "vstack", "dstack", "column_stack", "row_stack",
@@ -81,25 +82,30 @@ def atleast_3d(*tensors: Any) -> Any:
     return out[0] if len(out) == 1 else tuple(out)
 
 
+@public(out=True)
 def hstack(tensors: Any) -> TensorBase:
     """Concatenate column-wise (along dim 1; dim 0 for 1-D tensors)."""
     ts = [atleast_1d(t) for t in tensors]
     return cat(ts, 0 if ts[0].ndim == 1 else 1)
 
 
+@public(out=True)
 def vstack(tensors: Any) -> TensorBase:
     """Concatenate row-wise, 1-D tensors as rows."""
     return cat([atleast_2d(t) for t in tensors], 0)
 
 
 row_stack = vstack
+declare("row_stack", out=True)
 
 
+@public(out=True)
 def dstack(tensors: Any) -> TensorBase:
     """Concatenate along the third dimension."""
     return cat([atleast_3d(t) for t in tensors], 2)
 
 
+@public(out=True)
 def column_stack(tensors: Any) -> TensorBase:
     """Stack 1-D tensors as columns (2-D tensors are concatenated as they are)."""
     return cat([t.reshape(-1, 1) if t.ndim < 2 else t for t in tensors], 1)
@@ -133,12 +139,14 @@ def moveaxis(input: TensorBase, source: Any, destination: Any) -> TensorBase:
     return movedim(input, source, destination)
 
 
+@public(inplace='shape')
 def swapaxes(input: TensorBase, axis0: int, axis1: int) -> TensorBase:
     """``transpose`` (NumPy's name)."""
     return transpose(input, axis0, axis1)
 
 
 swapdims = swapaxes
+declare("swapdims", inplace='shape')
 
 
 def rot90(input: TensorBase, k: int = 1, dims: Any = (0, 1)) -> TensorBase:
@@ -157,6 +165,7 @@ def rot90(input: TensorBase, k: int = 1, dims: Any = (0, 1)) -> TensorBase:
     return input
 
 
+@public(out=True)
 def take(input: TensorBase, index: TensorBase) -> TensorBase:
     """Elements of the flattened input at ``index`` (its shape kept)."""
     return input.reshape(-1)[index]
@@ -166,6 +175,7 @@ def _along(dim: int, ndim: int, index: Any) -> tuple:
     return (slice(None),) * dim + (index,) + (slice(None),) * (ndim - dim - 1)
 
 
+@public(out=True, inplace=True)
 def index_add(input: TensorBase, dim: int, index: TensorBase, source: TensorBase, *,
               alpha: float = 1) -> TensorBase:
     """A copy of ``input`` with ``alpha * source`` slices added at ``index`` along ``dim``
@@ -178,6 +188,7 @@ def index_add(input: TensorBase, dim: int, index: TensorBase, source: TensorBase
                          op="index_add")
 
 
+@public(out=True, inplace=True)
 def index_copy(input: TensorBase, dim: int, index: TensorBase, source: TensorBase) -> TensorBase:
     """A copy of ``input`` with ``source`` slices written at ``index`` along ``dim``."""
     same_dtype(input, source, "index_copy_(): self and source expected to have the same "
@@ -186,6 +197,7 @@ def index_copy(input: TensorBase, dim: int, index: TensorBase, source: TensorBas
     return ops.index_put(input, _along(d, input.ndim, index._data), source, op="index_copy")
 
 
+@public(inplace=True)
 def index_fill(input: TensorBase, dim: int, index: TensorBase, value: Any) -> TensorBase:
     """A copy of ``input`` with ``value`` at ``index`` along ``dim``."""
     d = dim % input.ndim
@@ -194,6 +206,7 @@ def index_fill(input: TensorBase, dim: int, index: TensorBase, value: Any) -> Te
     return ops.index_put(input, _along(d, input.ndim, index._data), v, op="index_fill")
 
 
+@public(inplace=True)
 def masked_scatter(input: TensorBase, mask: TensorBase, source: TensorBase) -> TensorBase:
     """A copy of ``input`` with consecutive elements of ``source`` written where ``mask``
     (broadcast) is true, in row-major order."""
@@ -295,6 +308,7 @@ def flipud(input: TensorBase) -> TensorBase:
     return flip(input, (0,))
 
 
+@public(out=True)
 def narrow_copy(input: TensorBase, dim: int, start: int, length: int) -> TensorBase:
     """``narrow`` as a copy."""
     return input.narrow(dim, start, length).clone()
@@ -329,6 +343,7 @@ def adjoint(input: TensorBase) -> TensorBase:
     return transpose(input, -2, -1)
 
 
+@public(method=False)
 def broadcast_shapes(*shapes: Any) -> Any:
     """The shape that tensors of these shapes broadcast to (a ``Size``)."""
     norm = [(s,) if isinstance(s, int) else tuple(s) for s in shapes]
@@ -339,6 +354,7 @@ def broadcast_shapes(*shapes: Any) -> Any:
                            f"got {norm}") from None
 
 
+@public(method=False)
 def broadcast_tensors(*tensors: Any) -> tuple:
     """Each tensor expanded to the common broadcast shape (views, sharing the gradient)."""
     seq = _seq(tensors)

@@ -17,6 +17,7 @@ from ..dtypes import is_float_dtype
 from ..ops import return_types
 from .creation import _finish, _np_dtype, _size, from_numpy, tensor
 from .linalg import matrix_norm, vector_norm
+from .registry import public
 from .shape import cat
 
 __all__ = ["range", "scalar_tensor", "fill", "asarray", "frombuffer", "empty_strided",
@@ -25,6 +26,7 @@ __all__ = ["range", "scalar_tensor", "fill", "asarray", "frombuffer", "empty_str
 HistogramddResult = return_types.histogramdd  # torch.return_types.histogramdd
 
 
+@public(method=False, creation=True)
 def range(start: Any, end: Any, step: Any = 1, *, dtype: Any = None,  # noqa: A001
           requires_grad: bool = False, device: Any = None, **options: Any) -> TensorBase:
     """Deprecated: ``start, start + step, ...`` up to and including ``end`` (``arange`` stops
@@ -42,6 +44,7 @@ def range(start: Any, end: Any, step: Any = 1, *, dtype: Any = None,  # noqa: A0
     return _finish(values.astype(_np_dtype(dtype)), requires_grad, device)
 
 
+@public(method=False, creation=True)
 def scalar_tensor(s: Any, *, dtype: Any = None, requires_grad: bool = False,
                   device: Any = None, **options: Any) -> TensorBase:
     """A 0-dim tensor holding the number ``s``, in the default float dtype unless ``dtype``."""
@@ -49,6 +52,7 @@ def scalar_tensor(s: Any, *, dtype: Any = None, requires_grad: bool = False,
     return _finish(np.asarray(value).astype(_np_dtype(dtype)), requires_grad, device)
 
 
+@public(method=False)
 def fill(input: TensorBase, value: Any) -> TensorBase:
     """A new tensor shaped and typed like ``input``, every element ``value`` (a number or a
     0-dim tensor, which receives the summed gradient; ``input`` receives none)."""
@@ -62,6 +66,7 @@ def fill(input: TensorBase, value: Any) -> TensorBase:
     return ops.where(wrap(np.ones(input._data.shape, bool)), v, input)
 
 
+@public(method=False)
 def asarray(obj: Any, *, dtype: Any = None, device: Any = None, copy: bool | None = None,
             requires_grad: bool = False) -> TensorBase:
     """``obj`` as a tensor, sharing memory with a tensor or NumPy array when the dtype allows
@@ -82,6 +87,7 @@ def asarray(obj: Any, *, dtype: Any = None, device: Any = None, copy: bool | Non
     return _finish(out._data, requires_grad, device) if requires_grad else out
 
 
+@public(method=False)
 def frombuffer(buffer: Any, *, dtype: Any, count: int = -1, offset: int = 0,
                requires_grad: bool = False) -> TensorBase:
     """A 1-D tensor over the memory of an object with the buffer protocol (shared: writes go
@@ -99,6 +105,7 @@ def frombuffer(buffer: Any, *, dtype: Any, count: int = -1, offset: int = 0,
     return _finish(np.frombuffer(buffer, dt, count, offset), requires_grad)
 
 
+@public(method=False)
 def empty_strided(size: Any, stride: Any, *, dtype: Any = None, requires_grad: bool = False,
                   device: Any = None, **options: Any) -> TensorBase:
     """An uninitialised tensor of ``size`` laid out with ``stride`` (elements), as
@@ -114,6 +121,7 @@ def empty_strided(size: Any, stride: Any, *, dtype: Any = None, requires_grad: b
     return _finish(data, requires_grad, device)
 
 
+@public(method=False)
 def empty_permuted(size: Any, physical_layout: Any, *, dtype: Any = None,
                    requires_grad: bool = False, device: Any = None,
                    **options: Any) -> TensorBase:
@@ -168,6 +176,7 @@ def _derivative(f: TensorBase, dim: int, coords: np.ndarray, edge_order: int) ->
     return cat([first, inner, last], dim)
 
 
+@public(method=False)
 def gradient(input: TensorBase, *, spacing: Any = 1, dim: Any = None,
              edge_order: int = 1) -> tuple:
     """The derivative of ``input`` along each of ``dim`` (all dims by default) by finite
@@ -207,6 +216,7 @@ def gradient(input: TensorBase, *, spacing: Any = 1, dim: Any = None,
     return tuple(out)
 
 
+@public(method=False)
 def histogramdd(input: TensorBase, bins: Any = 10, *, range: Any = None,  # noqa: A002
                 weight: TensorBase | None = None, density: bool = False) -> Any:
     """The histogram of the points ``input`` (``(..., D)``: D coordinates each): ``bins`` an
@@ -232,6 +242,7 @@ def histogramdd(input: TensorBase, bins: Any = 10, *, range: Any = None,  # noqa
                              tuple(wrap(e.astype(data.dtype)) for e in edges))
 
 
+@public(method=False, out=True)
 def frobenius_norm(input: TensorBase, dim: Any, keepdim: bool = False) -> TensorBase:
     """Deprecated: ``sqrt(sum x^2)`` over ``dim`` (one or two dims)."""
     warnings.warn("at::frobenius_norm is deprecated and it is just left for JIT compatibility. "
@@ -240,6 +251,7 @@ def frobenius_norm(input: TensorBase, dim: Any, keepdim: bool = False) -> Tensor
     return vector_norm(input, 2, dim, keepdim)
 
 
+@public(method=False, out=True)
 def nuclear_norm(input: TensorBase, dim: Any = None, keepdim: bool = False) -> TensorBase:
     """Deprecated: the sum of the singular values of the matrices over ``dim`` (a pair; the
     two dims of a 2-D input by default). ``nuclear_norm(input, keepdim)`` is accepted, as
