@@ -47,9 +47,9 @@ from .functions.linalg_more import (
     tensorsolve,
     vander,
 )
-from .ops.linalg import LinAlgError, cholesky, inv, low_precision_note, torch_dtype_name
-from .ops.linalg import pinv as _pinv
-from .ops.linalg_decomp import eigh, qr, svd
+from .ops.linalg.decompositions import cholesky, eigh, qr, svd
+from .ops.linalg.inverse import LinAlgError, inv, low_precision_note, torch_dtype_name
+from .ops.linalg.inverse import pinv as _pinv
 from .ops.matrix_exp import matrix_exp
 from .ops.return_types import linalg_lstsq
 

@@ -15,7 +15,7 @@ from .._core.grad_mode import grad_state
 from .._core.tensor_base import TensorBase, wrap
 from ..dtypes import finfo_of, is_float_dtype
 from ..ops.indexing import index_put
-from ..ops.linalg import torch_dtype_name
+from ..ops.linalg.inverse import torch_dtype_name
 from .registry import public
 
 __all__ = [

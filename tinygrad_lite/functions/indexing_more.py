@@ -18,7 +18,7 @@ import numpy as np
 from .. import ops
 from .._core.tensor_base import TensorBase, wrap
 from ..dtypes import finfo_of, is_float_dtype
-from ..ops.linalg import torch_dtype_name
+from ..ops.linalg.inverse import torch_dtype_name
 from .basic import amax, reshape
 from .reduction import amin, prod
 from .registry import public

@@ -15,12 +15,15 @@ from .. import ops
 from .._core.grad_mode import is_grad_enabled
 from .._core.tensor_base import TensorBase, wrap
 from ..dtypes import is_float_dtype
-from ..ops import linalg_decomp, return_types
+from ..ops import return_types
 from ..ops.elementwise import bfloat16_in_float32
-from ..ops.linalg import cholesky, inv, pinv, solve, torch_dtype_name
-from ..ops.linalg import det as _det
-from ..ops.linalg import slogdet as _slogdet
-from ..ops.linalg_lu import trsm
+from ..ops.linalg import decompositions
+from ..ops.linalg.decompositions import cholesky
+from ..ops.linalg.distance import cdist_direct
+from ..ops.linalg.inverse import det as _det
+from ..ops.linalg.inverse import inv, pinv, solve, torch_dtype_name
+from ..ops.linalg.inverse import slogdet as _slogdet
+from ..ops.linalg.lu import trsm
 from .basic import matmul
 from .linalg_lu import broadcast_batch, triangular_system
 from .registry import declare, public
@@ -241,7 +244,7 @@ def matrix_norm(A: TensorBase, ord: Any = "fro", dim: tuple = (-2, -1),  # noqa:
         if is_float_dtype(m._data.dtype) and m._data.dtype.itemsize < 4:
             raise RuntimeError("linalg.matrix_norm: Low precision dtypes not supported. Got Half")
         d0, d1 = d0 % m.ndim, d1 % m.ndim
-        sv = linalg_decomp.svd(m.movedim((d0, d1), (-2, -1)), False)[1]
+        sv = decompositions.svd(m.movedim((d0, d1), (-2, -1)), False)[1]
         out = sv.sum(-1) if ord == "nuc" else sv.amax(-1) if ord == 2 else sv.amin(-1)
         if keepdim:  # put the two reduced dims back where they were
             for d in sorted((d0, d1)):
@@ -278,16 +281,16 @@ def svd(input: TensorBase, some: bool = True, compute_uv: bool = True) -> tuple:
                            f"{input.ndim} dimensions instead")
     if not compute_uv:
         m, n = input.shape[-2:]
-        s = linalg_decomp.svd(input, False)[1]
+        s = decompositions.svd(input, False)[1]
         zeros = [wrap(np.zeros((*input.shape[:-2], k, k), input._data.dtype)) for k in (m, n)]
         return OldSVDResult(zeros[0], s, zeros[1])
-    u, s, vh = linalg_decomp.svd(input, not some)
+    u, s, vh = decompositions.svd(input, not some)
     return OldSVDResult(u, s, vh.mT)
 
 
 def qr(input: TensorBase, some: bool = True) -> tuple:
     """PyTorch's older ``qr``: ``linalg.qr`` with mode 'reduced' (``some``) or 'complete'."""
-    q, r = linalg_decomp.qr(input, "reduced" if some else "complete")
+    q, r = decompositions.qr(input, "reduced" if some else "complete")
     return OldQRResult(q, r)
 
 
@@ -431,7 +434,7 @@ def cdist(x1: TensorBase, x2: TensorBase, p: float = 2.0,
         return d2.clamp_min(1e-30).sqrt()
     if p < 0:
         raise RuntimeError(f"cdist only supports non-negative p values, got {p}")
-    return ops.linalg.cdist_direct(x1, x2, p)
+    return cdist_direct(x1, x2, p)
 
 
 @bfloat16_in_float32

@@ -17,8 +17,7 @@ from typing import Any
 
 from .._core.tensor_base import TensorBase
 from ..dtypes import float16, float32, float64
-from ..ops.linalg import cholesky
-from ..ops.linalg_decomp import eigh
+from ..ops.linalg.decompositions import cholesky, eigh
 from .linalg import solve_triangular
 from .registry import public
 from .shape import flip

@@ -15,18 +15,11 @@ import numpy as np
 from .. import ops
 from .._core.tensor_base import TensorBase, wrap
 from ..ops import return_types
-from ..ops.linalg import LinAlgError, torch_dtype_name
-from ..ops.linalg import cholesky as _cholesky
-from ..ops.linalg import solve as _solve
-from ..ops.linalg_lu import (
-    check_float_matrix,
-    getrf,
-    getrs,
-    permutation,
-    permutation_matrix,
-    trsm,
-)
-from ..ops.linalg_lu import lu_factor_ex as _lu_factor_ex
+from ..ops.linalg.decompositions import cholesky as _cholesky
+from ..ops.linalg.inverse import LinAlgError, torch_dtype_name
+from ..ops.linalg.inverse import solve as _solve
+from ..ops.linalg.lu import check_float_matrix, getrf, getrs, permutation, permutation_matrix, trsm
+from ..ops.linalg.lu import lu_factor_ex as _lu_factor_ex
 from .registry import public
 
 __all__ = ["lu", "lu_solve", "lu_unpack", "triangular_solve", "cholesky"]

@@ -18,10 +18,10 @@ from .. import ops
 from .._core.tensor_base import TensorBase, wrap
 from ..dtypes import is_float_dtype
 from ..ops import return_types
-from ..ops.linalg import LinAlgError, inv, torch_dtype_name
-from ..ops.linalg_decomp import float_matrix, svd
-from ..ops.linalg_ldl import sytrf, sytrs
-from ..ops.linalg_lu import check_float_matrix, getrf, not_differentiable
+from ..ops.linalg.decompositions import float_matrix, svd
+from ..ops.linalg.inverse import LinAlgError, inv, torch_dtype_name
+from ..ops.linalg.ldl import sytrf, sytrs
+from ..ops.linalg.lu import check_float_matrix, getrf, not_differentiable
 from ..ops.shape import cat
 from .linalg import matrix_norm
 from .linalg_lu import linalg_solve

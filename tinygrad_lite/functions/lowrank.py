@@ -19,7 +19,7 @@ from typing import Any
 
 from .._core.tensor_base import TensorBase
 from ..dtypes import float16, float32, float64
-from ..ops.linalg_decomp import qr, svd
+from ..ops.linalg.decompositions import qr, svd
 from .basic import matmul
 from .creation import randn
 from .registry import public

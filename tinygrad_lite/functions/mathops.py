@@ -15,7 +15,7 @@ from .._core.tensor_base import TensorBase, wrap
 from ..dtypes import finfo_of, is_float_dtype
 from ..ops import binary_math
 from ..ops.elementwise import bfloat16_in_float32
-from ..ops.linalg_lu import not_differentiable
+from ..ops.linalg.lu import not_differentiable
 from ..ops.special import (
     acos,
     acosh,

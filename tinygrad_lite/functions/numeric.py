@@ -14,7 +14,7 @@ from .. import ops
 from .._core.tensor_base import TensorBase, wrap
 from ..dtypes import is_float_dtype
 from ..ops import return_types
-from ..ops.linalg import torch_dtype_name
+from ..ops.linalg.inverse import torch_dtype_name
 from ..ops.matrix_exp import matrix_exp
 from ..ops.shape import cat
 from .linalg import vector_norm

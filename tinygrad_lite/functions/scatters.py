@@ -15,7 +15,7 @@ from .. import ops
 from .._core.tensor_base import TensorBase
 from ..ops import inplace
 from ..ops.indexing import index_put as _index_put
-from ..ops.linalg import torch_dtype_name
+from ..ops.linalg.inverse import torch_dtype_name
 
 __all__ = ["index_put", "index_put_", "diagonal_scatter", "select_scatter", "slice_scatter"]
 
