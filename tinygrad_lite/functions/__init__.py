@@ -14,12 +14,10 @@ are built from them here and get their gradients for free. The themed modules:
 | ``mathops.py`` | asin/sinh/..., erf/lgamma/digamma (``ops/special.py``), logaddexp, fmod, ... |
 | ``inplace.py`` | ``add_``, ``relu_``, ``copy_``, ``resize_``, ...; the made ``x.sqrt_()`` & co |
 | ``numeric.py`` | clone/detach, renorm, frexp, vander, unravel_index, matrix_exp |
-| ``linalg_lu.py``, ``linalg_more.py`` | LU family, triangular_solve, cholesky; geqrf/orgqr/ormqr |
+| ``linalg/`` | linear algebra by concept: products, inverse, solve, lu, ldl, norms, ... |
 | ``scatters.py`` | index_put, diagonal/select/slice_scatter (the index_put primitive) |
 | ``math_more.py`` | bit shifts, i0, igamma/igammac, angle, hardshrink, prelu, conj_physical |
 | ``indexing_more.py`` | put, index_reduce, nonzero_static, as_strided(_scatter), unsafe_split |
-| ``lowrank.py`` | svd_lowrank, pca_lowrank (randomized range finder) |
-| ``linalg_lobpcg.py`` | lobpcg (exact: Cholesky of B, then eigh) |
 | ``tensor_hash.py`` | hash_tensor (xor of the elements' 64-bit patterns) |
 | ``torch_only.py`` | tl.* only: range, scalar_tensor, fill, asarray, gradient, histogramdd, ... |
 | ``registry.py`` | what each public function declares: method, out=, in-place variant |
@@ -40,10 +38,6 @@ from . import (
     indexing_more,
     inplace,
     linalg,
-    linalg_lobpcg,
-    linalg_lu,
-    linalg_more,
-    lowrank,
     math_more,
     mathops,
     nan_reductions,
@@ -65,11 +59,18 @@ from .creation import *  # noqa: F403
 from .indexing import *  # noqa: F403
 from .indexing_more import *  # noqa: F403
 from .inplace import *  # noqa: F403
-from .linalg import *  # noqa: F403
-from .linalg_lobpcg import *  # noqa: F403
-from .linalg_lu import *  # noqa: F403
-from .linalg_more import *  # noqa: F403
-from .lowrank import *  # noqa: F403
+from .linalg.decompositions import *  # noqa: F403
+from .linalg.distance import *  # noqa: F403
+from .linalg.eigen import *  # noqa: F403
+from .linalg.householder import *  # noqa: F403
+from .linalg.inverse import *  # noqa: F403
+from .linalg.ldl import *  # noqa: F403
+from .linalg.lowrank import *  # noqa: F403
+from .linalg.lu import *  # noqa: F403
+from .linalg.matrices import *  # noqa: F403
+from .linalg.norms import *  # noqa: F403
+from .linalg.products import *  # noqa: F403
+from .linalg.solve import *  # noqa: F403
 from .math_more import *  # noqa: F403
 from .mathops import *  # noqa: F403
 from .nan_reductions import *  # noqa: F403
@@ -87,9 +88,10 @@ from .torch_only import *  # noqa: F403
 
 # The themed modules whose __all__ names are public: each name is what it declares (registry.py)
 _MODULES = (basic, creation, indexing, pointwise, reduction, shape, mathops, sorting, shape_extra,
-            linalg, nan_reductions, quantiles, linalg_lu, linalg_more, signal_windows, numeric,
-            scatters, math_more, indexing_more, torch_only, lowrank, tensor_hash, linalg_lobpcg,
-            inplace)
+            linalg.inverse, linalg.products, linalg.solve, linalg.norms, linalg.decompositions,
+            linalg.matrices, linalg.distance, nan_reductions, quantiles, linalg.lu,
+            linalg.householder, linalg.ldl, signal_windows, numeric, scatters, math_more,
+            indexing_more, torch_only, linalg.lowrank, tensor_hash, linalg.eigen, inplace)
 
 
 def _public() -> tuple[list[str], list[str]]:

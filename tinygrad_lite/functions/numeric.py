@@ -17,7 +17,7 @@ from ..ops import return_types
 from ..ops.linalg.inverse import torch_dtype_name
 from ..ops.matrix_exp import matrix_exp
 from ..ops.shape import cat
-from .linalg import vector_norm
+from .linalg.norms import vector_norm
 from .reduction import cumprod
 from .registry import public
 from .shape import flip

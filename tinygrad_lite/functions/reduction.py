@@ -14,7 +14,7 @@ from ..ops import return_types, scan, unary
 from ..ops.einsum import einsum as _einsum_op
 from ..ops.elementwise import bfloat16_in_float32
 from .basic import extremum_with_dim, is_sparse, matmul, sparse_matmul
-from .linalg import matrix_norm, p_norm
+from .linalg.norms import matrix_norm, p_norm
 from .registry import public
 
 __all__ = [

@@ -16,7 +16,7 @@ from .._core.tensor_base import TensorBase, wrap
 from ..dtypes import is_float_dtype
 from ..ops import return_types
 from .creation import _finish, _np_dtype, _size, from_numpy, tensor
-from .linalg import matrix_norm, vector_norm
+from .linalg.norms import matrix_norm, vector_norm
 from .registry import public
 from .shape import cat
 

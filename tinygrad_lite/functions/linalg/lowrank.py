@@ -17,12 +17,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._core.tensor_base import TensorBase
-from ..dtypes import float16, float32, float64
-from ..ops.linalg.decompositions import qr, svd
-from .basic import matmul
-from .creation import randn
-from .registry import public
+from ..._core.tensor_base import TensorBase
+from ...dtypes import float16, float32, float64
+from ...ops.linalg.decompositions import qr, svd
+from ..basic import matmul
+from ..creation import randn
+from ..registry import public
 
 __all__ = ["svd_lowrank", "pca_lowrank"]
 
