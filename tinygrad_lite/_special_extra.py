@@ -18,7 +18,7 @@ from . import dtypes
 from ._core.tensor_base import TensorBase, wrap
 from ._special_poly import POLYNOMIALS, hermite_limit
 from .dtypes import is_float_dtype
-from .functions.api_options import write_out
+from .functions.conventions import write_out
 
 __all__ = ["airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i0",
            "modified_bessel_i1", "modified_bessel_k0", "modified_bessel_k1",

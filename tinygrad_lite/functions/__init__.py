@@ -15,11 +15,10 @@ are built from them here and get their gradients for free. The themed modules:
 | ``inplace.py`` | ``add_``, ``relu_``, ``copy_``, ``resize_``, ...; the made ``x.sqrt_()`` & co |
 | ``numeric.py`` | clone/detach, renorm, frexp, vander, unravel_index, matrix_exp |
 | ``linalg/`` | linear algebra by concept: products, inverse, solve, lu, ldl, norms, ... |
-| ``scatters.py`` | index_put, diagonal/select/slice_scatter (the index_put primitive) |
-| ``math_more.py`` | bit shifts, i0, igamma/igammac, angle, hardshrink, prelu, conj_physical |
-| ``indexing_more.py`` | put, index_reduce, nonzero_static, as_strided(_scatter), unsafe_split |
+| ``scatters.py`` | index_put, diagonal/select/slice_scatter, as_strided(_scatter) |
+| ``histograms.py`` | histc, histogram, histogramdd |
+| ``conventions.py`` | PyTorch's argument conventions: NumPy's axis/keepdims, ``out=`` |
 | ``tensor_hash.py`` | hash_tensor (xor of the elements' 64-bit patterns) |
-| ``torch_only.py`` | tl.* only: range, scalar_tensor, fill, asarray, gradient, histogramdd, ... |
 | ``registry.py`` | what each public function declares: method, out=, in-place variant |
 
 Adding an op takes three places: its code (a composite in one of these modules, or a primitive
@@ -30,15 +29,15 @@ in that module's ``__all__`` (which makes it ``tl.name`` and, unless it declares
 it: ``TENSOR_METHODS``, the ``out=`` wrappers and the in-place variants are derived here from
 the declarations.
 """
+
 from . import (
-    api_options,
     basic,
+    conventions,
     creation,
+    histograms,
     indexing,
-    indexing_more,
     inplace,
     linalg,
-    math_more,
     mathops,
     nan_reductions,
     numeric,
@@ -48,16 +47,14 @@ from . import (
     registry,
     scatters,
     shape,
-    shape_extra,
     signal_windows,
     sorting,
     tensor_hash,
-    torch_only,
 )
 from .basic import *  # noqa: F403
 from .creation import *  # noqa: F403
+from .histograms import *  # noqa: F403
 from .indexing import *  # noqa: F403
-from .indexing_more import *  # noqa: F403
 from .inplace import *  # noqa: F403
 from .linalg.decompositions import *  # noqa: F403
 from .linalg.distance import *  # noqa: F403
@@ -71,7 +68,6 @@ from .linalg.matrices import *  # noqa: F403
 from .linalg.norms import *  # noqa: F403
 from .linalg.products import *  # noqa: F403
 from .linalg.solve import *  # noqa: F403
-from .math_more import *  # noqa: F403
 from .mathops import *  # noqa: F403
 from .nan_reductions import *  # noqa: F403
 from .numeric import *  # noqa: F403
@@ -80,18 +76,16 @@ from .quantiles import *  # noqa: F403
 from .reduction import *  # noqa: F403
 from .scatters import *  # noqa: F403
 from .shape import *  # noqa: F403
-from .shape_extra import *  # noqa: F403
 from .signal_windows import *  # noqa: F403
 from .sorting import *  # noqa: F403
 from .tensor_hash import *  # noqa: F403
-from .torch_only import *  # noqa: F403
 
 # The themed modules whose __all__ names are public: each name is what it declares (registry.py)
-_MODULES = (basic, creation, indexing, pointwise, reduction, shape, mathops, sorting, shape_extra,
+_MODULES = (basic, creation, indexing, pointwise, reduction, shape, mathops, sorting, histograms,
             linalg.inverse, linalg.products, linalg.solve, linalg.norms, linalg.decompositions,
             linalg.matrices, linalg.distance, nan_reductions, quantiles, linalg.lu,
-            linalg.householder, linalg.ldl, signal_windows, numeric, scatters, math_more,
-            indexing_more, torch_only, linalg.lowrank, tensor_hash, linalg.eigen, inplace)
+            linalg.householder, linalg.ldl, signal_windows, numeric, scatters, linalg.lowrank,
+            tensor_hash, linalg.eigen, inplace)
 
 
 def _public() -> tuple[list[str], list[str]]:
@@ -127,7 +121,7 @@ __all__, TENSOR_METHODS = _public()
 
 def _apply_conventions() -> None:
     """Rebind each exported function here with PyTorch's argument conventions (see
-    api_options.py): NumPy's axis/keepdims spellings wherever there is a dim/keepdim, and out=
+    conventions.py): NumPy's axis/keepdims spellings wherever there is a dim/keepdim, and out=
     on the functions that declare it (creation functions take out's dtype as their default).
     One wrapper each."""
     names = globals()
@@ -136,7 +130,7 @@ def _apply_conventions() -> None:
         if not callable(fn) or isinstance(fn, type):
             continue
         declared = registry.declaration(name)
-        names[name] = api_options.conventions(fn, out=declared.out, creation=declared.creation)
+        names[name] = conventions.conventions(fn, out=declared.out, creation=declared.creation)
 
 
 _apply_conventions()

@@ -1,12 +1,16 @@
-"""Creating tensors: from data, filled, ranges, and random (seeded by ``manual_seed``)."""
+"""Creating tensors: from data (``tensor``, ``asarray``, ``frombuffer``), filled (``fill``,
+``scalar_tensor``, ``empty_strided``/``empty_permuted`` with PyTorch's strides), ranges (and the
+deprecated inclusive ``range``), and random (seeded by ``manual_seed``)."""
 
 from __future__ import annotations
 
+import builtins
+import warnings
 from typing import Any
 
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, ops
 from .._core.device import check_device, is_meta_array, meta_array, wants_meta
 from .._core.memory_format import format_name, in_format
 from .._core.size import sizes_or_keyword
@@ -25,13 +29,13 @@ from .generator import (
 from .registry import declare, public
 from .torch_stream import TorchStream, draw_dtype
 
-__all__ = [
-    "tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "arange", "linspace",
-    "eye", "rand", "randn", "randint", "zeros_like", "ones_like", "full_like", "rand_like",
-    "randn_like", "manual_seed", "empty_like", "randint_like", "logspace", "randperm",
-    "multinomial", "bernoulli", "normal", "poisson", "Generator", "seed", "initial_seed",
-    "get_rng_state", "set_rng_state", "is_tensor", "is_floating_point", "numel",
-]
+__all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "arange",
+           "linspace", "eye", "rand", "randn", "randint", "zeros_like", "ones_like", "full_like",
+           "rand_like", "randn_like", "manual_seed", "empty_like", "randint_like", "logspace",
+           "randperm", "multinomial", "bernoulli", "normal", "poisson", "Generator", "seed",
+           "initial_seed", "get_rng_state", "set_rng_state", "is_tensor", "is_floating_point",
+           "numel", "range", "scalar_tensor", "fill", "asarray", "frombuffer", "empty_strided",
+           "empty_permuted"]
 
 declare("seed", "manual_seed", "set_rng_state", "initial_seed", "get_rng_state", "Generator",
         method=False)
@@ -439,3 +443,113 @@ def is_floating_point(input: TensorBase) -> bool:
 def numel(input: TensorBase) -> int:
     """The number of elements of ``input``."""
     return int(input._data.size)
+
+
+@public(method=False, creation=True)
+def range(start: Any, end: Any, step: Any = 1, *, dtype: Any = None,  # noqa: A001
+          requires_grad: bool = False, device: Any = None, **options: Any) -> TensorBase:
+    """Deprecated: ``start, start + step, ...`` up to and including ``end`` (``arange`` stops
+    before it), in the default float dtype unless ``dtype``."""
+    warnings.warn("torch.range is deprecated and will be removed in a future release because its "
+                  "behavior is inconsistent with Python's range builtin. Instead, use "
+                  "torch.arange, which produces values in [start, end).", UserWarning,
+                  stacklevel=2)
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) * step < 0:
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    count = int(np.floor((end - start) / step)) + 1
+    values = start + np.arange(count, dtype=np.float64) * step
+    return _finish(values.astype(_np_dtype(dtype)), requires_grad, device)
+
+
+@public(method=False, creation=True)
+def scalar_tensor(s: Any, *, dtype: Any = None, requires_grad: bool = False,
+                  device: Any = None, **options: Any) -> TensorBase:
+    """A 0-dim tensor holding the number ``s``, in the default float dtype unless ``dtype``."""
+    value = s.item() if isinstance(s, TensorBase) else s
+    return _finish(np.asarray(value).astype(_np_dtype(dtype)), requires_grad, device)
+
+
+@public(method=False)
+def fill(input: TensorBase, value: Any) -> TensorBase:
+    """A new tensor shaped and typed like ``input``, every element ``value`` (a number or a
+    0-dim tensor, which receives the summed gradient; ``input`` receives none)."""
+    if isinstance(value, TensorBase):
+        if value.ndim:
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
+                               f"{value.ndim} dimensions.")
+        v = ops.cast(value, input._data.dtype)
+    else:
+        v = wrap(np.asarray(value).astype(input._data.dtype))
+    return ops.where(wrap(np.ones(input._data.shape, bool)), v, input)
+
+
+@public(method=False)
+def asarray(obj: Any, *, dtype: Any = None, device: Any = None, copy: bool | None = None,
+            requires_grad: bool = False) -> TensorBase:
+    """``obj`` as a tensor, sharing memory with a tensor or NumPy array when the dtype allows
+    (``copy=True``: always a copy; a tensor of the right dtype comes back itself)."""
+    if isinstance(obj, TensorBase):
+        target = obj._data.dtype if dtype is None else dtypes.to_dtype(dtype).np
+        if copy:
+            out = wrap(obj._data.astype(target, copy=True))
+        elif target == obj._data.dtype:
+            return obj
+        else:
+            out = ops.cast(obj, target)
+    elif isinstance(obj, np.ndarray) and not copy and (dtype is None
+                                                      or dtypes.to_dtype(dtype).np == obj.dtype):
+        out = from_numpy(obj)
+    else:
+        out = tensor(obj, dtype=dtype)
+    return _finish(out._data, requires_grad, device) if requires_grad else out
+
+
+@public(method=False)
+def frombuffer(buffer: Any, *, dtype: Any, count: int = -1, offset: int = 0,
+               requires_grad: bool = False) -> TensorBase:
+    """A 1-D tensor over the memory of an object with the buffer protocol (shared: writes go
+    both ways for a writable buffer such as a ``bytearray``)."""
+    dt = dtypes.to_dtype(dtype).np
+    length = memoryview(buffer).nbytes
+    if offset < 0 or offset >= max(length, 1):
+        raise ValueError(f"both buffer length ({length}) and offset ({offset}) must be "
+                         "positive and offset must be less than buffer length")
+    if count == -1 and (length - offset) % dt.itemsize:
+        raise ValueError(f"buffer length ({length - offset} bytes) after offset ({offset} "
+                         f"bytes) must be a multiple of element size ({dt.itemsize})")
+    if count == 0 or count < -1:
+        raise ValueError(f"count must be positive or -1 (got {count})")
+    return _finish(np.frombuffer(buffer, dt, count, offset), requires_grad)
+
+
+@public(method=False)
+def empty_strided(size: Any, stride: Any, *, dtype: Any = None, requires_grad: bool = False,
+                  device: Any = None, **options: Any) -> TensorBase:
+    """An uninitialised tensor of ``size`` laid out with ``stride`` (elements), as
+    ``Tensor.stride()`` then reports."""
+    shape, steps = _size((tuple(size),)), [int(s) for s in stride]
+    if len(shape) != len(steps):
+        raise RuntimeError(f"mismatch in length of strides and shape ({len(steps)} strides for "
+                           f"{len(shape)} sizes)")
+    dt = _np_dtype(dtype)
+    needed = 0 if 0 in shape else 1 + sum((n - 1) * s for n, s in zip(shape, steps, strict=True))
+    storage = np.empty(needed, dt)
+    data = np.lib.stride_tricks.as_strided(storage, shape, [s * dt.itemsize for s in steps])
+    return _finish(data, requires_grad, device)
+
+
+@public(method=False)
+def empty_permuted(size: Any, physical_layout: Any, *, dtype: Any = None,
+                   requires_grad: bool = False, device: Any = None,
+                   **options: Any) -> TensorBase:
+    """An uninitialised tensor of ``size`` whose dims lie in memory in the order
+    ``physical_layout`` (outermost first)."""
+    shape, layout = _size((tuple(size),)), [int(d) for d in physical_layout]
+    if sorted(layout) != list(builtins.range(len(shape))):
+        raise RuntimeError(f"Number of dimensions in size does not match the length of the "
+                           f"physical_layout, or it is not a permutation: size {list(shape)}, "
+                           f"physical_layout {layout}")
+    data = np.empty([shape[d] for d in layout], _np_dtype(dtype))
+    return _finish(data.transpose(np.argsort(layout)), requires_grad, device)

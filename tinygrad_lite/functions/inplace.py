@@ -19,11 +19,11 @@ from ..ops import inplace
 from ..ops.indexing import index_put
 from .basic import add, exp, mul, neg, pow, relu, sub
 from .indexing import masked_fill
-from .indexing_more import as_strided
 from .mathops import float_power, polygamma
 from .nan_reductions import div
 from .pointwise import clamp
 from .registry import public
+from .scatters import as_strided
 
 __all__ = ["add_", "sub_", "mul_", "div_", "pow_", "clamp_", "clip_", "relu_", "neg_", "exp_",
            "masked_fill_", "fill_", "zero_", "copy_", "setitem", "fill_diagonal_", "float_power_",

@@ -1,10 +1,12 @@
 """More elementwise math: inverse trigonometric and hyperbolic functions, the special functions
 (erf, lgamma, digamma, ...), and composites PyTorch programs use (logaddexp, xlogy, fmod,
-remainder, isclose, diff, ...). Primitives come from ``ops/special.py``; the rest are built from
-existing ops and get their gradients (including second order) from them."""
+remainder, isclose, diff, gradient, ...), i0/igamma/igammac, angle, conj_physical, hardshrink
+and prelu. Primitives come from ``ops/special.py`` and ``ops/incomplete_gamma.py``; the rest are
+built from existing ops and get their gradients (including second order) from them."""
 
 from __future__ import annotations
 
+import builtins
 import math
 from typing import Any
 
@@ -15,6 +17,7 @@ from .._core.tensor_base import TensorBase, wrap
 from ..dtypes import finfo_of, is_float_dtype
 from ..ops import binary_math
 from ..ops.elementwise import bfloat16_in_float32
+from ..ops.incomplete_gamma import igamma as _igamma
 from ..ops.linalg.lu import not_differentiable
 from ..ops.special import (
     acos,
@@ -34,19 +37,22 @@ from ..ops.special import (
 )
 from ..ops.special import logit as _logit
 from .basic import sum as _sum
-from .pointwise import floor, trunc
+from .basic import where
+from .creation import _np_dtype, ones_like
+from .pointwise import abs, floor, isnan, trunc
 from .registry import declare, public
+from .shape import cat
 
-__all__ = [
-    "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "arcsin", "arccos",
-    "arctan", "arcsinh", "arccosh", "arctanh", "erf", "erfc", "erfinv", "lgamma", "digamma",
-    "polygamma", "xlogy", "logaddexp", "logaddexp2", "logit", "sinc", "heaviside", "copysign",
-    "signbit", "sgn", "frac", "fmod", "remainder", "floor_divide", "true_divide", "float_power",
-    "nan_to_num", "isclose", "allclose", "equal", "isneginf", "isposinf", "isreal", "deg2rad",
-    "rad2deg", "diff", "count_nonzero", "bincount", "histc", "trapezoid", "trapz",
-    "cumulative_trapezoid", "fix", "negative", "positive", "mvlgamma", "ldexp", "is_conj",
-    "is_neg", "conj", "resolve_conj", "resolve_neg", "is_nonzero", "is_same_size",
-]
+__all__ = ["asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "arcsin", "arccos",
+           "arctan", "arcsinh", "arccosh", "arctanh", "erf", "erfc", "erfinv", "lgamma", "digamma",
+           "polygamma", "xlogy", "logaddexp", "logaddexp2", "logit", "sinc", "heaviside",
+           "copysign", "signbit", "sgn", "frac", "fmod", "remainder", "floor_divide",
+           "true_divide", "float_power", "nan_to_num", "isclose", "allclose", "equal", "isneginf",
+           "isposinf", "isreal", "deg2rad", "rad2deg", "diff", "count_nonzero", "bincount",
+           "trapezoid", "trapz", "cumulative_trapezoid", "fix", "negative", "positive", "mvlgamma",
+           "ldexp", "is_conj", "is_neg", "conj", "resolve_conj", "resolve_neg", "is_nonzero",
+           "is_same_size", "i0", "igamma", "igammac", "angle", "conj_physical", "hardshrink",
+           "prelu", "gradient"]
 
 declare("acos", "atanh", "asin", "cosh", "asinh", "atan", "sinh", "erfc", "acosh", "erf",
         out=True, inplace=True, torch_inplace=True)
@@ -359,20 +365,6 @@ def bincount(input: TensorBase, weights: TensorBase | None = None,
     return wrap(out.astype(w.dtype if is_float_dtype(w.dtype) else np.float64))
 
 
-@public(out=True)
-def histc(input: TensorBase, bins: int = 100, min: float = 0, max: float = 0) -> TensorBase:  # noqa: A002
-    """A histogram of ``bins`` equal bins between ``min`` and ``max`` (the data's range when
-    both are 0); values outside are ignored."""
-    a = input._data
-    lo, hi = float(min), float(max)
-    if lo == hi == 0 and a.size:
-        lo, hi = float(a.min()), float(a.max())
-    if lo == hi:
-        lo, hi = lo - 1, hi + 1
-    counts, _ = np.histogram(a, bins=bins, range=(lo, hi))
-    return wrap(counts.astype(a.dtype if is_float_dtype(a.dtype) else np.float32))
-
-
 @bfloat16_in_float32
 def trapezoid(y: TensorBase, x: TensorBase | None = None, *, dx: float | None = None,
               dim: int = -1) -> TensorBase:
@@ -465,3 +457,151 @@ def is_nonzero(input: TensorBase) -> bool:
 def is_same_size(input: TensorBase, other: TensorBase) -> bool:
     """Whether both tensors have the same shape."""
     return input._data.shape == other._data.shape
+
+
+@public(out=True, inplace=True, torch_inplace=True)
+def i0(input: TensorBase) -> TensorBase:
+    """The modified Bessel function of the first kind, order 0, by its power series
+    ``sum (x/2)^2k / (k!)^2`` (a composite: differentiable to any order; integers give
+    float32)."""
+    half = input * 0.5
+    square = half * half
+    total = term = ones_like(half)
+    # the terms peak near k = |x|/2 and fall off within a few sqrt(|x|) after it; past
+    # |x| = 750 (and at inf) the terms overflow to inf, which is the value there
+    values = np.abs(input._data)
+    largest = min(float(values[np.isfinite(values)].max(initial=0.0)), 750.0)
+    for k in range(1, int(largest / 2 + 10 * math.sqrt(largest) + 20)):
+        term = term * square / float(k * k)
+        total = total + term
+    return total
+
+
+@public(out=True, inplace=True)
+def igamma(input: Any, other: Any) -> TensorBase:
+    """The regularised lower incomplete gamma function ``P(input, other)`` (differentiable in
+    ``other``; see ``ops/incomplete_gamma.py``)."""
+    return _igamma(input, other, False, "igamma")
+
+
+@public(out=True, inplace=True)
+def igammac(input: Any, other: Any) -> TensorBase:
+    """The regularised upper incomplete gamma function ``Q(input, other) = 1 - P``."""
+    return _igamma(input, other, True, "igammac")
+
+
+@public(out=True)
+def angle(input: TensorBase) -> TensorBase:
+    """The argument of each (real) element: pi below 0, else 0, NaN kept; integers give float32.
+    The gradient is 0, as PyTorch's for real tensors."""
+    x = input if is_float_dtype(input._data.dtype) else ops.cast(input, np.dtype(np.float32))
+    value = wrap(np.where(x._data < 0, math.pi, 0.0).astype(x._data.dtype))
+    return where(isnan(x), x, value)
+
+
+def conj_physical(input: TensorBase) -> TensorBase:
+    """The complex conjugate as a new tensor: a copy of a real tensor (gradient flows back)."""
+    return ops.clone(input)
+
+
+@public(out=True)
+def hardshrink(input: TensorBase, lambd: float = 0.5) -> TensorBase:
+    """``x`` where ``|x| > lambd``, else 0 (floating-point tensors, as in PyTorch)."""
+    if not is_float_dtype(input._data.dtype):
+        raise NotImplementedError(f"\"hardshrink_cpu\" not implemented for '{input.dtype}' "
+                                  f"(shape {tuple(input.shape)})")
+    return where(abs(input) > lambd, input, 0.0)
+
+
+def prelu(input: TensorBase, weight: TensorBase) -> TensorBase:
+    """Leaky ReLU with a learned slope ``weight``: one for all channels or one per channel
+    (dim 1)."""
+    w = weight
+    if weight._data.size > 1:
+        channels = input.shape[1] if input.ndim > 1 else 1
+        if input.ndim < 2 or channels != weight._data.size:
+            raise RuntimeError(f"prelu: Mismatch of parameter numbers and input channel size. "
+                               f"Found parameter numbers = {weight._data.size} and channel size "
+                               f"= {channels} (input of shape {tuple(input.shape)})")
+        w = weight.reshape(-1, *([1] * (input.ndim - 2)))
+    return where(input > 0, input, input * w)
+
+
+def _along(x: TensorBase, dim: int, start: int | None, stop: int | None) -> TensorBase:
+    """``x`` sliced to ``start:stop`` along ``dim``."""
+    return ops.getitem(x, (slice(None),) * dim + (slice(start, stop),))
+
+
+def _coefficient(values: Any, dim: int, ndim: int, dt: np.dtype) -> TensorBase:
+    """Per-position coefficients along ``dim`` as a tensor broadcasting against the input."""
+    return wrap(np.asarray(values, dt).reshape([-1 if k == dim else 1
+                                                for k in builtins.range(ndim)]))
+
+
+def _derivative(f: TensorBase, dim: int, coords: np.ndarray, edge_order: int) -> TensorBase:
+    """d f / d coordinate along ``dim``: second-order central differences inside (NumPy's
+    non-uniform formula), one- or two-sided differences of ``edge_order`` at both ends."""
+    dt, nd = f._data.dtype, f.ndim
+    dx = np.diff(coords)
+    hd, hs = dx[:-1], dx[1:]
+    a = -hs / (hd * (hd + hs))
+    b = (hs - hd) / (hd * hs)
+    c = hd / (hs * (hd + hs))
+    inner = (_along(f, dim, None, -2) * _coefficient(a, dim, nd, dt)
+             + _along(f, dim, 1, -1) * _coefficient(b, dim, nd, dt)
+             + _along(f, dim, 2, None) * _coefficient(c, dim, nd, dt))
+
+    def at(i: int) -> TensorBase:
+        return _along(f, dim, i, i + 1 if i != -1 else None)
+
+    if edge_order == 1:
+        first = (at(1) - at(0)) / float(dx[0])
+        last = (at(-1) - at(-2)) / float(dx[-1])
+    else:
+        d1, d2 = float(dx[0]), float(dx[1])
+        first = (at(0) * (-(2 * d1 + d2) / (d1 * (d1 + d2))) + at(1) * ((d1 + d2) / (d1 * d2))
+                 + at(2) * (-d1 / (d2 * (d1 + d2))))
+        d1, d2 = float(dx[-2]), float(dx[-1])
+        last = (at(-3) * (d2 / (d1 * (d1 + d2))) + at(-2) * (-(d2 + d1) / (d1 * d2))
+                + at(-1) * ((2 * d2 + d1) / (d2 * (d1 + d2))))
+    return cat([first, inner, last], dim)
+
+
+@public(method=False)
+def gradient(input: TensorBase, *, spacing: Any = 1, dim: Any = None,
+             edge_order: int = 1) -> tuple:
+    """The derivative of ``input`` along each of ``dim`` (all dims by default) by finite
+    differences, one tensor per dim; ``spacing`` is a scalar step, one step per dim, or one
+    tensor of coordinates per dim. Differentiable in ``input``; integers give the default
+    float dtype."""
+    if edge_order not in (1, 2):
+        raise RuntimeError(f"torch.gradient only supports edge_order=1 and edge_order=2 "
+                           f"(got {edge_order})")
+    nd = input.ndim
+    dims = list(builtins.range(nd)) if dim is None else [dim] if isinstance(dim, int) \
+        else list(dim)
+    dims = [ops.normalize_dims(d, nd, "gradient")[0] for d in dims]
+    if spacing is None:
+        spacing = 1
+    steps = list(spacing) if isinstance(spacing, (list, tuple)) else [spacing] * len(dims)
+    if len(steps) != len(dims):
+        raise RuntimeError(f"torch.gradient expected spacing to be unspecified, a scalar or a "
+                           f"list of length {len(dims)} (one per dim), but got a list of length "
+                           f"{len(steps)}")
+    f = input if is_float_dtype(input._data.dtype) else ops.cast(input, _np_dtype(None))
+    out = []
+    for d, step in zip(dims, steps, strict=True):
+        n = input.shape[d]
+        if n < edge_order + 1:
+            raise RuntimeError("torch.gradient expected each dimension size to be at least "
+                               "edge_order+1")
+        if isinstance(step, TensorBase) and step.ndim:
+            coords = step._data.astype(np.float64)
+            if coords.shape != (n,):
+                raise RuntimeError(f"torch.gradient expected each tensor in spacing to have "
+                                   f"the size of its dim ({n}), got shape {coords.shape}")
+        else:
+            h = float(step.item() if isinstance(step, TensorBase) else step)
+            coords = np.arange(n, dtype=np.float64) * h
+        out.append(_derivative(f, d, coords, edge_order))
+    return tuple(out)

@@ -1,4 +1,5 @@
-"""The functional API, elementwise part: unary math, clamp, lerp, comparisons and logic."""
+"""The functional API, elementwise part: unary math, clamp, lerp, comparisons, logic, bit
+shifts."""
 
 from __future__ import annotations
 
@@ -14,15 +15,14 @@ from ..ops import unary
 from ..ops.binary_math import atan2, hypot
 from .registry import declare, public
 
-__all__ = [
-    "abs", "absolute", "sign", "clamp", "clip", "rsqrt", "square", "exp2", "expm1", "log2",
-    "log10", "log1p", "tan", "reciprocal", "floor", "ceil", "round", "trunc", "minimum", "lerp",
-    "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_not",
-    "logical_xor", "isnan", "isinf", "isfinite", "bitwise_not", "bitwise_and", "bitwise_or",
-    "bitwise_xor", "atan2", "hypot", "arctan2", "greater", "greater_equal", "less",
-    "less_equal", "not_equal", "clamp_min", "clamp_max", "fmax", "fmin", "addcmul", "addcdiv",
-    "gcd", "lcm", "nextafter", "isin",
-]
+__all__ = ["abs", "absolute", "sign", "clamp", "clip", "rsqrt", "square", "exp2", "expm1", "log2",
+           "log10", "log1p", "tan", "reciprocal", "floor", "ceil", "round", "trunc", "minimum",
+           "lerp", "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_not",
+           "logical_xor", "isnan", "isinf", "isfinite", "bitwise_not", "bitwise_and", "bitwise_or",
+           "bitwise_xor", "atan2", "hypot", "arctan2", "greater", "greater_equal", "less",
+           "less_equal", "not_equal", "clamp_min", "clamp_max", "fmax", "fmin", "addcmul",
+           "addcdiv", "gcd", "lcm", "nextafter", "isin", "bitwise_left_shift",
+           "bitwise_right_shift"]
 
 declare("atan2", "hypot", out=True, inplace=True)
 
@@ -392,3 +392,34 @@ def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False,
     """Whether each element of ``elements`` is in ``test_elements`` (bool, ``elements``' shape)."""
     a, b = _tensor(elements)._data, _tensor(test_elements)._data
     return wrap(np.asarray(np.isin(a, b, assume_unique=assume_unique, invert=invert)))
+
+
+def _shift(input: Any, other: Any, left: bool) -> TensorBase:
+    """``input << other`` / ``>>`` on integer (or bool) operands with PyTorch's promotion: a
+    Python int keeps the tensor's dtype (bool becomes int64); two tensors promote."""
+    name = "lshift" if left else "rshift"
+    a = input._data if isinstance(input, TensorBase) else np.asarray(input)
+    b = other._data if isinstance(other, TensorBase) else np.asarray(other)
+    for arr in (a, b):
+        if arr.dtype.kind not in "biu":
+            raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{arr.dtype}' "
+                                      f"(bitwise shifts take integer tensors; got shapes "
+                                      f"{a.shape} and {b.shape})")
+    dt = dtypes.result_type(*(v._data if isinstance(v, TensorBase) else v
+                              for v in (input, other)))
+    if dt.kind == "b":
+        dt = np.dtype(np.int64)
+    fn = np.left_shift if left else np.right_shift
+    return wrap(np.asarray(fn(a.astype(dt), b.astype(dt))))
+
+
+@public(out=True, inplace=True)
+def bitwise_left_shift(input: Any, other: Any) -> TensorBase:
+    """``input << other`` elementwise (integer tensors; shifts past the width give 0)."""
+    return _shift(input, other, True)
+
+
+@public(out=True, inplace=True)
+def bitwise_right_shift(input: Any, other: Any) -> TensorBase:
+    """``input >> other`` elementwise, arithmetic for signed integers."""
+    return _shift(input, other, False)

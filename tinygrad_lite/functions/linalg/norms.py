@@ -4,6 +4,7 @@ nuclear_norm) and the condition number cond that they measure, all differentiabl
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 import numpy as np
@@ -16,9 +17,10 @@ from ...ops.linalg import decompositions
 from ...ops.linalg.decompositions import svd
 from ...ops.linalg.inverse import inv
 from ...ops.linalg.lu import check_float_matrix, getrf
+from ..registry import public
 from .solve import _require_square
 
-__all__: list[str] = []  # tl.linalg names only (tinygrad_lite/linalg.py)
+__all__ = ["frobenius_norm", "nuclear_norm"]  # the rest are tl.linalg names (linalg.py)
 
 
 @bfloat16_in_float32
@@ -141,3 +143,31 @@ def cond(A: TensorBase, p: Any = None) -> TensorBase:  # noqa: N803
     result = matrix_norm(A, ord_) * matrix_norm(_inverse_or_inf(A), ord_)
     undefined = np.isnan(result._data)  # 0 * inf: inf, as PyTorch
     return ops.where(wrap(undefined), math.inf, result) if undefined.any() else result
+
+
+@public(method=False, out=True)
+def frobenius_norm(input: TensorBase, dim: Any, keepdim: bool = False) -> TensorBase:
+    """Deprecated: ``sqrt(sum x^2)`` over ``dim`` (one or two dims)."""
+    warnings.warn("at::frobenius_norm is deprecated and it is just left for JIT compatibility. "
+                  "It will be removed in a future PyTorch release. Please use "
+                  "`linalg.vector_norm(A, 2., dim, keepdim)` instead", UserWarning, stacklevel=2)
+    return vector_norm(input, 2, dim, keepdim)
+
+
+@public(method=False, out=True)
+def nuclear_norm(input: TensorBase, dim: Any = None, keepdim: bool = False) -> TensorBase:
+    """Deprecated: the sum of the singular values of the matrices over ``dim`` (a pair; the
+    two dims of a 2-D input by default). ``nuclear_norm(input, keepdim)`` is accepted, as
+    PyTorch's."""
+    warnings.warn("at::nuclear_norm is deprecated and it is just left for JIT compatibility. "
+                  "It will be removed in a future PyTorch release. Please use "
+                  "`linalg.matrix_norm(A, 'nuc', dim, keepdim)` instead", UserWarning,
+                  stacklevel=2)
+    if isinstance(dim, bool):
+        dim, keepdim = None, dim
+    if dim is None:
+        if input.ndim != 2:
+            raise RuntimeError(f"nuclear_norm: expected a 2-D tensor without dim, got a "
+                               f"{input.ndim}-D tensor of shape {tuple(input.shape)}")
+        dim = (0, 1)
+    return matrix_norm(input, "nuc", tuple(dim), keepdim)
