@@ -11,6 +11,7 @@ import numpy as np
 
 from ... import functions as _fn
 from ..._core.tensor_base import TensorBase, wrap
+from ...functions.linalg.norms import vector_norm
 from ...ops.elementwise import bfloat16_in_float32
 from .activation import softplus
 from .loss import _reduce, legacy_reduction
@@ -28,8 +29,8 @@ def cosine_similarity(x1: TensorBase, x2: TensorBase, dim: int = 1,
     """``(x1 / max(|x1|, eps)) . (x2 / max(|x2|, eps))`` along ``dim`` (broadcasting), as
     PyTorch computes it: each norm is raised to ``eps`` on its own, and its gradient flows as
     if it were not (PyTorch clamps the norms in place without recording it)."""
-    n1 = _fn.linalg.vector_norm(x1, 2, dim, True)
-    n2 = _fn.linalg.vector_norm(x2, 2, dim, True)
+    n1 = vector_norm(x1, 2, dim, True)
+    n2 = vector_norm(x2, 2, dim, True)
     n1 = n1 + (n1.clamp(min=eps) - n1).detach()
     n2 = n2 + (n2.clamp(min=eps) - n2).detach()
     return ((x1 / n1) * (x2 / n2)).sum(dim)
