@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 
 import tinygrad_lite as tl
-from tinygrad_lite.functions.inplace_more import TORCH_INPLACE
 
 torch = pytest.importorskip("torch")
+# every tl.* in-place function (torch.sqrt_ & co), as the functions' declarations make them
+TORCH_INPLACE = sorted(name for name in tl.functions.__all__ if name.endswith("_"))
 
 rng = np.random.default_rng(5)
 
@@ -22,6 +23,8 @@ REAL = rng.standard_normal((3, 4))
 
 # torch.<name>_ in-place functions: (input array, extra arguments as (tl, torch) makers)
 INPLACE_ARGS = {
+    "clamp_": (REAL, lambda m: (-0.1, 0.2)), "clip_": (REAL, lambda m: (-0.1, 0.2)),
+    "index_put_": (REAL, lambda m: ((m.tensor([0, 2]),), m.tensor(1.5, dtype=m.float64))),
     "clamp_max_": (REAL, lambda m: (0.2,)), "clamp_min_": (REAL, lambda m: (-0.1,)),
     "fill_": (REAL, lambda m: (2.5,)), "gcd_": (np.array([4, 6, 9]), lambda m: (m.tensor(6),)),
     "lcm_": (np.array([4, 6, 9]), lambda m: (m.tensor(6),)),

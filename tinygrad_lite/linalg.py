@@ -1,7 +1,6 @@
-"""``tl.linalg``: PyTorch's ``torch.linalg`` names over ``functions/linalg.py``,
-``functions/linalg_lu.py`` and ``functions/linalg_more.py`` and the primitives of
-``ops/linalg.py``, ``ops/linalg_decomp.py`` and ``ops/linalg_lu.py``, plus the composites only
-this namespace has (svdvals, eigvalsh, pinv, matrix_rank, lstsq). Gradients exist wherever
+"""``tl.linalg``: PyTorch's ``torch.linalg`` names over the modules of ``functions/linalg/`` and
+the primitives of ``ops/linalg/``, plus the composites only this namespace has (svdvals,
+eigvalsh, pinv, matrix_rank, lstsq). Gradients exist wherever
 PyTorch has them: the matrix invertible (cholesky: symmetric positive-definite; qr, lu: full
 rank), and distinct eigenvalues / distinct nonzero singular values when eigen/singular vectors
 are used. ``matrix_exp`` is the primitive of ``ops/matrix_exp.py`` (also ``tl.matrix_exp``).
@@ -16,40 +15,22 @@ import numpy as np
 from ._core.tensor_base import TensorBase, wrap
 from .dtypes import finfo_of, is_float_dtype
 from .functions.basic import matmul
-from .functions.linalg import (
-    cholesky_ex,
-    det,
-    diagonal,
-    inv_ex,
-    linalg_cross,
-    linalg_slogdet,
-    matrix_norm,
-    matrix_power,
-    multi_dot,
-    norm,
-    solve_triangular,
-    vecdot,
-    vector_norm,
-)
-from .functions.linalg_lu import linalg_lu as lu
-from .functions.linalg_lu import linalg_lu_solve as lu_solve
-from .functions.linalg_lu import linalg_solve as solve
-from .functions.linalg_lu import lu_factor, lu_factor_ex, solve_ex
-from .functions.linalg_more import (
-    cond,
-    eig,
-    eigvals,
-    householder_product,
-    ldl_factor,
-    ldl_factor_ex,
-    ldl_solve,
-    tensorinv,
-    tensorsolve,
-    vander,
-)
-from .ops.linalg import LinAlgError, cholesky, inv, low_precision_note, torch_dtype_name
-from .ops.linalg import pinv as _pinv
-from .ops.linalg_decomp import eigh, qr, svd
+from .functions.linalg.decompositions import cholesky_ex
+from .functions.linalg.eigen import eig, eigvals
+from .functions.linalg.householder import householder_product
+from .functions.linalg.inverse import det, inv_ex, linalg_slogdet
+from .functions.linalg.ldl import ldl_factor, ldl_factor_ex, ldl_solve
+from .functions.linalg.lu import linalg_lu as lu
+from .functions.linalg.lu import linalg_lu_solve as lu_solve
+from .functions.linalg.lu import linalg_solve as solve
+from .functions.linalg.lu import lu_factor, lu_factor_ex, solve_ex
+from .functions.linalg.matrices import diagonal, vander
+from .functions.linalg.norms import cond, matrix_norm, norm, vector_norm
+from .functions.linalg.products import linalg_cross, matrix_power, multi_dot, vecdot
+from .functions.linalg.solve import solve_triangular, tensorinv, tensorsolve
+from .ops.linalg.decompositions import cholesky, eigh, qr, svd
+from .ops.linalg.inverse import LinAlgError, inv, low_precision_note, torch_dtype_name
+from .ops.linalg.inverse import pinv as _pinv
 from .ops.matrix_exp import matrix_exp
 from .ops.return_types import linalg_lstsq
 

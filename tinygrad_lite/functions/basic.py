@@ -27,6 +27,7 @@ from ..ops import (
 )
 from ..ops.elementwise import bfloat16_in_float32
 from ..ops.reduce import reduce_mean
+from .registry import declare, public
 
 __all__ = [
     "add", "sub", "mul", "pow", "neg", "exp", "log", "sin", "cos", "relu", "maximum",
@@ -35,6 +36,14 @@ __all__ = [
     "log_softmax", "multiply", "subtract", "rsub",
 ]
 
+declare("tanh", "log", "cos", "sigmoid", "sin", out=True, inplace=True, torch_inplace=True)
+
+declare("maximum", out=True, inplace=True)
+
+declare("neg", "pow", "mul", "exp", out=True)
+
+
+@public(out=True)
 def where(condition: Any, input: Any = None, other: Any = None) -> Any:
     """Elementwise ``input`` where ``condition`` is true, else ``other``; with the condition
     alone, its nonzero indices as a tuple (``nonzero(condition, as_tuple=True)``)."""
@@ -46,11 +55,13 @@ def where(condition: Any, input: Any = None, other: Any = None) -> Any:
     return ops.where(condition, input, other)
 
 
+@public(out=True)
 def add(input: Any, other: Any, *, alpha: Any = 1) -> TensorBase:
     """``input + alpha * other`` with broadcasting."""
     return ops.add(input, other if alpha == 1 else _scaled(other, alpha))
 
 
+@public(out=True)
 def sub(input: Any, other: Any, *, alpha: Any = 1) -> TensorBase:
     """``input - alpha * other`` with broadcasting."""
     return ops.sub(input, other if alpha == 1 else _scaled(other, alpha))
@@ -64,6 +75,7 @@ def _scaled(other: Any, alpha: Any) -> Any:
 # ``torch.return_types.max`` (printed as ``tinygrad_lite.return_types.max(...)``).
 MaxResult = return_types.max
 
+
 def _shape_args(shape: tuple) -> tuple:
     """Accept both ``f(2, 3)`` and ``f((2, 3))`` for shape arguments."""
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
@@ -74,6 +86,7 @@ def _shape_args(shape: tuple) -> tuple:
 # -- reductions ---------------------------------------------------------------------------------
 
 
+@public(out=True)
 def sum(input: TensorBase, dim: Any = None, keepdim: bool = False, *,
         dtype: Any = None) -> TensorBase:  # noqa: A001
     """Sum of all elements, or over ``dim`` (int or tuple)."""
@@ -82,6 +95,7 @@ def sum(input: TensorBase, dim: Any = None, keepdim: bool = False, *,
     return ops.reduce_sum(input, dim, keepdim, dtype)
 
 
+@public(out=True)
 @bfloat16_in_float32
 def mean(input: TensorBase, dim: Any = None, keepdim: bool = False, *,
          dtype: Any = None) -> TensorBase:
@@ -97,11 +111,13 @@ def mean(input: TensorBase, dim: Any = None, keepdim: bool = False, *,
     return reduce_mean(input, dim, keepdim)
 
 
+@public(out=True)
 def amax(input: TensorBase, dim: Any = (), keepdim: bool = False) -> TensorBase:
     """Maximum over ``dim`` (int or tuple; all dims by default); ties share the gradient."""
     return ops.amax(input, None if dim == () else dim, keepdim)
 
 
+@public(out=True)
 def max(input: TensorBase, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001
     """``max(x)``: the largest element (ties share the gradient). ``max(x, dim)``: a
     ``(values, indices)`` named tuple, where the gradient goes to the selected index, as in
@@ -136,6 +152,7 @@ def sparse_matmul(input: Any, other: Any) -> Any:
     return other.t().mm(input.t()).t()
 
 
+@public(out=True)
 def matmul(input: Any, other: Any) -> TensorBase:
     """Matrix product with PyTorch's rules: 1-D operands are promoted to a row (left) or column
     (right) and the added dim removed afterwards; batch dims broadcast."""
@@ -195,6 +212,7 @@ def expand(input: TensorBase, *sizes: Any, size: Any = None) -> TensorBase:
     return ops.expand(input, _shape_args(sizes))
 
 
+@public(inplace='shape')
 def t(input: TensorBase) -> TensorBase:
     """The transpose of a matrix (dims 0 and 1 swapped); 0-D and 1-D tensors come back as is."""
     if input._data.ndim > 2:
@@ -203,6 +221,7 @@ def t(input: TensorBase) -> TensorBase:
     return input if input._data.ndim < 2 else ops.permute(input, (1, 0))
 
 
+@public(inplace='shape')
 def transpose(input: TensorBase, dim0: int, dim1: int) -> TensorBase:
     """``input`` with dims ``dim0`` and ``dim1`` swapped."""
     ndim = input._data.ndim
@@ -214,6 +233,7 @@ def transpose(input: TensorBase, dim0: int, dim1: int) -> TensorBase:
     return ops.permute(input, tuple(order))
 
 
+@public(inplace='shape')
 def squeeze(input: TensorBase, dim: Any = None) -> TensorBase:
     """Remove dims of size 1 (all of them, or those in ``dim`` that have size 1)."""
     shape = input._data.shape
@@ -221,6 +241,7 @@ def squeeze(input: TensorBase, dim: Any = None) -> TensorBase:
     return ops.reshape(input, tuple(n for i, n in enumerate(shape) if not (i in dims and n == 1)))
 
 
+@public(inplace='shape')
 def unsqueeze(input: TensorBase, dim: int) -> TensorBase:
     """Insert a dim of size 1 at position ``dim``."""
     shape = list(input._data.shape)
@@ -245,6 +266,7 @@ def flatten(input: TensorBase, start_dim: int = 0, end_dim: int = -1) -> TensorB
 # -- composite math -----------------------------------------------------------------------------
 
 
+@public(out=True, inplace=True, torch_inplace=True)
 def sqrt(input: TensorBase) -> TensorBase:
     """Elementwise square root."""
     return pow(input if is_float_dtype(input._data.dtype) else input.float(), 0.5)
@@ -256,6 +278,7 @@ def _float_only(input: TensorBase, op: str) -> None:
                            f"{input.dtype}); convert with .float() or pass dtype=")
 
 
+@public(out=True)
 @bfloat16_in_float32
 def softmax(input: TensorBase, dim: int, dtype: Any = None) -> TensorBase:
     """``exp(x) / exp(x).sum(dim)``, shifted by the max so large logits do not overflow."""
@@ -265,6 +288,7 @@ def softmax(input: TensorBase, dim: int, dtype: Any = None) -> TensorBase:
     return ops.softmax(input, dim)
 
 
+@public(out=True)
 @bfloat16_in_float32
 def log_softmax(input: TensorBase, dim: int, dtype: Any = None) -> TensorBase:
     """``log(softmax(x))`` computed stably as ``x - max - log(sum(exp(x - max)))``."""
@@ -299,6 +323,7 @@ def extremum_with_dim(input: TensorBase, dim: Any, keepdim: bool, name: str, res
 
 # PyTorch's NumPy-style spellings
 multiply, subtract = mul, sub
+declare("multiply", "subtract", inplace=True)
 
 
 def rsub(input: Any, other: Any, *, alpha: Any = 1) -> TensorBase:

@@ -1,12 +1,16 @@
-"""Creating tensors: from data, filled, ranges, and random (seeded by ``manual_seed``)."""
+"""Creating tensors: from data (``tensor``, ``asarray``, ``frombuffer``), filled (``fill``,
+``scalar_tensor``, ``empty_strided``/``empty_permuted`` with PyTorch's strides), ranges (and the
+deprecated inclusive ``range``), and random (seeded by ``manual_seed``)."""
 
 from __future__ import annotations
 
+import builtins
+import warnings
 from typing import Any
 
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, ops
 from .._core.array_conversion import to_array
 from .._core.device import check_device, is_meta_array, meta_array, wants_meta
 from .._core.memory_format import format_name, in_format
@@ -23,15 +27,20 @@ from .generator import (
     seed,
     set_rng_state,
 )
+from .registry import declare, public
 from .torch_stream import TorchStream, draw_dtype
 
-__all__ = [
-    "tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "arange", "linspace",
-    "eye", "rand", "randn", "randint", "zeros_like", "ones_like", "full_like", "rand_like",
-    "randn_like", "manual_seed", "empty_like", "randint_like", "logspace", "randperm",
-    "multinomial", "bernoulli", "normal", "poisson", "Generator", "seed", "initial_seed",
-    "get_rng_state", "set_rng_state", "is_tensor", "is_floating_point", "numel",
-]
+__all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "arange",
+           "linspace", "eye", "rand", "randn", "randint", "zeros_like", "ones_like", "full_like",
+           "rand_like", "randn_like", "manual_seed", "empty_like", "randint_like", "logspace",
+           "randperm", "multinomial", "bernoulli", "normal", "poisson", "Generator", "seed",
+           "initial_seed", "get_rng_state", "set_rng_state", "is_tensor", "is_floating_point",
+           "numel", "range", "scalar_tensor", "fill", "asarray", "frombuffer", "empty_strided",
+           "empty_permuted"]
+
+declare("seed", "manual_seed", "set_rng_state", "initial_seed", "get_rng_state", "Generator",
+        method=False)
+
 
 def default_rng() -> TorchStream:
     """The NumPy generator behind the default ``tl.Generator`` (``manual_seed`` reseeds it),
@@ -74,6 +83,7 @@ def _np_dtype(dtype: Any, default: dtypes.DType | None = None) -> np.dtype:
     return (default or dtypes.get_default_dtype()).np
 
 
+@public(method=False)
 def tensor(data: Any, dtype: Any = None, requires_grad: bool = False,
            device: Any = None) -> TensorBase:
     """A new tensor holding a copy of ``data``; the dtype is inferred as in PyTorch (Python
@@ -84,6 +94,7 @@ def tensor(data: Any, dtype: Any = None, requires_grad: bool = False,
     return _finish(to_array(data, dtype, float_default=False), requires_grad, device)
 
 
+@public(method=False)
 def as_tensor(data: Any, dtype: Any = None) -> TensorBase:
     """``data`` as a tensor, without a copy when it already is one of the right dtype."""
     if isinstance(data, TensorBase) and (dtype is None or data.dtype is dtypes.to_dtype(dtype)):
@@ -93,6 +104,7 @@ def as_tensor(data: Any, dtype: Any = None) -> TensorBase:
     return tensor(data, dtype)
 
 
+@public(method=False)
 def from_numpy(array: np.ndarray) -> TensorBase:
     """A tensor sharing memory with a NumPy array."""
     if not isinstance(array, np.ndarray):
@@ -101,6 +113,7 @@ def from_numpy(array: np.ndarray) -> TensorBase:
     return wrap(array)
 
 
+@public(method=False, creation=True)
 def zeros(*sizes: Any, size: Any = None, dtype: Any = None, requires_grad: bool = False,
           device: Any = None, **options: Any) -> TensorBase:
     """A tensor of zeros."""
@@ -109,6 +122,7 @@ def zeros(*sizes: Any, size: Any = None, dtype: Any = None, requires_grad: bool 
     return _finish(_values(shape, dt, device, np.zeros), requires_grad, device)
 
 
+@public(method=False, creation=True)
 def ones(*sizes: Any, size: Any = None, dtype: Any = None, requires_grad: bool = False,
          device: Any = None, **options: Any) -> TensorBase:
     """A tensor of ones."""
@@ -117,6 +131,7 @@ def ones(*sizes: Any, size: Any = None, dtype: Any = None, requires_grad: bool =
     return _finish(_values(shape, dt, device, np.ones), requires_grad, device)
 
 
+@public(method=False, creation=True)
 def empty(*sizes: Any, size: Any = None, dtype: Any = None, requires_grad: bool = False,
           device: Any = None, memory_format: Any = None, layout: Any = None,
           pin_memory: bool = False) -> TensorBase:
@@ -132,6 +147,7 @@ def empty(*sizes: Any, size: Any = None, dtype: Any = None, requires_grad: bool 
                    requires_grad, device)
 
 
+@public(method=False, creation=True)
 def full(size: Any, fill_value: Any, *, dtype: Any = None, requires_grad: bool = False,
          device: Any = None) -> TensorBase:
     """A tensor filled with ``fill_value``; its dtype follows the value (float32, int64, bool)."""
@@ -143,6 +159,7 @@ def full(size: Any, fill_value: Any, *, dtype: Any = None, requires_grad: bool =
                            lambda shape, dt: np.full(shape, fill_value, dt)), requires_grad, device)
 
 
+@public(method=False, creation=True)
 def arange(start: Any = None, end: Any = None, step: Any = 1, *, dtype: Any = None,
            requires_grad: bool = False, device: Any = None, **options: Any) -> TensorBase:
     """Values ``start, start+step, ...`` below ``end``; int64 for int arguments, else float32."""
@@ -161,6 +178,7 @@ def arange(start: Any = None, end: Any = None, step: Any = 1, *, dtype: Any = No
     return _finish(np.arange(start, end, step).astype(_np_dtype(dtype)), requires_grad, device)
 
 
+@public(method=False, creation=True)
 def linspace(start: float, end: float, steps: int, *, dtype: Any = None,
              requires_grad: bool = False, device: Any = None) -> TensorBase:
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
@@ -173,12 +191,14 @@ def linspace(start: float, end: float, steps: int, *, dtype: Any = None,
     return _finish(np.linspace(start, end, steps).astype(dt), requires_grad, device)
 
 
+@public(method=False, creation=True)
 def eye(n: int, m: int | None = None, *, dtype: Any = None, requires_grad: bool = False,
         device: Any = None) -> TensorBase:
     """An ``n x m`` matrix with ones on the diagonal."""
     return _finish(np.eye(n, m, dtype=_np_dtype(dtype)), requires_grad, device)
 
 
+@public(method=False, creation=True)
 def rand(*sizes: Any, size: Any = None, generator: Generator | None = None, dtype: Any = None,
          requires_grad: bool = False, device: Any = None, **options: Any) -> TensorBase:
     """Uniform random values in [0, 1)."""
@@ -190,6 +210,7 @@ def rand(*sizes: Any, size: Any = None, generator: Generator | None = None, dtyp
     return _finish(data, requires_grad, device)
 
 
+@public(method=False, creation=True)
 def randn(*sizes: Any, size: Any = None, generator: Generator | None = None,
           dtype: Any = None, requires_grad: bool = False, device: Any = None,
           **options: Any) -> TensorBase:
@@ -202,6 +223,7 @@ def randn(*sizes: Any, size: Any = None, generator: Generator | None = None,
     return _finish(data, requires_grad, device)
 
 
+@public(method=False, creation=True)
 def randint(*args: Any, generator: Generator | None = None, dtype: Any = None,
             requires_grad: bool = False, device: Any = None, **kwargs: Any) -> TensorBase:
     """Random integers in ``[low, high)``: ``randint(high, size)``, ``randint(low, high, size)``."""
@@ -239,6 +261,7 @@ def _like(t: TensorBase, dtype: Any, options: dict, op: str) -> tuple[tuple, Any
     return t._data.shape, (dtype if dtype is not None else t.dtype), device
 
 
+@public(method=False)
 def zeros_like(input: TensorBase, *, dtype: Any = None, requires_grad: bool = False,
                **options: Any) -> TensorBase:
     """Zeros with the shape (and by default dtype) of ``input``."""
@@ -246,6 +269,7 @@ def zeros_like(input: TensorBase, *, dtype: Any = None, requires_grad: bool = Fa
     return zeros(shape, dtype=dt, requires_grad=requires_grad, device=device)
 
 
+@public(method=False)
 def ones_like(input: TensorBase, *, dtype: Any = None, requires_grad: bool = False,
               **options: Any) -> TensorBase:
     """Ones with the shape (and by default dtype) of ``input``."""
@@ -253,6 +277,7 @@ def ones_like(input: TensorBase, *, dtype: Any = None, requires_grad: bool = Fal
     return ones(shape, dtype=dt, requires_grad=requires_grad, device=device)
 
 
+@public(method=False)
 def empty_like(input: TensorBase, *, dtype: Any = None, requires_grad: bool = False,
                **options: Any) -> TensorBase:
     """An uninitialised tensor with the shape (and by default dtype) of ``input``."""
@@ -260,6 +285,7 @@ def empty_like(input: TensorBase, *, dtype: Any = None, requires_grad: bool = Fa
     return empty(shape, dtype=dt, requires_grad=requires_grad, device=device)
 
 
+@public(method=False)
 def full_like(input: TensorBase, fill_value: Any, *, dtype: Any = None,
               requires_grad: bool = False, **options: Any) -> TensorBase:
     """``fill_value`` with the shape (and by default dtype) of ``input``."""
@@ -267,6 +293,7 @@ def full_like(input: TensorBase, fill_value: Any, *, dtype: Any = None,
     return full(shape, fill_value, dtype=dt, requires_grad=requires_grad, device=device)
 
 
+@public(method=False)
 def rand_like(input: TensorBase, *, dtype: Any = None, requires_grad: bool = False,
               generator: Generator | None = None, **options: Any) -> TensorBase:
     """Uniform [0, 1) values with the shape (and by default dtype) of ``input``."""
@@ -275,6 +302,7 @@ def rand_like(input: TensorBase, *, dtype: Any = None, requires_grad: bool = Fal
                 device=device)
 
 
+@public(method=False)
 def randn_like(input: TensorBase, *, dtype: Any = None, requires_grad: bool = False,
                generator: Generator | None = None, **options: Any) -> TensorBase:
     """Standard normal values with the shape (and by default dtype) of ``input``."""
@@ -283,6 +311,7 @@ def randn_like(input: TensorBase, *, dtype: Any = None, requires_grad: bool = Fa
                  device=device)
 
 
+@public(method=False)
 def randint_like(input: TensorBase, low: int = 0, high: int | None = None, *,
                  dtype: Any = None, requires_grad: bool = False,
                  generator: Generator | None = None, **options: Any) -> TensorBase:
@@ -295,6 +324,7 @@ def randint_like(input: TensorBase, low: int = 0, high: int | None = None, *,
                    device=device)
 
 
+@public(method=False, creation=True)
 def logspace(start: float, end: float, steps: int, base: float = 10.0, *, dtype: Any = None,
              requires_grad: bool = False, device: Any = None, **options: Any) -> TensorBase:
     """``steps`` values ``base ** linspace(start, end, steps)``."""
@@ -305,6 +335,7 @@ def logspace(start: float, end: float, steps: int, base: float = 10.0, *, dtype:
     return _finish(data, requires_grad, device)
 
 
+@public(method=False, creation=True)
 def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None,
              requires_grad: bool = False, device: Any = None, **options: Any) -> TensorBase:
     """A random permutation of ``0 .. n-1`` (int64)."""
@@ -315,6 +346,7 @@ def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None,
     return _finish(data, requires_grad, device)
 
 
+@public(method=False, out=True)
 def multinomial(input: TensorBase, num_samples: int, replacement: bool = False, *,
                 generator: Generator | None = None) -> TensorBase:
     """``num_samples`` category indices per row, drawn with probabilities proportional to the
@@ -346,6 +378,7 @@ def multinomial(input: TensorBase, num_samples: int, replacement: bool = False, 
     return wrap(out[0] if w.ndim == 1 else out)
 
 
+@public(method=False, out=True)
 def bernoulli(input: TensorBase, p: float | None = None, *,
               generator: Generator | None = None) -> TensorBase:
     """0/1 draws with probability ``input`` (or the scalar ``p``), in ``input``'s dtype."""
@@ -357,6 +390,7 @@ def bernoulli(input: TensorBase, p: float | None = None, *,
     return wrap(draw.astype(input._data.dtype if is_float_dtype(input._data.dtype) else np.float32))
 
 
+@public(method=False, out=True)
 def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *,
            generator: Generator | None = None, dtype: Any = None, requires_grad: bool = False,
            **options: Any) -> TensorBase:
@@ -385,6 +419,7 @@ def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *,
     return _finish(np.asarray(data).astype(dt, copy=False), requires_grad, None)
 
 
+@public(method=False)
 def poisson(input: TensorBase, generator: Generator | None = None) -> TensorBase:
     """Poisson draws with the rates in ``input`` (same shape and dtype)."""
     rates = input._data
@@ -393,16 +428,129 @@ def poisson(input: TensorBase, generator: Generator | None = None) -> TensorBase
     return wrap(rng_of(generator).poisson(rates).astype(rates.dtype))
 
 
+@public(method=False)
 def is_tensor(obj: Any) -> bool:
     """Whether ``obj`` is a tensor."""
     return isinstance(obj, TensorBase)
 
 
+@public(method=False)
 def is_floating_point(input: TensorBase) -> bool:
     """Whether ``input`` has a floating-point dtype."""
     return is_float_dtype(input._data.dtype)
 
 
+@public(method=False)
 def numel(input: TensorBase) -> int:
     """The number of elements of ``input``."""
     return int(input._data.size)
+
+
+@public(method=False, creation=True)
+def range(start: Any, end: Any, step: Any = 1, *, dtype: Any = None,  # noqa: A001
+          requires_grad: bool = False, device: Any = None, **options: Any) -> TensorBase:
+    """Deprecated: ``start, start + step, ...`` up to and including ``end`` (``arange`` stops
+    before it), in the default float dtype unless ``dtype``."""
+    warnings.warn("torch.range is deprecated and will be removed in a future release because its "
+                  "behavior is inconsistent with Python's range builtin. Instead, use "
+                  "torch.arange, which produces values in [start, end).", UserWarning,
+                  stacklevel=2)
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) * step < 0:
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    count = int(np.floor((end - start) / step)) + 1
+    values = start + np.arange(count, dtype=np.float64) * step
+    return _finish(values.astype(_np_dtype(dtype)), requires_grad, device)
+
+
+@public(method=False, creation=True)
+def scalar_tensor(s: Any, *, dtype: Any = None, requires_grad: bool = False,
+                  device: Any = None, **options: Any) -> TensorBase:
+    """A 0-dim tensor holding the number ``s``, in the default float dtype unless ``dtype``."""
+    value = s.item() if isinstance(s, TensorBase) else s
+    return _finish(np.asarray(value).astype(_np_dtype(dtype)), requires_grad, device)
+
+
+@public(method=False)
+def fill(input: TensorBase, value: Any) -> TensorBase:
+    """A new tensor shaped and typed like ``input``, every element ``value`` (a number or a
+    0-dim tensor, which receives the summed gradient; ``input`` receives none)."""
+    if isinstance(value, TensorBase):
+        if value.ndim:
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
+                               f"{value.ndim} dimensions.")
+        v = ops.cast(value, input._data.dtype)
+    else:
+        v = wrap(np.asarray(value).astype(input._data.dtype))
+    return ops.where(wrap(np.ones(input._data.shape, bool)), v, input)
+
+
+@public(method=False)
+def asarray(obj: Any, *, dtype: Any = None, device: Any = None, copy: bool | None = None,
+            requires_grad: bool = False) -> TensorBase:
+    """``obj`` as a tensor, sharing memory with a tensor or NumPy array when the dtype allows
+    (``copy=True``: always a copy; a tensor of the right dtype comes back itself)."""
+    if isinstance(obj, TensorBase):
+        target = obj._data.dtype if dtype is None else dtypes.to_dtype(dtype).np
+        if copy:
+            out = wrap(obj._data.astype(target, copy=True))
+        elif target == obj._data.dtype:
+            return obj
+        else:
+            out = ops.cast(obj, target)
+    elif isinstance(obj, np.ndarray) and not copy and (dtype is None
+                                                      or dtypes.to_dtype(dtype).np == obj.dtype):
+        out = from_numpy(obj)
+    else:
+        out = tensor(obj, dtype=dtype)
+    return _finish(out._data, requires_grad, device) if requires_grad else out
+
+
+@public(method=False)
+def frombuffer(buffer: Any, *, dtype: Any, count: int = -1, offset: int = 0,
+               requires_grad: bool = False) -> TensorBase:
+    """A 1-D tensor over the memory of an object with the buffer protocol (shared: writes go
+    both ways for a writable buffer such as a ``bytearray``)."""
+    dt = dtypes.to_dtype(dtype).np
+    length = memoryview(buffer).nbytes
+    if offset < 0 or offset >= max(length, 1):
+        raise ValueError(f"both buffer length ({length}) and offset ({offset}) must be "
+                         "positive and offset must be less than buffer length")
+    if count == -1 and (length - offset) % dt.itemsize:
+        raise ValueError(f"buffer length ({length - offset} bytes) after offset ({offset} "
+                         f"bytes) must be a multiple of element size ({dt.itemsize})")
+    if count == 0 or count < -1:
+        raise ValueError(f"count must be positive or -1 (got {count})")
+    return _finish(np.frombuffer(buffer, dt, count, offset), requires_grad)
+
+
+@public(method=False)
+def empty_strided(size: Any, stride: Any, *, dtype: Any = None, requires_grad: bool = False,
+                  device: Any = None, **options: Any) -> TensorBase:
+    """An uninitialised tensor of ``size`` laid out with ``stride`` (elements), as
+    ``Tensor.stride()`` then reports."""
+    shape, steps = _size((tuple(size),)), [int(s) for s in stride]
+    if len(shape) != len(steps):
+        raise RuntimeError(f"mismatch in length of strides and shape ({len(steps)} strides for "
+                           f"{len(shape)} sizes)")
+    dt = _np_dtype(dtype)
+    needed = 0 if 0 in shape else 1 + sum((n - 1) * s for n, s in zip(shape, steps, strict=True))
+    storage = np.empty(needed, dt)
+    data = np.lib.stride_tricks.as_strided(storage, shape, [s * dt.itemsize for s in steps])
+    return _finish(data, requires_grad, device)
+
+
+@public(method=False)
+def empty_permuted(size: Any, physical_layout: Any, *, dtype: Any = None,
+                   requires_grad: bool = False, device: Any = None,
+                   **options: Any) -> TensorBase:
+    """An uninitialised tensor of ``size`` whose dims lie in memory in the order
+    ``physical_layout`` (outermost first)."""
+    shape, layout = _size((tuple(size),)), [int(d) for d in physical_layout]
+    if sorted(layout) != list(builtins.range(len(shape))):
+        raise RuntimeError(f"Number of dimensions in size does not match the length of the "
+                           f"physical_layout, or it is not a permutation: size {list(shape)}, "
+                           f"physical_layout {layout}")
+    data = np.empty([shape[d] for d in layout], _np_dtype(dtype))
+    return _finish(data.transpose(np.argsort(layout)), requires_grad, device)

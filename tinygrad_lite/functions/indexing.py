@@ -1,4 +1,5 @@
-"""The functional API, indexing: gather/scatter (and scatter_reduce), index_select, masks, nonzero.
+"""The functional API, indexing: gather/scatter (and scatter_reduce), index_select,
+index_add/copy/fill/reduce, take, put, masks (masked_scatter), nonzero (and nonzero_static).
 
 Reads are composites of getitem (whose backward accumulates repeated indices); writes use the
 index_put primitive (``ops/indexing.py``), which differentiates both the input and the values.
@@ -15,12 +16,15 @@ from .._core.grad_mode import grad_state
 from .._core.tensor_base import TensorBase, wrap
 from ..dtypes import finfo_of, is_float_dtype
 from ..ops.indexing import index_put
-from ..ops.linalg import torch_dtype_name
+from ..ops.linalg.inverse import torch_dtype_name
+from .basic import amax, reshape
+from .reduction import amin, prod
+from .registry import public
+from .scatters import index_put as checked_index_put  # the tl.index_put (its checks)
 
-__all__ = [
-    "gather", "scatter", "scatter_add", "index_select", "masked_fill", "masked_select",
-    "take_along_dim", "nonzero", "scatter_reduce",
-]
+__all__ = ["gather", "scatter", "scatter_add", "index_select", "masked_fill", "masked_select",
+           "take_along_dim", "nonzero", "scatter_reduce", "put", "index_reduce", "nonzero_static",
+           "take", "index_add", "index_copy", "index_fill", "masked_scatter"]
 
 
 def _index_array(index: Any, op: str) -> np.ndarray:
@@ -55,12 +59,14 @@ def _grid(input: TensorBase, dim: int, index: Any, op: str) -> tuple[int, np.nda
     return d, idx, tuple(grid)
 
 
+@public(out=True)
 def gather(input: TensorBase, dim: int, index: TensorBase) -> TensorBase:
     """``out[i][j] = input[i][index[i][j]]`` (for dim 1): values picked along ``dim``."""
     _, _, grid = _grid(input, dim, index, "gather")
     return ops.getitem(input, grid)
 
 
+@public(out=True)
 def take_along_dim(input: TensorBase, indices: TensorBase, dim: int | None = None) -> TensorBase:
     """Like gather, but ``input`` and ``indices`` broadcast in the other dims (and dim=None
     works on the flattened tensor)."""
@@ -105,6 +111,7 @@ def _scatter_source(src: Any, index_shape: tuple, input: TensorBase) -> Any:
     return src
 
 
+@public(out=True, inplace=True)
 def scatter(input: TensorBase, dim: int, index: TensorBase, src: Any = None, *, value: Any = None,
             reduce: str | None = None) -> TensorBase:
     """A copy of ``input`` with ``src`` (a tensor or number) written at ``index`` along
@@ -128,6 +135,7 @@ def scatter(input: TensorBase, dim: int, index: TensorBase, src: Any = None, *, 
     return index_put(input, grid, values, accumulate=reduce == "add", op="scatter")
 
 
+@public(out=True, inplace=True)
 def scatter_add(input: TensorBase, dim: int, index: TensorBase, src: TensorBase) -> TensorBase:
     """A copy of ``input`` with ``src`` added at ``index`` along ``dim`` (repeats add up)."""
     same_dtype(input, src, SCATTER_DTYPES)
@@ -136,6 +144,7 @@ def scatter_add(input: TensorBase, dim: int, index: TensorBase, src: TensorBase)
     return index_put(input, grid, values, accumulate=True, op="scatter_add")
 
 
+@public(out=True, inplace=True)
 def scatter_reduce(input: TensorBase, dim: int, index: TensorBase, src: TensorBase,
                    reduce: str, *, include_self: bool = True) -> TensorBase:
     """Reduce ``src`` into ``input`` at ``index`` along ``dim`` with "sum", "prod", "mean",
@@ -238,6 +247,7 @@ def _differentiable_prod(input: TensorBase, values: TensorBase, target: tuple,
     return ops.where(wrap(touched), product, input)
 
 
+@public(out=True)
 def index_select(input: TensorBase, dim: int, index: TensorBase) -> TensorBase:
     """The entries ``index`` (a 1-D integer tensor) of dimension ``dim``."""
     idx = _index_array(index, "index_select")
@@ -271,6 +281,7 @@ def masked_fill(input: TensorBase, mask: TensorBase, value: Any) -> TensorBase:
     return out if out._data.dtype == input._data.dtype else ops.cast(out, input._data.dtype)
 
 
+@public(out=True)
 def masked_select(input: TensorBase, mask: TensorBase) -> TensorBase:
     """A 1-D tensor of the elements of ``input`` where ``mask`` is true (both broadcast)."""
     mask = _bool_mask(mask, "masked_select")
@@ -284,6 +295,7 @@ def masked_select(input: TensorBase, mask: TensorBase) -> TensorBase:
     return ops.getitem(input, np.broadcast_to(mask._data, shape))
 
 
+@public(out=True)
 def nonzero(input: TensorBase, *, as_tuple: bool = False) -> Any:
     """Indices of the nonzero elements: an int64 ``(count, ndim)`` tensor, or one 1-D tensor
     per dim with ``as_tuple=True``."""
@@ -291,3 +303,185 @@ def nonzero(input: TensorBase, *, as_tuple: bool = False) -> Any:
         data = input._data if input._data.ndim else input._data.reshape(1)
         return tuple(wrap(i.astype(np.int64)) for i in np.nonzero(data))
     return wrap(np.argwhere(input._data).astype(np.int64))
+
+
+_REDUCTIONS = ("prod", "mean", "amax", "amin")
+
+
+@public(out=True, inplace=True)
+def put(input: TensorBase, index: TensorBase, source: TensorBase,
+        accumulate: bool = False) -> TensorBase:
+    """A copy of ``input`` with ``source`` written at the flat (row-major) positions ``index``
+    (negative ones count from the end); ``accumulate`` adds instead, repeated indices adding
+    up."""
+    idx = index._data
+    if idx.dtype != np.int64:
+        raise RuntimeError(f"put_(): Expected a long tensor for index, but got "
+                           f"{torch_dtype_name(idx.dtype)}")
+    if source._data.dtype != input._data.dtype:
+        raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got "
+                           f"self.dtype = {torch_dtype_name(input._data.dtype)} and source.dtype "
+                           f"= {torch_dtype_name(source._data.dtype)}")
+    if source._data.size != idx.size:
+        raise IndexError(f"put_(): Expected source and index to have the same number of elements,"
+                         f" but got source.numel() = {source._data.size}, index.numel() = "
+                         f"{idx.size}")
+    n = input._data.size
+    flat_idx = idx.reshape(-1)
+    bad = flat_idx[(flat_idx >= n) | (flat_idx < -n)]
+    if bad.size:
+        raise IndexError(f"out of range: tried to access index {int(bad[0])} on a tensor of {n} "
+                         "elements.")
+    flat = reshape(input, (-1,))
+    out = checked_index_put(flat, (wrap(flat_idx % max(n, 1)),), reshape(source, (-1,)), accumulate)
+    return reshape(out, input.shape)
+
+
+def _check_index_reduce(input: TensorBase, dim: int, index: TensorBase, source: TensorBase,
+                        reduce: str) -> np.ndarray:
+    """PyTorch's checks of ``index_reduce``; returns the index as an array."""
+    if reduce not in _REDUCTIONS:
+        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin"
+                           f" but got {reduce}.")
+    idx = index._data
+    if idx.dtype not in (np.int32, np.int64):
+        raise RuntimeError(f"index_reduce_(): Expected dtype int32/int64 for index but got: "
+                           f"{torch_dtype_name(idx.dtype)}")
+    if idx.ndim > 1:
+        raise IndexError(f"index_reduce_(): Index is supposed to be a vector, but got dim: "
+                         f"{idx.ndim} with type: {torch_dtype_name(idx.dtype)} and size: "
+                         f"{list(idx.shape)}")
+    if source._data.dtype != input._data.dtype:
+        raise RuntimeError(f"index_reduce_(): self ({torch_dtype_name(input._data.dtype)}) and "
+                           f"source ({torch_dtype_name(source._data.dtype)}) must have the same "
+                           "scalar type")
+    s_shape, x_shape = list(input._data.shape or (1,)), list(source._data.shape or (1,))
+    if len(s_shape) != len(x_shape) or s_shape[:dim] + s_shape[dim + 1:] != \
+            x_shape[:dim] + x_shape[dim + 1:]:
+        raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the "
+                           f"specified dimension. Got self.shape = {list(input._data.shape)} "
+                           f"source.shape = {list(source._data.shape)}")
+    if idx.size != x_shape[dim]:
+        raise RuntimeError(f"index_reduce_(): Number of indices ({idx.size}) should be equal to "
+                           f"source.size(dim): ({x_shape[dim]}), for dim: {dim}")
+    if idx.size and (idx.min() < 0 or idx.max() >= s_shape[dim]):
+        raise IndexError("index out of range in self")
+    return idx.reshape(-1).astype(np.int64)
+
+
+@public(out=True, inplace=True)
+def index_reduce(input: TensorBase, dim: int, index: TensorBase, source: TensorBase,
+                 reduce: str, *, include_self: bool = True) -> TensorBase:
+    """A copy of ``input`` whose slices ``index[i]`` along ``dim`` become the ``reduce``
+    ("prod", "mean", "amax", "amin") of the ``source`` slices ``i`` sent there (and of their
+    own values with ``include_self``); slices nobody sends to keep their values. Differentiable
+    in both: the members of each slice are gathered into a padded block and reduced by the
+    ordinary reductions (amax/amin split the gradient evenly between ties; integer means round
+    down, as PyTorch's)."""
+    d = ops.normalize_dims(dim, max(input.ndim, 1), "index_reduce")[0]
+    idx = _check_index_reduce(input, d, index, source, reduce)
+    self_ = input if input.ndim else reshape(input, (1,))
+    src = source if source.ndim else reshape(source, (1,))
+    self_, src = self_.movedim(d, 0), src.movedim(d, 0)  # work along dim 0
+    targets, slot = np.unique(idx, return_inverse=True)  # touched rows; each member's group
+    groups = len(targets)
+    if not groups:
+        return input
+    counts = np.bincount(slot.reshape(-1), minlength=groups)
+    members = src if not include_self else ops.cat([self_[wrap(targets)], src], 0)
+    group_of = slot.reshape(-1) if not include_self else np.concatenate([np.arange(groups),
+                                                                         slot.reshape(-1)])
+    counts = counts + (1 if include_self else 0)
+    # member k of group g goes to row g, column (its rank within g) of a padded block
+    order = np.argsort(group_of, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size) - np.repeat(np.cumsum(counts) - counts, counts)
+    dt = input._data.dtype
+    fill: Any = {"prod": 1, "mean": 0}.get(reduce)
+    if fill is None:
+        info = finfo_of(dt) if is_float_dtype(dt) else np.iinfo(dt)
+        low, high = (-np.inf, np.inf) if is_float_dtype(dt) else (info.min, info.max)
+        fill = low if reduce == "amax" else high
+    block = wrap(np.full((groups, int(counts.max()), *self_.shape[1:]), fill, dt))
+    block = checked_index_put(block, (wrap(group_of), wrap(rank)), members)
+    if reduce == "prod":
+        reduced = prod(block, 1)
+    elif reduce == "amax":
+        reduced = amax(block, 1)
+    elif reduce == "amin":
+        reduced = amin(block, 1)
+    else:
+        shape = (groups,) + (1,) * (self_.ndim - 1)
+        reduced = block.sum(1) / wrap(counts.reshape(shape).astype(dt))
+        if not is_float_dtype(dt):
+            reduced = reduced.floor()
+    if reduced._data.dtype != dt:  # integer prod and mean come back as int64 / float
+        reduced = ops.cast(reduced, dt)
+    out = checked_index_put(self_, (wrap(targets),), reduced).movedim(0, d)
+    return out if input.ndim else reshape(out, ())
+
+
+@public(out=True)
+def nonzero_static(input: TensorBase, *, size: int, fill_value: int = -1) -> TensorBase:
+    """``nonzero`` with exactly ``size`` rows: cut off, or padded with ``fill_value``."""
+    if int(size) < 0:
+        raise RuntimeError(f"nonzero_static: 'size' must be an non-negative integer, got {size}")
+    found = np.argwhere(input._data).astype(np.int64)[:size]
+    out = np.full((int(size), input._data.ndim), fill_value, np.int64)
+    out[:len(found)] = found
+    return wrap(out)
+
+
+@public(out=True)
+def take(input: TensorBase, index: TensorBase) -> TensorBase:
+    """Elements of the flattened input at ``index`` (its shape kept)."""
+    return input.reshape(-1)[index]
+
+
+def _along(dim: int, ndim: int, index: Any) -> tuple:
+    return (slice(None),) * dim + (index,) + (slice(None),) * (ndim - dim - 1)
+
+
+@public(out=True, inplace=True)
+def index_add(input: TensorBase, dim: int, index: TensorBase, source: TensorBase, *,
+              alpha: float = 1) -> TensorBase:
+    """A copy of ``input`` with ``alpha * source`` slices added at ``index`` along ``dim``
+    (repeats add up)."""
+    same_dtype(input, source, "index_add_(): self ({0}) and source ({1}) must have the same "
+                              "scalar type")
+    d = dim % input.ndim
+    values = source if alpha == 1 else source * alpha
+    return ops.index_put(input, _along(d, input.ndim, index._data), values, accumulate=True,
+                         op="index_add")
+
+
+@public(out=True, inplace=True)
+def index_copy(input: TensorBase, dim: int, index: TensorBase, source: TensorBase) -> TensorBase:
+    """A copy of ``input`` with ``source`` slices written at ``index`` along ``dim``."""
+    same_dtype(input, source, "index_copy_(): self and source expected to have the same "
+                              "dtype, but got (self) {0} and (source) {1}")
+    d = dim % input.ndim
+    return ops.index_put(input, _along(d, input.ndim, index._data), source, op="index_copy")
+
+
+@public(inplace=True)
+def index_fill(input: TensorBase, dim: int, index: TensorBase, value: Any) -> TensorBase:
+    """A copy of ``input`` with ``value`` at ``index`` along ``dim``."""
+    d = dim % input.ndim
+    v = value if isinstance(value, TensorBase) else wrap(np.asarray(value,
+                                                                    input._data.dtype))
+    return ops.index_put(input, _along(d, input.ndim, index._data), v, op="index_fill")
+
+
+@public(inplace=True)
+def masked_scatter(input: TensorBase, mask: TensorBase, source: TensorBase) -> TensorBase:
+    """A copy of ``input`` with consecutive elements of ``source`` written where ``mask``
+    (broadcast) is true, in row-major order."""
+    same_dtype(input, source, "masked_scatter: expected self and source to have same dtypes "
+                              "but got {0} and {1}")
+    m = np.broadcast_to(mask._data.astype(bool), input.shape)
+    n = int(m.sum())
+    if source.numel() < n:
+        raise RuntimeError(f"masked_scatter: expected source to have at least {n} elements, "
+                           f"got {source.numel()}")
+    return ops.index_put(input, np.nonzero(m), source.reshape(-1)[:n], op="masked_scatter")

@@ -1,10 +1,12 @@
 """More elementwise math: inverse trigonometric and hyperbolic functions, the special functions
 (erf, lgamma, digamma, ...), and composites PyTorch programs use (logaddexp, xlogy, fmod,
-remainder, isclose, diff, ...). Primitives come from ``ops/special.py``; the rest are built from
-existing ops and get their gradients (including second order) from them."""
+remainder, isclose, diff, gradient, ...), i0/igamma/igammac, angle, conj_physical, hardshrink
+and prelu. Primitives come from ``ops/special.py`` and ``ops/incomplete_gamma.py``; the rest are
+built from existing ops and get their gradients (including second order) from them."""
 
 from __future__ import annotations
 
+import builtins
 import math
 from typing import Any
 
@@ -15,7 +17,8 @@ from .._core.tensor_base import TensorBase, wrap
 from ..dtypes import finfo_of, is_float_dtype
 from ..ops import binary_math
 from ..ops.elementwise import bfloat16_in_float32
-from ..ops.linalg_lu import not_differentiable
+from ..ops.incomplete_gamma import igamma as _igamma
+from ..ops.linalg.lu import not_differentiable
 from ..ops.special import (
     acos,
     acosh,
@@ -34,21 +37,34 @@ from ..ops.special import (
 )
 from ..ops.special import logit as _logit
 from .basic import sum as _sum
-from .pointwise import floor, trunc
+from .basic import where
+from .creation import _np_dtype, ones_like
+from .pointwise import abs, floor, isnan, trunc
+from .registry import declare, public
+from .shape import cat
 
-__all__ = [
-    "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "arcsin", "arccos",
-    "arctan", "arcsinh", "arccosh", "arctanh", "erf", "erfc", "erfinv", "lgamma", "digamma",
-    "polygamma", "xlogy", "logaddexp", "logaddexp2", "logit", "sinc", "heaviside", "copysign",
-    "signbit", "sgn", "frac", "fmod", "remainder", "floor_divide", "true_divide", "float_power",
-    "nan_to_num", "isclose", "allclose", "equal", "isneginf", "isposinf", "isreal", "deg2rad",
-    "rad2deg", "diff", "count_nonzero", "bincount", "histc", "trapezoid", "trapz",
-    "cumulative_trapezoid", "fix", "negative", "positive", "mvlgamma", "ldexp", "is_conj",
-    "is_neg", "conj", "resolve_conj", "resolve_neg", "is_nonzero", "is_same_size",
-]
+__all__ = ["asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "arcsin", "arccos",
+           "arctan", "arcsinh", "arccosh", "arctanh", "erf", "erfc", "erfinv", "lgamma", "digamma",
+           "polygamma", "xlogy", "logaddexp", "logaddexp2", "logit", "sinc", "heaviside",
+           "copysign", "signbit", "sgn", "frac", "fmod", "remainder", "floor_divide",
+           "true_divide", "float_power", "nan_to_num", "isclose", "allclose", "equal", "isneginf",
+           "isposinf", "isreal", "deg2rad", "rad2deg", "diff", "count_nonzero", "bincount",
+           "trapezoid", "trapz", "cumulative_trapezoid", "fix", "negative", "positive", "mvlgamma",
+           "ldexp", "is_conj", "is_neg", "conj", "resolve_conj", "resolve_neg", "is_nonzero",
+           "is_same_size", "i0", "igamma", "igammac", "angle", "conj_physical", "hardshrink",
+           "prelu", "gradient"]
+
+declare("acos", "atanh", "asin", "cosh", "asinh", "atan", "sinh", "erfc", "acosh", "erf",
+        out=True, inplace=True, torch_inplace=True)
+
+declare("digamma", "erfinv", "lgamma", out=True, inplace=True)
+
+declare("polygamma", out=True)
 
 arcsin, arccos, arctan = asin, acos, atan
+declare("arcsin", "arccos", "arctan", out=True, inplace=True, torch_inplace=True)
 arcsinh, arccosh, arctanh = asinh, acosh, atanh
+declare("arctanh", "arcsinh", "arccosh", out=True, inplace=True, torch_inplace=True)
 
 
 def _int_operands(x: Any, y: Any) -> tuple[np.ndarray, np.ndarray] | None:
@@ -72,6 +88,7 @@ def _t(x: Any, like: TensorBase | None = None) -> TensorBase:
     return wrap(np.asarray(x, dtype=dtype) if dtype is not None else np.asarray(x))
 
 
+@public(out=True, inplace=True, torch_inplace=True)
 def xlogy(input: Any, other: Any) -> TensorBase:
     """``input * log(other)``, defined as 0 where ``input`` is 0 (even if ``other`` is 0) unless
     ``other`` is NaN, which gives NaN; PyTorch's gradients (``log(other)`` in ``input``, also
@@ -82,6 +99,7 @@ def xlogy(input: Any, other: Any) -> TensorBase:
     return binary_math.xlogy(x, y)
 
 
+@public(out=True)
 def logaddexp(input: TensorBase, other: Any) -> TensorBase:
     """``log(exp(a) + exp(b))`` without overflow."""
     a, b = _promoted(input, other, floating=True)
@@ -92,6 +110,7 @@ def logaddexp(input: TensorBase, other: Any) -> TensorBase:
     return top + ops.log(ops.exp(a - top) + ops.exp(b - top))
 
 
+@public(out=True)
 def logaddexp2(input: TensorBase, other: Any) -> TensorBase:
     """``log2(2**a + 2**b)`` without overflow."""
     ln2 = math.log(2.0)
@@ -99,12 +118,14 @@ def logaddexp2(input: TensorBase, other: Any) -> TensorBase:
     return logaddexp(a * ln2, b * ln2) / ln2
 
 
+@public(out=True, inplace=True, torch_inplace=True)
 def logit(input: TensorBase, eps: float | None = None) -> TensorBase:
     """``log(p / (1 - p))``; with ``eps``, p clamped to ``[eps, 1 - eps]`` first."""
     p = input if eps is None else input.clamp(eps, 1.0 - eps)
     return _logit(p)
 
 
+@public(out=True, inplace=True, torch_inplace=True)
 @bfloat16_in_float32  # pi * x rounded to bfloat16 is far from the integers sinc vanishes at
 def sinc(input: TensorBase) -> TensorBase:
     """``sin(pi x) / (pi x)``, 1 at 0."""
@@ -113,6 +134,7 @@ def sinc(input: TensorBase) -> TensorBase:
     return ops.where(zero, 1.0, ops.sin(x) / x)
 
 
+@public(out=True, inplace=True)
 def heaviside(input: TensorBase, values: Any) -> TensorBase:
     """0 below zero, 1 above, ``values`` at zero (no derivative, as in PyTorch)."""
     if not isinstance(values, TensorBase):
@@ -128,6 +150,7 @@ def heaviside(input: TensorBase, values: Any) -> TensorBase:
                               [out.astype(input._data.dtype)])[0]
 
 
+@public(out=True, inplace=True)
 def copysign(input: Any, other: Any) -> TensorBase:
     """The magnitude of ``input`` with the sign of ``other`` (including -0.0)."""
     x, y = _promoted(input, other, floating=True)
@@ -142,26 +165,31 @@ def copysign(input: Any, other: Any) -> TensorBase:
     return out
 
 
+@public(out=True)
 def signbit(input: TensorBase) -> TensorBase:
     """Whether the sign bit is set (True for -0.0 too)."""
     return wrap(np.signbit(input._data))
 
 
+@public(out=True, inplace=True)
 def sgn(input: TensorBase) -> TensorBase:
     """The sign of each element (``sign`` for real tensors)."""
     return input.sign()
 
 
+@public(out=True, inplace=True, torch_inplace=True)
 def frac(input: TensorBase) -> TensorBase:
     """The fractional part, ``x - trunc(x)`` (gradient 1)."""
     return input - trunc(input).detach()
 
 
+@public(out=True, inplace=True, torch_inplace=True)
 def fix(input: TensorBase) -> TensorBase:
     """``trunc`` (PyTorch's alias)."""
     return trunc(input)
 
 
+@public(out=True, inplace=True, torch_inplace=True)
 def negative(input: TensorBase) -> TensorBase:
     """``-input``."""
     return -input
@@ -186,6 +214,7 @@ def _promoted(x: Any, y: Any, floating: bool = False) -> tuple[TensorBase, Tenso
     return convert(x), convert(y)
 
 
+@public(out=True, inplace=True)
 def fmod(input: TensorBase, other: Any) -> TensorBase:
     """C-style remainder: the sign of the dividend (``x - trunc(x / y) * y``)."""
     ints = _int_operands(input, other)
@@ -195,6 +224,7 @@ def fmod(input: TensorBase, other: Any) -> TensorBase:
     return x - trunc(x / y).detach() * y
 
 
+@public(out=True, inplace=True)
 def remainder(input: Any, other: Any) -> TensorBase:
     """Python-style remainder: the sign of the divisor (``x - floor(x / y) * y``)."""
     ints = _int_operands(input, other)
@@ -204,6 +234,7 @@ def remainder(input: Any, other: Any) -> TensorBase:
     return x - floor(x / y).detach() * y
 
 
+@public(out=True, inplace=True)
 def floor_divide(input: Any, other: Any) -> TensorBase:
     """``floor(input / other)`` (integer dtypes stay integer; no gradient)."""
     ints = _int_operands(input, other)
@@ -213,11 +244,13 @@ def floor_divide(input: Any, other: Any) -> TensorBase:
     return floor(x / y)
 
 
+@public(out=True, inplace=True)
 def true_divide(dividend: Any, divisor: Any) -> TensorBase:
     """``dividend / divisor`` in floating point."""
     return _t(dividend) / divisor
 
 
+@public(out=True)
 def float_power(input: Any, exponent: Any) -> TensorBase:
     """``input ** exponent`` in float64 (as PyTorch does)."""
     x = ops.cast(_t(input), np.dtype(np.float64))
@@ -226,6 +259,7 @@ def float_power(input: Any, exponent: Any) -> TensorBase:
     return x ** e
 
 
+@public(out=True, inplace=True, torch_inplace=True)
 def nan_to_num(input: TensorBase, nan: float = 0.0, posinf: float | None = None,
                neginf: float | None = None) -> TensorBase:
     """NaN, +inf and -inf replaced (by 0 and the dtype's largest/smallest finite values unless
@@ -261,11 +295,13 @@ def equal(input: TensorBase, other: TensorBase) -> bool:
         np.array_equal(input._data, other._data))
 
 
+@public(out=True)
 def isneginf(input: TensorBase) -> TensorBase:
     """Whether each element is -inf."""
     return wrap(np.isneginf(input._data))
 
 
+@public(out=True)
 def isposinf(input: TensorBase) -> TensorBase:
     """Whether each element is +inf."""
     return wrap(np.isposinf(input._data))
@@ -276,16 +312,19 @@ def isreal(input: TensorBase) -> TensorBase:
     return wrap(np.ones(input._data.shape, np.bool_))
 
 
+@public(out=True, inplace=True, torch_inplace=True)
 def deg2rad(input: TensorBase) -> TensorBase:
     """Degrees to radians."""
     return input * (math.pi / 180.0)
 
 
+@public(out=True, inplace=True, torch_inplace=True)
 def rad2deg(input: TensorBase) -> TensorBase:
     """Radians to degrees."""
     return input * (180.0 / math.pi)
 
 
+@public(out=True)
 def diff(input: TensorBase, n: int = 1, dim: int = -1, prepend: Any = None,
          append: Any = None) -> TensorBase:
     """The ``n``-th forward difference along ``dim`` (after concatenating ``prepend`` and
@@ -326,19 +365,6 @@ def bincount(input: TensorBase, weights: TensorBase | None = None,
     return wrap(out.astype(w.dtype if is_float_dtype(w.dtype) else np.float64))
 
 
-def histc(input: TensorBase, bins: int = 100, min: float = 0, max: float = 0) -> TensorBase:  # noqa: A002
-    """A histogram of ``bins`` equal bins between ``min`` and ``max`` (the data's range when
-    both are 0); values outside are ignored."""
-    a = input._data
-    lo, hi = float(min), float(max)
-    if lo == hi == 0 and a.size:
-        lo, hi = float(a.min()), float(a.max())
-    if lo == hi:
-        lo, hi = lo - 1, hi + 1
-    counts, _ = np.histogram(a, bins=bins, range=(lo, hi))
-    return wrap(counts.astype(a.dtype if is_float_dtype(a.dtype) else np.float32))
-
-
 @bfloat16_in_float32
 def trapezoid(y: TensorBase, x: TensorBase | None = None, *, dx: float | None = None,
               dim: int = -1) -> TensorBase:
@@ -369,6 +395,7 @@ def cumulative_trapezoid(y: TensorBase, x: TensorBase | None = None, *,
     return step.cumsum(d)
 
 
+@public(inplace=True)
 def mvlgamma(input: TensorBase, p: int) -> TensorBase:
     """Log of the multivariate gamma function of dimension ``p``: ``p(p-1)/4 log(pi) +
     sum_i lgamma(x - i/2)``; every element must exceed ``(p-1)/2``."""
@@ -384,6 +411,7 @@ def mvlgamma(input: TensorBase, p: int) -> TensorBase:
     return total + p * (p - 1) / 4 * math.log(math.pi)
 
 
+@public(inplace=True, torch_inplace=True)
 def ldexp(input: TensorBase, other: Any) -> TensorBase:
     """``input * 2 ** other`` (floating point; integer inputs give the default dtype)."""
     x, e = _promoted(input, other, floating=True)
@@ -429,3 +457,151 @@ def is_nonzero(input: TensorBase) -> bool:
 def is_same_size(input: TensorBase, other: TensorBase) -> bool:
     """Whether both tensors have the same shape."""
     return input._data.shape == other._data.shape
+
+
+@public(out=True, inplace=True, torch_inplace=True)
+def i0(input: TensorBase) -> TensorBase:
+    """The modified Bessel function of the first kind, order 0, by its power series
+    ``sum (x/2)^2k / (k!)^2`` (a composite: differentiable to any order; integers give
+    float32)."""
+    half = input * 0.5
+    square = half * half
+    total = term = ones_like(half)
+    # the terms peak near k = |x|/2 and fall off within a few sqrt(|x|) after it; past
+    # |x| = 750 (and at inf) the terms overflow to inf, which is the value there
+    values = np.abs(input._data)
+    largest = min(float(values[np.isfinite(values)].max(initial=0.0)), 750.0)
+    for k in range(1, int(largest / 2 + 10 * math.sqrt(largest) + 20)):
+        term = term * square / float(k * k)
+        total = total + term
+    return total
+
+
+@public(out=True, inplace=True)
+def igamma(input: Any, other: Any) -> TensorBase:
+    """The regularised lower incomplete gamma function ``P(input, other)`` (differentiable in
+    ``other``; see ``ops/incomplete_gamma.py``)."""
+    return _igamma(input, other, False, "igamma")
+
+
+@public(out=True, inplace=True)
+def igammac(input: Any, other: Any) -> TensorBase:
+    """The regularised upper incomplete gamma function ``Q(input, other) = 1 - P``."""
+    return _igamma(input, other, True, "igammac")
+
+
+@public(out=True)
+def angle(input: TensorBase) -> TensorBase:
+    """The argument of each (real) element: pi below 0, else 0, NaN kept; integers give float32.
+    The gradient is 0, as PyTorch's for real tensors."""
+    x = input if is_float_dtype(input._data.dtype) else ops.cast(input, np.dtype(np.float32))
+    value = wrap(np.where(x._data < 0, math.pi, 0.0).astype(x._data.dtype))
+    return where(isnan(x), x, value)
+
+
+def conj_physical(input: TensorBase) -> TensorBase:
+    """The complex conjugate as a new tensor: a copy of a real tensor (gradient flows back)."""
+    return ops.clone(input)
+
+
+@public(out=True)
+def hardshrink(input: TensorBase, lambd: float = 0.5) -> TensorBase:
+    """``x`` where ``|x| > lambd``, else 0 (floating-point tensors, as in PyTorch)."""
+    if not is_float_dtype(input._data.dtype):
+        raise NotImplementedError(f"\"hardshrink_cpu\" not implemented for '{input.dtype}' "
+                                  f"(shape {tuple(input.shape)})")
+    return where(abs(input) > lambd, input, 0.0)
+
+
+def prelu(input: TensorBase, weight: TensorBase) -> TensorBase:
+    """Leaky ReLU with a learned slope ``weight``: one for all channels or one per channel
+    (dim 1)."""
+    w = weight
+    if weight._data.size > 1:
+        channels = input.shape[1] if input.ndim > 1 else 1
+        if input.ndim < 2 or channels != weight._data.size:
+            raise RuntimeError(f"prelu: Mismatch of parameter numbers and input channel size. "
+                               f"Found parameter numbers = {weight._data.size} and channel size "
+                               f"= {channels} (input of shape {tuple(input.shape)})")
+        w = weight.reshape(-1, *([1] * (input.ndim - 2)))
+    return where(input > 0, input, input * w)
+
+
+def _along(x: TensorBase, dim: int, start: int | None, stop: int | None) -> TensorBase:
+    """``x`` sliced to ``start:stop`` along ``dim``."""
+    return ops.getitem(x, (slice(None),) * dim + (slice(start, stop),))
+
+
+def _coefficient(values: Any, dim: int, ndim: int, dt: np.dtype) -> TensorBase:
+    """Per-position coefficients along ``dim`` as a tensor broadcasting against the input."""
+    return wrap(np.asarray(values, dt).reshape([-1 if k == dim else 1
+                                                for k in builtins.range(ndim)]))
+
+
+def _derivative(f: TensorBase, dim: int, coords: np.ndarray, edge_order: int) -> TensorBase:
+    """d f / d coordinate along ``dim``: second-order central differences inside (NumPy's
+    non-uniform formula), one- or two-sided differences of ``edge_order`` at both ends."""
+    dt, nd = f._data.dtype, f.ndim
+    dx = np.diff(coords)
+    hd, hs = dx[:-1], dx[1:]
+    a = -hs / (hd * (hd + hs))
+    b = (hs - hd) / (hd * hs)
+    c = hd / (hs * (hd + hs))
+    inner = (_along(f, dim, None, -2) * _coefficient(a, dim, nd, dt)
+             + _along(f, dim, 1, -1) * _coefficient(b, dim, nd, dt)
+             + _along(f, dim, 2, None) * _coefficient(c, dim, nd, dt))
+
+    def at(i: int) -> TensorBase:
+        return _along(f, dim, i, i + 1 if i != -1 else None)
+
+    if edge_order == 1:
+        first = (at(1) - at(0)) / float(dx[0])
+        last = (at(-1) - at(-2)) / float(dx[-1])
+    else:
+        d1, d2 = float(dx[0]), float(dx[1])
+        first = (at(0) * (-(2 * d1 + d2) / (d1 * (d1 + d2))) + at(1) * ((d1 + d2) / (d1 * d2))
+                 + at(2) * (-d1 / (d2 * (d1 + d2))))
+        d1, d2 = float(dx[-2]), float(dx[-1])
+        last = (at(-3) * (d2 / (d1 * (d1 + d2))) + at(-2) * (-(d2 + d1) / (d1 * d2))
+                + at(-1) * ((2 * d2 + d1) / (d2 * (d1 + d2))))
+    return cat([first, inner, last], dim)
+
+
+@public(method=False)
+def gradient(input: TensorBase, *, spacing: Any = 1, dim: Any = None,
+             edge_order: int = 1) -> tuple:
+    """The derivative of ``input`` along each of ``dim`` (all dims by default) by finite
+    differences, one tensor per dim; ``spacing`` is a scalar step, one step per dim, or one
+    tensor of coordinates per dim. Differentiable in ``input``; integers give the default
+    float dtype."""
+    if edge_order not in (1, 2):
+        raise RuntimeError(f"torch.gradient only supports edge_order=1 and edge_order=2 "
+                           f"(got {edge_order})")
+    nd = input.ndim
+    dims = list(builtins.range(nd)) if dim is None else [dim] if isinstance(dim, int) \
+        else list(dim)
+    dims = [ops.normalize_dims(d, nd, "gradient")[0] for d in dims]
+    if spacing is None:
+        spacing = 1
+    steps = list(spacing) if isinstance(spacing, (list, tuple)) else [spacing] * len(dims)
+    if len(steps) != len(dims):
+        raise RuntimeError(f"torch.gradient expected spacing to be unspecified, a scalar or a "
+                           f"list of length {len(dims)} (one per dim), but got a list of length "
+                           f"{len(steps)}")
+    f = input if is_float_dtype(input._data.dtype) else ops.cast(input, _np_dtype(None))
+    out = []
+    for d, step in zip(dims, steps, strict=True):
+        n = input.shape[d]
+        if n < edge_order + 1:
+            raise RuntimeError("torch.gradient expected each dimension size to be at least "
+                               "edge_order+1")
+        if isinstance(step, TensorBase) and step.ndim:
+            coords = step._data.astype(np.float64)
+            if coords.shape != (n,):
+                raise RuntimeError(f"torch.gradient expected each tensor in spacing to have "
+                                   f"the size of its dim ({n}), got shape {coords.shape}")
+        else:
+            h = float(step.item() if isinstance(step, TensorBase) else step)
+            coords = np.arange(n, dtype=np.float64) * h
+        out.append(_derivative(f, d, coords, edge_order))
+    return tuple(out)

@@ -1,8 +1,7 @@
-"""Division with a rounding mode, the NaN-ignoring reductions and ``histogram``."""
+"""Division with a rounding mode and the NaN-ignoring reductions (nansum, nanmean)."""
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -10,14 +9,12 @@ import numpy as np
 from .. import dtypes, ops
 from .._core.tensor_base import TensorBase, wrap
 from ..dtypes import is_float_dtype
-from ..ops import return_types
 from ..ops.elementwise import bfloat16_in_float32
 from .mathops import floor_divide
 from .pointwise import trunc
+from .registry import declare, public
 
-__all__ = ["div", "divide", "nansum", "nanmean", "histogram"]
-
-HistogramResult = return_types.histogram  # torch.return_types.histogram
+__all__ = ["div", "divide", "nansum", "nanmean"]
 
 
 def _tensor(x: Any) -> TensorBase:
@@ -34,6 +31,7 @@ def _int_trunc_divide(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return q + fix.astype(q.dtype)
 
 
+@public(out=True)
 def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> TensorBase:
     """``input / other``; ``rounding_mode`` ``"trunc"`` rounds toward zero and ``"floor"``
     down (integer operands then stay integer). Rounded quotients have zero gradient."""
@@ -55,6 +53,7 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> TensorBa
 
 
 divide = div
+declare("divide", out=True, inplace=True)
 
 
 def _nan_zeroed(input: TensorBase) -> TensorBase:
@@ -65,6 +64,7 @@ def _nan_zeroed(input: TensorBase) -> TensorBase:
     return ops.where(wrap(mask), 0.0, input) if mask.any() else input
 
 
+@public(out=True)
 @bfloat16_in_float32
 def nansum(input: TensorBase, dim: Any = None, keepdim: bool = False, *,
            dtype: Any = None) -> TensorBase:
@@ -72,6 +72,7 @@ def nansum(input: TensorBase, dim: Any = None, keepdim: bool = False, *,
     return ops.reduce_sum(_nan_zeroed(input), dim, keepdim, dtype)
 
 
+@public(out=True)
 @bfloat16_in_float32
 def nanmean(input: TensorBase, dim: Any = None, keepdim: bool = False, *,
             dtype: Any = None) -> TensorBase:
@@ -88,42 +89,3 @@ def nanmean(input: TensorBase, dim: Any = None, keepdim: bool = False, *,
     return total / wrap(np.asarray(count, input._data.dtype))
 
 
-def histogram(input: TensorBase, bins: Any = 100, *, range: Any = None,  # noqa: A002
-              weight: TensorBase | None = None, density: bool = False) -> Any:
-    """``(hist, bin_edges)``: counts (or weights, or a density) of ``input`` in ``bins`` equal
-    bins over ``range`` (the data's min..max by default), or between given edges."""
-    if not is_float_dtype(input._data.dtype):
-        raise RuntimeError(f"torch.histogram: input tensor and bins tensors should have the same "
-                           f"floating point dtype, got {input.dtype}")
-    data = input._data.reshape(-1)
-    dt = input._data.dtype
-    if isinstance(bins, TensorBase):
-        edges = bins._data.astype(np.float64)
-        if edges.ndim != 1 or edges.size < 2:
-            raise RuntimeError(f"torch.histogram: bins tensor should have one dimension and at "
-                               f"least 2 elements, got shape {tuple(bins._data.shape)}")
-    else:
-        if int(bins) <= 0:
-            raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for "
-                               "dimension 0")
-        if range is not None:
-            lo, hi = (float(v) for v in range)
-            if lo > hi:
-                raise RuntimeError(f"torch.histogram: min should not exceed max, got min {lo} "
-                                   f"max {hi}")
-        elif data.size:
-            lo, hi = float(data.min()), float(data.max())
-        else:
-            lo, hi = 0.0, 0.0
-        if lo == hi:  # an empty range is widened as PyTorch does
-            lo, hi = lo - 0.5, hi + 0.5
-        if not (math.isfinite(lo) and math.isfinite(hi)):
-            raise RuntimeError(f"torch.histogram: range of [{lo}, {hi}] is not finite")
-        edges = np.linspace(lo, hi, int(bins) + 1)
-    w = None if weight is None else weight._data.reshape(-1)
-    if w is not None and w.shape != data.shape:
-        raise RuntimeError(f"torch.histogram: if weight tensor is provided it should have the "
-                           f"same shape as the input tensor, got {tuple(w.shape)} "
-                           f"and {tuple(input._data.shape)}")
-    hist, _ = np.histogram(data, bins=edges, weights=w, density=density)
-    return HistogramResult(wrap(hist.astype(dt)), wrap(edges.astype(dt)))

@@ -14,11 +14,12 @@ from .. import ops
 from .._core.tensor_base import TensorBase, wrap
 from ..dtypes import is_float_dtype
 from ..ops import return_types
-from ..ops.linalg import torch_dtype_name
+from ..ops.linalg.inverse import torch_dtype_name
 from ..ops.matrix_exp import matrix_exp
 from ..ops.shape import cat
-from .linalg import vector_norm
+from .linalg.norms import vector_norm
 from .reduction import cumprod
+from .registry import public
 from .shape import flip
 
 __all__ = ["clone", "detach", "is_complex", "renorm", "frexp", "vander", "unravel_index",
@@ -52,6 +53,7 @@ def is_complex(input: TensorBase) -> bool:
     return False
 
 
+@public(out=True, inplace=True)
 def renorm(input: TensorBase, p: float, dim: int, maxnorm: float) -> TensorBase:
     """Each slice along ``dim`` whose ``p``-norm exceeds ``maxnorm`` scaled down to norm
     ``maxnorm`` (times ``norm / (norm + 1e-7)``, as PyTorch); the others unchanged."""
@@ -87,6 +89,7 @@ def frexp(input: TensorBase) -> tuple[TensorBase, TensorBase]:
     return FrexpResult(mantissa, wrap(exponent))
 
 
+@public(method=False)
 def vander(x: TensorBase, N: int | None = None, increasing: bool = False) -> TensorBase:  # noqa: N803
     """The Vandermonde matrix of ``x``: columns ``x**(N-1), ..., x, 1`` (``increasing``: the
     other way round); integer and bool inputs give int64, as PyTorch's cumprod does."""
@@ -104,6 +107,7 @@ def vander(x: TensorBase, N: int | None = None, increasing: bool = False) -> Ten
     return out if increasing else flip(out, (1,))
 
 
+@public(method=False)
 def unravel_index(indices: TensorBase, shape: Any) -> tuple[TensorBase, ...]:
     """The coordinates, in a tensor of ``shape``, of each flat index (int64 tensors, one per
     dimension). As in PyTorch, indices are not bounds-checked: they wrap around (a negative

@@ -1,4 +1,5 @@
-"""The functional API, elementwise part: unary math, clamp, lerp, comparisons and logic."""
+"""The functional API, elementwise part: unary math, clamp, lerp, comparisons, logic, bit
+shifts."""
 
 from __future__ import annotations
 
@@ -12,50 +13,59 @@ from .._core.tensor_base import TensorBase, wrap
 from ..dtypes import is_float_dtype
 from ..ops import unary
 from ..ops.binary_math import atan2, hypot
+from .registry import declare, public
 
-__all__ = [
-    "abs", "absolute", "sign", "clamp", "clip", "rsqrt", "square", "exp2", "expm1", "log2",
-    "log10", "log1p", "tan", "reciprocal", "floor", "ceil", "round", "trunc", "minimum", "lerp",
-    "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_not",
-    "logical_xor", "isnan", "isinf", "isfinite", "bitwise_not", "bitwise_and", "bitwise_or",
-    "bitwise_xor", "atan2", "hypot", "arctan2", "greater", "greater_equal", "less",
-    "less_equal", "not_equal", "clamp_min", "clamp_max", "fmax", "fmin", "addcmul", "addcdiv",
-    "gcd", "lcm", "nextafter", "isin",
-]
+__all__ = ["abs", "absolute", "sign", "clamp", "clip", "rsqrt", "square", "exp2", "expm1", "log2",
+           "log10", "log1p", "tan", "reciprocal", "floor", "ceil", "round", "trunc", "minimum",
+           "lerp", "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_not",
+           "logical_xor", "isnan", "isinf", "isfinite", "bitwise_not", "bitwise_and", "bitwise_or",
+           "bitwise_xor", "atan2", "hypot", "arctan2", "greater", "greater_equal", "less",
+           "less_equal", "not_equal", "clamp_min", "clamp_max", "fmax", "fmin", "addcmul",
+           "addcdiv", "gcd", "lcm", "nextafter", "isin", "bitwise_left_shift",
+           "bitwise_right_shift"]
+
+declare("atan2", "hypot", out=True, inplace=True)
 
 
 def _tensor(x: Any) -> TensorBase:
     return x if isinstance(x, TensorBase) else wrap(np.asarray(x))
 
 
+@public(out=True, inplace=True, torch_inplace=True)
 def abs(input: TensorBase) -> TensorBase:  # noqa: A001 - PyTorch's name
     """Elementwise absolute value (gradient ``sign(x)``, 0 at 0)."""
     return unary.abs(input)
 
 
 absolute = abs
+declare("absolute", out=True, inplace=True)
 
 
+@public(out=True, inplace=True)
 def sign(input: TensorBase) -> TensorBase:
     """Elementwise -1, 0 or 1; zero gradient."""
     return unary.step("sign", input)
 
 
+@public(out=True, inplace=True, torch_inplace=True)
 def floor(input: TensorBase) -> TensorBase:
     """Round down elementwise; zero gradient."""
     return unary.step("floor", input)
 
 
+@public(out=True, inplace=True, torch_inplace=True)
 def ceil(input: TensorBase) -> TensorBase:
     """Round up elementwise; zero gradient."""
     return unary.step("ceil", input)
 
 
+@public(out=True, inplace=True, torch_inplace=True)
 def trunc(input: TensorBase) -> TensorBase:
     """Round towards zero elementwise; zero gradient."""
     return unary.step("trunc", input)
 
 
+@public(out=True, inplace=True, torch_inplace=True)
 def round(input: TensorBase, *, decimals: int = 0) -> TensorBase:  # noqa: A001
     """Round half to even elementwise (to ``decimals`` places); zero gradient."""
     if decimals == 0:
@@ -63,6 +73,7 @@ def round(input: TensorBase, *, decimals: int = 0) -> TensorBase:  # noqa: A001
     return unary.round_decimals(input, decimals)
 
 
+@public(out=True)
 def clamp(input: TensorBase, min: Any = None, max: Any = None) -> TensorBase:  # noqa: A002
     """``input`` limited to ``[min, max]``; bounds may be numbers or tensors (either may be None).
     The gradient passes where ``min <= x <= max``."""
@@ -79,17 +90,20 @@ def clamp(input: TensorBase, min: Any = None, max: Any = None) -> TensorBase:  #
 
 
 clip = clamp
+declare("clip", out=True)
 
 
 def _floating(input: TensorBase, op: str) -> TensorBase:
     return input if is_float_dtype(input._data.dtype) else input.float()
 
 
+@public(out=True, inplace=True, torch_inplace=True)
 def rsqrt(input: TensorBase) -> TensorBase:
     """``1 / sqrt(x)`` elementwise."""
     return ops.pow(_floating(input, "rsqrt"), -0.5)
 
 
+@public(out=True, inplace=True, torch_inplace=True)
 def square(input: TensorBase) -> TensorBase:
     """``x * x`` elementwise (a bool tensor squares as int64, as PyTorch's pow(x, 2))."""
     if input._data.dtype == np.bool_:
@@ -97,46 +111,55 @@ def square(input: TensorBase) -> TensorBase:
     return ops.mul(input, input)
 
 
+@public(out=True, inplace=True, torch_inplace=True)
 def exp2(input: TensorBase) -> TensorBase:
     """``2 ** x`` elementwise."""
     return ops.pow(2.0, _floating(input, "exp2"))
 
 
+@public(out=True, inplace=True, torch_inplace=True)
 def expm1(input: TensorBase) -> TensorBase:
     """``exp(x) - 1``, accurate near 0."""
     return unary.expm1(input)
 
 
+@public(out=True, inplace=True, torch_inplace=True)
 def log1p(input: TensorBase) -> TensorBase:
     """``log(1 + x)``, accurate near 0."""
     return unary.log1p(input)
 
 
+@public(out=True, inplace=True, torch_inplace=True)
 def log2(input: TensorBase) -> TensorBase:
     """Base-2 logarithm elementwise."""
     return ops.log(input) * (1 / math.log(2))
 
 
+@public(out=True, inplace=True, torch_inplace=True)
 def log10(input: TensorBase) -> TensorBase:
     """Base-10 logarithm elementwise."""
     return ops.log(input) * (1 / math.log(10))
 
 
+@public(out=True, inplace=True, torch_inplace=True)
 def tan(input: TensorBase) -> TensorBase:
     """Elementwise tangent."""
     return unary.tan(input)
 
 
+@public(out=True, inplace=True, torch_inplace=True)
 def reciprocal(input: TensorBase) -> TensorBase:
     """``1 / x`` elementwise."""
     return ops.div(1.0, _floating(input, "reciprocal"))
 
 
+@public(out=True, inplace=True)
 def minimum(input: TensorBase, other: TensorBase) -> TensorBase:
     """Elementwise minimum with broadcasting; ties share the gradient equally."""
     return ops.minimum(input, other)
 
 
+@public(out=True, inplace=True)
 def lerp(input: TensorBase, end: TensorBase, weight: Any) -> TensorBase:
     """``input + weight * (end - input)``: linear interpolation (floating point only)."""
     for name, t in (("input", input), ("end", end), ("weight", weight)):
@@ -146,31 +169,37 @@ def lerp(input: TensorBase, end: TensorBase, weight: Any) -> TensorBase:
     return input + weight * (end - input)
 
 
+@public(out=True, inplace=True)
 def eq(input: TensorBase, other: Any) -> TensorBase:
     """``input == other`` elementwise (bool)."""
     return ops.compare(np.equal, input, other, "eq")
 
 
+@public(out=True, inplace=True)
 def ne(input: TensorBase, other: Any) -> TensorBase:
     """``input != other`` elementwise (bool)."""
     return ops.compare(np.not_equal, input, other, "ne")
 
 
+@public(out=True, inplace=True)
 def lt(input: TensorBase, other: Any) -> TensorBase:
     """``input < other`` elementwise (bool)."""
     return ops.compare(np.less, input, other, "lt")
 
 
+@public(out=True, inplace=True)
 def le(input: TensorBase, other: Any) -> TensorBase:
     """``input <= other`` elementwise (bool)."""
     return ops.compare(np.less_equal, input, other, "le")
 
 
+@public(out=True, inplace=True)
 def gt(input: TensorBase, other: Any) -> TensorBase:
     """``input > other`` elementwise (bool)."""
     return ops.compare(np.greater, input, other, "gt")
 
 
+@public(out=True, inplace=True)
 def ge(input: TensorBase, other: Any) -> TensorBase:
     """``input >= other`` elementwise (bool)."""
     return ops.compare(np.greater_equal, input, other, "ge")
@@ -184,21 +213,25 @@ def _logical(ufunc: np.ufunc, name: str, a: Any, b: Any) -> TensorBase:
         raise ops.common.broadcast_error(name, _tensor(a), _tensor(b)) from None
 
 
+@public(out=True, inplace=True)
 def logical_and(input: TensorBase, other: Any) -> TensorBase:
     """Elementwise logical AND of the truth values (bool)."""
     return _logical(np.logical_and, "logical_and", input, other)
 
 
+@public(out=True, inplace=True)
 def logical_or(input: TensorBase, other: Any) -> TensorBase:
     """Elementwise logical OR of the truth values (bool)."""
     return _logical(np.logical_or, "logical_or", input, other)
 
 
+@public(out=True, inplace=True)
 def logical_xor(input: TensorBase, other: Any) -> TensorBase:
     """Elementwise logical XOR of the truth values (bool)."""
     return _logical(np.logical_xor, "logical_xor", input, other)
 
 
+@public(out=True, inplace=True)
 def logical_not(input: TensorBase) -> TensorBase:
     """Elementwise logical NOT of the truth values (bool)."""
     return wrap(np.logical_not(input._data))
@@ -240,21 +273,25 @@ def _not_for_float(name: str, dtype: Any) -> NotImplementedError:
                                f"{dtype} (\"{name}_cpu\" not implemented for floating point)")
 
 
+@public(out=True, inplace=True)
 def bitwise_not(input: TensorBase) -> TensorBase:
     """``~input``: logical not for bool tensors, bitwise not for integers."""
     return _bitwise("bitwise_not", np.invert, input, None)
 
 
+@public(out=True, inplace=True)
 def bitwise_and(input: TensorBase, other: Any) -> TensorBase:
     """``input & other`` (bool or integer tensors)."""
     return _bitwise("bitwise_and", np.bitwise_and, input, other)
 
 
+@public(out=True, inplace=True)
 def bitwise_or(input: TensorBase, other: Any) -> TensorBase:
     """``input | other`` (bool or integer tensors)."""
     return _bitwise("bitwise_or", np.bitwise_or, input, other)
 
 
+@public(out=True, inplace=True)
 def bitwise_xor(input: TensorBase, other: Any) -> TensorBase:
     """``input ^ other`` (bool or integer tensors)."""
     return _bitwise("bitwise_xor", np.bitwise_xor, input, other)
@@ -262,9 +299,12 @@ def bitwise_xor(input: TensorBase, other: Any) -> TensorBase:
 
 # PyTorch's NumPy-style spellings of the comparisons
 arctan2 = atan2
+declare("arctan2", inplace=True)
 greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
+declare("greater", "greater_equal", "less", "less_equal", "not_equal", inplace=True)
 
 
+@public(inplace=True, torch_inplace=True)
 def clamp_min(input: TensorBase, min: Any) -> TensorBase:  # noqa: A002 - PyTorch's name
     """``clamp(input, min=min)`` (its node is ``ClampMinBackward0``, as PyTorch's)."""
     if isinstance(min, TensorBase) or min is None:
@@ -272,6 +312,7 @@ def clamp_min(input: TensorBase, min: Any) -> TensorBase:  # noqa: A002 - PyTorc
     return unary.clamp(input, min, None, unary.ClampMinBackward0)
 
 
+@public(inplace=True, torch_inplace=True)
 def clamp_max(input: TensorBase, max: Any) -> TensorBase:  # noqa: A002 - PyTorch's name
     """``clamp(input, max=max)`` (its node is ``ClampMaxBackward0``, as PyTorch's)."""
     if isinstance(max, TensorBase) or max is None:
@@ -297,12 +338,14 @@ def fmin(input: TensorBase, other: Any) -> TensorBase:
     return _nan_ignoring(input, other, False)
 
 
+@public(inplace=True)
 def addcmul(input: TensorBase, tensor1: Any, tensor2: Any, *, value: Any = 1) -> TensorBase:
     """``input + value * tensor1 * tensor2``."""
     prod = tensor1 * tensor2
     return input + (prod if value == 1 else value * prod)
 
 
+@public(inplace=True)
 def addcdiv(input: TensorBase, tensor1: Any, tensor2: Any, *, value: Any = 1) -> TensorBase:
     """``input + value * tensor1 / tensor2`` (floating point only, as in PyTorch)."""
     for t in (tensor1, tensor2):
@@ -323,16 +366,19 @@ def _integer_ufunc(ufunc: np.ufunc, name: str, input: TensorBase, other: Any) ->
                                  b._data.astype(target, copy=False))))
 
 
+@public(inplace=True, torch_inplace=True)
 def gcd(input: TensorBase, other: Any) -> TensorBase:
     """Elementwise greatest common divisor of integer tensors (non-negative)."""
     return _integer_ufunc(np.gcd, "gcd", input, other)
 
 
+@public(inplace=True, torch_inplace=True)
 def lcm(input: TensorBase, other: Any) -> TensorBase:
     """Elementwise least common multiple of integer tensors (non-negative)."""
     return _integer_ufunc(np.lcm, "lcm", input, other)
 
 
+@public(inplace=True)
 def nextafter(input: TensorBase, other: Any) -> TensorBase:
     """The next floating-point value after ``input`` towards ``other`` (no gradient)."""
     target = dtypes.float_result_type(
@@ -346,3 +392,34 @@ def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False,
     """Whether each element of ``elements`` is in ``test_elements`` (bool, ``elements``' shape)."""
     a, b = _tensor(elements)._data, _tensor(test_elements)._data
     return wrap(np.asarray(np.isin(a, b, assume_unique=assume_unique, invert=invert)))
+
+
+def _shift(input: Any, other: Any, left: bool) -> TensorBase:
+    """``input << other`` / ``>>`` on integer (or bool) operands with PyTorch's promotion: a
+    Python int keeps the tensor's dtype (bool becomes int64); two tensors promote."""
+    name = "lshift" if left else "rshift"
+    a = input._data if isinstance(input, TensorBase) else np.asarray(input)
+    b = other._data if isinstance(other, TensorBase) else np.asarray(other)
+    for arr in (a, b):
+        if arr.dtype.kind not in "biu":
+            raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{arr.dtype}' "
+                                      f"(bitwise shifts take integer tensors; got shapes "
+                                      f"{a.shape} and {b.shape})")
+    dt = dtypes.result_type(*(v._data if isinstance(v, TensorBase) else v
+                              for v in (input, other)))
+    if dt.kind == "b":
+        dt = np.dtype(np.int64)
+    fn = np.left_shift if left else np.right_shift
+    return wrap(np.asarray(fn(a.astype(dt), b.astype(dt))))
+
+
+@public(out=True, inplace=True)
+def bitwise_left_shift(input: Any, other: Any) -> TensorBase:
+    """``input << other`` elementwise (integer tensors; shifts past the width give 0)."""
+    return _shift(input, other, True)
+
+
+@public(out=True, inplace=True)
+def bitwise_right_shift(input: Any, other: Any) -> TensorBase:
+    """``input >> other`` elementwise, arithmetic for signed integers."""
+    return _shift(input, other, False)

@@ -14,7 +14,8 @@ from ..ops import return_types, scan, unary
 from ..ops.einsum import einsum as _einsum_op
 from ..ops.elementwise import bfloat16_in_float32
 from .basic import extremum_with_dim, is_sparse, matmul, sparse_matmul
-from .linalg import matrix_norm, p_norm
+from .linalg.norms import matrix_norm, p_norm
+from .registry import public
 
 __all__ = [
     "min", "amin", "argmax", "argmin", "prod", "cumsum", "cumprod", "var", "std", "logsumexp",
@@ -27,8 +28,7 @@ MinResult = return_types.min
 AminmaxResult = return_types.aminmax
 
 
-
-
+@public(out=True)
 def min(input: TensorBase, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001
     """``min(x)``: the smallest element (ties share the gradient). ``min(x, dim)``: a
     ``(values, indices)`` named tuple. ``min(a, b)``: see minimum."""
@@ -39,6 +39,7 @@ def min(input: TensorBase, dim: Any = None, keepdim: bool = False) -> Any:  # no
     return extremum_with_dim(input, dim, keepdim, "min", MinResult)
 
 
+@public(out=True)
 def amin(input: TensorBase, dim: Any = (), keepdim: bool = False) -> TensorBase:
     """Minimum over ``dim`` (int or tuple; all dims by default); ties share the gradient."""
     return ops.amax(input, None if dim == () else dim, keepdim, name="amin")
@@ -59,16 +60,19 @@ def _arg(pick, name: str, input: TensorBase, dim: Any, keepdim: bool) -> TensorB
     return wrap(np.asarray(pick(input._data, axis=dims[0], keepdims=keepdim)))
 
 
+@public(out=True)
 def argmax(input: TensorBase, dim: int | None = None, keepdim: bool = False) -> TensorBase:
     """Index of the largest element (of the flattened tensor when ``dim`` is None); int64."""
     return _arg(np.argmax, "argmax", input, dim, keepdim)
 
 
+@public(out=True)
 def argmin(input: TensorBase, dim: int | None = None, keepdim: bool = False) -> TensorBase:
     """Index of the smallest element (of the flattened tensor when ``dim`` is None); int64."""
     return _arg(np.argmin, "argmin", input, dim, keepdim)
 
 
+@public(out=True)
 @bfloat16_in_float32
 def prod(input: TensorBase, dim: int | None = None, keepdim: bool = False, *,
          dtype: Any = None) -> TensorBase:
@@ -76,11 +80,13 @@ def prod(input: TensorBase, dim: int | None = None, keepdim: bool = False, *,
     return scan.prod(input, dim, keepdim, dtype)
 
 
+@public(out=True, inplace=True)
 def cumsum(input: TensorBase, dim: int, *, dtype: Any = None) -> TensorBase:
     """Cumulative sum along ``dim``."""
     return scan.cumsum(input, dim, dtype)
 
 
+@public(out=True, inplace=True)
 @bfloat16_in_float32
 def cumprod(input: TensorBase, dim: int, *, dtype: Any = None) -> TensorBase:
     """Cumulative product along ``dim``."""
@@ -92,6 +98,7 @@ def _require_float(input: TensorBase, op: str) -> None:
         raise RuntimeError(f"{op}: input dtype must be floating point, got {input.dtype}")
 
 
+@public(out=True)
 @bfloat16_in_float32
 def var(input: TensorBase, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *,
         correction: float | None = None) -> TensorBase:
@@ -119,6 +126,7 @@ def _sqrt_zero_grad_at_zero(total: TensorBase) -> TensorBase:
     return ops.where(mask, 0.0, ops.pow(ops.where(mask, 1.0, total), 0.5))
 
 
+@public(out=True)
 @bfloat16_in_float32
 def std(input: TensorBase, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *,
         correction: float | None = None) -> TensorBase:
@@ -129,6 +137,7 @@ def std(input: TensorBase, dim: Any = None, unbiased: bool | None = None, keepdi
     return _sqrt_zero_grad_at_zero(var(input, dim, unbiased, keepdim, correction=correction))
 
 
+@public(out=True)
 @bfloat16_in_float32
 def logsumexp(input: TensorBase, dim: Any, keepdim: bool = False) -> TensorBase:
     """``log(sum(exp(x), dim))``, shifted by the max so it neither overflows nor underflows."""
@@ -145,6 +154,7 @@ def logsumexp(input: TensorBase, dim: Any, keepdim: bool = False) -> TensorBase:
     return ops.reshape(total, tuple(n for i, n in enumerate(total._data.shape) if i not in dims))
 
 
+@public(out=True)
 @bfloat16_in_float32
 def norm(input: TensorBase, p: Any = "fro", dim: Any = None, keepdim: bool = False,
          dtype: Any = None) -> TensorBase:
@@ -174,6 +184,7 @@ def norm(input: TensorBase, p: Any = "fro", dim: Any = None, keepdim: bool = Fal
     return p_norm(magnitude, p, dim, keepdim)
 
 
+@public(out=True)
 def all(input: TensorBase, dim: Any = None, keepdim: bool = False) -> TensorBase:  # noqa: A001
     """Whether all elements (over ``dim``) are true; a bool tensor (uint8 for uint8 input, as
     PyTorch keeps it)."""
@@ -181,6 +192,7 @@ def all(input: TensorBase, dim: Any = None, keepdim: bool = False) -> TensorBase
     return _truth(np.all(input._data, axis=dims, keepdims=keepdim), input)
 
 
+@public(out=True)
 def any(input: TensorBase, dim: Any = None, keepdim: bool = False) -> TensorBase:  # noqa: A001
     """Whether any element (over ``dim``) is true; a bool tensor (uint8 for uint8 input, as
     PyTorch keeps it)."""
@@ -204,6 +216,7 @@ def _expect_dims(op: str, **tensors: tuple) -> None:
                                f"({t._data.ndim}-D)")
 
 
+@public(out=True)
 def mm(input: TensorBase, mat2: TensorBase) -> TensorBase:
     """Matrix product of two 2-D tensors (either may be sparse: ``torch.mm(adj, x)``)."""
     if is_sparse(input) or is_sparse(mat2):
@@ -212,6 +225,7 @@ def mm(input: TensorBase, mat2: TensorBase) -> TensorBase:
     return ops.matmul2d(input, mat2)
 
 
+@public(out=True)
 def bmm(input: TensorBase, mat2: TensorBase) -> TensorBase:
     """Batched matrix product of two 3-D tensors with equal batch sizes."""
     _expect_dims("bmm", input=(input, 3), mat2=(mat2, 3))
@@ -221,12 +235,14 @@ def bmm(input: TensorBase, mat2: TensorBase) -> TensorBase:
     return ops.matmul2d(input, mat2)
 
 
+@public(out=True)
 def mv(input: TensorBase, vec: TensorBase) -> TensorBase:
     """Product of a 2-D matrix and a 1-D vector."""
     _expect_dims("mv", input=(input, 2), vec=(vec, 1))
     return matmul(input, vec)
 
 
+@public(out=True)
 def dot(input: TensorBase, other: TensorBase) -> TensorBase:
     """Inner product of two 1-D tensors of the same size."""
     _expect_dims("dot", input=(input, 1), other=(other, 1))
@@ -236,12 +252,14 @@ def dot(input: TensorBase, other: TensorBase) -> TensorBase:
     return ops.reduce_sum(input * other)
 
 
+@public(out=True)
 def outer(input: TensorBase, vec2: TensorBase) -> TensorBase:
     """Outer product of two 1-D tensors."""
     _expect_dims("outer", input=(input, 1), vec2=(vec2, 1))
     return ops.reshape(input, (-1, 1)) * vec2
 
 
+@public(method=False)
 def einsum(equation: str, *operands: TensorBase) -> TensorBase:
     """Einstein summation (any equation NumPy's einsum accepts), differentiable."""
     return _einsum_op(equation, *operands)

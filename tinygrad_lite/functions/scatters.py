@@ -1,5 +1,6 @@
 """The functional API, out-of-place writes: ``index_put`` (and ``index_put_``),
-``diagonal_scatter``, ``select_scatter``, ``slice_scatter``.
+``diagonal_scatter``, ``select_scatter``, ``slice_scatter``, and ``as_strided`` with its
+``as_strided_scatter`` (a strided view's elements as an index).
 
 Each is the index_put primitive (``ops/indexing.py``) at an index built here, so each is
 differentiable in both the input (zero gradient where overwritten) and the written values.
@@ -12,12 +13,14 @@ from typing import Any
 import numpy as np
 
 from .. import ops
-from .._core.tensor_base import TensorBase
+from .._core.tensor_base import TensorBase, wrap
 from ..ops import inplace
 from ..ops.indexing import index_put as _index_put
-from ..ops.linalg import torch_dtype_name
+from ..ops.linalg.inverse import torch_dtype_name
+from .basic import reshape
 
-__all__ = ["index_put", "index_put_", "diagonal_scatter", "select_scatter", "slice_scatter"]
+__all__ = ["index_put", "index_put_", "diagonal_scatter", "select_scatter", "slice_scatter",
+           "as_strided", "as_strided_scatter"]
 
 
 def _index_tuple(indices: Any) -> tuple:
@@ -130,3 +133,57 @@ def slice_scatter(input: TensorBase, src: TensorBase, dim: int = 0, start: int |
     at = (slice(None),) * d + (part,)
     return _scatter_into(input, src, at, shape[:d] + (length,) + shape[d + 1:],
                          "slice_scatter")
+
+
+def _strided_index(input: TensorBase, size: Any, stride: Any, storage_offset: Any,
+                   op: str) -> np.ndarray:
+    """The flat positions ``storage_offset + sum(i_k * stride_k)`` of an ``as_strided`` view
+    (shape ``size``), checked to lie inside the tensor's elements."""
+    size, stride = [int(n) for n in size], [int(n) for n in stride]
+    offset = 0 if storage_offset is None else int(storage_offset)
+    if len(size) != len(stride):
+        raise RuntimeError(f"mismatch in length of strides and shape ({len(stride)} strides for "
+                           f"{len(size)} sizes)")
+    if any(s < 0 for s in stride):
+        raise RuntimeError(f"{op}: Negative strides are not supported at the moment, got "
+                           f"strides: {stride}")
+    if offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {offset}")
+    index = np.full(size, offset, np.int64)
+    for k, (n, s) in enumerate(zip(size, stride, strict=True)):
+        index = index + (np.arange(n) * s).reshape([n if j == k else 1 for j in range(len(size))])
+    needed = 0 if 0 in size else offset + sum((n - 1) * s for n, s in zip(size, stride,
+                                                                         strict=True)) + 1
+    have = input._data.size
+    if needed > have:
+        item = input._data.itemsize
+        raise RuntimeError(f"setStorage: sizes {size}, strides {stride}, storage offset {offset},"
+                           f" and itemsize {item} requiring a storage size of {needed * item} are"
+                           f" out of bounds for storage of size {have * item}")
+    return index
+
+
+def as_strided(input: TensorBase, size: Any, stride: Any,
+               storage_offset: int | None = None) -> TensorBase:
+    """The elements at ``storage_offset + sum(i_k * stride_k)`` in shape ``size`` (see the
+    module docstring: a copy, whose gradient adds back into overlapping positions)."""
+    index = _strided_index(input, size, stride, storage_offset, "as_strided")
+    return ops.getitem(reshape(input, (-1,)), wrap(index))
+
+
+def as_strided_scatter(input: TensorBase, src: TensorBase, size: Any, stride: Any,
+                       storage_offset: int | None = None) -> TensorBase:
+    """A copy of ``input`` with ``src`` written where ``as_strided(size, stride,
+    storage_offset)`` would read."""
+    index = _strided_index(input, size, stride, storage_offset, "as_strided_scatter")
+    if np.unique(index).size != index.size:
+        raise RuntimeError("unsupported operation: more than one element of the written-to "
+                           "tensor refers to a single memory location. Please clone() the "
+                           f"tensor before performing the operation. (as_strided_scatter with "
+                           f"size {list(index.shape)} and stride {list(stride)} overlaps)")
+    if tuple(src.shape) != index.shape:
+        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
+                           f"{list(src.shape)}, slice size = {list(index.shape)}")
+    flat = index_put(reshape(input, (-1,)), (wrap(index.reshape(-1)),),
+                     reshape(src.to(input.dtype), (-1,)))
+    return reshape(flat, input.shape)

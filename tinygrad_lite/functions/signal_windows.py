@@ -13,6 +13,7 @@ import numpy as np
 
 from ..dtypes import is_float_dtype
 from .creation import _finish, _np_dtype
+from .registry import public
 
 __all__ = ["hann_window", "hamming_window", "blackman_window", "bartlett_window",
            "kaiser_window"]
@@ -35,6 +36,7 @@ def _window(name: str, window_length: int, periodic: bool, dtype: Any, requires_
     return _finish(values.astype(dt), requires_grad, device)
 
 
+@public(method=False)
 def hann_window(window_length: int, periodic: bool = True, *, dtype: Any = None,
                 layout: Any = None, device: Any = None, requires_grad: bool = False) -> Any:
     """``0.5 - 0.5 cos(2 pi n / (N - 1))``."""
@@ -42,6 +44,7 @@ def hann_window(window_length: int, periodic: bool = True, *, dtype: Any = None,
                    lambda f: 0.5 - 0.5 * np.cos(2 * np.pi * f))
 
 
+@public(method=False)
 def hamming_window(window_length: int, periodic: bool = True, alpha: float = 0.54,
                    beta: float = 0.46, *, dtype: Any = None, layout: Any = None,
                    device: Any = None, requires_grad: bool = False) -> Any:
@@ -50,6 +53,7 @@ def hamming_window(window_length: int, periodic: bool = True, alpha: float = 0.5
                    lambda f: alpha - beta * np.cos(2 * np.pi * f))
 
 
+@public(method=False)
 def blackman_window(window_length: int, periodic: bool = True, *, dtype: Any = None,
                     layout: Any = None, device: Any = None, requires_grad: bool = False) -> Any:
     """``0.42 - 0.5 cos(2 pi n / (N - 1)) + 0.08 cos(4 pi n / (N - 1))``."""
@@ -57,6 +61,7 @@ def blackman_window(window_length: int, periodic: bool = True, *, dtype: Any = N
                    lambda f: 0.42 - 0.5 * np.cos(2 * np.pi * f) + 0.08 * np.cos(4 * np.pi * f))
 
 
+@public(method=False)
 def bartlett_window(window_length: int, periodic: bool = True, *, dtype: Any = None,
                     layout: Any = None, device: Any = None, requires_grad: bool = False) -> Any:
     """The triangle ``1 - |2 n / (N - 1) - 1|``."""
@@ -64,6 +69,7 @@ def bartlett_window(window_length: int, periodic: bool = True, *, dtype: Any = N
                    lambda f: 1 - np.abs(2 * f - 1))
 
 
+@public(method=False)
 def kaiser_window(window_length: int, periodic: bool = True, beta: float = 12.0, *,
                   dtype: Any = None, layout: Any = None, device: Any = None,
                   requires_grad: bool = False) -> Any:

@@ -20,6 +20,7 @@ from ..ops import return_types
 from ..ops.elementwise import bfloat16_in_float32
 from ..ops.reduce import MedianBackward0, NanmedianBackward0, select_evenly
 from .indexing import gather
+from .registry import public
 
 __all__ = ["sort", "argsort", "topk", "kthvalue", "median", "nanmedian", "mode", "unique",
            "unique_consecutive", "searchsorted", "bucketize", "cummax", "cummin",
@@ -79,6 +80,7 @@ def _select(x: TensorBase, index: np.ndarray, dim: int) -> TensorBase:
     return gather(x, dim, wrap(index))
 
 
+@public(out=True)
 def sort(input: TensorBase, dim: int = -1, descending: bool = False, stable: bool = False
          ) -> Any:
     """``(values, indices)`` sorted along ``dim`` (stable; NaN last, or first if descending)."""
@@ -100,11 +102,13 @@ def argsort(input: TensorBase, dim: int = -1, descending: bool = False,
     return sort(input, dim, descending, stable).indices
 
 
+@public(out=True)
 def msort(input: TensorBase) -> TensorBase:
     """``input`` sorted along dim 0."""
     return sort(input, 0).values
 
 
+@public(out=True)
 def topk(input: TensorBase, k: int, dim: int = -1, largest: bool = True,
          sorted: bool = True) -> Any:  # noqa: A002 - PyTorch's name
     """The ``k`` largest (or smallest) elements along ``dim``, with their indices."""
@@ -134,6 +138,7 @@ def topk(input: TensorBase, k: int, dim: int = -1, largest: bool = True,
     return TopkResult(_select(input, idx, d), wrap(idx.astype(np.int64)))
 
 
+@public(out=True)
 def kthvalue(input: TensorBase, k: int, dim: int = -1, keepdim: bool = False) -> Any:
     """The ``k``-th smallest element along ``dim`` (1-based), with its index."""
     d = _dim(input, dim, "kthvalue")
@@ -189,17 +194,20 @@ def _median(input: TensorBase, dim: Any, keepdim: bool, ignore_nan: bool, op: st
     return result(values, wrap(idx.astype(np.int64)))
 
 
+@public(out=True)
 def median(input: TensorBase, dim: Any = None, keepdim: bool = False) -> Any:
     """The lower median (of all elements, or ``(values, indices)`` along ``dim``); NaN when
     there is a NaN."""
     return _median(input, dim, keepdim, False, "median")
 
 
+@public(out=True)
 def nanmedian(input: TensorBase, dim: Any = None, keepdim: bool = False) -> Any:
     """``median`` ignoring NaN values."""
     return _median(input, dim, keepdim, True, "nanmedian")
 
 
+@public(out=True)
 def mode(input: TensorBase, dim: int = -1, keepdim: bool = False) -> Any:
     """The most frequent value along ``dim`` (the smallest of equally frequent ones) and an
     index where it occurs."""
@@ -273,6 +281,7 @@ def unique_consecutive(input: TensorBase, return_inverse: bool = False,
     return out[0] if len(out) == 1 else tuple(out)
 
 
+@public(out=True)
 def searchsorted(sorted_sequence: TensorBase, input: Any, *, out_int32: bool = False,
                  right: bool = False, side: str | None = None,
                  sorter: TensorBase | None = None) -> TensorBase:
@@ -301,6 +310,7 @@ def searchsorted(sorted_sequence: TensorBase, input: Any, *, out_int32: bool = F
     return wrap(np.asarray(out).astype(np.int32 if out_int32 else np.int64))
 
 
+@public(out=True)
 def bucketize(input: Any, boundaries: TensorBase, *, out_int32: bool = False,
               right: bool = False) -> TensorBase:
     """The bucket of each value among 1-D ``boundaries``: ``boundaries[i-1] < x <=
@@ -332,16 +342,19 @@ def _cumulative(input: TensorBase, dim: int, take_max: bool, result: type) -> An
     return result(ops.movement.gathered(input, tuple(grid), running), wrap(idx))
 
 
+@public(out=True)
 def cummax(input: TensorBase, dim: int) -> Any:
     """The running maximum along ``dim`` and where it was found."""
     return _cumulative(input, dim, True, CummaxResult)
 
 
+@public(out=True)
 def cummin(input: TensorBase, dim: int) -> Any:
     """The running minimum along ``dim`` and where it was found."""
     return _cumulative(input, dim, False, CumminResult)
 
 
+@public(out=True)
 @bfloat16_in_float32
 def logcumsumexp(input: TensorBase, dim: int) -> TensorBase:
     """``log(cumsum(exp(input)))`` along ``dim``, without overflow."""

@@ -14,6 +14,7 @@ import numpy as np
 
 from .._core.tensor_base import TensorBase, wrap
 from ..ops.common import normalize_dims
+from .registry import public
 
 __all__ = ["hash_tensor"]
 
@@ -31,6 +32,7 @@ def _words(data: np.ndarray) -> np.ndarray:
     return data.astype(np.float64).view(np.uint64)
 
 
+@public(out=True)
 def hash_tensor(input: TensorBase, dim: Any = (), *, keepdim: bool = False,
                 mode: int = 0) -> TensorBase:
     """The xor of the elements' 64-bit patterns over ``dim`` (all by default), as uint64."""

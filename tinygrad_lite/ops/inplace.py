@@ -20,7 +20,7 @@ from ..dtypes import is_float_dtype
 from .common import require_broadcastable_to, wrap
 from .elementwise import cast, where
 from .indexing import index_put
-from .linalg import torch_dtype_name as _torch_name
+from .linalg.inverse import torch_dtype_name as _torch_name
 from .movement import (
     expand,
     getitem,

@@ -16,7 +16,7 @@ from .._core.graph import Node
 from .._core.tensor_base import TensorBase
 from ..dtypes import is_float_dtype
 from .common import is_array, swap_last_dims, wrap
-from .linalg import torch_dtype_name
+from .linalg.inverse import torch_dtype_name
 from .movement import getitem
 from .shape import cat
 

@@ -1,7 +1,7 @@
 """The named-tuple results of ``tl.return_types`` (PyTorch's ``torch.return_types``): ``max``,
 ``sort``, ``linalg_eigh``, ... Defined here, in the lowest layer that returns them (the
-decompositions of ``ops/linalg_decomp.py``); ``tinygrad_lite/return_types.py`` is their public
-home, and the name they print and pickle under.
+decompositions of ``ops/linalg/decompositions.py``); ``tinygrad_lite/return_types.py`` is their
+public home, and the name they print and pickle under.
 
 Each is a ``collections.namedtuple`` (tuple equality, unpacking, indexing, ``._fields``,
 ``._asdict()``) that also behaves as PyTorch's structseq types: built from one sequence

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from .. import functions
-from ..ops.linalg import torch_dtype_name
+from ..ops.linalg.inverse import torch_dtype_name
 from ..ops.sparse_mm import spmm
 from ..tensor import Tensor
 from .coo import SparseTensor

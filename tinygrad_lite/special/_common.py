@@ -11,7 +11,7 @@ from .. import dtypes
 from .. import functions as _fn
 from .._core.tensor_base import TensorBase, wrap
 from ..dtypes import float_result_type, get_default_dtype, is_float_dtype
-from ..functions.api_options import write_out
+from ..functions.conventions import write_out
 
 __all__ = ["as_tensor", "as_float", "result_dtype", "array_of", "float_dtype", "finish"]
 

@@ -9,7 +9,7 @@ from ..._core.grad_mode import no_grad
 from ..._core.memory_format import keeps_channels_last
 from ..._core.tensor_base import TensorBase, wrap
 from ...dtypes import finfo_of
-from ...functions.api_options import call_with_out
+from ...functions.conventions import call_with_out
 from ...functions.shape import pad as _pad
 from ...ops.elementwise import bfloat16_in_float32
 from ...ops.normalization import (

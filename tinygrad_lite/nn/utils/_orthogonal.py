@@ -16,6 +16,7 @@ from ... import functions as _fn
 from ..._core.tensor_base import TensorBase, wrap
 from ...dtypes import finfo_of
 from ...functions import creation as _creation
+from ...ops.linalg.inverse import solve as linalg_solve
 from ...tensor import Tensor
 from ..modules.module import Module
 
@@ -102,7 +103,7 @@ class Orthogonal(Module):
                 q = matrix_exp(a)
             else:  # (I - A/2)^{-1} (I + A/2)
                 eye = wrap(np.eye(n, dtype=x._data.dtype))
-                q = _fn.linalg.solve(eye - a * 0.5, eye + a * 0.5)
+                q = linalg_solve(eye - a * 0.5, eye + a * 0.5)
             if n != k:
                 q = q[..., :k]
         else:

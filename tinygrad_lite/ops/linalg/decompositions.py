@@ -1,4 +1,5 @@
-"""Matrix decompositions with PyTorch's backward rules: eigh, svd, qr (batched over leading dims).
+"""Matrix decompositions with PyTorch's backward rules: cholesky, eigh, svd, qr (batched over
+leading dims).
 
 Each rule is written with matmul, elementwise ops, constant masks and ``solve``, so it works on
 arrays (first order) and on tensors (``create_graph``: second order). The saved outputs come
@@ -14,22 +15,26 @@ from them, so the rules are differentiable in everything they use. Conditions, a
 - qr: ``gA = (gQ + Q copyltu(M)) R^-T`` with ``M = R gR^T - gQ^T Q`` for m >= n (reduced), and
   the split ``A = [X | Y]`` for m < n; R must be invertible (full rank). ``mode='r'`` and
   ``mode='complete'`` with m > n are not differentiable (PyTorch refuses them too).
+
+``cholesky`` (``L = cholesky(A)``): the symmetric ``L^-T Phi(L^T gL) L^-1`` (Phi: the lower
+triangle with its diagonal halved); a matrix that is not positive-definite raises
+``tl.linalg.LinAlgError``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .._core.grad_mode import grad_state
-from .._core.graph import Node
-from .._core.tensor_base import TensorBase
-from ..dtypes import is_float_dtype
-from . import return_types
-from .common import constant, is_array, swap_last_dims, wrap
-from .linalg import LinAlgError, solve, torch_dtype_name
-from .shape import cat
+from ..._core.grad_mode import grad_state
+from ..._core.graph import Node
+from ..._core.tensor_base import TensorBase
+from ...dtypes import is_float_dtype
+from .. import return_types
+from ..common import constant, is_array, swap_last_dims, wrap
+from ..shape import cat
+from .inverse import LinAlgError, _mm, _square, inv, solve, torch_dtype_name
 
-__all__ = ["eigh", "svd", "qr", "EighResult", "SVDResult", "QRResult", "float_matrix"]
+__all__ = ["eigh", "svd", "qr", "EighResult", "SVDResult", "QRResult", "float_matrix", "cholesky"]
 
 # tl.return_types.linalg_eigh & co (torch.return_types): fields by name, printed as PyTorch's
 EighResult = return_types.linalg_eigh
@@ -280,3 +285,39 @@ def qr(x: TensorBase, mode: str = "reduced") -> QRResult:
     node = LinalgQrBackward0(x)
     node.mode = mode
     return QRResult(*_record(node, [q_out, r]))
+
+
+class LinalgCholeskyExBackward0(Node):
+    def backward(self, grad):
+        lower = self.saved_output()
+        if is_array(lower):
+            linv = np.linalg.inv(lower)
+            phi = np.tril(swap_last_dims(lower) @ grad)
+            diag = np.einsum("...ii->...i", phi)
+            phi = phi - 0.5 * (diag[..., None] * np.eye(lower.shape[-1], dtype=lower.dtype))
+        else:
+            linv = inv(lower)
+            s = _mm(swap_last_dims(lower), grad)
+            eye = wrap(np.eye(lower.shape[-1], dtype=lower._data.dtype))
+            mask = wrap(np.tril(np.ones(lower.shape[-2:], lower._data.dtype)))
+            phi = s * mask - 0.5 * s * eye
+        ga = _mm(_mm(swap_last_dims(linv), phi), linv)
+        return (0.5 * (ga + swap_last_dims(ga)),)
+
+
+def cholesky(x: TensorBase, upper: bool = False) -> TensorBase:
+    """The lower Cholesky factor of each symmetric positive-definite matrix (``upper``: its
+    transpose)."""
+    a = _square(x, "cholesky")
+    try:
+        out = np.linalg.cholesky(a)
+    except np.linalg.LinAlgError:
+        raise LinAlgError("linalg.cholesky: The factorization could not be completed because "
+                          "the input is not positive-definite.") from None
+    if not (grad_state.enabled and x._requires_grad):
+        result = wrap(out)
+    else:
+        node = LinalgCholeskyExBackward0(x)
+        result = wrap(out, node)
+        node.save_output(result)
+    return result.mT if upper else result

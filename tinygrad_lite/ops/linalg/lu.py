@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core.grad_mode import grad_state
-from .._core.graph import Node
-from .._core.tensor_base import TensorBase
-from ..dtypes import is_float_dtype
-from .common import constant, is_array, swap_last_dims, wrap
-from .linalg import solve, torch_dtype_name
-from .shape import cat
+from ..._core.grad_mode import grad_state
+from ..._core.graph import Node
+from ..._core.tensor_base import TensorBase
+from ...dtypes import is_float_dtype
+from ..common import constant, is_array, swap_last_dims, wrap
+from ..shape import cat
+from .inverse import solve, torch_dtype_name
 
 __all__ = ["getrf", "getrs", "trsm", "permutation", "permutation_matrix", "lu_factor_ex",
            "check_float_matrix", "not_differentiable"]

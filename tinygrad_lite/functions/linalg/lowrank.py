@@ -17,11 +17,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._core.tensor_base import TensorBase
-from ..dtypes import float16, float32, float64
-from ..ops.linalg_decomp import qr, svd
-from .basic import matmul
-from .creation import randn
+from ..._core.tensor_base import TensorBase
+from ...dtypes import float16, float32, float64
+from ...ops.linalg.decompositions import qr, svd
+from ..basic import matmul
+from ..creation import randn
+from ..registry import public
 
 __all__ = ["svd_lowrank", "pca_lowrank"]
 
@@ -104,6 +105,7 @@ def _svd_lowrank(A: Any, q: int | None = 6, niter: int | None = 2,  # noqa: N803
     return (vh.mH, s, u) if m < n else (u, s, vh.mH)
 
 
+@public(method=False)
 def svd_lowrank(A: Any, q: int | None = 6, niter: int | None = 2,  # noqa: N803
                 M: TensorBase | None = None) -> tuple[TensorBase, TensorBase, TensorBase]:  # noqa: N803
     """``(U, S, V)`` with ``A - M ≈ U diag(S) V^H`` of rank ``q``, by randomized subspace
@@ -112,6 +114,7 @@ def svd_lowrank(A: Any, q: int | None = 6, niter: int | None = 2,  # noqa: N803
     return _svd_lowrank(A, q=q, niter=niter, M=M)
 
 
+@public(method=False)
 def pca_lowrank(A: Any, q: int | None = None, center: bool = True,  # noqa: N803
                 niter: int = 2) -> tuple[TensorBase, TensorBase, TensorBase]:
     """``(U, S, V)``: the low-rank SVD of the column-centred ``A`` (samples x features); ``V``'s

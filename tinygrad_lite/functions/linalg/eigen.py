@@ -1,5 +1,8 @@
-"""``tl.lobpcg``: the ``k`` largest (or smallest) eigenpairs of the symmetric generalized problem
-``A x = λ B x``, with ``torch.lobpcg``'s signature, argument checks and result layout.
+"""Eigenvalue problems beyond ``eigh`` (ops/linalg/decompositions.py): ``tl.linalg.eig`` and
+``eigvals`` refuse (tinygrad_lite has no complex dtypes, and a general real matrix's eigenvalues
+are complex); ``tl.lobpcg`` gives the ``k`` largest (or smallest) eigenpairs of the symmetric
+generalized problem ``A x = λ B x``, with ``torch.lobpcg``'s signature, argument checks and result
+layout.
 
 PyTorch iterates (LOBPCG, Knyazev 2001) from a random start ``X``. This one is exact rather
 than iterative: with ``B = L L^T`` (Cholesky) it takes ``eigh(L^-1 A L^-T) = (w, V)`` and
@@ -13,18 +16,19 @@ written with the differentiable ops (cholesky, solve_triangular, eigh), so gradi
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NoReturn
 
-from .._core.tensor_base import TensorBase
-from ..dtypes import float16, float32, float64
-from ..ops.linalg import cholesky
-from ..ops.linalg_decomp import eigh
-from .linalg import solve_triangular
-from .shape import flip
+from ..._core.tensor_base import TensorBase
+from ...dtypes import float16, float32, float64
+from ...ops.linalg.decompositions import cholesky, eigh, float_matrix
+from ..registry import public
+from ..shape import flip
+from .solve import solve_triangular
 
 __all__ = ["lobpcg"]
 
 
+@public(method=False)
 def lobpcg(A: TensorBase, k: int | None = None, B: TensorBase | None = None,  # noqa: N803
            X: TensorBase | None = None, n: int | None = None,  # noqa: N803
            iK: TensorBase | None = None, niter: int | None = None,  # noqa: N803
@@ -65,3 +69,21 @@ def lobpcg(A: TensorBase, k: int | None = None, B: TensorBase | None = None,  # 
     else:
         w, V = w[..., :count], V[..., :count]  # noqa: N806
     return w, V
+
+
+def _refuse_complex(A: TensorBase, op: str) -> NoReturn:  # noqa: N803
+    float_matrix(A, op, square=True)  # PyTorch's input checks first
+    raise NotImplementedError(
+        f"linalg.{op}: complex tensors are not supported by tinygrad_lite, and the eigenvalues "
+        "and eigenvectors of a general real matrix are complex (PyTorch returns them as "
+        "complex64/complex128). For a symmetric matrix use linalg.eigh or linalg.eigvalsh.")
+
+
+def eig(A: TensorBase) -> tuple:  # noqa: N803
+    """Not supported: raises NotImplementedError (a RuntimeError), as complex tensors are not."""
+    _refuse_complex(A, "eig")
+
+
+def eigvals(A: TensorBase) -> TensorBase:  # noqa: N803
+    """Not supported: raises NotImplementedError (a RuntimeError), as complex tensors are not."""
+    _refuse_complex(A, "eigvals")

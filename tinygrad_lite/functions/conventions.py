@@ -9,7 +9,8 @@
   PyTorch refuses them.
 
 ``conventions`` wraps a function with both (one wrapper); ``functions/__init__.py`` applies it
-to the ``tl.*`` functions by signature and name, so no function carries this code itself.
+to the ``tl.*`` functions by signature and by what each declares (``out=``: see registry.py), so
+no function carries this code itself.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The LU family: ``tl.linalg``'s lu, lu_factor(_ex), lu_solve, solve (``left=``) and
 solve_ex, and PyTorch's older ``tl.lu``/``lu_solve``/``lu_unpack``/``triangular_solve``/
 ``cholesky`` (also Tensor methods, but lu_unpack). The factorisation is the primitive of
-``ops/linalg_lu.py`` (LAPACK getrf's result and pivots); everything else is composed from it,
+``ops/linalg/lu.py`` (LAPACK getrf's result and pivots); everything else is composed from it,
 triangular masks and ``solve``, so the gradients (first and second order) are PyTorch's: with
 respect to A for full-rank inputs, to LU and B for lu_solve. A zero on U's diagonal gives
 inf/NaN values, as LAPACK's solvers, and such a result is not differentiable here."""
@@ -12,21 +12,15 @@ from typing import Any
 
 import numpy as np
 
-from .. import ops
-from .._core.tensor_base import TensorBase, wrap
-from ..ops import return_types
-from ..ops.linalg import LinAlgError, torch_dtype_name
-from ..ops.linalg import cholesky as _cholesky
-from ..ops.linalg import solve as _solve
-from ..ops.linalg_lu import (
-    check_float_matrix,
-    getrf,
-    getrs,
-    permutation,
-    permutation_matrix,
-    trsm,
-)
-from ..ops.linalg_lu import lu_factor_ex as _lu_factor_ex
+from ... import ops
+from ..._core.tensor_base import TensorBase, wrap
+from ...ops import return_types
+from ...ops.linalg.decompositions import cholesky as _cholesky
+from ...ops.linalg.inverse import LinAlgError, torch_dtype_name
+from ...ops.linalg.inverse import solve as _solve
+from ...ops.linalg.lu import check_float_matrix, getrf, getrs, permutation, permutation_matrix, trsm
+from ...ops.linalg.lu import lu_factor_ex as _lu_factor_ex
+from ..registry import public
 
 __all__ = ["lu", "lu_solve", "lu_unpack", "triangular_solve", "cholesky"]
 
@@ -156,6 +150,7 @@ def linalg_lu(A: TensorBase, *, pivot: bool = True) -> LUResult:  # noqa: N803
     return LUResult(*_unpack(lu_, piv._data))
 
 
+@public(method=False)
 def lu_unpack(LU_data: TensorBase, LU_pivots: TensorBase, unpack_data: bool = True,  # noqa: N803
               unpack_pivots: bool = True) -> LUUnpackResult:
     """``(P, L, U)`` from ``lu_factor``'s result (the parts not asked for are empty)."""
@@ -315,6 +310,7 @@ def solve_ex(A: TensorBase, B: TensorBase, *, left: bool = True,  # noqa: N803
     return SolveExResult(_restore(result, left, vector), wrap(info))
 
 
+@public(method=False)
 def lu(A: TensorBase, pivot: bool = True, get_infos: bool = False) -> Any:  # noqa: N803
     """PyTorch's older ``lu``: ``(LU, pivots)``, with ``info`` too for ``get_infos`` (a
     singular matrix does not raise)."""

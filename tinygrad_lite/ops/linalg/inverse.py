@@ -1,29 +1,24 @@
-"""Linear-algebra primitives over the last two dims (batched): inv, slogdet, solve, cholesky,
-pinv.
+"""Inverses, determinants and solves over the last two dims (batched): inv, det, slogdet,
+solve, pinv (Cholesky is in decompositions.py, cdist's distances in distance.py).
 
 Each backward rule is written with these same ops and matmul, so it is differentiable again:
 ``d inv(A) = -inv(A)^T g inv(A)^T``; ``d logabsdet(A) = g inv(A)^T``; for ``X = solve(A, B)``
-``gB = solve(A^T, g)`` and ``gA = -gB X^T``; for ``L = cholesky(A)`` the symmetric
-``L^-T Phi(L^T gL) L^-1`` (Phi: the lower triangle with its diagonal halved). A singular (or,
-for cholesky, not positive-definite) input raises ``tl.linalg.LinAlgError``, a RuntimeError,
-as PyTorch does.
+``gB = solve(A^T, g)`` and ``gA = -gB X^T``. A singular input raises
+``tl.linalg.LinAlgError``, a RuntimeError, as PyTorch does.
 """
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from .._core.grad_mode import grad_state
-from .._core.graph import Node
-from .._core.tensor_base import TensorBase
-from ..dtypes import finfo_of, is_float_dtype
-from .common import is_array, sum_to, swap_last_dims, wrap
-from .elementwise import where
+from ..._core.grad_mode import grad_state
+from ..._core.graph import Node
+from ..._core.tensor_base import TensorBase
+from ...dtypes import finfo_of, is_float_dtype
+from ..common import is_array, sum_to, swap_last_dims, wrap
 
-__all__ = ["LinAlgError", "inv", "det", "slogdet", "solve", "cholesky", "pinv", "cdist_direct",
-           "torch_dtype_name", "low_precision_note"]
+__all__ = ["LinAlgError", "inv", "det", "slogdet", "solve", "pinv", "torch_dtype_name",
+           "low_precision_note"]
 
 
 _TORCH_NAMES = {"float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double",
@@ -211,42 +206,6 @@ def solve(a: TensorBase, b: TensorBase) -> TensorBase:
     return result
 
 
-class LinalgCholeskyExBackward0(Node):
-    def backward(self, grad):
-        lower = self.saved_output()
-        if is_array(lower):
-            linv = np.linalg.inv(lower)
-            phi = np.tril(swap_last_dims(lower) @ grad)
-            diag = np.einsum("...ii->...i", phi)
-            phi = phi - 0.5 * (diag[..., None] * np.eye(lower.shape[-1], dtype=lower.dtype))
-        else:
-            linv = inv(lower)
-            s = _mm(swap_last_dims(lower), grad)
-            eye = wrap(np.eye(lower.shape[-1], dtype=lower._data.dtype))
-            mask = wrap(np.tril(np.ones(lower.shape[-2:], lower._data.dtype)))
-            phi = s * mask - 0.5 * s * eye
-        ga = _mm(_mm(swap_last_dims(linv), phi), linv)
-        return (0.5 * (ga + swap_last_dims(ga)),)
-
-
-def cholesky(x: TensorBase, upper: bool = False) -> TensorBase:
-    """The lower Cholesky factor of each symmetric positive-definite matrix (``upper``: its
-    transpose)."""
-    a = _square(x, "cholesky")
-    try:
-        out = np.linalg.cholesky(a)
-    except np.linalg.LinAlgError:
-        raise LinAlgError("linalg.cholesky: The factorization could not be completed because "
-                          "the input is not positive-definite.") from None
-    if not (grad_state.enabled and x._requires_grad):
-        result = wrap(out)
-    else:
-        node = LinalgCholeskyExBackward0(x)
-        result = wrap(out, node)
-        node.save_output(result)
-    return result.mT if upper else result
-
-
 class LinalgPinvBackward0(Node):
     def backward(self, grad):
         # PyTorch's pinv_backward: matmuls of A, pinv(A) and the gradient only, so defined at
@@ -312,85 +271,3 @@ def pinv(x: TensorBase, *, atol=None, rtol=None, hermitian: bool = False) -> Ten
 # -- cdist's direct path --------------------------------------------------------------------
 
 
-class CdistBackward0(Node):
-    """PyTorch's ``_cdist_backward``: per pair ``g * diff |diff|^(p-2) / dist^(p-1)``, 0 where the
-    distance is 0 (or, for p < 1, where a coordinate difference is 0); for p = inf every
-    coordinate at the maximum gets the full gradient. Under ``create_graph`` the same formula
-    is recorded with tensor ops (PyTorch has no second derivative here)."""
-
-    p: float
-
-    def backward(self, grad):
-        x1, x2 = self.saved_tensors
-        if is_array(grad):
-            pair = _pair_gradients_array(x1, x2, self.saved_output(), grad, self.p)
-        else:
-            pair = _pair_gradients_recorded(x1, x2, grad, self.p)
-        edges = self.next_edges
-        return (sum_to(pair.sum(-2), tuple(x1.shape)) if edges[0] else None,
-                sum_to(-pair.sum(-3), tuple(x2.shape)) if edges[1] else None)
-
-
-def _pair_gradients_array(x1: np.ndarray, x2: np.ndarray, dist: np.ndarray, grad: np.ndarray,
-                          p: float) -> np.ndarray:
-    """(..., P, R, M): each pair's gradient with respect to its x1 row."""
-    diff = x1[..., :, None, :] - x2[..., None, :, :]
-    g, d = grad[..., None], dist[..., None]
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        if p == 0:
-            pair = np.zeros_like(diff)
-        elif p == 1:
-            pair = np.sign(diff) * g
-        elif p == 2:
-            pair = np.where(d == 0, 0.0, diff / d) * g
-        elif math.isinf(p):
-            pair = np.where(np.abs(diff) == d, np.sign(diff), 0.0) * g
-        else:
-            zero = (d == 0) | ((diff == 0) & (p < 1))
-            pair = np.where(zero, 0.0, diff * np.abs(diff) ** (p - 2) / d ** (p - 1)) * g
-    return pair.astype(diff.dtype, copy=False)
-
-
-def _pair_gradients_recorded(x1: TensorBase, x2: TensorBase, grad: TensorBase,
-                             p: float) -> TensorBase:
-    """The same formula with tensor ops (create_graph), the masked places kept finite."""
-    diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
-    d = cdist_direct(x1, x2, p).unsqueeze(-1)
-    g = grad.unsqueeze(-1)
-    if p == 0:
-        return diff * 0.0
-    if p == 1:
-        return diff.sign() * g
-    if math.isinf(p):
-        return where(diff.abs() == d, diff.sign(), 0.0) * g
-    zero = (d == 0) if p >= 1 else (d == 0) | (diff == 0)
-    safe_d = where(zero, 1.0, d)
-    if p == 2:
-        return where(zero, 0.0, diff / safe_d) * g
-    safe_abs = where(zero, 1.0, diff.abs())
-    return where(zero, 0.0, diff * safe_abs ** (p - 2) / safe_d ** (p - 1)) * g
-
-
-def cdist_direct(x1: TensorBase, x2: TensorBase, p: float) -> TensorBase:
-    """The p-norm distances between the rows of ``x1`` (..., P, M) and ``x2`` (..., R, M) from
-    their differences, with PyTorch's gradient (see ``CdistBackward0``)."""
-    a, b = np.broadcast_arrays(x1._data[..., :, None, :], x2._data[..., None, :, :])
-    diff = np.abs(a - b)
-    if p == 0:
-        out = (diff != 0).sum(-1).astype(diff.dtype)
-    elif p == 1:
-        out = diff.sum(-1)
-    elif p == 2:
-        out = np.sqrt((diff * diff).sum(-1))
-    elif math.isinf(p):
-        out = diff.max(-1, initial=0.0)
-    else:
-        out = (diff ** p).sum(-1) ** (1.0 / p)
-    if not (grad_state.enabled and (x1._requires_grad or x2._requires_grad)):
-        return wrap(out)
-    node = CdistBackward0(x1, x2)
-    node.p = float(p)
-    node.save_for_backward(x1, x2)
-    result = wrap(out, node)
-    node.save_output(result)
-    return result
