@@ -20,8 +20,59 @@ from types import ModuleType
 
 __all__ = ["MOVED", "install"]
 
-# old dotted path -> the module that defines (or re-exports) every public name the old one had
-MOVED: dict[str, str] = {}
+# old dotted path -> the module that defines (or re-exports) every name a saved file can carry
+# from it: layer and distribution classes, optimizers, the legacy tensor types, memory formats,
+# and the functions a tensor pickles through
+MOVED: dict[str, str] = {
+    # the Tensor's surface (rebuild_tensor is what every pickled tensor names)
+    "tinygrad_lite._tensor_api": "tinygrad_lite._tensor.pickling",
+    "tinygrad_lite._tensor_storage": "tinygrad_lite._tensor.storage",
+    "tinygrad_lite._tensor_dlpack": "tinygrad_lite._tensor.dlpack",
+    "tinygrad_lite._format": "tinygrad_lite._tensor.format",
+    "tinygrad_lite._legacy": "tinygrad_lite._tensor.legacy",
+    "tinygrad_lite._torch_misc": "tinygrad_lite._layout",
+    "tinygrad_lite._torch_aliases": "tinygrad_lite._nn_functional_forms",
+    "tinygrad_lite._runtime": "tinygrad_lite._settings",
+    "tinygrad_lite._special_extra": "tinygrad_lite.special",
+    "tinygrad_lite._special_bessel": "tinygrad_lite.special._bessel_kernels",
+    "tinygrad_lite._special_poly": "tinygrad_lite.special._polynomial_kernels",
+    # layers: PyTorch's file names now
+    "tinygrad_lite.nn.modules.activation_extra": "tinygrad_lite.nn.modules.activation",
+    "tinygrad_lite.nn.modules.pooling_fractional": "tinygrad_lite.nn.modules.pooling",
+    "tinygrad_lite.nn.modules.vision": "tinygrad_lite.nn.modules",
+    "tinygrad_lite.nn.modules.legacy": "tinygrad_lite.nn.modules",
+    "tinygrad_lite.nn._functional.activation_extra": "tinygrad_lite.nn.functional",
+    "tinygrad_lite.nn._functional.loss_extra": "tinygrad_lite.nn.functional",
+    "tinygrad_lite.nn._functional.loss_more": "tinygrad_lite.nn.functional",
+    "tinygrad_lite.nn._functional.pooling_more": "tinygrad_lite.nn.functional",
+    # one module per optimizer and per distribution
+    "tinygrad_lite.optim.adaptive": "tinygrad_lite.optim",
+    "tinygrad_lite.distributions.continuous": "tinygrad_lite.distributions",
+    "tinygrad_lite.distributions.continuous_extra": "tinygrad_lite.distributions",
+    "tinygrad_lite.distributions.continuous_more": "tinygrad_lite.distributions",
+    "tinygrad_lite.distributions.discrete": "tinygrad_lite.distributions",
+    "tinygrad_lite.distributions.discrete_more": "tinygrad_lite.distributions",
+    "tinygrad_lite.distributions.relaxed": "tinygrad_lite.distributions",
+    "tinygrad_lite.distributions.transformed": "tinygrad_lite.distributions",
+    "tinygrad_lite.distributions.transformed_more": "tinygrad_lite.distributions",
+    "tinygrad_lite.distributions.lowrank_mvn":
+        "tinygrad_lite.distributions.lowrank_multivariate_normal",
+    "tinygrad_lite.distributions.transform_base": "tinygrad_lite.distributions.transforms.base",
+    "tinygrad_lite.distributions.transforms_extra": "tinygrad_lite.distributions.transforms",
+    # the tl.* functions
+    "tinygrad_lite.functions.api_options": "tinygrad_lite.functions.conventions",
+    "tinygrad_lite.functions.indexing_more": "tinygrad_lite.functions",
+    "tinygrad_lite.functions.inplace_extra": "tinygrad_lite.functions",
+    "tinygrad_lite.functions.inplace_more": "tinygrad_lite.functions",
+    "tinygrad_lite.functions.math_more": "tinygrad_lite.functions",
+    "tinygrad_lite.functions.shape_extra": "tinygrad_lite.functions",
+    "tinygrad_lite.functions.torch_only": "tinygrad_lite.functions",
+    "tinygrad_lite.functions.linalg_lu": "tinygrad_lite.functions.linalg.lu",
+    "tinygrad_lite.functions.linalg_lobpcg": "tinygrad_lite.functions.linalg.eigen",
+    "tinygrad_lite.functions.lowrank": "tinygrad_lite.functions.linalg.lowrank",
+    "tinygrad_lite.functions.linalg_more": "tinygrad_lite.functions.linalg",
+    "tinygrad_lite.sparse.kernels": "tinygrad_lite.ops.sparse_mm",
+}
 
 
 class _MovedModuleLoader(importlib.abc.Loader):

@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from .._core.moved_modules import MOVED
+
 __all__ = ["PICKLE_KEY", "pickled", "unpickled", "add_safe_globals", "clear_safe_globals",
            "get_safe_globals", "safe_globals", "unsafe_globals", "is_allowed", "find_allowed"]
 
@@ -33,14 +35,10 @@ _DEFAULT_SAFE = frozenset({
     "numpy.core.multiarray._reconstruct", "numpy._core.multiarray.scalar",
     "numpy.core.multiarray.scalar",
     "tinygrad_lite._tensor.pickling.rebuild_tensor", "tinygrad_lite.tensor.Tensor",
-    "tinygrad_lite._tensor_api.rebuild_tensor",  # its path in files saved before it moved
     "tinygrad_lite.Tensor",
     "tinygrad_lite.nn.parameter.Parameter", "tinygrad_lite.nn.parameter.Buffer",
     "tinygrad_lite._core.size.Size",
 })
-# Allowed globals that have moved since files were saved: the old "module.name" -> the new one
-_MOVED = {"tinygrad_lite._tensor_api.rebuild_tensor":
-          ("tinygrad_lite._tensor.pickling", "rebuild_tensor")}
 _user_safe: dict[str, Any] = {}  # "module.qualname" -> the allowed object
 
 
@@ -103,14 +101,25 @@ class _WeightsUnpickler(pickle.Unpickler):
         return find_allowed(*_normalised(module, name))
 
 
+def _current_path(module: str, name: str) -> tuple[str, str]:
+    """Where a global that a file names by a module path gone since it was saved lives now
+    (``_core/moved_modules.py``), so the allowlists are checked against today's paths."""
+    if module not in MOVED:
+        return module, name
+    found = getattr(importlib.import_module(MOVED[module]), name, None)
+    if found is None or not hasattr(found, "__qualname__"):
+        return module, name
+    return found.__module__, found.__qualname__
+
+
 def find_allowed(module: str, name: str) -> Any:
     """The global ``module.name`` if the allowlist has it; ``pickle.UnpicklingError`` naming it
     and the ways to allow it otherwise."""
+    module, name = _current_path(module, name)
     key = f"{module}.{name}"
     if key in _user_safe:
         return _user_safe[key]
     if key in _DEFAULT_SAFE:
-        module, name = _MOVED.get(key, (module, name))
         target: Any = importlib.import_module(module)
         for part in name.split("."):
             target = getattr(target, part)
