@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import functions as _fn
 from ..._core.tensor_base import TensorBase
+from ...functions.linalg.norms import vector_norm
 from ...ops.elementwise import bfloat16_in_float32
 
 __all__ = ["cosine_similarity", "pairwise_distance", "pdist"]
@@ -18,8 +18,8 @@ def cosine_similarity(x1: TensorBase, x2: TensorBase, dim: int = 1,
     """``(x1 / max(|x1|, eps)) . (x2 / max(|x2|, eps))`` along ``dim`` (broadcasting), as
     PyTorch computes it: each norm is raised to ``eps`` on its own, and its gradient flows as
     if it were not (PyTorch clamps the norms in place without recording it)."""
-    n1 = _fn.linalg.vector_norm(x1, 2, dim, True)
-    n2 = _fn.linalg.vector_norm(x2, 2, dim, True)
+    n1 = vector_norm(x1, 2, dim, True)
+    n2 = vector_norm(x2, 2, dim, True)
     n1 = n1 + (n1.clamp(min=eps) - n1).detach()
     n2 = n2 + (n2.clamp(min=eps) - n2).detach()
     return ((x1 / n1) * (x2 / n2)).sum(dim)
