@@ -20,6 +20,7 @@ import multiprocessing.util
 import os
 import shutil
 import tempfile
+import time
 
 import numpy as np
 import pytest
@@ -117,10 +118,20 @@ def pytest_testnodedown(node, error):
         _OWN.add(output["tmp_own"])
 
 
+def _remove(path: str) -> None:
+    """Remove ``path``, trying again for a few seconds while pytest-xdist's workers, which may
+    still be exiting, remove their own ``pymp-*`` directories in it."""
+    for _ in range(50):
+        shutil.rmtree(path, ignore_errors=True)
+        if not os.path.exists(path):
+            return
+        time.sleep(0.1)
+
+
 def _remove_at_exit(path: str) -> None:
     """Remove ``path`` when this process exits, after multiprocessing removed its own
     ``pymp-*`` directory in it (finalizers of a lower exit priority run later)."""
-    multiprocessing.util.Finalize(None, shutil.rmtree, args=(path, True), exitpriority=-200)
+    multiprocessing.util.Finalize(None, _remove, args=(path,), exitpriority=-200)
 
 
 def pytest_sessionfinish(session, exitstatus):
@@ -145,5 +156,8 @@ def pytest_sessionfinish(session, exitstatus):
         else:
             print("\n".join(lines))
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
-    if _OWNER:
+    if _OWNER:  # now, all but this process's own pymp-*; the rest when the process exits
+        for entry in os.listdir(_ROOT) if os.path.isdir(_ROOT) else []:
+            if entry not in _OWN:
+                _remove(os.path.join(_ROOT, entry))
         _remove_at_exit(_ROOT)
