@@ -19,6 +19,7 @@ import numpy as np
 from .._core import grad_mode as _grad_mode
 from .._core.grad_mode import no_grad
 from .._core.graph import Edge, Node
+from ..ops.common import _DelayedErrorBackward  # one stand-in for every NumPy-only backward
 from ..tensor import Tensor
 from . import anomaly as _anomaly
 from . import forward_ad as _forward_ad
@@ -320,20 +321,6 @@ def _connect(ctx: BackwardCFunction, outputs: Any) -> Any:
                 "forward as an output"
             )
     return result[0] if single else tuple(result)
-
-
-class _DelayedErrorBackward(Node):
-    """Stands in for the graph of a ``once_differentiable`` backward: differentiating it raises."""
-
-    fn_name: str  # e.g. "MyFunction.backward"
-
-    def backward(self, *grads: Any) -> tuple:
-        """Always raises: the backward it stands for recorded no graph."""
-        raise RuntimeError(
-            f"trying to differentiate twice a function that was marked with "
-            f"@once_differentiable ({self.fn_name}); write its backward in tensor ops, without "
-            f"once_differentiable, to allow double backward{self._where()}"
-        )
 
 
 def once_differentiable(fn: Callable) -> Callable:
