@@ -69,7 +69,6 @@ def argmin(input: TensorBase, dim: int | None = None, keepdim: bool = False) -> 
     return _arg(np.argmin, "argmin", input, dim, keepdim)
 
 
-@bfloat16_in_float32
 def prod(input: TensorBase, dim: int | None = None, keepdim: bool = False, *,
          dtype: Any = None) -> TensorBase:
     """Product of all elements, or over ``dim``."""
@@ -81,7 +80,6 @@ def cumsum(input: TensorBase, dim: int, *, dtype: Any = None) -> TensorBase:
     return scan.cumsum(input, dim, dtype)
 
 
-@bfloat16_in_float32
 def cumprod(input: TensorBase, dim: int, *, dtype: Any = None) -> TensorBase:
     """Cumulative product along ``dim``."""
     return scan.cumprod(input, dim, dtype)
