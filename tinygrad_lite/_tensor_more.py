@@ -7,7 +7,6 @@ merges them into what tensor.py binds."""
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
@@ -16,6 +15,7 @@ from . import dtypes, functions
 from ._core.grad_mode import no_grad
 from ._core.size import Size
 from ._core.tensor_base import TensorBase
+from ._core.warnings import warn
 from ._tensor_dlpack import DLPACK_METHODS
 
 __all__ = ["MORE_METHODS", "MORE_PROPERTIES"]
@@ -28,8 +28,7 @@ def _conjugate_transpose(self: TensorBase) -> TensorBase:
         raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got "
                            f"{self.ndim}-D tensor.{hint}")
     if self.ndim == 0:
-        warnings.warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().",
-                      UserWarning, stacklevel=2)
+        warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().")
         return self
     return functions.transpose(self, 0, 1)
 
@@ -68,7 +67,7 @@ def bfloat16(self: TensorBase) -> TensorBase:
 def resize(self: TensorBase, *sizes: Any) -> TensorBase:
     """Deprecated out-of-place ``resize``: ``reshape`` to ``sizes``, which must keep the number
     of elements (differentiable)."""
-    warnings.warn("non-inplace resize is deprecated", UserWarning, stacklevel=2)
+    warn("non-inplace resize is deprecated")
     shape = Size(sizes[0] if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) else sizes)
     if shape.numel() != self.numel():
         raise RuntimeError(f"requested resize to {'x'.join(map(str, shape))} ({shape.numel()} "
@@ -81,7 +80,7 @@ def resize(self: TensorBase, *sizes: Any) -> TensorBase:
 
 def resize_as(self: TensorBase, tensor: TensorBase) -> TensorBase:
     """Deprecated out-of-place ``resize_as``: ``reshape`` to ``tensor``'s shape."""
-    warnings.warn("non-inplace resize_as is deprecated", UserWarning, stacklevel=2)
+    warn("non-inplace resize_as is deprecated")
     return functions.reshape(self, tuple(tensor.shape))
 
 

@@ -9,12 +9,12 @@ tensor, see ``_core/memory_format.py``) in ``to``, ``contiguous``, ``clone``, ``
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
 
 from . import dtypes
+from ._core.warnings import warn
 from ._tensor_api import TYPE_NAMES
 from .amp import GradScaler
 from .autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_detect_anomaly
@@ -97,8 +97,8 @@ def set_float32_matmul_precision(precision: str) -> None:
     """Remember "highest", "high" or "medium" (reported back; float32 matmuls here always use
     full float32 precision, which is "highest"). Other values warn and change nothing."""
     if precision not in ("highest", "high", "medium"):
-        warnings.warn(f"{precision} is not one of 'highest', 'high', or 'medium'; the current "
-                      "setFloat32MatmulPrecision call has no effect.", UserWarning, stacklevel=2)
+        warn(f"{precision} is not one of 'highest', 'high', or 'medium'; the current "
+             "setFloat32MatmulPrecision call has no effect.")
         return
     _switches["matmul_precision"] = precision
 
@@ -163,9 +163,8 @@ def imag(input: Tensor) -> Tensor:
 def set_default_tensor_type(t: Any) -> None:
     """Deprecated: the default float dtype from a legacy type (``tl.DoubleTensor``) or its
     name (``"torch.DoubleTensor"``)."""
-    warnings.warn("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
-                  "torch.set_default_dtype() and torch.set_default_device() as alternatives.",
-                  UserWarning, stacklevel=2)
+    warn("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
+         "torch.set_default_dtype() and torch.set_default_device() as alternatives.")
     names = {v: k for k, v in TYPE_NAMES.items()}
     if isinstance(t, str):
         if t not in names:

@@ -6,13 +6,13 @@
 from __future__ import annotations
 
 import builtins
-import warnings
 from typing import Any
 
 import numpy as np
 
 from .. import dtypes, ops
 from .._core.tensor_base import TensorBase, wrap
+from .._core.warnings import warn
 from ..dtypes import is_float_dtype
 from ..ops import return_types
 from .creation import _finish, _np_dtype, _size, from_numpy, tensor
@@ -29,10 +29,9 @@ def range(start: Any, end: Any, step: Any = 1, *, dtype: Any = None,  # noqa: A0
           requires_grad: bool = False, device: Any = None, **options: Any) -> TensorBase:
     """Deprecated: ``start, start + step, ...`` up to and including ``end`` (``arange`` stops
     before it), in the default float dtype unless ``dtype``."""
-    warnings.warn("torch.range is deprecated and will be removed in a future release because its "
-                  "behavior is inconsistent with Python's range builtin. Instead, use "
-                  "torch.arange, which produces values in [start, end).", UserWarning,
-                  stacklevel=2)
+    warn("torch.range is deprecated and will be removed in a future release because its "
+         "behavior is inconsistent with Python's range builtin. Instead, use "
+         "torch.arange, which produces values in [start, end).")
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (end - start) * step < 0:
@@ -234,9 +233,9 @@ def histogramdd(input: TensorBase, bins: Any = 10, *, range: Any = None,  # noqa
 
 def frobenius_norm(input: TensorBase, dim: Any, keepdim: bool = False) -> TensorBase:
     """Deprecated: ``sqrt(sum x^2)`` over ``dim`` (one or two dims)."""
-    warnings.warn("at::frobenius_norm is deprecated and it is just left for JIT compatibility. "
-                  "It will be removed in a future PyTorch release. Please use "
-                  "`linalg.vector_norm(A, 2., dim, keepdim)` instead", UserWarning, stacklevel=2)
+    warn("at::frobenius_norm is deprecated and it is just left for JIT compatibility. "
+         "It will be removed in a future PyTorch release. Please use "
+         "`linalg.vector_norm(A, 2., dim, keepdim)` instead")
     return vector_norm(input, 2, dim, keepdim)
 
 
@@ -244,10 +243,9 @@ def nuclear_norm(input: TensorBase, dim: Any = None, keepdim: bool = False) -> T
     """Deprecated: the sum of the singular values of the matrices over ``dim`` (a pair; the
     two dims of a 2-D input by default). ``nuclear_norm(input, keepdim)`` is accepted, as
     PyTorch's."""
-    warnings.warn("at::nuclear_norm is deprecated and it is just left for JIT compatibility. "
-                  "It will be removed in a future PyTorch release. Please use "
-                  "`linalg.matrix_norm(A, 'nuc', dim, keepdim)` instead", UserWarning,
-                  stacklevel=2)
+    warn("at::nuclear_norm is deprecated and it is just left for JIT compatibility. "
+         "It will be removed in a future PyTorch release. Please use "
+         "`linalg.matrix_norm(A, 'nuc', dim, keepdim)` instead")
     if isinstance(dim, bool):
         dim, keepdim = None, dim
     if dim is None:

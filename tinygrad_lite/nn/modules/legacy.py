@@ -5,12 +5,12 @@ channel windows differ from ``LocalResponseNorm``'s)."""
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
 
 from ..._core.tensor_base import TensorBase, wrap
+from ..._core.warnings import warn
 from ...autograd.function import Function, once_differentiable
 from .loss import NLLLoss
 from .module import Module
@@ -23,9 +23,9 @@ class NLLLoss2d(NLLLoss):
 
     def __init__(self, weight: Any = None, size_average: Any = None,
                  ignore_index: int = -100, reduce: Any = None, reduction: str = "mean") -> None:
-        warnings.warn("`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a "
-                      "drop-in replacement and see https://pytorch.org/docs/main/nn.html#"
-                      "torch.nn.NLLLoss for more details.", FutureWarning, stacklevel=2)
+        warn("`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a "
+             "drop-in replacement and see https://pytorch.org/docs/main/nn.html#"
+             "torch.nn.NLLLoss for more details.", FutureWarning)
         super().__init__(weight, size_average, ignore_index, reduce, reduction)
 
 
