@@ -55,7 +55,20 @@ HOSTILE = {
                               b"\0" * 4), "BF16, shape .3.. needs 6 bytes"),
     "entry_not_object": (framed({"w": 3}), "not an object"),
     "torch_zip": (b"PK\x03\x04" + b"\0" * 60, "not a readable torch.save file"),
-    "torch_pickle": (b"\x80\x02}q\x00." + b"\0" * 10, "written by torch.save"),
+    "plain_pickle": (b"\x80\x02}q\x00." + b"\0" * 10,
+                     "is a pickle file .*neither a safetensors file nor a PyTorch zip"),
+    "torch_legacy_pickle": (b"\x80\x02\x8a\x0a" + (0x1950A86A20F9469CFC6C).to_bytes(10, "little")
+                            + b"." + b"\0" * 10, "written by torch.save in its legacy"),
+    "text": (b"hello world, this is a text file\n" * 10,
+             "is not a checkpoint .safetensors or PyTorch zip.: the header length field says"),
+    "random_bytes": (bytes(range(7, 256)) * 2, r"is not a checkpoint .safetensors or PyTorch zip."),
+    "zero_times_huge_shape": (framed({"w": {"dtype": "F32", "shape": [0, 2**62],
+                                            "data_offsets": [0, 0]}}), "'w' has shape .* too big"),
+    "zero_times_overflowing_shape": (framed({"w": {"dtype": "F64", "shape": [2**40, 0, 2**40],
+                                                   "data_offsets": [0, 0]}}), "'w' .* too big"),
+    "too_many_dimensions": (framed({"w": {"dtype": "U8", "shape": [1] * 65,
+                                          "data_offsets": [0, 1]}}, b"\0"),
+                            "'w' has 65 dimensions, more than 64"),
 }
 
 
@@ -83,6 +96,59 @@ def test_fifo_is_refused_without_hanging(tmp_path):
     os.mkfifo(fifo)
     with pytest.raises(RuntimeError, match="is a FIFO"):
         tl.load(fifo)
+
+
+def test_plain_pickle_and_text_files_say_what_they_are(tmp_path):
+    import pickle
+
+    path = tmp_path / "data.pkl"
+    with open(path, "wb") as fh:
+        pickle.dump({"w": [1.0, 2.0]}, fh)  # the default protocol: a FRAME after PROTO
+    with pytest.raises(RuntimeError, match="is a pickle file") as info:
+        tl.load(path)
+    assert "legacy" not in str(info.value) and "pickle.load" in str(info.value)
+    for protocol in (2, 3, 4, 5):  # torch's legacy header in every protocol torch.save may use
+        path.write_bytes(pickle.dumps(0x1950A86A20F9469CFC6C, protocol=protocol) + b"\0" * 8)
+        with pytest.raises(RuntimeError, match="legacy .pre-1.6. pickle format"):
+            tl.load(path)
+    text = tmp_path / "notes.txt"
+    text.write_text("not a checkpoint\n" * 20)
+    with pytest.raises(RuntimeError, match=r"notes.txt' is not a checkpoint \(safetensors or "
+                                           r"PyTorch zip\): the header length field says"):
+        tl.load(text)
+
+
+def test_plain_pickle_is_refused_with_pytorchs_exception_type(tmp_path):
+    import pickle
+
+    torch = pytest.importorskip("torch")
+    path = tmp_path / "data.pkl"
+    path.write_bytes(pickle.dumps({"w": [1.0]}))
+    with pytest.raises(RuntimeError, match="magic number"):  # PyTorch: not its legacy header
+        torch.load(path, weights_only=False)
+    with pytest.raises(RuntimeError, match="is a pickle file"):
+        tl.load(path, weights_only=False)
+    legacy = tmp_path / "legacy.pt"  # and a real legacy file is still told apart from it
+    torch.save({"w": torch.ones(2)}, legacy, _use_new_zipfile_serialization=False)
+    with pytest.raises(RuntimeError, match="legacy .pre-1.6. pickle format"):
+        tl.load(legacy)
+
+
+def test_many_empty_tensors_load_in_bounded_memory(tmp_path):
+    # 100,000 empty tensors: a 6.6 MB header. Reading it once held a dict and two lists per entry
+    # besides the result (peak 82 MiB); the result itself (100,000 tensors) is ~40 MiB.
+    n = 100_000
+    path = tmp_path / "empty.safetensors"
+    path.write_bytes(framed({f"t{i}": {"dtype": "F32", "shape": [0], "data_offsets": [0, 0]}
+                             for i in range(n)}))
+    tracemalloc.start()
+    try:
+        state = tl.load(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(state) == n and state["t7"].shape == (0,) and state["t7"].dtype == tl.float32
+    assert peak < 65 * 2**20, f"peak {peak / 2**20:.1f} MiB"
 
 
 def test_real_torch_save_file_loads(tmp_path):

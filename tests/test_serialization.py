@@ -101,7 +101,7 @@ def test_errors_name_the_file(tmp_path):
         "tiny": (b"abc", "fewer than the 8-byte header length"),
         "trunc_header": (raw[:20], "truncated or not a safetensors file"),
         "trunc_data": (raw[:-50], "is truncated: tensor 'w' ends at byte"),
-        "pickle": (b"\x80\x04\x95" + b"\x00" * 40, "written by torch.save"),
+        "pickle": (b"\x80\x04\x95" + b"\x00" * 40, "is a pickle file"),
         "badjson": ((5).to_bytes(8, "little") + b"{nope", "header is not valid JSON"),
     }
     for name, (data, msg) in cases.items():

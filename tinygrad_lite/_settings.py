@@ -5,9 +5,9 @@ deterministic), the anomaly, float32-matmul-precision, denormal and warn-always 
 from __future__ import annotations
 
 import os
-import warnings
 from typing import Any
 
+from ._core.warnings import warn
 from .autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_detect_anomaly
 
 __all__ = ["set_num_threads", "get_num_threads", "use_deterministic_algorithms",
@@ -108,8 +108,8 @@ def set_float32_matmul_precision(precision: str) -> None:
     """Remember "highest", "high" or "medium" (reported back; float32 matmuls here always use
     full float32 precision, which is "highest"). Other values warn and change nothing."""
     if precision not in ("highest", "high", "medium"):
-        warnings.warn(f"{precision} is not one of 'highest', 'high', or 'medium'; the current "
-                      "setFloat32MatmulPrecision call has no effect.", UserWarning, stacklevel=2)
+        warn(f"{precision} is not one of 'highest', 'high', or 'medium'; the current "
+             "setFloat32MatmulPrecision call has no effect.")
         return
     _switches["matmul_precision"] = precision
 

@@ -17,7 +17,6 @@ is a ``Tensor`` (``register_result_type``, at the end of this module). Methods r
 
 from __future__ import annotations
 
-import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -36,6 +35,7 @@ from ._core.shared_storage import is_shared_array, share_array
 from ._core.size import Size, sizes_or_keyword
 from ._core.tensor_base import TensorBase, grad_dtype_np, register_result_type, wrap
 from ._core.tracing import report_graph_break, tracing_state
+from ._core.warnings import warn
 from ._tensor import (
     autograd,
     callables,
@@ -228,13 +228,9 @@ class Tensor(TensorBase):
     def grad(self) -> Tensor | None:
         """The accumulated gradient (leaves, and non-leaves after ``retain_grad()``)."""
         if self.grad_fn is not None and not self._retains_grad and self._grad is None:
-            warnings.warn(
-                "The .grad attribute of a tensor that is not a leaf is being accessed; it is not "
-                "filled in by backward. Call .retain_grad() on it first if you want its gradient, "
-                "or access the leaf tensor instead.",
-                UserWarning,
-                stacklevel=2,
-            )
+            warn("The .grad attribute of a tensor that is not a leaf is being accessed; it is not "
+                 "filled in by backward. Call .retain_grad() on it first if you want its gradient, "
+                 "or access the leaf tensor instead.")
         return self._grad
 
     @grad.setter

@@ -5,10 +5,10 @@ still common in tutorials."""
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 from .. import dtypes
+from .._core.warnings import warn
 from ..tensor import Tensor
 from .types import TYPE_NAMES, type_name
 
@@ -67,9 +67,8 @@ def typename(obj: Any) -> str:
 def set_default_tensor_type(t: Any) -> None:
     """Deprecated: the default float dtype from a legacy type (``tl.DoubleTensor``) or its
     name (``"torch.DoubleTensor"``)."""
-    warnings.warn("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
-                  "torch.set_default_dtype() and torch.set_default_device() as alternatives.",
-                  UserWarning, stacklevel=2)
+    warn("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
+         "torch.set_default_dtype() and torch.set_default_device() as alternatives.")
     names = {v: k for k, v in TYPE_NAMES.items()}
     if isinstance(t, str):
         if t not in names:

@@ -4,7 +4,6 @@ the deprecated out-of-place ``resize``/``resize_as``, the transposes ``.H``/``.m
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
@@ -12,6 +11,7 @@ import numpy as np
 from .. import functions, ops
 from .._core.size import Size, sizes_or_keyword
 from .._core.tensor_base import TensorBase, wrap
+from .._core.warnings import warn
 
 __all__ = ["METHODS", "PROPERTIES"]
 
@@ -63,7 +63,7 @@ def unfold(self: TensorBase, dimension: int, size: int, step: int) -> TensorBase
 def resize(self: TensorBase, *sizes: Any) -> TensorBase:
     """Deprecated out-of-place ``resize``: ``reshape`` to ``sizes``, which must keep the number
     of elements (differentiable)."""
-    warnings.warn("non-inplace resize is deprecated", UserWarning, stacklevel=2)
+    warn("non-inplace resize is deprecated")
     shape = Size(sizes[0] if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) else sizes)
     if shape.numel() != self.numel():
         raise RuntimeError(f"requested resize to {'x'.join(map(str, shape))} ({shape.numel()} "
@@ -76,7 +76,7 @@ def resize(self: TensorBase, *sizes: Any) -> TensorBase:
 
 def resize_as(self: TensorBase, tensor: TensorBase) -> TensorBase:
     """Deprecated out-of-place ``resize_as``: ``reshape`` to ``tensor``'s shape."""
-    warnings.warn("non-inplace resize_as is deprecated", UserWarning, stacklevel=2)
+    warn("non-inplace resize_as is deprecated")
     return functions.reshape(self, tuple(tensor.shape))
 
 
@@ -87,8 +87,7 @@ def _conjugate_transpose(self: TensorBase) -> TensorBase:
         raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got "
                            f"{self.ndim}-D tensor.{hint}")
     if self.ndim == 0:
-        warnings.warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().",
-                      UserWarning, stacklevel=2)
+        warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().")
         return self
     return functions.transpose(self, 0, 1)
 

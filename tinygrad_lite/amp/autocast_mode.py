@@ -15,7 +15,6 @@ bfloat16 (through the ml_dtypes package; float16 where it is not installed).
 from __future__ import annotations
 
 import functools
-import warnings
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -23,6 +22,7 @@ import numpy as np
 
 from .. import dtypes
 from .._core.autocast_state import autocast_state, set_autocast_state
+from .._core.warnings import warn
 from .state import configured_dtype
 
 __all__ = ["autocast", "is_autocast_enabled", "get_autocast_dtype"]
@@ -43,9 +43,8 @@ class autocast:  # noqa: N801 - PyTorch's name
         self.enabled = bool(enabled)
         if device_type != "cpu":
             if self.enabled:
-                warnings.warn(f"User provided device_type of '{device_type}', but it is not "
-                              "available here (tensors live on the CPU); disabling autocast.",
-                              UserWarning, stacklevel=2)
+                warn(f"User provided device_type of '{device_type}', but it is not "
+                     "available here (tensors live on the CPU); disabling autocast.")
             self.enabled = False
         try:
             chosen = dtypes.to_dtype(dtype) if dtype is not None else configured_dtype(device_type)
@@ -55,9 +54,9 @@ class autocast:  # noqa: N801 - PyTorch's name
             chosen = configured_dtype(device_type)  # disabled: bfloat16 is never used, no error
         if self.enabled and chosen.name not in _LOW_PRECISION:
             supported = ", ".join(_LOW_PRECISION)
-            warnings.warn(f"In CPU autocast, but the target dtype is not supported. Disabling "
-                          f"autocast. CPU Autocast only supports dtype of {supported} "
-                          f"currently (got {chosen.name}).", UserWarning, stacklevel=2)
+            warn(f"In CPU autocast, but the target dtype is not supported. Disabling "
+                 f"autocast. CPU Autocast only supports dtype of {supported} "
+                 f"currently (got {chosen.name}).")
             self.enabled = False
         self.fast_dtype = chosen
         self.cache_enabled = True if cache_enabled is None else bool(cache_enabled)

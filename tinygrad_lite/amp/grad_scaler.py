@@ -15,7 +15,6 @@ was too large), and adapts the scale: halve it after an overflow, double it afte
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Iterable
 from enum import Enum
 from typing import Any
@@ -23,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from .._core.grad_mode import no_grad
+from .._core.warnings import warn
 from ..tensor import Tensor
 
 __all__ = ["GradScaler", "OptState"]
@@ -52,8 +52,8 @@ class GradScaler:
         self._device = device
         self._enabled = bool(enabled)
         if device != "cpu" and self._enabled:  # PyTorch on a machine without that device
-            warnings.warn(f"torch.{device}.amp.GradScaler is enabled, but {device.upper()} is "
-                          "not available.  Disabling.", UserWarning, stacklevel=2)
+            warn(f"torch.{device}.amp.GradScaler is enabled, but {device.upper()} is "
+                 "not available.  Disabling.")
             self._enabled = False
         self._scale = float(init_scale)
         self._growth_factor = float(growth_factor)
@@ -209,8 +209,7 @@ class CudaGradScaler(GradScaler):
     def __init__(self, init_scale: float = 2.0 ** 16, growth_factor: float = 2.0,
                  backoff_factor: float = 0.5, growth_interval: int = 2000,
                  enabled: bool = True) -> None:
-        warnings.warn("`torch.cuda.amp.GradScaler(args...)` is deprecated. Please use "
-                      "`torch.amp.GradScaler('cuda', args...)` instead.", FutureWarning,
-                      stacklevel=2)
+        warn("`torch.cuda.amp.GradScaler(args...)` is deprecated. Please use "
+             "`torch.amp.GradScaler('cuda', args...)` instead.", FutureWarning)
         super().__init__("cuda", init_scale, growth_factor, backoff_factor, growth_interval,
                          enabled)

@@ -10,13 +10,13 @@ device types are remembered and reported, but never take effect (there is no GPU
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
 
 from .. import dtypes
 from .._core.autocast_state import autocast_state, set_autocast_state
+from .._core.warnings import warn
 
 __all__ = ["configured_dtype", "bfloat16_available", "set_autocast_dtype",
            "set_autocast_enabled",
@@ -96,8 +96,7 @@ def is_autocast_enabled(device_type: str | None = None) -> bool:
 
 
 def _deprecated(old: str, new: str) -> None:
-    warnings.warn(f"torch.{old} is deprecated. Please use torch.{new} instead.",
-                  DeprecationWarning, stacklevel=3)
+    warn(f"torch.{old} is deprecated. Please use torch.{new} instead.", DeprecationWarning)
 
 
 def set_autocast_cpu_enabled(enabled: bool) -> None:

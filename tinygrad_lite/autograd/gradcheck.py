@@ -7,7 +7,6 @@ small inputs: testing a custom Function or a new op, as ``torch.autograd.gradche
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -15,6 +14,7 @@ import numpy as np
 
 from .._core.backward import grad
 from .._core.grad_mode import enable_grad
+from .._core.warnings import warn
 from ..tensor import Tensor
 from . import forward_ad
 
@@ -141,8 +141,8 @@ def gradcheck(
         raise ValueError("gradcheck expects at least one input tensor with requires_grad=True")
     for i, t in enumerate(diff):
         if t._data.dtype != np.float64:
-            warnings.warn(f"gradcheck: input {i} has dtype {t.dtype}, not float64; the check "
-                          "may fail from rounding alone", UserWarning, stacklevel=2)
+            warn(f"gradcheck: input {i} has dtype {t.dtype}, not float64; the check "
+                 "may fail from rounding alone")
     with enable_grad():
         outputs = _outputs(func, inputs)
         computed = [("backward", _analytic(outputs, diff))] if check_backward_ad else []

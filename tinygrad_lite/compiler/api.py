@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import builtins
 import re
-import warnings
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -24,6 +23,7 @@ from .._core.autocast_state import autocast_state
 from .._core.grad_mode import grad_state
 from .._core.tensor_base import TensorBase, wrap
 from .._core.tracing import tracing_state
+from .._core.warnings import warn
 from ..functions.generator import default_generator
 from ..nn.modules.module import Module
 from . import codegen, fuse, logs, passes
@@ -285,8 +285,7 @@ class CompiledFunction:
         # torch.compile: that eager fallback is expected, so it is explained, not warned about.
         if reason not in self._warned and not reason.startswith(_AUTOGRAD_AFTER):
             self._warned.add(reason)
-            warnings.warn(f"tl.compile: {_name(self.fn)} runs eagerly: {reason}", UserWarning,
-                          stacklevel=4)
+            warn(f"tl.compile: {_name(self.fn)} runs eagerly: {reason}")
         self.entries.insert(0, Entry(key, guard or _make_guard(walk), None, None, "", reason))
         del self.entries[max(1, config.cache_size_limit):]
 

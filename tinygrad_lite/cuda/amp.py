@@ -4,9 +4,9 @@ does and, with no GPU here, are disabled: ``autocast()`` runs its block in full 
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
+from .._core.warnings import warn
 from ..amp.autocast_mode import autocast as _autocast
 from ..amp.grad_scaler import CudaGradScaler as GradScaler
 
@@ -18,7 +18,6 @@ class autocast(_autocast):  # noqa: N801 - PyTorch's name
 
     def __init__(self, enabled: bool = True, dtype: Any = None,
                  cache_enabled: bool = True) -> None:
-        warnings.warn("`torch.cuda.amp.autocast(args...)` is deprecated. Please use "
-                      "`torch.amp.autocast('cuda', args...)` instead.", FutureWarning,
-                      stacklevel=2)
+        warn("`torch.cuda.amp.autocast(args...)` is deprecated. Please use "
+             "`torch.amp.autocast('cuda', args...)` instead.", FutureWarning)
         super().__init__("cuda", dtype, enabled, cache_enabled)

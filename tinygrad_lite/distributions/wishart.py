@@ -6,7 +6,6 @@ the chi part differentiable through the Gamma sampler)."""
 from __future__ import annotations
 
 import math
-import warnings
 from typing import Any
 
 import numpy as np
@@ -14,6 +13,7 @@ import numpy as np
 from .. import functions as _fn
 from .. import linalg
 from .._core.tensor_base import TensorBase, wrap
+from .._core.warnings import warn
 from ..dtypes import finfo_of
 from ..functions.creation import default_rng
 from .chi2 import Chi2
@@ -77,8 +77,8 @@ class Wishart(ExponentialFamily):
         else:
             self.precision_matrix = param.expand(*full)
         if bool((self.df._data < p).any()):
-            warnings.warn("Low df values detected. Singular samples are highly likely to occur "
-                          "for ndim - 1 < df < ndim.", UserWarning, stacklevel=2)
+            warn("Low df values detected. Singular samples are highly likely to occur "
+                 "for ndim - 1 < df < ndim.")
         self.arg_constraints = {"covariance_matrix": constraints.positive_definite,
                                 "precision_matrix": constraints.positive_definite,
                                 "scale_tril": constraints.lower_cholesky,
@@ -180,7 +180,7 @@ class Wishart(ExponentialFamily):
         sample = self._bartlett_sampling(sample_shape)
         bad = self._singular(sample)
         if bad.any():
-            warnings.warn("Singular sample detected.", UserWarning, stacklevel=2)
+            warn("Singular sample detected.")
             for _ in range(10 if max_try_correction is None else max_try_correction):
                 fresh = self._bartlett_sampling(sample_shape)
                 mask = wrap(bad.reshape(bad.shape + (1,) * (sample.ndim - bad.ndim)))

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -25,6 +24,7 @@ import numpy as np
 
 from .._core.grad_mode import grad_state
 from .._core.tensor_base import TensorBase
+from .._core.warnings import warn
 from ..ops import return_types
 from ..ops.inplace import check_writable
 
@@ -132,13 +132,12 @@ def write_out(result: TensorBase, out: TensorBase, op: str) -> TensorBase:
     check_writable(out, f"{op}(out=...)")
     if source.shape != target.shape:
         if target.size:
-            warnings.warn(
-                f"{op}(): an output with one or more elements was resized since it had shape "
-                f"{list(target.shape)}, which does not match the required output shape "
-                f"{list(source.shape)}. This behavior is deprecated, and in a future PyTorch "
-                "release outputs will not be resized unless they have zero elements. You can "
-                "explicitly reuse an out tensor t by resizing it, inplace, to zero elements "
-                "with t.resize_(0).", UserWarning, stacklevel=3)
+            warn(f"{op}(): an output with one or more elements was resized since it had shape "
+                 f"{list(target.shape)}, which does not match the required output shape "
+                 f"{list(source.shape)}. This behavior is deprecated, and in a future PyTorch "
+                 "release outputs will not be resized unless they have zero elements. You can "
+                 "explicitly reuse an out tensor t by resizing it, inplace, to zero elements "
+                 "with t.resize_(0).")
         out._data = np.empty(source.shape, target.dtype)  # a new storage, as resize_ makes
     np.copyto(out._data, source, casting="unsafe")
     out._version_counter[0] += 1

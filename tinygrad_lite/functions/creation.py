@@ -5,7 +5,6 @@ deprecated inclusive ``range``), and random (seeded by ``manual_seed``)."""
 from __future__ import annotations
 
 import builtins
-import warnings
 from typing import Any
 
 import numpy as np
@@ -16,6 +15,7 @@ from .._core.device import check_device, is_meta_array, meta_array, wants_meta
 from .._core.memory_format import format_name, in_format
 from .._core.size import sizes_or_keyword
 from .._core.tensor_base import TensorBase, wrap
+from .._core.warnings import warn
 from ..dtypes import is_float_dtype
 from .generator import (
     Generator,
@@ -451,10 +451,9 @@ def range(start: Any, end: Any, step: Any = 1, *, dtype: Any = None,  # noqa: A0
           requires_grad: bool = False, device: Any = None, **options: Any) -> TensorBase:
     """Deprecated: ``start, start + step, ...`` up to and including ``end`` (``arange`` stops
     before it), in the default float dtype unless ``dtype``."""
-    warnings.warn("torch.range is deprecated and will be removed in a future release because its "
-                  "behavior is inconsistent with Python's range builtin. Instead, use "
-                  "torch.arange, which produces values in [start, end).", UserWarning,
-                  stacklevel=2)
+    warn("torch.range is deprecated and will be removed in a future release because its "
+         "behavior is inconsistent with Python's range builtin. Instead, use "
+         "torch.arange, which produces values in [start, end).")
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (end - start) * step < 0:

@@ -73,7 +73,6 @@ def nansum(input: TensorBase, dim: Any = None, keepdim: bool = False, *,
 
 
 @public(out=True)
-@bfloat16_in_float32
 def nanmean(input: TensorBase, dim: Any = None, keepdim: bool = False, *,
             dtype: Any = None) -> TensorBase:
     """Mean over ``dim`` (all by default) of the elements that are not NaN."""

@@ -73,7 +73,6 @@ def argmin(input: TensorBase, dim: int | None = None, keepdim: bool = False) -> 
 
 
 @public(out=True)
-@bfloat16_in_float32
 def prod(input: TensorBase, dim: int | None = None, keepdim: bool = False, *,
          dtype: Any = None) -> TensorBase:
     """Product of all elements, or over ``dim``."""
@@ -87,7 +86,6 @@ def cumsum(input: TensorBase, dim: int, *, dtype: Any = None) -> TensorBase:
 
 
 @public(out=True, inplace=True)
-@bfloat16_in_float32
 def cumprod(input: TensorBase, dim: int, *, dtype: Any = None) -> TensorBase:
     """Cumulative product along ``dim``."""
     return scan.cumprod(input, dim, dtype)

@@ -17,7 +17,6 @@ from .. import ops
 from .._core.tensor_base import TensorBase, wrap
 from ..dtypes import is_float_dtype
 from ..ops import return_types
-from ..ops.elementwise import bfloat16_in_float32
 from ..ops.reduce import MedianBackward0, NanmedianBackward0, select_evenly
 from .indexing import gather
 from .registry import public
@@ -355,7 +354,6 @@ def cummin(input: TensorBase, dim: int) -> Any:
 
 
 @public(out=True)
-@bfloat16_in_float32
 def logcumsumexp(input: TensorBase, dim: int) -> TensorBase:
     """``log(cumsum(exp(input)))`` along ``dim``, without overflow."""
     return ops.scan.logcumsumexp(input, dim)

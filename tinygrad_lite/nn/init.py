@@ -4,11 +4,11 @@ drawing from the global generator (``tinygrad_lite.manual_seed``) unless given o
 from __future__ import annotations
 
 import math
-import warnings
 from typing import Any
 
 import numpy as np
 
+from .._core.warnings import warn
 from ..functions.generator import rng_of
 from ..functions.torch_stream import draw_dtype
 from ..tensor import Tensor
@@ -95,8 +95,8 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
         return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
 
     if mean < a - 2 * std or mean > b + 2 * std:
-        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The "
-                      "distribution of values may be incorrect.", stacklevel=2)
+        warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The "
+             "distribution of values may be incorrect.")
     rng, dt, shape = _rng(generator), draw_dtype(tensor._data.dtype), tensor.shape
     if cdf((b - mean) / std) - cdf((a - mean) / std) > 0.3:
         low, high = float(np.asarray(a, dt)), float(np.asarray(b, dt))
@@ -235,8 +235,8 @@ def _deprecated(new: Any) -> Any:
     old = new.__name__[:-1]
 
     def fn(*args: Any, **kwargs: Any) -> Any:
-        warnings.warn(f"`nn.init.{old}` is now deprecated in favor of `nn.init.{new.__name__}`.",
-                      FutureWarning, stacklevel=2)
+        warn(f"`nn.init.{old}` is now deprecated in favor of `nn.init.{new.__name__}`.",
+             FutureWarning)
         return new(*args, **kwargs)
 
     fn.__name__ = old

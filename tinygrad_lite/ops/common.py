@@ -196,11 +196,20 @@ def sum_to(grad, shape: tuple):
     return grad.sum(dims).reshape(shape)  # a Tensor under create_graph: recorded
 
 
+def is_half_float(dtype: np.dtype) -> bool:
+    """Whether ``dtype`` is float16 or bfloat16: the dtypes PyTorch's CPU sums, means and scans
+    accumulate in float32, rounding once at the end (NumPy's float16 loops round after every
+    step along any but the innermost axis and in every ``accumulate``; ml_dtypes' bfloat16
+    loops always do)."""
+    return dtype == np.float16 or dtype is dtypes.bfloat16.np
+
+
 def array_sum(data: np.ndarray, axis, keepdims: bool = False) -> np.ndarray:
-    """``np.add.reduce(data, axis)``; a bfloat16 array accumulates in float32, as PyTorch's
-    kernels do (ml_dtypes' own loop accumulates in bfloat16: 10,000 ones sum to 256)."""
+    """``np.add.reduce(data, axis)``; a float16 or bfloat16 array accumulates in float32, as
+    PyTorch's kernels do (ml_dtypes' own loop accumulates in bfloat16: 10,000 ones sum to 256;
+    NumPy's float16 one overflows on [6e4, 6e4, -6e4] summed along an outer axis)."""
     # NumPy's stubs type ``keepdims`` only as a literal True or False, not as a bool variable
-    if data.dtype is dtypes.bfloat16.np:
+    if is_half_float(data.dtype):
         return np.add.reduce(data, axis=axis, dtype=np.float32,  # type: ignore[call-overload]
                              keepdims=keepdims).astype(data.dtype)
     return np.add.reduce(data, axis=axis, keepdims=keepdims)  # type: ignore[call-overload]

@@ -15,6 +15,7 @@ from .common import (
     array_of,
     array_sum,
     is_array,
+    is_half_float,
     masked_bits,
     normalize_dims,
     sum_rows,
@@ -91,9 +92,14 @@ def reduce_mean(x: TensorBase, dim=None, keepdim: bool = False) -> TensorBase:
     dims = None if dim is None else normalize_dims(dim, x._data.ndim, "mean")
     shape = x._data.shape
     count = x._data.size if dims is None else int(np.prod([shape[d] for d in dims]))
-    out = np.asarray(array_sum(x._data, dims, keepdim))
+    half = is_half_float(x._data.dtype)
+    # float16/bfloat16: the sum and the division in float32, rounded once (PyTorch: the mean
+    # of [6e4, 6e4] in float16 is 6e4, though their sum is inf there)
+    out = np.asarray(np.add.reduce(x._data, axis=dims,  # type: ignore[call-overload]
+                                   dtype=_SINGLE if half else None, keepdims=keepdim))
     with np.errstate(divide="ignore", invalid="ignore"):  # the mean of nothing is NaN
         out = np.divide(out, out.dtype.type(count), out=out if out.ndim else None)
+    out = np.asarray(out).astype(x._data.dtype) if half else out
     if not (grad_state.enabled and x._requires_grad):
         return wrap(np.asarray(out))
     node = MeanBackward0(x) if dim is None else MeanBackward1(x)

@@ -15,7 +15,7 @@ from .. import dtypes
 from .._core.grad_mode import grad_state
 from .._core.graph import Node
 from .._core.tensor_base import TensorBase
-from .common import array_of, is_array, normalize_dims, wrap
+from .common import array_of, is_array, is_half_float, normalize_dims, wrap
 from .elementwise import cast, where
 from .movement import permute, reshape
 from .reduce import reduce_sum
@@ -74,11 +74,36 @@ class ProdBackward0(Node):
             if is_array(grad):
                 return (g * _prod_of_others(xa, self.dims),)
             return (g * _prod_of_others_graph(x, self.dims),)
-        return (g * self.saved_output().reshape(self.kept_shape) / x,)
+        # grad * (result / input), PyTorch's order (it matters when they round: float16)
+        return (g * (self.saved_output().reshape(self.kept_shape) / x),)
 
 
 class ProdBackward1(ProdBackward0):
     """``prod(dim)`` (PyTorch's name)."""
+
+
+def _product_in_dtype(data: np.ndarray, dims: tuple, keepdim: bool) -> np.ndarray:
+    """The product over ``dims`` of a float16/bfloat16 array, rounded to its dtype after every
+    factor: PyTorch's CPU prod, unlike its sum, accumulates in the input's dtype (300 * 300 *
+    (1/300) * (1/300) is inf in float16), where NumPy's float16 loop would keep a float32
+    product along the innermost axis."""
+    flat, _, shape = _group_last_array(data, dims)
+    if not flat.shape[-1]:
+        out = np.ones(flat.shape[:-1], data.dtype)
+    else:
+        out = np.multiply.accumulate(flat, axis=-1)[..., -1]
+    kept = tuple(1 if i in dims else n for i, n in enumerate(data.shape))
+    return out.reshape(kept if keepdim else tuple(n for i, n in enumerate(data.shape)
+                                                   if i not in dims))
+
+
+def _group_last_array(data: np.ndarray, dims: tuple) -> tuple[np.ndarray, tuple, tuple]:
+    """``_group_last`` of an array: the ``dims`` moved last and flattened into one axis."""
+    rest = [d for d in range(data.ndim) if d not in dims]
+    perm = tuple(rest + list(dims))
+    moved = data.transpose(perm)
+    group = int(np.prod([data.shape[d] for d in dims]))  # (-1 is ambiguous when empty)
+    return moved.reshape(moved.shape[:len(rest)] + (group,)), perm, moved.shape
 
 
 def prod(x: TensorBase, dim=None, keepdim: bool = False, dtype=None) -> TensorBase:
@@ -92,7 +117,10 @@ def prod(x: TensorBase, dim=None, keepdim: bool = False, dtype=None) -> TensorBa
     dims = normalize_dims(dim, x._data.ndim, "prod")
     # ufunc methods, not ndarray.prod/np.cumprod: NumPy then attributes a floating-point
     # warning to this module, where the package's filter silences it (see _core/quiet.py)
-    out = np.asarray(np.multiply.reduce(x._data, axis=dims, keepdims=keepdim))  # type: ignore[call-overload]
+    if is_half_float(x._data.dtype):
+        out = _product_in_dtype(x._data, dims, keepdim)
+    else:
+        out = np.asarray(np.multiply.reduce(x._data, axis=dims, keepdims=keepdim))  # type: ignore[call-overload]
     if not (grad_state.enabled and x._requires_grad):
         return wrap(out)
     node = ProdBackward0(x) if dim is None else ProdBackward1(x)
@@ -122,11 +150,13 @@ class CumsumBackward0(Node):
 
 
 def _accumulate(ufunc: np.ufunc, data: np.ndarray, dim: int) -> np.ndarray:
-    """``ufunc.accumulate`` along ``dim`` (a copy for a 0-d array); bfloat16 accumulates in
-    float32, as PyTorch (see elementwise)."""
+    """``ufunc.accumulate`` along ``dim`` (a copy for a 0-d array); float16 and bfloat16
+    accumulate in float32 and each output is rounded once, as in PyTorch's scans (NumPy's and
+    ml_dtypes' loops round the running value: float16 [6e4, 6e4, -6e4] would give
+    [6e4, inf, inf], PyTorch's [6e4, inf, 6e4])."""
     if not data.ndim:
         return data.copy()
-    if data.dtype is dtypes.bfloat16.np:
+    if is_half_float(data.dtype):
         return ufunc.accumulate(data.astype(np.float32), axis=dim).astype(data.dtype)
     return ufunc.accumulate(data, axis=dim)
 
@@ -173,7 +203,7 @@ class CumprodBackward0(Node):
 
     def backward(self, grad):
         (x,) = self.saved_tensors
-        if not grad.ndim:
+        if not grad.ndim or grad.shape[self.dim] == 1:  # the identity: PyTorch passes grad on
             return (grad,)
         xa = array_of(x)
         if (xa == 0).any():
@@ -186,7 +216,7 @@ class CumprodBackward0(Node):
 def cumprod(x: TensorBase, dim: int, dtype=None) -> TensorBase:
     """Cumulative product along ``dim``."""
     x, d = _scan_input(x, dim, dtype, "cumprod")
-    out = np.multiply.accumulate(x._data, axis=d) if x._data.ndim else x._data.copy()
+    out = _accumulate(np.multiply, x._data, d)
     if not (grad_state.enabled and x._requires_grad):
         return wrap(out)
     node = CumprodBackward0(x)
@@ -203,10 +233,8 @@ def cumprod(x: TensorBase, dim: int, dtype=None) -> TensorBase:
 def reverse_cumsum(x, dim: int):
     """Sums from the end along ``dim`` (the adjoint of a cumulative sum)."""
     flip = (slice(None),) * dim + (slice(None, None, -1),)
-    if is_array(x):
-        if x.dtype is dtypes.bfloat16.np:  # accumulate in float32, as cumsum does
-            return np.add.accumulate(x[flip].astype(np.float32), axis=dim)[flip].astype(x.dtype)
-        return np.add.accumulate(x[flip], axis=dim)[flip]
+    if is_array(x):  # float16/bfloat16 accumulate in float32, as cumsum does
+        return _accumulate(np.add, x[flip], dim)[flip]
     return cumsum(x[flip], dim)[flip]
 
 
@@ -215,8 +243,8 @@ def reverse_cumsum(x, dim: int):
 def _reverse_logcumsumexp(x, dim: int):
     """``log(sum(exp(x)))`` from each position to the end along ``dim``."""
     flip = (slice(None),) * dim + (slice(None, None, -1),)
-    if is_array(x):
-        return np.logaddexp.accumulate(x[flip], axis=dim)[flip]
+    if is_array(x):  # float16/bfloat16 accumulate in float32, as logcumsumexp does
+        return _accumulate(np.logaddexp, x[flip], dim)[flip]
     return logcumsumexp(x[flip], dim)[flip]
 
 
@@ -254,7 +282,7 @@ def logcumsumexp(x: TensorBase, dim: int) -> TensorBase:
     """``log(cumsum(exp(x)))`` along ``dim``, by a running ``logaddexp`` (exact for values far
     below the maximum, which a shift by the maximum rounds away)."""
     data = x._data
-    if data.dtype.kind not in "fc":
+    if data.dtype.kind not in "fc" and not is_half_float(data.dtype):
         raise NotImplementedError(
             f"logcumsumexp: not implemented for {dtypes.from_numpy_dtype(data.dtype)} tensors")
     (d,) = normalize_dims(dim, max(data.ndim, 1), "logcumsumexp")

@@ -14,7 +14,6 @@ from __future__ import annotations
 import copy
 import functools
 import itertools
-import warnings
 from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -24,6 +23,7 @@ import numpy as np
 from .._core.grad_mode import enable_grad, no_grad
 from .._core.graph import RemovableHandle
 from .._core.tracing import tracing_state
+from .._core.warnings import warn
 from ..dtypes import float64, get_default_dtype, is_float_dtype
 from ..tensor import Tensor
 
@@ -254,10 +254,9 @@ class Optimizer:
             if not (p.is_leaf or getattr(p, "retains_grad", False)):
                 raise ValueError("can't optimize a non-leaf Tensor")
         if len({id(p) for p in group["params"]}) != len(group["params"]):
-            warnings.warn("optimizer contains a parameter group with duplicate parameters; in "
-                          "future, this will cause an error; see "
-                          "github.com/pytorch/pytorch/issues/40967 for more information",
-                          UserWarning, stacklevel=3)
+            warn("optimizer contains a parameter group with duplicate parameters; in "
+                 "future, this will cause an error; see "
+                 "github.com/pytorch/pytorch/issues/40967 for more information")
         for g in self.param_groups:
             if ("param_names" in g) != ("param_names" in group):
                 kind = "with names" if "param_names" in group else "without names"

@@ -17,10 +17,10 @@ import os
 import shutil
 import socket
 import time
-import warnings
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from .._core.warnings import warn
 from ..autograd.profiler import ProfileResults, _Recorder, record_function
 from ..autograd.profiler_util import EventList
 
@@ -61,8 +61,7 @@ def schedule(*, wait: int, warmup: int, active: int, repeat: int = 0, skip_first
     if warmup < 0 or active <= 0 or wait < 0 or repeat < 0 or skip_first < 0:
         raise ValueError("Invalid profiler schedule arguments")
     if warmup == 0:
-        warnings.warn("Profiler won't be using warmup, this can skew profiler results",
-                      stacklevel=2)
+        warn("Profiler won't be using warmup, this can skew profiler results")
 
     def schedule_fn(step: int) -> ProfilerAction:
         if step < 0:

@@ -133,6 +133,19 @@ def _is_flat_state_dict(obj: Any) -> bool:
         isinstance(k, str) and isinstance(v, Tensor) for k, v in obj.items())
 
 
+# torch.save's legacy (pre-1.6) format opens with this number pickled (LONG1, 10 bytes, STOP)
+_LEGACY_MAGIC = b"\x8a\x0a" + (0x1950A86A20F9469CFC6C).to_bytes(10, "little") + b"."
+
+
+def _is_legacy_torch(raw: bytearray) -> bool:
+    """Whether a pickle file (see ``_looks_pickled``) is torch.save's legacy format: its first
+    pickle is PyTorch's magic number, after a FRAME opcode in protocols 4 and 5."""
+    head = bytes(raw[2:40])
+    if head[:1] == b"\x95":  # FRAME and its 8-byte length
+        head = head[9:]
+    return head.startswith(_LEGACY_MAGIC)
+
+
 def _looks_pickled(raw: bytearray) -> bool:
     """A pickle (PROTO opcode, protocol 2-5) whose first 8 bytes can't be a safetensors header
     length (which would claim more bytes than the file has)."""
@@ -167,7 +180,8 @@ def load(f: Any, map_location: Any = None, pickle_module: Any = None, *,
     """Load what ``save`` wrote, any safetensors file (a dict of tensors by name), or a file
     PyTorch's own ``torch.save`` wrote (``torch_archive.py``), from a path or a binary file
     object. Raises a clear error naming the file when it is missing, truncated, corrupt, not a
-    regular file, or in PyTorch's legacy (pre-1.6) pickle format. A pickled object
+    regular file, not a checkpoint at all (a plain pickle, a text file), or in PyTorch's legacy
+    (pre-1.6) pickle format. A pickled object
     loads through the allowlist of ``add_safe_globals`` (``pickle.UnpicklingError`` naming the
     first global it refuses), or whole with ``weights_only=False``, as in PyTorch;
     ``map_location`` is accepted for PyTorch's signature (everything loads to the CPU)."""
@@ -178,12 +192,18 @@ def load(f: Any, map_location: Any = None, pickle_module: Any = None, *,
     if raw[:4] == _ZIP_MAGIC:
         raise RuntimeError(f"load: '{name}' is a zip archive but not a readable torch.save "
                            "file (truncated or corrupt, or no data.pkl inside)")
-    if _looks_pickled(raw):
+    if _looks_pickled(raw) and _is_legacy_torch(raw):
         raise RuntimeError(
             f"load: '{name}' was written by torch.save in its legacy (pre-1.6) pickle format, "
             "which tinygrad_lite does not read. Convert it once with PyTorch: "
             "`from safetensors.torch import save_file; save_file(torch.load(path), "
             "'model.safetensors')`, then tl.load('model.safetensors')")
+    if _looks_pickled(raw):
+        raise RuntimeError(
+            f"load: '{name}' is a pickle file (as pickle.dump writes), neither a safetensors "
+            "file nor a PyTorch zip checkpoint; tinygrad_lite does not unpickle raw pickle "
+            "files, since unpickling can run arbitrary code. If you trust the file, load it "
+            "with `pickle.load(open(path, 'rb'))`")
     try:
         metadata, arrays = decode_file(raw)
     except FormatError as err:

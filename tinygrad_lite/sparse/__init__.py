@@ -8,7 +8,9 @@ The sparse tensor is its own class (``SparseTensor``, see ``coo.py``), not a ``T
 dense ``tl.mm``/``tl.matmul`` do not take it (use the functions here or ``@``), nor does
 ``dense @ sparse``. The product uses ``scipy.sparse`` when installed, else NumPy.
 PyTorch's older products with sparse results (``tl.smm``, ``tl.sspaddmm``/``saddmm``,
-``tl.hspmm``/``hsmm``; ``tl.dsmm`` is dense) and ``Tensor.sparse_mask`` are in ``products.py``.
+``tl.hspmm``/``hsmm``; ``tl.dsmm`` is dense) and ``Tensor.sparse_mask`` are in ``products.py``;
+the legacy constructors ``tl.sparse.FloatTensor(indices, values, size)`` & co in
+``legacy_types.py``.
 """
 
 from __future__ import annotations
@@ -20,10 +22,22 @@ import numpy as np
 from .. import functions
 from ..tensor import Tensor
 from .coo import SparseTensor, sparse_coo_tensor, sparse_sum, to_sparse
+from .legacy_types import (
+    BFloat16Tensor,
+    ByteTensor,
+    CharTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    ShortTensor,
+)
 from .products import dsmm, hsmm, hspmm, saddmm, smm, sspaddmm  # noqa: F401 - tl.smm & co
 
 __all__ = ["SparseTensor", "sparse_coo_tensor", "mm", "spmm", "addmm", "sum", "softmax",
-           "log_softmax", "to_sparse"]
+           "log_softmax", "to_sparse", "FloatTensor", "DoubleTensor", "HalfTensor",
+           "BFloat16Tensor", "LongTensor", "IntTensor", "ShortTensor", "CharTensor", "ByteTensor"]
 
 
 def _check_sparse(x: Any, op: str) -> SparseTensor:

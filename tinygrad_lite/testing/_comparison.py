@@ -15,7 +15,6 @@ from __future__ import annotations
 import cmath
 import collections.abc
 import contextlib
-import warnings
 from collections.abc import Callable
 from typing import Any, NoReturn
 
@@ -23,6 +22,7 @@ import numpy as np
 
 from .. import dtypes, functions
 from .._core.tensor_base import TensorBase
+from .._core.warnings import warn
 
 __all__ = ["assert_close", "assert_allclose"]
 
@@ -316,10 +316,10 @@ def assert_allclose(actual: Any, expected: Any, rtol: float | None = None,
                     atol: float | None = None, equal_nan: bool = True, msg: str = "") -> None:
     """Deprecated form of ``assert_close`` (looser defaults, dtypes promoted, NaNs equal)."""
     __tracebackhide__ = True  # noqa: F841
-    warnings.warn("`tinygrad_lite.testing.assert_allclose()` is deprecated since 1.12 and will be "
-                  "removed in a future release. Please use `tinygrad_lite.testing.assert_close()` "
-                  "instead. You can find detailed upgrade instructions in "
-                  "https://github.com/pytorch/pytorch/issues/61844.", FutureWarning, stacklevel=2)
+    warn("`tinygrad_lite.testing.assert_allclose()` is deprecated since 1.12 and will be "
+         "removed in a future release. Please use `tinygrad_lite.testing.assert_close()` "
+         "instead. You can find detailed upgrade instructions in "
+         "https://github.com/pytorch/pytorch/issues/61844.", FutureWarning)
     if not isinstance(actual, TensorBase):
         actual = functions.tensor(actual)
     if not isinstance(expected, TensorBase):

@@ -6,7 +6,6 @@ generator, so ``tl.manual_seed`` makes it repeatable."""
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Sequence
 from typing import Any, cast
 
@@ -15,6 +14,7 @@ import numpy as np
 from .. import dtypes, functions
 from .._core.device import check_device
 from .._core.tensor_base import TensorBase, wrap
+from .._core.warnings import warn
 from ..functions.generator import rng_of
 
 __all__ = ["make_tensor"]
@@ -33,9 +33,9 @@ def _limits(low: float | None, high: float | None, dtype: dtypes.DType, lowest: 
     if any(isinstance(v, float) and math.isnan(v) for v in (low, high)):
         raise ValueError(f"`low` and `high` cannot be NaN, but got {low=} and {high=}")
     if low == high and dtype in _FLOATING:
-        warnings.warn("Passing `low==high` to `tinygrad_lite.testing.make_tensor` for floating "
-                      "types is deprecated since 2.1 and will be removed in 2.3. Use "
-                      "`tinygrad_lite.full(...)` instead.", FutureWarning, stacklevel=3)
+        warn("Passing `low==high` to `tinygrad_lite.testing.make_tensor` for floating "
+             "types is deprecated since 2.1 and will be removed in 2.3. Use "
+             "`tinygrad_lite.full(...)` instead.", FutureWarning)
     elif low >= high:
         raise ValueError(f"`low` must be less than `high`, but got {low} >= {high}")
     elif high < lowest or low >= highest:

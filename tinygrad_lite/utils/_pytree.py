@@ -16,13 +16,13 @@ import importlib
 import json
 import threading
 import types
-import warnings
 from collections import OrderedDict, defaultdict, deque, namedtuple
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from enum import Enum
 from typing import Any, NamedTuple
 
 from .._core.size import Size
+from .._core.warnings import warn
 from ..ops import return_types as _return_types
 
 # PyTorch's __all__; its other public names (SUPPORTED_NODES, register_dataclass, the key
@@ -89,8 +89,8 @@ def _register(cls: Any, flatten_fn: FlattenFn, unflatten_fn: UnflattenFn, *,
     name = serialized_type_name or NO_SERIALIZED_TYPE_NAME_FOUND
     with _LOCK:
         if cls in SUPPORTED_NODES:
-            warnings.warn(f"{cls} is already registered as pytree node. Overwriting the "
-                          "previous registration.", stacklevel=3)
+            warn(f"{cls} is already registered as pytree node. Overwriting the "
+                 "previous registration.")
         SUPPORTED_NODES[cls] = NodeDef(cls, flatten_fn, unflatten_fn, flatten_with_keys_fn)
         SUPPORTED_SERIALIZED_TYPES[cls] = _SerializeNodeDef(
             cls, name, to_dumpable_context, from_dumpable_context)
@@ -119,9 +119,8 @@ def _register_pytree_node(cls: type[Any], flatten_fn: FlattenFn, unflatten_fn: U
                           to_str_fn: Any = None, maybe_from_str_fn: Any = None,
                           **kwargs: Any) -> None:
     """The older private spelling (still used by some libraries): re-registering overwrites."""
-    warnings.warn("`torch.utils._pytree._register_pytree_node` is deprecated. Please use "
-                  "`torch.utils._pytree.register_pytree_node` instead.", FutureWarning,
-                  stacklevel=2)
+    warn("`torch.utils._pytree._register_pytree_node` is deprecated. Please use "
+         "`torch.utils._pytree.register_pytree_node` instead.", FutureWarning)
     _register(cls, flatten_fn, unflatten_fn, **kwargs)
 
 

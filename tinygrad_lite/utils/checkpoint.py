@@ -12,12 +12,12 @@ is recorded like any forward, so ``create_graph=True`` (double backward) works t
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from .._core.grad_mode import enable_grad
 from .._core.saved_hooks import saved_tensors_hooks
+from .._core.warnings import warn
 from ..functions.creation import default_rng
 from ..tensor import Tensor
 
@@ -78,9 +78,8 @@ def checkpoint(function: Callable, *args: Any, use_reentrant: bool | None = None
     backward recomputes them. ``use_reentrant`` is accepted (PyTorch warns when it is not given,
     and so does this); both settings use the non-reentrant algorithm described above."""
     if use_reentrant is None:
-        warnings.warn(
-            "tl.utils.checkpoint: the use_reentrant parameter should be passed explicitly "
-            "(as in PyTorch); use_reentrant=False is recommended", stacklevel=2)
+        warn("tl.utils.checkpoint: the use_reentrant parameter should be passed explicitly "
+             "(as in PyTorch); use_reentrant=False is recommended")
     if context_fn is not None:
         raise NotImplementedError("checkpoint: context_fn is not supported")
     state = default_rng().snapshot() if preserve_rng_state else None
@@ -96,9 +95,8 @@ def checkpoint_sequential(functions: Any, segments: int, input: Tensor,
     fns: Sequence[Callable] = list(functions.children()) if hasattr(functions, "children") \
         else list(functions)
     if use_reentrant is None:
-        warnings.warn(
-            "tl.utils.checkpoint: the use_reentrant parameter should be passed explicitly "
-            "(as in PyTorch); use_reentrant=False is recommended", stacklevel=2)
+        warn("tl.utils.checkpoint: the use_reentrant parameter should be passed explicitly "
+             "(as in PyTorch); use_reentrant=False is recommended")
         use_reentrant = False
     if segments < 1:
         raise ValueError(f"checkpoint_sequential: segments must be >= 1, got {segments}")

@@ -3,11 +3,11 @@ keeps its own hook dicts the same way), and the marks PyTorch puts on hooks."""
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from typing import Any
 
 from .._core.graph import RemovableHandle
+from .._core.warnings import warn
 
 __all__ = ["RemovableHandle", "unserializable_hook", "warn_if_has_hooks"]
 
@@ -24,7 +24,6 @@ def warn_if_has_hooks(tensor: Any) -> None:
     hooks = getattr(tensor, "_backward_hooks", None) or {}
     for hook in hooks.values():
         if not hasattr(hook, "__torch_unserializable__"):
-            warnings.warn(f"backward hook {hook!r} on tensor will not be serialized. If this "
-                          "is expected, you can decorate the function with "
-                          "@torch.utils.hooks.unserializable_hook to suppress this warning",
-                          stacklevel=2)
+            warn(f"backward hook {hook!r} on tensor will not be serialized. If this "
+                 "is expected, you can decorate the function with "
+                 "@torch.utils.hooks.unserializable_hook to suppress this warning")

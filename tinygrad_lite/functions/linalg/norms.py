@@ -4,13 +4,13 @@ nuclear_norm) and the condition number cond that they measure, all differentiabl
 from __future__ import annotations
 
 import math
-import warnings
 from typing import Any
 
 import numpy as np
 
 from ... import ops
 from ..._core.tensor_base import TensorBase, wrap
+from ..._core.warnings import warn
 from ...dtypes import is_float_dtype
 from ...ops.elementwise import bfloat16_in_float32
 from ...ops.linalg import decompositions
@@ -148,9 +148,9 @@ def cond(A: TensorBase, p: Any = None) -> TensorBase:  # noqa: N803
 @public(method=False, out=True)
 def frobenius_norm(input: TensorBase, dim: Any, keepdim: bool = False) -> TensorBase:
     """Deprecated: ``sqrt(sum x^2)`` over ``dim`` (one or two dims)."""
-    warnings.warn("at::frobenius_norm is deprecated and it is just left for JIT compatibility. "
-                  "It will be removed in a future PyTorch release. Please use "
-                  "`linalg.vector_norm(A, 2., dim, keepdim)` instead", UserWarning, stacklevel=2)
+    warn("at::frobenius_norm is deprecated and it is just left for JIT compatibility. "
+         "It will be removed in a future PyTorch release. Please use "
+         "`linalg.vector_norm(A, 2., dim, keepdim)` instead")
     return vector_norm(input, 2, dim, keepdim)
 
 
@@ -159,10 +159,9 @@ def nuclear_norm(input: TensorBase, dim: Any = None, keepdim: bool = False) -> T
     """Deprecated: the sum of the singular values of the matrices over ``dim`` (a pair; the
     two dims of a 2-D input by default). ``nuclear_norm(input, keepdim)`` is accepted, as
     PyTorch's."""
-    warnings.warn("at::nuclear_norm is deprecated and it is just left for JIT compatibility. "
-                  "It will be removed in a future PyTorch release. Please use "
-                  "`linalg.matrix_norm(A, 'nuc', dim, keepdim)` instead", UserWarning,
-                  stacklevel=2)
+    warn("at::nuclear_norm is deprecated and it is just left for JIT compatibility. "
+         "It will be removed in a future PyTorch release. Please use "
+         "`linalg.matrix_norm(A, 'nuc', dim, keepdim)` instead")
     if isinstance(dim, bool):
         dim, keepdim = None, dim
     if dim is None:

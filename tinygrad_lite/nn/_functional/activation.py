@@ -7,13 +7,13 @@ PyTorch."""
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
 
 from ... import functions as _fn
 from ..._core.tensor_base import TensorBase
+from ..._core.warnings import warn
 from ...dtypes import is_float_dtype
 from ...functions import sigmoid, tanh
 from ...functions.creation import default_rng
@@ -33,8 +33,8 @@ __all__ = ["relu", "relu_", "leaky_relu", "leaky_relu_", "gelu", "silu", "elu", 
 def implicit_softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
     """PyTorch's deprecated default dim of softmax-like functions called without one: 0 for
     0-, 1- and 3-D input, else 1 (with its warning)."""
-    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call "
-                  "to include dim=X as an argument.", UserWarning, stacklevel=stacklevel)
+    warn(f"Implicit dimension choice for {name} has been deprecated. Change the call "
+         "to include dim=X as an argument.")
     return 0 if ndim in (0, 1, 3) else 1
 
 

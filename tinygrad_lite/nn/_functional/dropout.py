@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import warnings
-
 from ..._core.tensor_base import TensorBase, wrap
+from ..._core.warnings import warn
 from ...functions import creation
 
 __all__ = ["dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
@@ -34,23 +33,20 @@ def _feature_mask_shape(input: TensorBase, batched_ndim: int, op: str) -> tuple[
     if input.ndim not in (batched_ndim - 1, batched_ndim) and batched_ndim > 3 and \
             input.ndim >= 2:
         spatial = batched_ndim - 2
-        warnings.warn(
-            f"{op}: Received a {input.ndim}-D input to {op}, which is deprecated and will "
-            "result in an error in a future release. To retain the behavior and silence this "
-            f"warning, please use dropout instead. Note that {op} exists to provide channel-"
-            f"wise dropout on inputs with {spatial} spatial dimensions, a channel dimension, "
-            f"and an optional batch dimension (i.e. {batched_ndim - 1}D or {batched_ndim}D "
-            "inputs).", UserWarning, stacklevel=4)
+        warn(f"{op}: Received a {input.ndim}-D input to {op}, which is deprecated and will "
+             "result in an error in a future release. To retain the behavior and silence this "
+             f"warning, please use dropout instead. Note that {op} exists to provide channel-"
+             f"wise dropout on inputs with {spatial} spatial dimensions, a channel dimension, "
+             f"and an optional batch dimension (i.e. {batched_ndim - 1}D or {batched_ndim}D "
+             "inputs).")
         return tuple(input.shape[:2]) + (1,) * (input.ndim - 2)
     if batched_ndim == 4 and input.ndim == 3:
         # PyTorch still reads 3-D input to dropout2d as (N, C, L), not as unbatched (C, H, W)
-        warnings.warn(
-            "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D "
-            "dropout behavior is desired - input is interpreted as shape (N, C, L), where C is "
-            "the channel dim. This behavior will change in a future release to interpret the "
-            "input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
-            "channel-wise dropout behavior, please switch to using dropout1d instead.",
-            UserWarning, stacklevel=4)
+        warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D "
+             "dropout behavior is desired - input is interpreted as shape (N, C, L), where C is "
+             "the channel dim. This behavior will change in a future release to interpret the "
+             "input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
+             "channel-wise dropout behavior, please switch to using dropout1d instead.")
         return tuple(input.shape[:2]) + (1,)
     if input.ndim not in (batched_ndim - 1, batched_ndim):
         raise RuntimeError(f"{op}: expected {batched_ndim - 1}D (unbatched) or {batched_ndim}D "

@@ -7,13 +7,13 @@ corner gather is the primitive ``ops.grid_sample.gather``."""
 from __future__ import annotations
 
 import itertools
-import warnings
 from typing import Any
 
 import numpy as np
 
 from ... import functions as _fn
 from ..._core.tensor_base import TensorBase, wrap
+from ..._core.warnings import warn
 from ...dtypes import is_float_dtype
 from ...ops import grid_sample as ops_grid_sample
 
@@ -26,7 +26,7 @@ _ALIGN_WARNING = ("Default grid_sample and affine_grid behavior has changed to "
 
 def _align(align_corners: bool | None) -> bool:
     if align_corners is None:
-        warnings.warn(_ALIGN_WARNING, UserWarning, stacklevel=3)
+        warn(_ALIGN_WARNING)
         return False
     return bool(align_corners)
 
@@ -63,10 +63,9 @@ def affine_grid(theta: TensorBase, size: Any, align_corners: bool | None = None)
         raise ValueError(f"Expected a batch of {nd}D affine matrices of shape Nx{nd}x{nd + 1} "
                          f"for size {size}. Got {tuple(theta.shape)}.")
     if align and min(size[2:]) == 1:
-        warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size "
-                      "grids when align_corners=True. This is not an intended use case of "
-                      "affine_grid. See the documentation of affine_grid for details.",
-                      UserWarning, stacklevel=2)
+        warn("Since version 1.3.0, affine_grid behavior has changed for unit-size "
+             "grids when align_corners=True. This is not an intended use case of "
+             "affine_grid. See the documentation of affine_grid for details.")
     spatial = size[2:]
     dt = theta._data.dtype
     axes = [_base_coords(s, align, dt) for s in reversed(spatial)]  # x (W) first, then y, z

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import warnings
 from typing import Any, Literal
 
 from ... import dtypes
 from ..._core.tensor_base import TensorBase
+from ..._core.warnings import warn
 from .linear import linear
 from .loss import cross_entropy
 
@@ -92,12 +92,12 @@ def linear_cross_entropy(input: TensorBase, linear_weight: TensorBase, target: T
     if options is not None and (out_features or reduction not in {"mean", "sum", "none"}
                                 or label_smoothing != 0.0 or target.dtype != dtypes.int64):
         bias_shape = tuple(linear_bias.shape) if linear_bias is not None else None
-        warnings.warn("linear_cross_entropy: ``options`` ignored; chunked path needs "
-                      "reduction in {'mean','sum','none'}, label_smoothing == 0, target.dtype"
-                      f" == int64, out_features == (). Got reduction={reduction!r}, "
-                      f"label_smoothing={label_smoothing}, target.dtype={target.dtype}, "
-                      f"out_features={out_features}, tracing=False, "
-                      f"linear_bias.shape={bias_shape}.", stacklevel=2)
+        warn("linear_cross_entropy: ``options`` ignored; chunked path needs "
+             "reduction in {'mean','sum','none'}, label_smoothing == 0, target.dtype"
+             f" == int64, out_features == (). Got reduction={reduction!r}, "
+             f"label_smoothing={label_smoothing}, target.dtype={target.dtype}, "
+             f"out_features={out_features}, tracing=False, "
+             f"linear_bias.shape={bias_shape}.")
     if out_features:
         flat = math.prod(out_features, start=num_classes)
         linear_weight = linear_weight.reshape(flat, in_features)

@@ -7,13 +7,13 @@ log-likelihoods."""
 from __future__ import annotations
 
 import math
-import warnings
 from typing import Any
 
 import numpy as np
 
 from ... import functions as _fn
 from ..._core.tensor_base import TensorBase, wrap
+from ..._core.warnings import warn
 from ...dtypes import is_float_dtype
 from ...ops.elementwise import autocast_fp32, bfloat16_in_float32
 from ...ops.loss import binary_cross_entropy as _bce_elementwise
@@ -36,8 +36,8 @@ def legacy_reduction(size_average: Any, reduce: Any, reduction: str) -> str:
     size_average = True if size_average is None else size_average
     reduce = True if reduce is None else reduce
     legacy = "none" if not reduce else "mean" if size_average else "sum"
-    warnings.warn(f"size_average and reduce args will be deprecated, please use "
-                  f"reduction='{legacy}' instead.", UserWarning, stacklevel=3)
+    warn(f"size_average and reduce args will be deprecated, please use "
+         f"reduction='{legacy}' instead.")
     return legacy
 
 
@@ -96,10 +96,9 @@ def _warn_if_broadcast(input: TensorBase, target: object, op: str) -> None:
     broadcasts to (N, N) and trains on the wrong loss without any error."""
     target_shape = tuple(getattr(target, "shape", ()))
     if isinstance(target, TensorBase) and target_shape != tuple(input.shape):
-        warnings.warn(
-            f"{op}: using a target size ({target_shape}) that is different to the input size "
-            f"({tuple(input.shape)}). This will likely lead to incorrect results due to "
-            "broadcasting. Please ensure they have the same size.", UserWarning, stacklevel=3)
+        warn(f"{op}: using a target size ({target_shape}) that is different to the input size "
+             f"({tuple(input.shape)}). This will likely lead to incorrect results due to "
+             "broadcasting. Please ensure they have the same size.")
 
 
 def _check_class_weight(weight: TensorBase | None, input: TensorBase, op: str) -> None:

@@ -11,13 +11,13 @@ second order for free), and no Python loop runs over pixels.
 from __future__ import annotations
 
 import math
-import warnings
 from typing import Any
 
 import numpy as np
 
 from ... import functions as _fn
 from ..._core.tensor_base import TensorBase, wrap
+from ..._core.warnings import warn
 from ...ops.nn import fold as _fold_windows
 from ...ops.nn import unfold as _unfold_windows
 from ._utils import ntuple, pad_spatial
@@ -159,24 +159,23 @@ def interpolate(input: TensorBase, size: Any = None, scale_factor: Any = None,
 def upsample(input: TensorBase, size: Any = None, scale_factor: Any = None,
              mode: str = "nearest", align_corners: bool | None = None) -> TensorBase:
     """Deprecated spelling of ``interpolate`` (warns, as PyTorch)."""
-    warnings.warn("nn.functional.upsample is deprecated. Use nn.functional.interpolate instead.",
-                  UserWarning, stacklevel=2)
+    warn("nn.functional.upsample is deprecated. Use nn.functional.interpolate instead.")
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
 def upsample_nearest(input: TensorBase, size: Any = None, scale_factor: Any = None
                      ) -> TensorBase:
     """Deprecated: ``interpolate(..., mode='nearest')``."""
-    warnings.warn("nn.functional.upsample_nearest is deprecated. Use "
-                  "nn.functional.interpolate instead.", UserWarning, stacklevel=2)
+    warn("nn.functional.upsample_nearest is deprecated. Use "
+         "nn.functional.interpolate instead.")
     return interpolate(input, size, scale_factor, mode="nearest")
 
 
 def upsample_bilinear(input: TensorBase, size: Any = None, scale_factor: Any = None
                       ) -> TensorBase:
     """Deprecated: ``interpolate(..., mode='bilinear', align_corners=True)``."""
-    warnings.warn("nn.functional.upsample_bilinear is deprecated. Use "
-                  "nn.functional.interpolate instead.", UserWarning, stacklevel=2)
+    warn("nn.functional.upsample_bilinear is deprecated. Use "
+         "nn.functional.interpolate instead.")
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
 
 

@@ -14,13 +14,13 @@ otherwise with the materialized boolean mask.
 from __future__ import annotations
 
 import enum
-import warnings
 from typing import Any
 
 import numpy as np
 
 from ... import functions as _fn
 from ..._core.tensor_base import TensorBase
+from ..._core.warnings import warn
 
 __all__ = ["causal_upper_left", "causal_lower_right", "CausalVariant", "CausalBias"]
 
@@ -63,8 +63,8 @@ class CausalBias:
         self.seq_len_kv = seq_len_kv
         if seq_len_q > seq_len_kv and variant == CausalVariant.LOWER_RIGHT:
             # PyTorch's wording; here (as in PyTorch's CPU kernels) those rows give zeros
-            warnings.warn("Lower right causal bias will produce NaNs in the output when "
-                          "seq_len_q > seq_len_kv!", stacklevel=2)
+            warn("Lower right causal bias will produce NaNs in the output when "
+                 "seq_len_q > seq_len_kv!")
 
     def _upper_left(self, device: Any) -> TensorBase:
         """``tril(ones(L, S))``, boolean."""

@@ -11,13 +11,13 @@ inside the module (in-place ones included) cannot change what the hooks see.
 
 from __future__ import annotations
 
-import warnings
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
 from ..._core.grad_mode import grad_state
 from ..._core.graph import Node, RemovableHandle
+from ..._core.warnings import warn
 from ...tensor import Tensor
 
 __all__ = ["global_forward_pre_hooks", "global_forward_hooks", "global_backward_pre_hooks",
@@ -129,9 +129,9 @@ class HookRegistrationMixin:
         if self.__dict__.get("_is_full_backward_hook") is True:
             raise RuntimeError("Cannot use both regular backward hooks and full backward hooks "
                                "on a single Module. Please use only one of them.")
-        warnings.warn("register_backward_hook is deprecated and will be removed in future "
-                      "versions; use register_full_backward_hook, whose behaviour this hook "
-                      "gets.", FutureWarning, stacklevel=2)
+        warn("register_backward_hook is deprecated and will be removed in future "
+             "versions; use register_full_backward_hook, whose behaviour this hook "
+             "gets.", FutureWarning)
         self.__dict__["_is_full_backward_hook"] = False
         return add_hook(self._backward_hooks, hook)
 
@@ -176,9 +176,8 @@ def call_with_hooks(module: Any, args: tuple, kwargs: dict) -> Any:
             try:
                 _run_forward_hook(module, hook_id, hook, args, kwargs, None)
             except Exception as exc:  # the original error wins, as in PyTorch
-                warnings.warn("forward hook with ``always_call=True`` raised an exception that "
-                              f"was silenced as another error was raised in forward: {exc}",
-                              UserWarning, stacklevel=2)
+                warn("forward hook with ``always_call=True`` raised an exception that "
+                     f"was silenced as another error was raised in forward: {exc}")
         raise
     if state is not None:
         output = state.wrap_outputs(output)

@@ -3,13 +3,13 @@ each activation holds its arguments and calls the ``nn.functional`` function of 
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
 
 from ... import dtypes
 from ..._core.tensor_base import TensorBase
+from ..._core.warnings import warn
 from .. import functional as F  # noqa: N812 - PyTorch's conventional alias
 from .. import init
 from ..parameter import Parameter
@@ -172,12 +172,12 @@ class Hardtanh(Module):
         super().__init__()
         # PyTorch's older keyword spellings, still accepted with its deprecation warning
         if min_value is not None:
-            warnings.warn("keyword argument `min_value` is deprecated and renamed to `min_val`",
-                          FutureWarning, stacklevel=2)
+            warn("keyword argument `min_value` is deprecated and renamed to `min_val`",
+                 FutureWarning)
             min_val = min_value
         if max_value is not None:
-            warnings.warn("keyword argument `max_value` is deprecated and renamed to `max_val`",
-                          FutureWarning, stacklevel=2)
+            warn("keyword argument `max_value` is deprecated and renamed to `max_val`",
+                 FutureWarning)
             max_val = max_value
         if not max_val > min_val:
             raise AssertionError(f"Hardtanh: max_val ({max_val}) must be greater than min_val "

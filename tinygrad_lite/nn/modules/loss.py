@@ -5,10 +5,10 @@ the deprecated ``NLLLoss2d``."""
 from __future__ import annotations
 
 import math
-import warnings
 from typing import Any
 
 from ..._core.tensor_base import TensorBase
+from ..._core.warnings import warn
 from ...tensor import Tensor
 from .. import functional as F  # noqa: N812 - PyTorch's conventional alias
 from .._functional.linear_cross_entropy import LinearCrossEntropyOptions
@@ -235,9 +235,9 @@ class NLLLoss2d(NLLLoss):
 
     def __init__(self, weight: Any = None, size_average: Any = None,
                  ignore_index: int = -100, reduce: Any = None, reduction: str = "mean") -> None:
-        warnings.warn("`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a "
-                      "drop-in replacement and see https://pytorch.org/docs/main/nn.html#"
-                      "torch.nn.NLLLoss for more details.", FutureWarning, stacklevel=2)
+        warn("`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a "
+             "drop-in replacement and see https://pytorch.org/docs/main/nn.html#"
+             "torch.nn.NLLLoss for more details.", FutureWarning)
         super().__init__(weight, size_average, ignore_index, reduce, reduction)
 
 

@@ -4,12 +4,12 @@ value."""
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Iterable
 
 import numpy as np
 
 from ..._core.grad_mode import no_grad
+from ..._core.warnings import warn
 from ...tensor import Tensor
 
 __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_norm",
@@ -40,8 +40,8 @@ def clip_grad_norm(parameters: Tensor | Iterable[Tensor], max_norm: float,
                    norm_type: float = 2.0, error_if_nonfinite: bool = False,
                    foreach: bool | None = None) -> Tensor:
     """Deprecated alias of ``clip_grad_norm_`` (warns)."""
-    warnings.warn("`torch.nn.utils.clip_grad_norm` is now deprecated in favor of "
-                  "`torch.nn.utils.clip_grad_norm_`.", FutureWarning, stacklevel=2)
+    warn("`torch.nn.utils.clip_grad_norm` is now deprecated in favor of "
+         "`torch.nn.utils.clip_grad_norm_`.", FutureWarning)
     return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
 
 

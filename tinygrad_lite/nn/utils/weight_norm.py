@@ -4,9 +4,9 @@ by a forward pre-hook before every call. Prefer ``nn.utils.parametrizations.weig
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
+from ..._core.warnings import warn
 from ..modules.module import Module
 from ..parameter import Parameter
 from .parametrizations import norm_except_dim, weight_norm_value
@@ -57,8 +57,8 @@ class WeightNorm:
 
 def weight_norm(module: Module, name: str = "weight", dim: int | None = 0) -> Module:
     """Deprecated (FutureWarning): split ``module.<name>`` into ``<name>_g`` and ``<name>_v``."""
-    warnings.warn("`torch.nn.utils.weight_norm` is deprecated in favor of "
-                  "`torch.nn.utils.parametrizations.weight_norm`.", FutureWarning, stacklevel=2)
+    warn("`torch.nn.utils.weight_norm` is deprecated in favor of "
+         "`torch.nn.utils.parametrizations.weight_norm`.", FutureWarning)
     WeightNorm.apply(module, name, dim)
     return module
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 import bisect
 import itertools
 import math
-import warnings
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from ..._core.tensor_base import TensorBase
+from ..._core.warnings import warn
 from ._utils.generator import as_generator, resolve
 
 __all__ = ["Dataset", "TensorDataset", "ConcatDataset", "Subset", "random_split"]
@@ -111,8 +111,8 @@ def random_split(dataset: Dataset[T_co], lengths: Sequence[int | float],
             counts[i % len(counts)] += 1
         for i, length in enumerate(counts):
             if length == 0:
-                warnings.warn(f"Length of split at index {i} is 0. This might result in an "
-                              "empty dataset.", stacklevel=2)
+                warn(f"Length of split at index {i} is 0. This might result in an "
+                     "empty dataset.")
         sizes = counts
     else:
         sizes = [int(length) for length in lengths]

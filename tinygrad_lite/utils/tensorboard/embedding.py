@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import math
 import os
-import warnings
 from typing import Any
 
 import numpy as np
 
+from ..._core.warnings import warn
 from .summaries import _grid, _numpy, _png
 
 __all__ = ["write_embedding"]
@@ -57,8 +57,7 @@ def write_embedding(log_dir: str, config: Any, mat: Any, metadata: Any, label_im
     subdir = f"{step}/{_encode(tag)}"
     save_path = os.path.join(log_dir, subdir)
     if os.path.isdir(save_path):
-        warnings.warn("Embedding dir exists, did you set global_step for add_embedding()?",
-                      stacklevel=3)
+        warn("Embedding dir exists, did you set global_step for add_embedding()?")
     elif os.path.exists(save_path):
         raise NotADirectoryError(f"Path: `{save_path}` exists, but is a file. Cannot proceed.")
     else:

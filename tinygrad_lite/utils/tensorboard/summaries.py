@@ -14,7 +14,6 @@ import json
 import os
 import struct
 import tempfile
-import warnings
 import wave
 import zlib
 from collections.abc import Callable, Sequence
@@ -23,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from ..._core.tensor_base import TensorBase
+from ..._core.warnings import warn
 
 __all__ = ["audio", "custom_scalars", "hparams", "image_with_boxes", "mesh", "onnx_graph",
            "pr_curve", "pr_curve_raw", "tensor", "video"]
@@ -259,7 +259,7 @@ def audio(tag: str, array: np.ndarray, sample_rate: int) -> Any:
 
     array = array.squeeze()
     if np.abs(array).max() > 1:
-        warnings.warn("add_audio: audio amplitude out of range, auto clipped.", stacklevel=3)
+        warn("add_audio: audio amplitude out of range, auto clipped.")
         array = array.clip(-1, 1)
     if array.ndim != 1:
         raise AssertionError("input tensor should be 1 dimensional.")
