@@ -23,7 +23,7 @@ leaf is summed in place. Everything else is a named helper, most in a module of 
 - ``accumulate_grad.py``: a leaf's complete gradient into ``.grad`` (adopted when unshared),
   at the end or, for a data-parallel reducer, as soon as it is complete;
 - ``backward_scope.py``: grad mode during the walk, callbacks queued for its end, observers told
-  it is over.
+  it is over (``begin_backward``/``end_backward`` around the loop).
 
 A plain backward (no watch, no reducer) pays one ``is None`` check per node and per leaf edge for
 all of these.
@@ -35,7 +35,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .accumulate_grad import count_leaf_edges, eager_leaves, finish_if_complete, finish_leaves
-from .backward_scope import BackwardScope
+from .backward_scope import begin_backward, end_backward
 from .backward_watch import Watch, watch_for
 from .graph import Node, edge_of
 from .quiet import silence_numpy_warnings
@@ -43,19 +43,19 @@ from .tensor_base import TensorBase, wrap
 from .tensor_hooks import run_tensor_hooks
 
 
-def run_backward(roots: Sequence[TensorBase], root_grads: Sequence[TensorBase],
-                 retain_graph: bool, create_graph: bool,
-                 inputs: Sequence[TensorBase] | None = None, accumulate: bool = True) -> list[Any]:
+def run_backward(roots: Sequence[TensorBase], root_grads: Sequence[TensorBase], retain_graph: bool,
+                 create_graph: bool, inputs: Sequence[TensorBase] | None = None,
+                 accumulate: bool = True) -> list[Any]:
     """Propagate ``root_grads`` from ``roots`` back through the graph. ``accumulate=True``
-    (``Tensor.backward``) adds into ``.grad`` of the leaves, or only of ``inputs`` when given;
-    ``accumulate=False`` (``autograd.grad``) touches no ``.grad`` and returns the gradient of
-    each of ``inputs`` (None where unreachable; arrays unless ``create_graph``)."""
+    (``Tensor.backward``) adds into ``.grad`` of the leaves (of ``inputs`` only, when given);
+    ``accumulate=False`` (``autograd.grad``) returns the gradients of ``inputs`` instead."""
     pending, leaf_grads = _seed(roots, root_grads, create_graph)  # node -> sum; leaf -> sum
     deps = _count_dependencies(pending)  # node -> edges into it that have not delivered yet
     ready = [node for node in pending if deps[node] == 0]
     leaf_deps = count_leaf_edges(deps) if eager_leaves[0] and accumulate else None  # DDP
     watch = watch_for(roots, root_grads, inputs, deps)  # None unless grad(inputs) or observers
-    with BackwardScope(create_graph, () if watch is None else watch.observers):
+    outer_mode, finished = begin_backward(create_graph), False
+    try:
         while ready:
             node = ready.pop()
             grad = pending.pop(node)
@@ -88,7 +88,11 @@ def run_backward(roots: Sequence[TensorBase], root_grads: Sequence[TensorBase],
                 else:
                     _send(pending, leaf_grads, edge, grad, node)  # raises: wrong shape
         input_grads = grad = held = None  # drop references: .grad adopts unshared arrays
-        return finish_leaves(leaf_grads, watch, inputs, create_graph, accumulate)
+        captured = finish_leaves(leaf_grads, watch, inputs, create_graph, accumulate)
+        finished = True
+        return captured
+    finally:  # grad mode back; callbacks run (or dropped after an error); observers told
+        end_backward(outer_mode, () if watch is None else watch.observers, finished)
 
 
 def _seed(roots: Sequence[TensorBase], root_grads: Sequence[TensorBase],
