@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -41,13 +41,18 @@ _TORCH_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int
                 "bool": "Bool"}
 
 
-def _renames(fn: Callable) -> dict[str, str]:
-    """NumPy name -> PyTorch name for the parameters of ``fn`` that have aliases (none when it
-    has no ``dim``/``keepdim``: the input/x aliases alone are not worth a wrapper)."""
+def _parameters(fn: Callable) -> Mapping[str, inspect.Parameter]:
+    """``fn``'s parameters (none for a callable without a signature). Read once per function:
+    ``inspect.signature`` of the 700 exported functions is a tenth of the package's import."""
     try:
-        params = inspect.signature(fn).parameters
+        return inspect.signature(fn).parameters
     except (TypeError, ValueError):
         return {}
+
+
+def _renames(params: Mapping[str, inspect.Parameter]) -> dict[str, str]:
+    """NumPy name -> PyTorch name for the parameters that have aliases (none when there is no
+    ``dim``/``keepdim``: the input/x aliases alone are not worth a wrapper)."""
     renames = {alias: name for name, aliases in _ALIASES.items() if name in params
                for alias in aliases if alias not in params}
     if not any(n in ("dim", "keepdim") for n in renames.values()):
@@ -69,24 +74,21 @@ _TORCH_KEYWORDS: list[dict[str, tuple[str, ...]]] = [
     {"x": ("input",), "a": ("input",)}, {"b": ("other", "exponent"), "y": ("other",)}]
 
 
-def _positional_only(fn: Callable) -> list[str]:
-    """The names of ``fn``'s positional-only parameters, in order."""
-    try:
-        params = inspect.signature(fn).parameters.values()
-    except (TypeError, ValueError):
-        return []
-    return [p.name for p in params if p.kind == p.POSITIONAL_ONLY]
+def _positional_only(params: Mapping[str, inspect.Parameter]) -> list[str]:
+    """The names of the positional-only parameters, in order."""
+    return [p.name for p in params.values() if p.kind == p.POSITIONAL_ONLY]
 
 
 def conventions(fn: Callable, out: bool = False, creation: bool = False) -> Callable:
     """``fn`` accepting NumPy's argument names (when its signature has PyTorch's) and, with
     ``out``, the ``out=`` keyword (``creation``: out's dtype is the default dtype). One wrapper
     at most, which passes calls without keywords straight through."""
-    renames = _renames(fn)
+    params = _parameters(fn)
+    renames = _renames(params)
     if not renames and not out:
         return fn
     name = fn.__name__
-    positional_only = _positional_only(fn)
+    positional_only = _positional_only(params)
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
