@@ -8,36 +8,11 @@ from helpers import check_grads, check_second_order
 
 import tinygrad_lite as tl
 import tinygrad_lite.nn.functional as F  # noqa: N812
+from tests.oracle import compare, rng
 from tinygrad_lite import nn
 
 torch = pytest.importorskip("torch")
 TF = torch.nn.functional
-
-
-def _rng(seed=0):
-    return np.random.default_rng(seed)
-
-
-def _compare(tl_fn, th_fn, *arrays, grad=True, rtol=1e-10, atol=1e-12):
-    """Run both frameworks on float64 copies; compare outputs (tuple outputs: values then
-    indices) and, when ``grad``, the gradients of every float input under one upstream."""
-    a = [tl.tensor(x, requires_grad=grad and x.dtype.kind == "f") for x in arrays]
-    b = [torch.tensor(x, requires_grad=grad and x.dtype.kind == "f") for x in arrays]
-    out, ref = tl_fn(*a), th_fn(*b)
-    if isinstance(ref, tuple):
-        (out, idx), (ref, ref_idx) = out, ref
-        np.testing.assert_array_equal(idx.numpy(), ref_idx.numpy())
-        assert idx.dtype == tl.int64
-    assert tuple(out.shape) == tuple(ref.shape)
-    np.testing.assert_allclose(out.detach().numpy(), ref.detach().numpy(), rtol=rtol, atol=atol)
-    if grad:
-        g = _rng(9).standard_normal(tuple(ref.shape))
-        out.backward(tl.tensor(g))
-        ref.backward(torch.tensor(g))
-        for x, y in zip(a, b):
-            if y.requires_grad:
-                np.testing.assert_allclose(x.grad.numpy(), y.grad.numpy(), rtol=1e-9, atol=1e-12)
-    return out
 
 
 def _copy_params(ours, theirs):
@@ -50,11 +25,11 @@ def _copy_params(ours, theirs):
     dict(stride=(1, 2, 1), padding=(0, 1, 2), dilation=(2, 1, 1)),
     dict(groups=2, padding="same", dilation=(1, 2, 1)), dict(padding="valid", stride=(2, 1, 3))])
 def test_conv3d_matches_torch(kw):
-    r = _rng(1)
+    r = rng(1)
     x, w, b = r.standard_normal((2, 4, 5, 6, 7)), r.standard_normal((6, 4 // kw.get("groups", 1),
                                                                      3, 2, 3)), r.standard_normal(6)
-    _compare(lambda *t: F.conv3d(*t, **kw), lambda *t: TF.conv3d(*t, **kw), x, w, b)
-    _compare(lambda *t: F.conv3d(*t, **kw), lambda *t: TF.conv3d(*t, **kw), x[0], w)  # unbatched
+    compare(lambda *t: F.conv3d(*t, **kw), lambda *t: TF.conv3d(*t, **kw), x, w, b)
+    compare(lambda *t: F.conv3d(*t, **kw), lambda *t: TF.conv3d(*t, **kw), x[0], w)  # unbatched
 
 
 @pytest.mark.parametrize("kw", [
@@ -62,12 +37,12 @@ def test_conv3d_matches_torch(kw):
     dict(stride=(2, 1, 3), padding=(1, 0, 1), output_padding=(1, 0, 2), groups=2),
     dict(stride=2, dilation=(2, 1, 1), output_padding=(1, 0, 1))])
 def test_conv_transpose3d_matches_torch(kw):
-    r = _rng(2)
+    r = rng(2)
     x, w, b = r.standard_normal((2, 4, 3, 4, 3)), r.standard_normal((4, 3, 3, 2, 3)), None
     b = r.standard_normal(3 * kw.get("groups", 1))
-    _compare(lambda *t: F.conv_transpose3d(*t, **kw), lambda *t: TF.conv_transpose3d(*t, **kw),
+    compare(lambda *t: F.conv_transpose3d(*t, **kw), lambda *t: TF.conv_transpose3d(*t, **kw),
              x, w, b)
-    _compare(lambda *t: F.conv_transpose3d(*t, **kw), lambda *t: TF.conv_transpose3d(*t, **kw),
+    compare(lambda *t: F.conv_transpose3d(*t, **kw), lambda *t: TF.conv_transpose3d(*t, **kw),
              x[1], w)
 
 
@@ -81,7 +56,7 @@ def test_conv3d_modules_match_torch(make):
     assert repr(ours) == repr(theirs)
     assert tuple(ours.weight.shape) == tuple(theirs.weight.shape)
     _copy_params(ours, theirs)
-    x = _rng(3).standard_normal((2, 4, 5, 6, 5))
+    x = rng(3).standard_normal((2, 4, 5, 6, 5))
     got = ours(tl.tensor(x)).detach().numpy()
     np.testing.assert_allclose(got, theirs(torch.tensor(x)).detach().numpy(), rtol=1e-10,
                                atol=1e-12)
@@ -98,7 +73,7 @@ def test_lazy_convs_infer_in_channels_like_torch(name, args, shape):
     assert repr(ours) == repr(theirs)
     assert ours.has_uninitialized_params()
     assert len(list(ours.parameters())) == len(list(theirs.parameters()))  # uninitialized
-    x = _rng(4).standard_normal(shape)
+    x = rng(4).standard_normal(shape)
     out = ours(tl.tensor(x))
     ref = theirs(torch.tensor(x))
     assert type(ours).__name__ == type(theirs).__name__ == name[4:]
@@ -128,7 +103,7 @@ def test_lazy_conv_trains_with_an_optimizer_built_first_and_loads_state():
 
 
 def test_conv3d_gradients_to_second_order():
-    r = _rng(5)
+    r = rng(5)
     x, w = r.standard_normal((1, 2, 3, 4, 3)), r.standard_normal((2, 2, 2, 2, 2))
     check_grads(lambda a, c: F.conv3d(a, c, stride=(1, 2, 1), padding=1), x, w)
     check_second_order(lambda a, c: F.conv3d(a, c, padding=(1, 0, 1)) ** 2, x, w)

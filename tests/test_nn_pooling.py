@@ -8,36 +8,11 @@ from helpers import check_grads, check_second_order
 
 import tinygrad_lite as tl
 import tinygrad_lite.nn.functional as F  # noqa: N812
+from tests.oracle import compare, rng
 from tinygrad_lite import nn
 
 torch = pytest.importorskip("torch")
 TF = torch.nn.functional
-
-
-def _rng(seed=0):
-    return np.random.default_rng(seed)
-
-
-def _compare(tl_fn, th_fn, *arrays, grad=True, rtol=1e-10, atol=1e-12):
-    """Run both frameworks on float64 copies; compare outputs (tuple outputs: values then
-    indices) and, when ``grad``, the gradients of every float input under one upstream."""
-    a = [tl.tensor(x, requires_grad=grad and x.dtype.kind == "f") for x in arrays]
-    b = [torch.tensor(x, requires_grad=grad and x.dtype.kind == "f") for x in arrays]
-    out, ref = tl_fn(*a), th_fn(*b)
-    if isinstance(ref, tuple):
-        (out, idx), (ref, ref_idx) = out, ref
-        np.testing.assert_array_equal(idx.numpy(), ref_idx.numpy())
-        assert idx.dtype == tl.int64
-    assert tuple(out.shape) == tuple(ref.shape)
-    np.testing.assert_allclose(out.detach().numpy(), ref.detach().numpy(), rtol=rtol, atol=atol)
-    if grad:
-        g = _rng(9).standard_normal(tuple(ref.shape))
-        out.backward(tl.tensor(g))
-        ref.backward(torch.tensor(g))
-        for x, y in zip(a, b):
-            if y.requires_grad:
-                np.testing.assert_allclose(x.grad.numpy(), y.grad.numpy(), rtol=1e-9, atol=1e-12)
-    return out
 
 
 MAX_CASES = [  # nd, shape, kernel, stride, padding, dilation, ceil_mode
@@ -60,12 +35,12 @@ AVG_CASES = [  # nd, shape, kernel, stride, padding, ceil_mode
 
 @pytest.mark.parametrize("nd,shape,k,s,p,d,ceil", MAX_CASES)
 def test_max_pool_matches_torch_with_indices(nd, shape, k, s, p, d, ceil):
-    x = _rng(6).integers(-3, 4, shape).astype(np.float64)  # ties inside windows
+    x = rng(6).integers(-3, 4, shape).astype(np.float64)  # ties inside windows
     x.flat[3] = np.nan
     ours, theirs = getattr(F, f"max_pool{nd}d"), getattr(TF, f"max_pool{nd}d")
-    _compare(lambda a: ours(a, k, s, p, d, ceil, True), lambda a: theirs(a, k, s, p, d, ceil, True),
+    compare(lambda a: ours(a, k, s, p, d, ceil, True), lambda a: theirs(a, k, s, p, d, ceil, True),
              x)
-    _compare(lambda a: getattr(F, f"max_pool{nd}d_with_indices")(a, k, s, p, d, ceil),
+    compare(lambda a: getattr(F, f"max_pool{nd}d_with_indices")(a, k, s, p, d, ceil),
              lambda a: theirs(a, k, s, p, d, ceil, True), x, grad=False)
     module = getattr(nn, f"MaxPool{nd}d")(k, s, p, d, ceil_mode=ceil)
     assert repr(module) == repr(getattr(torch.nn, f"MaxPool{nd}d")(k, s, p, d, ceil_mode=ceil))
@@ -75,19 +50,19 @@ def test_max_pool_matches_torch_with_indices(nd, shape, k, s, p, d, ceil):
 
 def test_max_pool_all_minus_inf_window_indices_name_real_elements():
     x = np.full((1, 1, 5, 5), -np.inf)
-    _compare(lambda a: F.max_pool2d(a, 3, 2, 1, 2, True, True),
+    compare(lambda a: F.max_pool2d(a, 3, 2, 1, 2, True, True),
              lambda a: TF.max_pool2d(a, 3, 2, 1, 2, True, True), x, grad=False)
 
 
 @pytest.mark.parametrize("nd,shape,k,s,p,ceil", AVG_CASES)
 @pytest.mark.parametrize("include_pad", [True, False])
 def test_avg_pool_matches_torch(nd, shape, k, s, p, ceil, include_pad):
-    x = _rng(7).standard_normal(shape)
+    x = rng(7).standard_normal(shape)
     ours, theirs = getattr(F, f"avg_pool{nd}d"), getattr(TF, f"avg_pool{nd}d")
-    _compare(lambda a: ours(a, k, s, p, ceil, include_pad),
+    compare(lambda a: ours(a, k, s, p, ceil, include_pad),
              lambda a: theirs(a, k, s, p, ceil, include_pad), x)
     if nd > 1:
-        _compare(lambda a: ours(a, k, s, p, ceil, include_pad, 5),
+        compare(lambda a: ours(a, k, s, p, ceil, include_pad, 5),
                  lambda a: theirs(a, k, s, p, ceil, include_pad, 5), x)
     module = getattr(nn, f"AvgPool{nd}d")(k, s, p, ceil, include_pad)
     reference = getattr(torch.nn, f"AvgPool{nd}d")(k, s, p, ceil, include_pad)
@@ -97,7 +72,7 @@ def test_avg_pool_matches_torch(nd, shape, k, s, p, ceil, include_pad):
 
 
 def test_pool_ceil_mode_and_3d_gradients_to_second_order():
-    x = _rng(8).standard_normal((1, 2, 5, 4, 5))  # distinct values: max is smooth
+    x = rng(8).standard_normal((1, 2, 5, 4, 5))  # distinct values: max is smooth
     for fn in (lambda a: F.max_pool3d(a, 2, 2, 1, ceil_mode=True) ** 2,
                lambda a: F.avg_pool3d(a, 3, 2, 1, True, False) ** 2,
                lambda a: F.max_pool2d(a[0], 3, 2, 1, ceil_mode=True) ** 2,
@@ -116,16 +91,16 @@ ADAPTIVE_CASES = [  # nd, shape, output_size
 
 @pytest.mark.parametrize("nd,shape,size", ADAPTIVE_CASES)
 def test_adaptive_pools_match_torch(nd, shape, size):
-    r = _rng(10)
+    r = rng(10)
     x = r.standard_normal(shape)
-    _compare(lambda a: getattr(F, f"adaptive_avg_pool{nd}d")(a, size),
+    compare(lambda a: getattr(F, f"adaptive_avg_pool{nd}d")(a, size),
              lambda a: getattr(TF, f"adaptive_avg_pool{nd}d")(a, size), x)
     ties = r.integers(-2, 3, shape).astype(np.float64)
     ties.flat[2] = np.nan
     for data in (x, ties):
-        _compare(lambda a: getattr(F, f"adaptive_max_pool{nd}d")(a, size, True),
+        compare(lambda a: getattr(F, f"adaptive_max_pool{nd}d")(a, size, True),
                  lambda a: getattr(TF, f"adaptive_max_pool{nd}d")(a, size, True), data)
-        _compare(lambda a: getattr(F, f"adaptive_max_pool{nd}d_with_indices")(a, size),
+        compare(lambda a: getattr(F, f"adaptive_max_pool{nd}d_with_indices")(a, size),
                  lambda a: getattr(TF, f"adaptive_max_pool{nd}d")(a, size, True), data,
                  grad=False)
     for cls, args in ((f"AdaptiveAvgPool{nd}d", (size,)), (f"AdaptiveMaxPool{nd}d", (size,))):
@@ -138,7 +113,7 @@ def test_adaptive_pools_match_torch(nd, shape, size):
 
 
 def test_adaptive_gradients_to_second_order():
-    x = _rng(11).standard_normal((1, 2, 5, 7, 3))
+    x = rng(11).standard_normal((1, 2, 5, 7, 3))
     for fn in (lambda a: F.adaptive_max_pool3d(a, (2, 3, 2)) ** 2,
                lambda a: F.adaptive_avg_pool3d(a, (3, 4, 2)) ** 2,
                lambda a: F.adaptive_max_pool2d(a[0], (3, 2)) ** 2,
@@ -164,8 +139,8 @@ UNPOOL_CASES = [  # nd, shape, kernel, stride, padding, output_size
 
 @pytest.mark.parametrize("nd,shape,norm,k,s,ceil", LP_CASES)
 def test_lp_pool_matches_torch(nd, shape, norm, k, s, ceil):
-    x = np.abs(_rng(12).standard_normal(shape)) + 0.1  # odd/fractional p: positive windows
-    _compare(lambda a: getattr(F, f"lp_pool{nd}d")(a, norm, k, s, ceil),
+    x = np.abs(rng(12).standard_normal(shape)) + 0.1  # odd/fractional p: positive windows
+    compare(lambda a: getattr(F, f"lp_pool{nd}d")(a, norm, k, s, ceil),
              lambda a: getattr(TF, f"lp_pool{nd}d")(a, norm, k, s, ceil), x, rtol=1e-9)
     module, reference = (getattr(m, f"LPPool{nd}d")(norm, k, s, ceil) for m in (nn, torch.nn))
     assert repr(module) == repr(reference)
@@ -177,10 +152,10 @@ def test_lp_pool_matches_torch(nd, shape, norm, k, s, ceil):
 
 @pytest.mark.parametrize("nd,shape,k,s,p,size", UNPOOL_CASES)
 def test_max_unpool_matches_torch(nd, shape, k, s, p, size):
-    x = _rng(13).standard_normal(shape)
+    x = rng(13).standard_normal(shape)
     pooled, idx = getattr(TF, f"max_pool{nd}d")(torch.tensor(x), k, s, p, return_indices=True)
     y, index = pooled.numpy(), idx.numpy()
-    _compare(lambda a, i: getattr(F, f"max_unpool{nd}d")(a, i, k, s, p, size),
+    compare(lambda a, i: getattr(F, f"max_unpool{nd}d")(a, i, k, s, p, size),
              lambda a, i: getattr(TF, f"max_unpool{nd}d")(a, i, k, s, p, size), y, index)
     module, reference = (getattr(m, f"MaxUnpool{nd}d")(k, s, p) for m in (nn, torch.nn))
     assert repr(module) == repr(reference)

@@ -7,39 +7,10 @@ import numpy as np
 import pytest
 
 import tinygrad_lite as tl
+from tests.oracle import pair, same, same_error, same_grads
 
 torch = pytest.importorskip("torch")
 RNG = np.random.default_rng(0)
-
-
-def _pair(data, requires_grad=True):
-    """The same float64 data as a tinygrad_lite and a torch tensor."""
-    return (tl.tensor(data, requires_grad=requires_grad),
-            torch.tensor(data, requires_grad=requires_grad))
-
-
-def _same(ours, theirs, **tol):
-    assert tuple(ours.shape) == tuple(theirs.shape)
-    assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
-    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), equal_nan=True,
-                               **tol)
-
-
-def _same_grads(ours_out, theirs_out, ours_in, theirs_in, **tol):
-    """Backward the same random upstream gradient through both; compare the inputs' grads."""
-    g = RNG.standard_normal(tuple(theirs_out.shape))
-    (ours_out * tl.tensor(g)).sum().backward()
-    (theirs_out * torch.tensor(g)).sum().backward()
-    for a, b in zip(ours_in, theirs_in):
-        np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), **tol)
-
-
-def _same_error(ours, theirs):
-    """Both calls raise, and the same type (the first of the MRO that PyTorch raised)."""
-    with pytest.raises(Exception) as expected:
-        theirs()
-    with pytest.raises(expected.type):
-        ours()
 
 
 # -- constants, dtypes, devices -----------------------------------------------------------------
@@ -57,7 +28,7 @@ def test_constants_aliases_and_dtype_class():
 def test_is_complex_and_default_device():
     x = tl.zeros(2)
     assert tl.is_complex(x) is False and x.is_complex() is False
-    _same_error(lambda: tl.is_complex(1), lambda: torch.is_complex(1))
+    same_error(lambda: tl.is_complex(1), lambda: torch.is_complex(1))
     assert tl.get_default_device() == "cpu" and isinstance(tl.get_default_device(), tl.device)
     assert str(tl.get_default_device()) == str(torch.get_default_device())
     tl.set_default_device("cpu")
@@ -98,22 +69,22 @@ def test_clone_detach_vmap_compile():
 def test_renorm_matches_pytorch(p, dim, maxnorm):
     data = RNG.standard_normal((3, 4, 2))
     data[1] *= 0.1  # a slice under maxnorm, kept as it is
-    a, b = _pair(data)
+    a, b = pair(data)
     ours, theirs = tl.renorm(a, p, dim, maxnorm), torch.renorm(b, p, dim, maxnorm)
-    _same(ours, theirs, rtol=1e-12)
-    _same_grads(ours, theirs, [a], [b], rtol=1e-10, atol=1e-12)
+    same(ours, theirs, rtol=1e-12)
+    same_grads(ours, theirs, [a], [b], rtol=1e-10, atol=1e-12)
     y = tl.tensor(data, dtype=tl.float32)
     y.renorm_(p, dim, maxnorm)
-    _same(y, torch.tensor(data, dtype=torch.float32).renorm(p, dim, maxnorm), rtol=1e-6)
+    same(y, torch.tensor(data, dtype=torch.float32).renorm(p, dim, maxnorm), rtol=1e-6)
 
 
 def test_renorm_errors_match_pytorch():
     x, t = tl.ones(2, 3), torch.ones(2, 3)
     for args in ((0, 0, 1.0), (-1, 0, 1.0), (2, 0, -1.0), (2, 2, 1.0)):
-        _same_error(lambda a=args: tl.renorm(x, *a), lambda a=args: torch.renorm(t, *a))
-    _same_error(lambda: tl.renorm(tl.ones(3), 2, 0, 1),
+        same_error(lambda a=args: tl.renorm(x, *a), lambda a=args: torch.renorm(t, *a))
+    same_error(lambda: tl.renorm(tl.ones(3), 2, 0, 1),
                 lambda: torch.renorm(torch.ones(3), 2, 0, 1))
-    _same_error(lambda: tl.renorm(tl.ones(2, 2, dtype=tl.int64), 2, 0, 1),
+    same_error(lambda: tl.renorm(tl.ones(2, 2, dtype=tl.int64), 2, 0, 1),
                 lambda: torch.renorm(torch.ones(2, 2, dtype=torch.int64), 2, 0, 1))
 
 
@@ -124,37 +95,37 @@ def test_frexp_matches_pytorch(dtype):
                     dtype=dtype)
     ours, theirs = tl.frexp(tl.tensor(data)), torch.frexp(torch.tensor(data))
     assert ours._fields == ("mantissa", "exponent")
-    _same(ours.mantissa, theirs.mantissa)
-    _same(ours.exponent, theirs.exponent)
-    _same(tl.tensor(data).frexp()[1], theirs[1])
+    same(ours.mantissa, theirs.mantissa)
+    same(ours.exponent, theirs.exponent)
+    same(tl.tensor(data).frexp()[1], theirs[1])
 
 
 def test_frexp_gradient_and_errors():
-    a, b = _pair(RNG.standard_normal(5) * 10)
-    _same_grads(tl.frexp(a).mantissa, torch.frexp(b).mantissa, [a], [b], rtol=1e-15)
-    _same_error(lambda: tl.frexp(tl.tensor([1, 2])), lambda: torch.frexp(torch.tensor([1, 2])))
+    a, b = pair(RNG.standard_normal(5) * 10)
+    same_grads(tl.frexp(a).mantissa, torch.frexp(b).mantissa, [a], [b], rtol=1e-15)
+    same_error(lambda: tl.frexp(tl.tensor([1, 2])), lambda: torch.frexp(torch.tensor([1, 2])))
 
 
 @pytest.mark.parametrize("data,n,increasing", [
     ([1.5, -2.0, 0.0], None, False), ([1.5, -2.0, 0.0, 0.5], 3, True),
     ([2.0, 3.0], 1, False), ([2.0, 3.0], 0, True)])
 def test_vander_matches_pytorch(data, n, increasing):
-    a, b = _pair(np.array(data))
+    a, b = pair(np.array(data))
     ours, theirs = tl.vander(a, n, increasing), torch.vander(b, n, increasing)
-    _same(ours, theirs)
+    same(ours, theirs)
     assert ours.requires_grad == theirs.requires_grad  # N <= 1: ones only, outside the graph
     if theirs.requires_grad:  # PyTorch's own vander fails in backward (an in-place cumprod copy):
         # compare with the gradient of its powers
         k = torch.arange(theirs.shape[1], dtype=torch.float64)
-        _same_grads(ours, b.unsqueeze(1) ** (k if increasing else k.flip(0)), [a], [b])
+        same_grads(ours, b.unsqueeze(1) ** (k if increasing else k.flip(0)), [a], [b])
     for ints, dtype in (([1, 2, 3], "int8"), ([True, False], "bool"), ([4, 5], "int64")):
-        _same(tl.vander(tl.tensor(np.array(ints, dtype))), torch.vander(torch.tensor(ints)))
+        same(tl.vander(tl.tensor(np.array(ints, dtype))), torch.vander(torch.tensor(ints)))
     assert not hasattr(tl.Tensor, "vander")
 
 
 def test_vander_errors_match_pytorch():
-    _same_error(lambda: tl.vander(tl.ones(2, 2)), lambda: torch.vander(torch.ones(2, 2)))
-    _same_error(lambda: tl.vander(tl.ones(2), -1), lambda: torch.vander(torch.ones(2), -1))
+    same_error(lambda: tl.vander(tl.ones(2, 2)), lambda: torch.vander(torch.ones(2, 2)))
+    same_error(lambda: tl.vander(tl.ones(2), -1), lambda: torch.vander(torch.ones(2), -1))
 
 
 def test_unravel_index_matches_pytorch():
@@ -165,41 +136,41 @@ def test_unravel_index_matches_pytorch():
             theirs = torch.unravel_index(torch.tensor(np.array(indices, dtype)), shape)
             assert len(ours) == len(theirs)
             for o, t in zip(ours, theirs):
-                _same(o, t)
+                same(o, t)
     idx, tidx = tl.tensor([1]), torch.tensor([1])
-    _same_error(lambda: tl.unravel_index(tl.tensor([1.0]), (2,)),
+    same_error(lambda: tl.unravel_index(tl.tensor([1.0]), (2,)),
                 lambda: torch.unravel_index(torch.tensor([1.0]), (2,)))
-    _same_error(lambda: tl.unravel_index(tl.tensor([True]), (2,)),
+    same_error(lambda: tl.unravel_index(tl.tensor([True]), (2,)),
                 lambda: torch.unravel_index(torch.tensor([True]), (2,)))
-    _same_error(lambda: tl.unravel_index(idx, (2, -3)), lambda: torch.unravel_index(tidx, (2, -3)))
-    _same_error(lambda: tl.unravel_index(idx, (2, 0)), lambda: torch.unravel_index(tidx, (2, 0)))
-    _same_error(lambda: tl.unravel_index(idx, 2.0), lambda: torch.unravel_index(tidx, 2.0))
+    same_error(lambda: tl.unravel_index(idx, (2, -3)), lambda: torch.unravel_index(tidx, (2, -3)))
+    same_error(lambda: tl.unravel_index(idx, (2, 0)), lambda: torch.unravel_index(tidx, (2, 0)))
+    same_error(lambda: tl.unravel_index(idx, 2.0), lambda: torch.unravel_index(tidx, 2.0))
 
 
 @pytest.mark.parametrize("shape,scale", [((3, 3), 0.5), ((2, 4, 4), 3.0), ((1, 1), 1.0),
                                          ((5, 5), 20.0)])
 def test_matrix_exp_matches_pytorch(shape, scale):
     data = RNG.standard_normal(shape) * scale
-    a, b = _pair(data)
+    a, b = pair(data)
     ours, theirs = tl.matrix_exp(a), torch.matrix_exp(b)
-    _same(ours, theirs, rtol=1e-9, atol=1e-12 * float(np.abs(theirs.detach().numpy()).max()))
-    _same_grads(ours, theirs, [a], [b], rtol=1e-8,
+    same(ours, theirs, rtol=1e-9, atol=1e-12 * float(np.abs(theirs.detach().numpy()).max()))
+    same_grads(ours, theirs, [a], [b], rtol=1e-8,
                 atol=1e-10 * float(np.abs(theirs.detach().numpy()).max()))
     # float32: ours is the float64 result rounded once, PyTorch's rounds at every step
-    _same(tl.linalg.matrix_exp(tl.tensor(data, dtype=tl.float32)),
+    same(tl.linalg.matrix_exp(tl.tensor(data, dtype=tl.float32)),
           torch.linalg.matrix_exp(torch.tensor(data, dtype=torch.float32)), rtol=1e-4,
           atol=1e-5 * float(np.abs(theirs.detach().numpy()).max()))
 
 
 def test_matrix_exp_second_order_and_edges():
-    a, b = _pair(RNG.standard_normal((3, 3)))
+    a, b = pair(RNG.standard_normal((3, 3)))
     (ga,) = tl.autograd.grad(tl.matrix_exp(a).sin().sum(), a, create_graph=True)
     (gb,) = torch.autograd.grad(torch.matrix_exp(b).sin().sum(), b, create_graph=True)
-    _same_grads(ga, gb, [a], [b], rtol=1e-8, atol=1e-10)
+    same_grads(ga, gb, [a], [b], rtol=1e-8, atol=1e-10)
     assert tl.matrix_exp(tl.ones(2, 0, 0)).shape == (2, 0, 0)
-    _same(tl.matrix_exp(tl.zeros(2, 2)), torch.matrix_exp(torch.zeros(2, 2)))
-    _same(tl.matrix_exp(tl.full((2, 2), math.nan)), torch.matrix_exp(torch.full((2, 2), math.nan)))
-    _same(tl.matrix_exp(tl.full((2, 2), 1000.0)), torch.matrix_exp(torch.full((2, 2), 1000.0)))
+    same(tl.matrix_exp(tl.zeros(2, 2)), torch.matrix_exp(torch.zeros(2, 2)))
+    same(tl.matrix_exp(tl.full((2, 2), math.nan)), torch.matrix_exp(torch.full((2, 2), math.nan)))
+    same(tl.matrix_exp(tl.full((2, 2), 1000.0)), torch.matrix_exp(torch.full((2, 2), 1000.0)))
     for bad in (lambda m: m.ones(3), lambda m: m.ones(2, 3), lambda m: m.ones(2, 2, dtype=m.long)):
-        _same_error(lambda bad=bad: tl.matrix_exp(bad(tl)),
+        same_error(lambda bad=bad: tl.matrix_exp(bad(tl)),
                     lambda bad=bad: torch.matrix_exp(bad(torch)))

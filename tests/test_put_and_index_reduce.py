@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import tinygrad_lite as tl
+from tests.oracle import both
 
 torch = pytest.importorskip("torch")
 
@@ -17,32 +18,13 @@ POS = rng.uniform(0.2, 0.9, (3, 4))
 REAL = rng.standard_normal((3, 4))
 
 
-
-def _both(fn, *arrays, grad=()):
-    """``fn(lib, *tensors)`` with both libraries: outputs and the gradients of ``grad``."""
-    results = []
-    for lib in (tl, torch):
-        tensors = [lib.tensor(a, requires_grad=i in grad) for i, a in enumerate(arrays)]
-        out = fn(lib, *tensors)
-        if grad:
-            (out * lib.tensor(np.arange(out.numel()).reshape(out.shape) % 3 + 1.0)
-             ).sum().backward()
-        results.append((out.detach().numpy(), [tensors[i].grad.numpy() for i in grad]))
-    np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-9, atol=1e-12)
-    for a, b in zip(results[0][1], results[1][1], strict=True):
-        np.testing.assert_allclose(a, b, rtol=1e-8, atol=1e-12)
-    return results[0][0]
-
-
-
 @pytest.mark.parametrize("accumulate", [False, True])
 def test_put_matches_torch(accumulate):
     index = np.array([0, 5, -1, 3]) if not accumulate else np.array([0, 5, 5, -1])
-    _both(lambda m, x, s: m.put(x, m.tensor(index), s, accumulate), REAL[:2, :3], REAL[2, :4],
+    both(lambda m, x, s: m.put(x, m.tensor(index), s, accumulate), REAL[:2, :3], REAL[2, :4],
           grad=(0, 1))
-    _both(lambda m, x, s: (x * 1).put_(m.tensor(index), s, accumulate=accumulate),
+    both(lambda m, x, s: (x * 1).put_(m.tensor(index), s, accumulate=accumulate),
           REAL[:2, :3], REAL[2, :4], grad=(0, 1))
-
 
 
 def test_put_errors_match_torch():
@@ -58,7 +40,6 @@ def test_put_errors_match_torch():
             lib.put(x, lib.tensor([0, 1]), lib.tensor([1.0, 2.0], dtype=lib.float64))
 
 
-
 @pytest.mark.parametrize("reduce", ["prod", "mean", "amax", "amin"])
 @pytest.mark.parametrize("include_self", [True, False])
 def test_index_reduce_matches_torch(reduce, include_self):
@@ -68,13 +49,12 @@ def test_index_reduce_matches_torch(reduce, include_self):
     base = rng.standard_normal((4, 3))
     base[0, 1] = src[0, 1] if include_self else base[0, 1]  # and one with self
     src[4, 2] = 0.0  # a zero factor for prod
-    _both(lambda m, x, s: x.index_reduce(0, m.tensor(index), s, reduce,
+    both(lambda m, x, s: x.index_reduce(0, m.tensor(index), s, reduce,
                                          include_self=include_self),
           base, src, grad=(0, 1))
-    _both(lambda m, x, s: m.index_reduce(x, 1, m.tensor(index[:3]), s, reduce,
+    both(lambda m, x, s: m.index_reduce(x, 1, m.tensor(index[:3]), s, reduce,
                                          include_self=include_self),
           base.T.copy(), src[:3].T.copy(), grad=(0, 1))
-
 
 
 def test_index_reduce_integer_zero_dim_inplace_and_errors():

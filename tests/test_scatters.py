@@ -5,39 +5,10 @@ import numpy as np
 import pytest
 
 import tinygrad_lite as tl
+from tests.oracle import pair, same, same_error, same_grads
 
 torch = pytest.importorskip("torch")
 RNG = np.random.default_rng(0)
-
-
-def _pair(data, requires_grad=True):
-    """The same float64 data as a tinygrad_lite and a torch tensor."""
-    return (tl.tensor(data, requires_grad=requires_grad),
-            torch.tensor(data, requires_grad=requires_grad))
-
-
-def _same(ours, theirs, **tol):
-    assert tuple(ours.shape) == tuple(theirs.shape)
-    assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
-    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), equal_nan=True,
-                               **tol)
-
-
-def _same_grads(ours_out, theirs_out, ours_in, theirs_in, **tol):
-    """Backward the same random upstream gradient through both; compare the inputs' grads."""
-    g = RNG.standard_normal(tuple(theirs_out.shape))
-    (ours_out * tl.tensor(g)).sum().backward()
-    (theirs_out * torch.tensor(g)).sum().backward()
-    for a, b in zip(ours_in, theirs_in):
-        np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), **tol)
-
-
-def _same_error(ours, theirs):
-    """Both calls raise, and the same type (the first of the MRO that PyTorch raised)."""
-    with pytest.raises(Exception) as expected:
-        theirs()
-    with pytest.raises(expected.type):
-        ours()
 
 
 # -- fill_diagonal_, index_put, the scatters -----------------------------------------------------
@@ -46,19 +17,19 @@ def _same_error(ours, theirs):
                                               ((3, 3, 3), -1.0, False), ((2, 5), True, True)])
 def test_fill_diagonal_matches_pytorch(shape, value, wrap):
     data = RNG.standard_normal(shape)
-    a, b = _pair(data)
+    a, b = pair(data)
     ours, theirs = (a * 1).fill_diagonal_(value, wrap), (b * 1).fill_diagonal_(value, wrap)
-    _same(ours, theirs)
-    _same_grads(ours, theirs, [a], [b])
+    same(ours, theirs)
+    same_grads(ours, theirs, [a], [b])
     ints = tl.zeros(3, 3, dtype=tl.int64).fill_diagonal_(2.7)
-    _same(ints, torch.zeros(3, 3, dtype=torch.int64).fill_diagonal_(2.7))
+    same(ints, torch.zeros(3, 3, dtype=torch.int64).fill_diagonal_(2.7))
 
 
 def test_fill_diagonal_errors_match_pytorch():
-    _same_error(lambda: tl.zeros(3).fill_diagonal_(1), lambda: torch.zeros(3).fill_diagonal_(1))
-    _same_error(lambda: tl.zeros(2, 2, 3).fill_diagonal_(1),
+    same_error(lambda: tl.zeros(3).fill_diagonal_(1), lambda: torch.zeros(3).fill_diagonal_(1))
+    same_error(lambda: tl.zeros(2, 2, 3).fill_diagonal_(1),
                 lambda: torch.zeros(2, 2, 3).fill_diagonal_(1))
-    _same_error(lambda: tl.zeros(2, 2, requires_grad=True).fill_diagonal_(1),
+    same_error(lambda: tl.zeros(2, 2, requires_grad=True).fill_diagonal_(1),
                 lambda: torch.zeros(2, 2, requires_grad=True).fill_diagonal_(1))
 
 
@@ -78,20 +49,20 @@ def test_index_put_matches_pytorch(indices, values_shape, accumulate):
     data, vals = RNG.standard_normal((3, 4)), RNG.standard_normal(values_shape)
     ours_idx = tuple(tl.tensor(np.asarray(i)) for i in indices)
     theirs_idx = tuple(torch.tensor(np.asarray(i)) for i in indices)
-    a, b = _pair(data)
-    va, vb = _pair(vals)
+    a, b = pair(data)
+    va, vb = pair(vals)
     ours = tl.index_put(a, ours_idx, va, accumulate)
     theirs = torch.index_put(b, theirs_idx, vb, accumulate)
-    _same(ours, theirs)
+    same(ours, theirs)
     if accumulate or not any(np.asarray(i).dtype != bool and len(set(np.ravel(i))) < np.size(i)
                              for i in indices):  # duplicates without accumulate: any may win
-        _same_grads(ours, theirs, [a, va], [b, vb], rtol=1e-12)
-    _same(a.index_put(list(ours_idx), va, accumulate=accumulate),
+        same_grads(ours, theirs, [a, va], [b, vb], rtol=1e-12)
+    same(a.index_put(list(ours_idx), va, accumulate=accumulate),
           b.index_put(list(theirs_idx), vb, accumulate=accumulate))
     x, y = tl.tensor(data), torch.tensor(data)
     assert x.index_put_(ours_idx, va.detach(), accumulate) is x
-    _same(x, y.index_put_(theirs_idx, vb.detach(), accumulate))
-    _same(tl.index_put_(tl.tensor(data), ours_idx, va.detach(), accumulate),
+    same(x, y.index_put_(theirs_idx, vb.detach(), accumulate))
+    same(tl.index_put_(tl.tensor(data), ours_idx, va.detach(), accumulate),
           torch.index_put_(torch.tensor(data), theirs_idx, vb.detach(), accumulate))
 
 
@@ -116,7 +87,7 @@ def test_index_put_errors_match_pytorch():
          lambda: torch.index_put(t, (ti, tj), torch.ones(3))),
     ]
     for ours, theirs in cases:
-        _same_error(ours, theirs)
+        same_error(ours, theirs)
 
 
 SCATTERS = [  # (name, input shape, src shape, extra arguments)
@@ -138,12 +109,12 @@ SCATTERS = [  # (name, input shape, src shape, extra arguments)
 
 @pytest.mark.parametrize("name,shape,src_shape,args", SCATTERS)
 def test_scatters_match_pytorch(name, shape, src_shape, args):
-    a, b = _pair(RNG.standard_normal(shape))
-    sa, sb = _pair(RNG.standard_normal(src_shape))
+    a, b = pair(RNG.standard_normal(shape))
+    sa, sb = pair(RNG.standard_normal(src_shape))
     ours, theirs = getattr(tl, name)(a, sa, *args), getattr(torch, name)(b, sb, *args)
-    _same(ours, theirs)
-    _same_grads(ours, theirs, [a, sa], [b, sb])
-    _same(getattr(a, name)(sa.float(), *args), getattr(b, name)(sb.float(), *args))
+    same(ours, theirs)
+    same_grads(ours, theirs, [a, sa], [b, sb])
+    same(getattr(a, name)(sa.float(), *args), getattr(b, name)(sb.float(), *args))
 
 
 def test_scatter_errors_match_pytorch():
@@ -157,14 +128,14 @@ def test_scatter_errors_match_pytorch():
         ("slice_scatter", (4,), (0, 0, 1)),
     ]
     for name, src_shape, args in cases:
-        _same_error(lambda n=name, s=src_shape, a=args: getattr(tl, n)(x, tl.ones(s), *a),
+        same_error(lambda n=name, s=src_shape, a=args: getattr(tl, n)(x, tl.ones(s), *a),
                     lambda n=name, s=src_shape, a=args: getattr(torch, n)(t, torch.ones(s), *a))
     for name in ("diagonal_scatter", "select_scatter", "slice_scatter"):
-        _same_error(lambda n=name: getattr(tl, n)(x, 1.0), lambda n=name: getattr(torch, n)(t, 1.0))
+        same_error(lambda n=name: getattr(tl, n)(x, 1.0), lambda n=name: getattr(torch, n)(t, 1.0))
     zero_dim, tzero = tl.tensor(1.0), torch.tensor(1.0)
-    _same_error(lambda: tl.select_scatter(zero_dim, zero_dim, 0, 0),
+    same_error(lambda: tl.select_scatter(zero_dim, zero_dim, 0, 0),
                 lambda: torch.select_scatter(tzero, tzero, 0, 0))
-    _same_error(lambda: tl.slice_scatter(zero_dim, zero_dim),
+    same_error(lambda: tl.slice_scatter(zero_dim, zero_dim),
                 lambda: torch.slice_scatter(tzero, tzero))
-    _same_error(lambda: tl.diagonal_scatter(zero_dim, zero_dim),
+    same_error(lambda: tl.diagonal_scatter(zero_dim, zero_dim),
                 lambda: torch.diagonal_scatter(tzero, tzero))

@@ -10,6 +10,7 @@ import pytest
 
 import tinygrad_lite as tl
 from tests.helpers import check_grads, check_second_order
+from tests.oracle import both
 
 
 def test_detach_strides_sizes_and_legacy_new_match_pytorch():
@@ -30,7 +31,6 @@ def test_detach_strides_sizes_and_legacy_new_match_pytorch():
     assert ours.data_ptr() == ours.numpy().__array_interface__["data"][0]
 
 
-
 torch = pytest.importorskip("torch")
 
 rng = np.random.default_rng(5)
@@ -38,24 +38,6 @@ rng = np.random.default_rng(5)
 POS = rng.uniform(0.2, 0.9, (3, 4))
 
 REAL = rng.standard_normal((3, 4))
-
-
-
-def _both(fn, *arrays, grad=()):
-    """``fn(lib, *tensors)`` with both libraries: outputs and the gradients of ``grad``."""
-    results = []
-    for lib in (tl, torch):
-        tensors = [lib.tensor(a, requires_grad=i in grad) for i, a in enumerate(arrays)]
-        out = fn(lib, *tensors)
-        if grad:
-            (out * lib.tensor(np.arange(out.numel()).reshape(out.shape) % 3 + 1.0)
-             ).sum().backward()
-        results.append((out.detach().numpy(), [tensors[i].grad.numpy() for i in grad]))
-    np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-9, atol=1e-12)
-    for a, b in zip(results[0][1], results[1][1], strict=True):
-        np.testing.assert_allclose(a, b, rtol=1e-8, atol=1e-12)
-    return results[0][0]
-
 
 
 def test_conjugate_transpose_real_output_nr_dim_order():
@@ -78,7 +60,6 @@ def test_conjugate_transpose_real_output_nr_dim_order():
             tl.ones(2).bfloat16()
     else:
         assert tl.ones(2).bfloat16().dtype == tl.bfloat16
-
 
 
 def test_resize_family():
@@ -104,14 +85,12 @@ def test_resize_family():
             w.resize(7)
 
 
-
 @pytest.mark.parametrize("size,stride,offset", [((2, 2), (1, 2), 1), ((3, 3), (1, 1), 0),
                                                 ((2, 3), (3, 1), None), ((4, 2), (0, 1), 2)])
 def test_as_strided_matches_torch_with_gradient(size, stride, offset):
     data = rng.standard_normal(12)
-    _both(lambda m, t: t.as_strided(size, stride, offset), data, grad=(0,))
-    _both(lambda m, t: m.as_strided(t.reshape(3, 4), size, stride, offset), data, grad=(0,))
-
+    both(lambda m, t: t.as_strided(size, stride, offset), data, grad=(0,))
+    both(lambda m, t: m.as_strided(t.reshape(3, 4), size, stride, offset), data, grad=(0,))
 
 
 @pytest.mark.parametrize("size,stride,offset", [((2, 2), (1, 2), 1), ((2, 3), (3, 1), None),
@@ -120,13 +99,12 @@ def test_as_strided_scatter_matches_torch(size, stride, offset):
     data, src = rng.standard_normal(12), rng.standard_normal(size)
     # PyTorch 2.13 sends self's gradient to the written positions instead of the kept ones
     # (a bug): the gradient in self is checked numerically, the one in src against PyTorch
-    _both(lambda m, t, s: m.as_strided_scatter(t, s, size, stride, offset), data, src,
+    both(lambda m, t, s: m.as_strided_scatter(t, s, size, stride, offset), data, src,
           grad=(1,))
     check_grads(lambda t, s: tl.as_strided_scatter(t, s, size, stride, offset), data, src)
     for lib in (tl, torch):
         with pytest.raises(RuntimeError, match="more than one element"):
             lib.as_strided_scatter(lib.zeros(6), lib.ones(2, 2), (2, 2), (0, 1))
-
 
 
 def test_as_strided_errors_and_inplace():
@@ -141,7 +119,6 @@ def test_as_strided_errors_and_inplace():
         tl.ones(4, requires_grad=True).as_strided_((2,), (1,))
     check_grads(lambda t: t.as_strided((3, 3), (1, 1)), np.arange(6.0))
     check_second_order(lambda t: (t.as_strided((2, 3), (2, 1), 1) ** 2), np.arange(8.0) * 0.3)
-
 
 
 def test_unsafe_splits_and_nonzero_static():
