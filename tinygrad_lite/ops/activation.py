@@ -18,7 +18,7 @@ from .._core.grad_mode import grad_state
 from .._core.graph import Node
 from .._core.tensor_base import TensorBase
 from ..dtypes import is_float_dtype
-from .common import array_of, is_array, unary_rule, wrap
+from .common import array_of, is_array, unary_rule, wrap, writable
 from .elementwise import cast, where_rule
 from .special import _erf_numpy
 from .special import erf as erf_op
@@ -67,7 +67,7 @@ def _erf_float32(x: np.ndarray) -> np.ndarray:
 def _exact_gelu_grad(grad: np.ndarray, x: np.ndarray, phi_cdf: np.ndarray) -> np.ndarray:
     """``grad * (Phi(x) + x phi(x))`` in one buffer (the operators' version of the rule makes
     a fresh array per pass), the same operations in the same order."""
-    out = np.multiply(x, -0.5)
+    out = writable(np.multiply(x, -0.5))  # (0-d operands give a scalar)
     out *= x
     np.exp(out, out=out)
     out *= _INV_SQRT_2PI  # phi(x), the standard normal density
@@ -102,7 +102,7 @@ def gelu(x: TensorBase, approximate: str = "none") -> TensorBase:
     data = x._data
     with np.errstate(over="ignore", invalid="ignore"):
         if approximate == "tanh":
-            inner = data * data
+            inner = writable(data * data)  # (0-d operands give a scalar)
             inner *= _TANH_CUBIC
             inner += 1.0
             inner *= data
@@ -149,7 +149,7 @@ class LeakyReluBackward0(Node):
 def leaky_relu(x: TensorBase, slope: float) -> TensorBase:
     """``x`` where positive, ``slope * x`` elsewhere, of a floating tensor, as one node."""
     data = x._data
-    scaled = data * slope
+    scaled = writable(data * slope)  # (0-d operands give a scalar)
     if 0.0 < slope <= 1.0:  # max(x, slope x) is the same, NaN and infinities included,
         out = np.maximum(data, scaled, out=scaled)  # without np.where's branch per element
     else:

@@ -205,6 +205,12 @@ def is_half_float(dtype: np.dtype) -> bool:
     return dtype.itemsize == 2 and (dtype.kind == "f" or dtype is dtypes.bfloat16.np)
 
 
+def writable(result: Any) -> np.ndarray:
+    """A ufunc's result as an array that later in-place passes (``out=``) can write into:
+    NumPy returns a scalar, not a 0-d array, when every operand is 0-d."""
+    return result if type(result) is np.ndarray else np.array(result)
+
+
 def array_sum(data: np.ndarray, axis, keepdims: bool = False) -> np.ndarray:
     """``np.add.reduce(data, axis)``; a float16 or bfloat16 array accumulates in float32, as
     PyTorch's kernels do (ml_dtypes' own loop accumulates in bfloat16: 10,000 ones sum to 256;
