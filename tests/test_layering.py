@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent / PACKAGE
 # Bottom up. A module belongs to the layer of its longest matching prefix; it may import from
 # its own layer (without cycles) and from the layers below, never from a layer above.
 LAYERS = [
-    ("core", ["tinygrad_lite.dtypes", "tinygrad_lite._core"]),
+    ("core", ["tinygrad_lite.dtypes", "tinygrad_lite._core", "tinygrad_lite._kernels"]),
     ("ops", ["tinygrad_lite.ops"]),
     ("functions", ["tinygrad_lite.functions"]),
     ("tensor", ["tinygrad_lite.tensor", "tinygrad_lite._tensor"]),
@@ -44,7 +44,8 @@ PATCHERS = {
 # Optional third-party packages: imported where used (inside functions), so that the package
 # imports without them.
 OPTIONAL = {"graphviz", "safetensors", "matplotlib", "tqdm", "mpi4py", "tensorboard", "torch",
-            "threadpoolctl", "scipy", "ml_dtypes"}
+            "threadpoolctl", "scipy", "ml_dtypes", "numba", "llvmlite"}
+
 
 
 def module_name(path: Path) -> str:

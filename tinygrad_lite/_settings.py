@@ -8,6 +8,7 @@ import os
 from typing import Any
 
 from ._core.warnings import warn
+from ._kernels import threads as kernel_threads
 from .autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_detect_anomaly
 
 __all__ = ["set_num_threads", "get_num_threads", "use_deterministic_algorithms",
@@ -24,11 +25,13 @@ _state: dict[str, Any] = {"deterministic": False, "warn_only": False, "interop":
 
 def set_num_threads(num: int) -> None:
     """Use ``num`` threads in the BLAS behind matrix products (threadpoolctl when installed;
-    otherwise remembered, and set in the environment for processes started later)."""
+    otherwise remembered, and set in the environment for processes started later) and in the
+    compiled kernels."""
     if int(num) < 1:
         raise RuntimeError(f"set_num_threads expects a positive integer, got {num}")
     _state["threads"] = int(num)
     os.environ["OMP_NUM_THREADS"] = str(int(num))
+    kernel_threads.set_budget(int(num))  # one budget: the compiled kernels follow BLAS
     try:
         from threadpoolctl import threadpool_limits
     except ImportError:
