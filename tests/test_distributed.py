@@ -139,3 +139,9 @@ def test_ddp_digits_example_on_two_ranks():
     assert result.returncode == 0, result.stdout + result.stderr
     accuracy = float(result.stdout.split("test accuracy ")[-1].split("%")[0]) / 100
     assert accuracy > 0.9
+
+
+def test_device_mesh_groups_coordinates_and_sub_meshes():
+    result = launch(4, "device_mesh.py")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert ok_ranks(result) == [f"rank {r}: ok" for r in range(4)]

@@ -27,6 +27,7 @@ from .collectives import (
     scatter_object_list,
     send,
 )
+from .device_mesh import DeviceMesh, init_device_mesh
 from .process_group import (
     GroupMember,
     ProcessGroup,
@@ -52,4 +53,5 @@ __all__ = [
     "all_gather", "all_gather_into_tensor", "reduce_scatter", "reduce_scatter_tensor", "gather",
     "scatter", "all_to_all", "all_to_all_single", "send", "recv", "isend", "irecv", "barrier",
     "broadcast_object_list", "all_gather_object", "gather_object", "scatter_object_list",
+    "DeviceMesh", "init_device_mesh",
 ]
