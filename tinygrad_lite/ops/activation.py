@@ -6,6 +6,11 @@ and a few in-place passes, the normal CDF it computes is saved, and the backward
 ``Phi(x) + x * phi(x)`` from it: no second erf. The rule is written with operators and
 ``unary_rule``, so under ``create_graph`` it is recorded like any other and differentiates
 again (second order in the op catalogue).
+
+With the compiled kernels on (``_kernels``, family ``activation``), float32 exact GELU is one
+fused pass, the others' chains of passes shrink to a kernel, NumPy's exp or tanh, and a kernel;
+leaky_relu and its gradient are one pass each. The kernels repeat the reference's operations
+in its order, so their results are the reference's bits but for exp/tanh (still NumPy's).
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from .._core.tensor_base import TensorBase
 from ..dtypes import is_float_dtype
 from .common import array_of, is_array, unary_rule, wrap, writable
 from .elementwise import cast, where_rule
+from .kernel_choice import kernels_for, parallel
 from .special import _erf_numpy
 from .special import erf as erf_op
 
@@ -82,6 +88,10 @@ class GeluBackward0(Node):
 
     def backward(self, grad):
         x, saved = self.saved_tensors  # saved: Phi(x) (exact) or tanh(inner) (tanh form)
+        if is_array(x) and is_array(grad):
+            kern = kernels_for("activation", x, grad, saved) if grad.shape == x.shape else None
+            if kern is not None:
+                return (_gelu_grad_kernel(kern, self.approximate, grad, x, saved),)
         if self.approximate != "tanh" and is_array(x) and is_array(grad):
             return (_exact_gelu_grad(grad, x, saved),)
         if self.approximate == "tanh":
@@ -95,13 +105,56 @@ class GeluBackward0(Node):
         return (grad * (saved + x * density),)
 
 
+def _run(kern, name: str, size: int, *args) -> None:
+    """Kernel ``name`` of ``kern``, its parallel variant for large arrays."""
+    getattr(kern, name + "_parallel" if parallel(size) else name)(*args)
+
+
+def _gelu_grad_kernel(kern, approximate: str, grad: np.ndarray, x: np.ndarray,
+                      saved: np.ndarray) -> np.ndarray:
+    """GELU's gradient by the kernels (contiguous float arrays of one shape and dtype)."""
+    t = x.dtype.type
+    out = np.empty_like(x)
+    flat = out.reshape(-1)
+    g, v, s = grad.reshape(-1), x.reshape(-1), saved.reshape(-1)
+    if approximate == "tanh":
+        _run(kern, "gelu_tanh_backward", x.size, g, v, s, flat, t(3.0 * _TANH_CUBIC),
+             t(_TANH_SCALE), t(1.0), t(0.5))
+        return out
+    _run(kern, "gelu_erf_backward_exponent", x.size, v, flat, t(-0.5))
+    np.exp(flat, out=flat)
+    _run(kern, "gelu_erf_backward_finish", x.size, g, v, s, flat, t(_INV_SQRT_2PI))
+    return out
+
+
+def _gelu_kernel(kern, approximate: str, data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(GELU, saved) by the kernels: float32 exact GELU in one pass; tanh GELU as the inner
+    polynomial, NumPy's tanh, the product. (float64 exact GELU keeps the reference: its erf
+    is most of the time, and numba's per-element libm erf is no faster.)"""
+    t = data.dtype.type
+    out, saved = np.empty_like(data), np.empty_like(data)
+    v, o, s = data.reshape(-1), out.reshape(-1), saved.reshape(-1)
+    if approximate == "tanh":
+        _run(kern, "gelu_tanh_inner", v.size, v, s, t(_TANH_CUBIC), t(_TANH_SCALE), t(1.0))
+        np.tanh(s, out=s)
+        _run(kern, "gelu_tanh_finish", v.size, v, s, o, t(1.0), t(0.5))
+    else:
+        _run(kern, "gelu_erf32_forward", v.size, v, o, s)
+    return out, saved
+
+
 def gelu(x: TensorBase, approximate: str = "none") -> TensorBase:
     """GELU of a floating tensor; ``approximate`` is 'none' (erf) or 'tanh'."""
     if not is_float_dtype(x._data.dtype):
         x = cast(x, np.dtype(np.float32))
     data = x._data
+    kern = None
+    if approximate == "tanh" or data.dtype == np.float32:
+        kern = kernels_for("activation", data)
     with np.errstate(over="ignore", invalid="ignore"):
-        if approximate == "tanh":
+        if kern is not None:
+            out, saved = _gelu_kernel(kern, approximate, data)
+        elif approximate == "tanh":
             inner = writable(data * data)  # (0-d operands give a scalar)
             inner *= _TANH_CUBIC
             inner += 1.0
@@ -136,6 +189,12 @@ class LeakyReluBackward0(Node):
         positive = array_of(x) > 0  # a constant mask: no graph needed
         if not is_array(grad):
             return (where_rule(positive, grad, grad * self.slope),)
+        kern = kernels_for("activation", grad, x) if grad.shape == x.shape else None
+        if kern is not None:
+            out = np.empty_like(grad)
+            _run(kern, "leaky_relu_backward", grad.size, grad.reshape(-1), x.reshape(-1),
+                 out.reshape(-1), grad.dtype.type(self.slope))
+            return (out,)
         if 0.0 <= self.slope <= 1.0:
             # grad * (1 or slope): the factor as max(mask, slope), branch-free (np.where on
             # a random sign mask is ~12x slower: a mispredicted branch per element); x * 1 is
@@ -149,14 +208,25 @@ class LeakyReluBackward0(Node):
 def leaky_relu(x: TensorBase, slope: float) -> TensorBase:
     """``x`` where positive, ``slope * x`` elsewhere, of a floating tensor, as one node."""
     data = x._data
-    scaled = writable(data * slope)  # (0-d operands give a scalar)
-    if 0.0 < slope <= 1.0:  # max(x, slope x) is the same, NaN and infinities included,
-        out = np.maximum(data, scaled, out=scaled)  # without np.where's branch per element
+    kern = kernels_for("activation", data)
+    if kern is not None:  # x where x > 0, else slope x: the same values as the passes below
+        out = np.empty_like(data)
+        _run(kern, "leaky_relu_forward", data.size, data.reshape(-1), out.reshape(-1),
+             data.dtype.type(slope))
     else:
-        out = np.where(data > 0, data, scaled)
+        out = _leaky_relu_numpy(data, slope)
     if not (grad_state.enabled and x._requires_grad):
         return wrap(out)
     node = LeakyReluBackward0(x)
     node.slope = slope
     node.save_for_backward(x)
     return wrap(out, node)
+
+
+def _leaky_relu_numpy(data: np.ndarray, slope: float) -> np.ndarray:
+    scaled = writable(data * slope)  # (0-d operands give a scalar)
+    if 0.0 < slope <= 1.0:  # max(x, slope x) is the same, NaN and infinities included,
+        out = np.maximum(data, scaled, out=scaled)  # without np.where's branch per element
+    else:
+        out = np.where(data > 0, data, scaled)
+    return out

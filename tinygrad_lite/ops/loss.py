@@ -12,6 +12,7 @@ from .._core.graph import Node
 from .._core.tensor_base import TensorBase
 from ..dtypes import is_float_dtype
 from .common import is_array, wrap
+from .kernel_choice import kernels_for
 
 __all__ = ["NllLossBackward0", "fused_cross_entropy", "nll_loss", "LogSigmoidBackward0",
            "log_sigmoid",
@@ -118,10 +119,19 @@ def fused_cross_entropy(input: TensorBase, target, weight, ignore_index: int, re
     index = _class_index(t, x, weight, ignore_index, reduction, label_smoothing)
     if index is None:
         return None
-    row_max = x.max(axis=1, keepdims=True)
-    shifted = x - row_max
-    lse = np.log(np.exp(shifted).sum(axis=1, keepdims=True))
-    losses = lse[:, 0] - shifted[index]
+    kern = kernels_for("softmax", x) if x.ndim == 2 else None
+    if kern is not None:  # (N, C): shift and max by a kernel, NumPy's exp, the rest by a kernel
+        row_max = np.empty((x.shape[0], 1), x.dtype)
+        shifted = np.empty_like(x)
+        kern.shift_rows(x, shifted, row_max[:, 0])
+        lse, losses = np.empty_like(row_max), np.empty(x.shape[0], x.dtype)
+        kern.cross_entropy_losses(shifted, np.exp(shifted), np.ascontiguousarray(t, np.int64),
+                                  lse[:, 0], losses)
+    else:
+        row_max = x.max(axis=1, keepdims=True)
+        shifted = x - row_max
+        lse = np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+        losses = lse[:, 0] - shifted[index]
     count = t.size if reduction == "mean" else 1
     out = np.asarray(losses.sum() / count, dtype=x.dtype)
     if not (grad_state.enabled and input._requires_grad):

@@ -10,6 +10,10 @@ the result is saved; the backward is three passes and one reduction:
 The rules are written with operators too, so under ``create_graph`` they record and
 differentiate again. A NaN anywhere in a slice makes the slice NaN, and an empty tensor gives an
 empty result, as in PyTorch.
+
+With the compiled kernels on (family ``softmax``), softmax over the last dim of a contiguous
+float32/float64 tensor runs a kernel for each row's max and shift, NumPy's exp, and a kernel for
+each row's sum and division (or log); the backward rules are one row-wise kernel pass each.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from .._core.grad_mode import grad_state
 from .._core.graph import Node
 from .._core.tensor_base import TensorBase
 from .common import array_sum, is_array, last_axis_dot, normalize_dims, wrap
+from .kernel_choice import kernels_for, parallel
 
 __all__ = ["softmax", "log_softmax", "SoftmaxBackward0", "LogSoftmaxBackward0"]
 
@@ -32,6 +37,11 @@ class SoftmaxBackward0(Node):
     def backward(self, grad):
         y = self.saved_output()
         if is_array(grad) and is_array(y):
+            kern = _last_dim_kernels(y, self.dim, grad)
+            if kern is not None:
+                out = np.empty_like(y)
+                _run(kern, "softmax_backward", y.size, _rows(grad), _rows(y), _rows(out))
+                return (out,)
             if self.dim is not None and self.dim == y.ndim - 1:  # the last dim: one einsum
                 out = np.subtract(grad, last_axis_dot(grad, y))
             else:
@@ -50,11 +60,43 @@ class LogSoftmaxBackward0(Node):
     def backward(self, grad):
         y = self.saved_output()
         if is_array(grad) and is_array(y):
+            kern = _last_dim_kernels(y, self.dim, grad)
+            if kern is not None:
+                out = np.exp(y)
+                _run(kern, "log_softmax_backward", y.size, _rows(grad), _rows(out))
+                return (out,)
             out = np.asarray(np.exp(y))
             out *= array_sum(grad, self.dim, keepdims=True)
             np.subtract(grad, out, out=out)
             return (out,)
         return (grad - y.exp() * grad.sum(self.dim, keepdim=True),)
+
+
+def _last_dim_kernels(data: np.ndarray, dim: int | None, *others: np.ndarray):
+    """The softmax kernels when ``dim`` is the last of ``data`` and the arrays qualify."""
+    if dim is None or data.ndim == 0 or dim != data.ndim - 1 or data.shape[-1] == 0:
+        return None
+    if any(o.shape != data.shape for o in others):
+        return None
+    return kernels_for("softmax", data, *others)
+
+
+def _rows(a: np.ndarray) -> np.ndarray:
+    """A contiguous array as (rows, last dim)."""
+    return a.reshape(-1, a.shape[-1])
+
+
+def _run(kern, name: str, size: int, *args) -> None:
+    """Kernel ``name`` of ``kern``, its parallel variant for large arrays."""
+    getattr(kern, name + "_parallel" if parallel(size) else name)(*args)
+
+
+def _shift_kernel(kern, data: np.ndarray) -> np.ndarray:
+    """``data - max(data, -1)`` by the kernel, in a fresh buffer."""
+    out = np.empty_like(data)
+    _run(kern, "shift_rows", data.size, _rows(data), _rows(out),
+         np.empty(out.size // out.shape[-1], out.dtype))
+    return out
 
 
 def _dim(dim: int, ndim: int, op: str) -> int:
@@ -87,6 +129,12 @@ def softmax(x: TensorBase, dim: int) -> TensorBase:
     if data.ndim == 0 or data.size == 0:  # one element is 1 (NaN stays NaN); empty stays empty
         out = np.asarray(np.exp(data - data)) if data.ndim == 0 else np.empty_like(data)
         return _result(out, x, d, SoftmaxBackward0)
+    kern = _last_dim_kernels(data, d)
+    if kern is not None:
+        out = _shift_kernel(kern, data)
+        np.exp(out, out=out)
+        _run(kern, "softmax_normalize", out.size, _rows(out))
+        return _result(out, x, d, SoftmaxBackward0)
     with np.errstate(invalid="ignore"):  # inf - inf in a slice holding inf: NaN, as PyTorch
         out = _shifted(data, d)
     np.exp(out, out=out)
@@ -101,6 +149,11 @@ def log_softmax(x: TensorBase, dim: int) -> TensorBase:
     if data.ndim == 0 or data.size == 0:  # one element is 0 (NaN stays NaN); empty stays empty
         out = data - data if data.ndim == 0 else np.empty_like(data)
         return _result(np.asarray(out), x, d, LogSoftmaxBackward0)
+    kern = _last_dim_kernels(data, d)
+    if kern is not None:
+        out = _shift_kernel(kern, data)
+        _run(kern, "log_softmax_normalize", out.size, _rows(out), _rows(np.exp(out)))
+        return _result(out, x, d, LogSoftmaxBackward0)
     with np.errstate(invalid="ignore"):
         out = _shifted(data, d)
     total = array_sum(np.exp(out), d, keepdims=True)

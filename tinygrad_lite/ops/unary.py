@@ -19,6 +19,7 @@ from .._core.tensor_base import TensorBase
 from ..dtypes import is_float_dtype, require_real
 from .common import array_of, is_array, masked_bits, unary_result, unary_rule, wrap, zero_of
 from .elementwise import cast, where_rule
+from .kernel_choice import kernels_for, parallel
 
 _FLOAT32 = np.dtype(np.float32)
 _WHERE_MAX_SIZE = 1024  # see ReluBackward0
@@ -110,6 +111,14 @@ def cos(x: TensorBase) -> TensorBase:
 class ReluBackward0(Node):
     def backward(self, grad):
         out = array_of(self.saved_output())
+        if is_array(grad) and grad.shape == out.shape:
+            kern = kernels_for("activation", grad, out)
+            if kern is not None:  # one pass: grad where the result is not 0, else +0.0
+                result = np.empty_like(grad)
+                name = "relu_backward_parallel" if parallel(grad.size) else "relu_backward"
+                getattr(kern, name)(grad.reshape(-1), out.reshape(-1), result.reshape(-1),
+                                    grad.dtype.type(0))
+                return (result,)
         # PyTorch zeroes the gradient where the result is <= 0, so a NaN passes it. The result
         # is never negative, so that is ``out != 0``: one comparison, as cheap as ``out > 0``.
         positive = out != zero_of(out.dtype)  # a constant mask: no graph needed
