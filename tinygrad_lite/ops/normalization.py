@@ -11,6 +11,11 @@ is the closed form
 with the weight and bias gradients as sums of ``grad * xhat`` and ``grad``. Under
 ``create_graph`` the same formula runs on tensors recomputed from the input, so it is recorded
 and differentiates again.
+
+With the compiled kernels on (family ``normalization``), layer norm over trailing dims, RMS norm
+and batch norm (training and eval) of contiguous float32/float64 inputs run a kernel per row or
+channel instead: statistics and output in two or three passes over data in cache, and the
+backward likewise. Under ``create_graph`` the recorded rules run as before.
 """
 
 from __future__ import annotations
@@ -22,9 +27,23 @@ import numpy as np
 from .._core.grad_mode import grad_state
 from .._core.graph import Node
 from .._core.tensor_base import TensorBase
-from .common import EINSUM_MAX_TERMS, FAST_FLOATS, is_array, last_axis_dot, sum_to, wrap
+from .common import EINSUM_MAX_TERMS, FAST_FLOATS, array_of, is_array, last_axis_dot, sum_to, wrap
+from .kernel_choice import kernels_for, parallel
 
-__all__ = ["normalize_affine", "batch_norm_training", "batch_norm_eval", "batch_norm_fast_ok"]
+__all__ = ["normalize_affine", "batch_norm_training", "batch_norm_eval", "batch_norm_fast_ok",
+           "rms_norm"]
+
+
+def _run(kern, name: str, size: int, *args) -> None:
+    """Kernel ``name`` of ``kern``, its parallel variant for large arrays."""
+    getattr(kern, name + "_parallel" if parallel(size) else name)(*args)
+
+
+def _param(t, dtype: np.dtype) -> tuple[np.ndarray, bool]:
+    """An optional weight or bias as a flat array for the kernels, and whether it is there."""
+    if t is None:
+        return np.empty(0, dtype), False
+    return np.ascontiguousarray(array_of(t)).reshape(-1), True
 
 
 def _mean(v, dims: tuple):
@@ -100,6 +119,13 @@ class NormalizeBackward(Node):
         saved = self.saved_tensors
         x, xhat, rstd = saved[0], saved[1], saved[2]
         weight = saved[3] if self.has_weight else None
+        if is_array(x) and is_array(grad) and grad.shape == x.shape:
+            kern = None
+            if self.label == "NativeLayerNormBackward0":
+                rows = _layer_norm_rows(x, self.dims, weight, None)
+                kern = kernels_for("normalization", grad, xhat) if rows is not None else None
+            if kern is not None and rows is not None:
+                return self._backward_kernel(kern, grad, xhat, rstd, weight, rows)
         if not is_array(x):  # create_graph: rebuild the statistics as recorded tensor ops
             xhat, rstd = _statistics(x, self.dims, self.eps)
         elif weight is None or _constant_over(weight.shape, self.dims, x.ndim):
@@ -120,6 +146,23 @@ class NormalizeBackward(Node):
         return tuple(results)
 
     bias_shape: tuple
+
+    def _backward_kernel(self, kern, grad: np.ndarray, xhat: np.ndarray, rstd: np.ndarray,
+                         weight: np.ndarray | None, rows: tuple[int, int]) -> tuple:
+        """Layer norm's three gradients by the kernel (one pass over the rows)."""
+        dt = grad.dtype
+        w, has_w = _param(weight, dt)
+        dx = np.empty_like(grad)
+        sums = np.zeros((2, rows[1]))
+        _run(kern, "layer_norm_backward", grad.size, grad.reshape(rows), w, has_w,
+             xhat.reshape(rows), rstd.reshape(-1), dx.reshape(rows), sums[0], sums[1])
+        edges = self.next_edges
+        results = [dx if edges[0] else None]
+        if weight is not None:
+            results.append(sums[0].astype(dt).reshape(weight.shape) if edges[1] else None)
+        if self.has_bias:
+            results.append(sums[1].astype(dt).reshape(self.bias_shape) if edges[-1] else None)
+        return tuple(results)
 
     def _backward_arrays(self, grad: np.ndarray, scaled: np.ndarray, xhat: np.ndarray,
                          rstd: np.ndarray, weight: np.ndarray | None, edges: tuple) -> tuple:
@@ -164,6 +207,38 @@ class NormalizeBackward(Node):
         return tuple(results)
 
 
+def _layer_norm_rows(data: np.ndarray, dims: tuple, weight, bias) -> tuple[int, int] | None:
+    """(rows, row length) when ``dims`` are ``data``'s trailing dims and the weight and bias
+    (when given) have exactly their shape and ``data``'s dtype: the layer-norm kernels' case."""
+    rows = _trailing_rows(data, dims) if data.ndim else None
+    if rows is None:
+        return None
+    trailing = data.shape[data.ndim - len(dims):]
+    for t in (weight, bias):
+        if t is not None and (array_of(t).shape != trailing or array_of(t).dtype != data.dtype):
+            return None
+    return rows
+
+
+def _kept_shape(data: np.ndarray, dims: tuple) -> tuple:
+    """``data``'s shape with ``dims`` (trailing) kept as size 1: the statistics' shape."""
+    return data.shape[:data.ndim - len(dims)] + (1,) * len(dims)
+
+
+def _layer_norm_kernel(kern, data: np.ndarray, rows: tuple[int, int], dims: tuple, weight,
+                       bias, eps: float) -> tuple:
+    """(xhat, out, mean, variance, rstd) of layer norm by the kernel."""
+    dt = data.dtype
+    w, has_w = _param(weight, dt)
+    b, has_b = _param(bias, dt)
+    xhat, out = np.empty_like(data), np.empty_like(data)
+    stats = np.empty((3, rows[0]), dt)
+    _run(kern, "layer_norm_forward", data.size, data.reshape(rows), w, b, has_w, has_b,
+         dt.type(eps), dt.type(1), xhat.reshape(rows), out.reshape(rows), *stats)
+    kept = _kept_shape(data, dims)
+    return xhat, out, stats[0].reshape(kept), stats[1].reshape(kept), stats[2].reshape(kept)
+
+
 def normalize_affine(x: TensorBase, dims: tuple, weight: TensorBase | None,
                      bias: TensorBase | None, eps: float, label: str
                      ) -> tuple[TensorBase, np.ndarray, np.ndarray]:
@@ -171,15 +246,21 @@ def normalize_affine(x: TensorBase, dims: tuple, weight: TensorBase | None,
     (``weight`` and ``bias`` already shaped to broadcast against ``x``); also returns the
     batch mean and biased variance (arrays, for running statistics)."""
     data = x._data
-    mean = data.mean(axis=dims, keepdims=True)
-    centred = data - mean
-    variance = _mean_of_product(centred, centred, dims)
-    rstd = np.reciprocal(np.sqrt(variance + eps))
-    xhat = centred
-    xhat *= rstd
-    out = xhat * weight._data if weight is not None else xhat.copy()
-    if bias is not None:
-        out += bias._data
+    rows = _layer_norm_rows(data, dims, weight, bias)
+    kern = kernels_for("normalization", data) if rows is not None else None
+    if kern is not None and rows is not None:
+        xhat, out, mean, variance, rstd = _layer_norm_kernel(kern, data, rows, dims, weight,
+                                                             bias, eps)
+    else:
+        mean = data.mean(axis=dims, keepdims=True)
+        centred = data - mean
+        variance = _mean_of_product(centred, centred, dims)
+        rstd = np.reciprocal(np.sqrt(variance + eps))
+        xhat = centred
+        xhat *= rstd
+        out = xhat * weight._data if weight is not None else xhat.copy()
+        if bias is not None:
+            out += bias._data
     inputs = [t for t in (x, weight, bias) if t is not None]
     if not (grad_state.enabled and any(t._requires_grad for t in inputs)):
         return wrap(out), mean, variance
@@ -243,6 +324,9 @@ class BatchNormBackward(NormalizeBackward):
         n, c = centred.shape[:2]
         g = _channel_rows(grad, n, c)
         count = self.count
+        kern = kernels_for("normalization", g, centred)
+        if kern is not None:
+            return self._backward_kernel(kern, g, centred, rstd, weight, x.shape)
         grad_sum = _channel_sum(g)  # the bias gradient
         dot = _channel_dot(g, centred)  # sum(g * xhat) = rstd * dot: the weight gradient
         grad_x = None
@@ -265,6 +349,24 @@ class BatchNormBackward(NormalizeBackward):
 
     weight_shape: tuple
 
+    def _backward_kernel(self, kern, g: np.ndarray, centred: np.ndarray, rstd: np.ndarray,
+                         weight: np.ndarray | None, shape: tuple) -> tuple:
+        """The three gradients by the kernel: per channel the two sums, then the input
+        gradient in one more pass."""
+        edges, dt = self.next_edges, g.dtype
+        scale = rstd if weight is None else rstd * weight
+        dx = np.empty_like(g) if edges[0] else g[:0, :0]
+        sums = np.empty((2, g.shape[1]), dt)
+        grad_sum, dot = sums
+        _run(kern, "batch_norm_backward", g.size, g, centred, rstd, scale, dt.type(self.count),
+             bool(edges[0]), dx, grad_sum, dot)
+        results = [dx.reshape(shape) if edges[0] else None]
+        if self.has_weight:
+            results.append((dot * rstd).reshape(self.weight_shape) if edges[1] else None)
+        if self.has_bias:
+            results.append(grad_sum.reshape(self.bias_shape) if edges[-1] else None)
+        return tuple(results)
+
 
 def batch_norm_training(x: TensorBase, weight: TensorBase | None, bias: TensorBase | None,
                         eps: float) -> tuple[TensorBase, np.ndarray, np.ndarray]:
@@ -277,18 +379,30 @@ def batch_norm_training(x: TensorBase, weight: TensorBase | None, bias: TensorBa
     n, c = data.shape[:2]
     d3 = _channel_rows(data, n, c)
     count = d3.size // c
-    mean = _channel_sum(d3) / count
     length = d3.shape[2]
-    centred = np.subtract(d3, _spread(mean, length))
-    variance = _channel_dot(centred, centred) / count
-    rstd = np.reciprocal(np.sqrt(variance + eps))
-    scale = rstd if weight is None else rstd * weight._data.reshape(-1)
     inputs = [t for t in (x, weight, bias) if t is not None]
     needs_grad = grad_state.enabled and any(t._requires_grad for t in inputs)
-    # without a backward the centred copy is not kept: the result is written over it
-    out = np.multiply(centred, _spread(scale, length), out=None if needs_grad else centred)
-    if bias is not None:
-        out += _spread(bias._data.reshape(-1), length)
+    kern = kernels_for("normalization", d3)
+    if kern is not None:
+        dt = d3.dtype
+        out = np.empty_like(d3)
+        centred = np.empty_like(d3) if needs_grad else out  # (not kept: written over)
+        stats = np.empty((3, c), dt)
+        mean, variance, rstd = stats
+        w, has_w = _param(weight, dt)
+        b, has_b = _param(bias, dt)
+        _run(kern, "batch_norm_forward", d3.size, d3, w, b, has_w, has_b, dt.type(eps),
+             dt.type(1), centred, out, mean, variance, rstd)
+    else:
+        mean = _channel_sum(d3) / count
+        centred = np.subtract(d3, _spread(mean, length))
+        variance = _channel_dot(centred, centred) / count
+        rstd = np.reciprocal(np.sqrt(variance + eps))
+        scale = rstd if weight is None else rstd * weight._data.reshape(-1)
+        # without a backward the centred copy is not kept: the result is written over it
+        out = np.multiply(centred, _spread(scale, length), out=None if needs_grad else centred)
+        if bias is not None:
+            out += _spread(bias._data.reshape(-1), length)
     out = out.reshape(data.shape)
     if not needs_grad:
         return wrap(out), mean, variance
@@ -368,7 +482,12 @@ def batch_norm_eval(x: TensorBase, mean: np.ndarray, var: np.ndarray,
     shift = -mean * scale
     if bias is not None:
         shift += bias._data.reshape(-1)
-    if data.flags.c_contiguous:  # per-channel blocks: NumPy's contiguous loops
+    kern = kernels_for("normalization", data) if data.ndim >= 2 and data.shape[1] else None
+    if kern is not None:  # one pass: x * scale + shift per channel
+        d3 = data.reshape(data.shape[0], scale.shape[0], -1)
+        out = np.empty_like(data)
+        _run(kern, "channel_affine", data.size, d3, scale, shift, out.reshape(d3.shape))
+    elif data.flags.c_contiguous:  # per-channel blocks: NumPy's contiguous loops
         d3 = data.reshape(data.shape[0], scale.shape[0], -1)
         out = np.multiply(d3, _spread(scale, d3.shape[2]))
         out += _spread(shift, d3.shape[2])
@@ -385,4 +504,83 @@ def batch_norm_eval(x: TensorBase, mean: np.ndarray, var: np.ndarray,
     if bias is not None:
         node.bias_shape = bias._data.shape
     node.save_for_backward(x, *([weight] if weight is not None else []))
+    return wrap(out, node)
+
+
+# -- RMS normalisation over trailing dims (the kernel path of nn.functional.rms_norm) -----------
+
+
+class RmsNormBackward(Node):
+    """The backward of ``x * rstd * weight``, ``rstd = 1 / sqrt(mean(x^2) + eps)`` over the
+    trailing ``dims``: ``dx = rstd * (g' - xhat * mean(g' * xhat))``, ``g' = grad * weight``,
+    ``xhat = x * rstd``; the weight's gradient is ``sum(grad * xhat)`` over the rows."""
+
+    dims: tuple
+    eps: float
+    has_weight: bool
+
+    def name(self) -> str:
+        """PyTorch's CPU ``rms_norm`` is a composite ending in a product: its node's name."""
+        return "MulBackward0"
+
+    def backward(self, grad):
+        saved = self.saved_tensors
+        x, rstd = saved[0], saved[1]
+        weight = saved[2] if self.has_weight else None
+        edges, dims = self.next_edges, self.dims
+        if not is_array(x):  # create_graph: the same rule in recorded tensor ops
+            rstd = ((x * x).mean(dims, keepdim=True) + self.eps) ** -0.5
+            xhat = x * rstd
+            scaled = grad if weight is None else grad * weight
+            grad_x = rstd * (scaled - xhat * (scaled * xhat).mean(dims, keepdim=True))
+            grad_w = sum_to(grad * xhat, weight.shape) if weight is not None else None
+            return (grad_x if edges[0] else None,) + ((grad_w if edges[1] else None,)
+                                                     if self.has_weight else ())
+        rows = _layer_norm_rows(x, dims, weight, None)
+        kern = None
+        if rows is not None and is_array(grad) and grad.shape == x.shape:
+            kern = kernels_for("normalization", grad, x)
+        if kern is not None and rows is not None:
+            w, has_w = _param(weight, x.dtype)
+            grad_x = np.empty_like(x)
+            grad_w64 = np.zeros(rows[1])
+            _run(kern, "rms_norm_backward", x.size, grad.reshape(rows), x.reshape(rows), w,
+                 has_w, rstd.reshape(-1), grad_x.reshape(rows), grad_w64)
+            grad_w = grad_w64.astype(x.dtype).reshape(weight.shape) if has_w else None
+        else:
+            xhat = x * rstd
+            scaled = grad if weight is None else grad * weight
+            grad_x = np.multiply(xhat, _mean_of_product(scaled, xhat, dims))
+            np.subtract(scaled, grad_x, out=grad_x)
+            grad_x *= rstd
+            grad_w = None
+            if weight is not None and edges[1]:
+                grad_w = _sum_of_product_to(grad, xhat, weight.shape)
+        return (grad_x if edges[0] else None,) + ((grad_w if edges[1] else None,)
+                                                 if self.has_weight else ())
+
+
+def rms_norm(x: TensorBase, dims: tuple, weight: TensorBase | None, eps: float
+             ) -> TensorBase | None:
+    """``x * rstd * weight`` over the trailing ``dims`` as one node, by the kernel, for inputs
+    that take it (contiguous float32/float64, the weight of the trailing shape and dtype);
+    None otherwise (the caller's composite runs)."""
+    data = x._data
+    rows = _layer_norm_rows(data, dims, weight, None)
+    kern = kernels_for("normalization", data) if rows is not None else None
+    if kern is None or rows is None:
+        return None
+    dt = data.dtype
+    w, has_w = _param(weight, dt)
+    out = np.empty_like(data)
+    rstd = np.empty(rows[0], dt)
+    _run(kern, "rms_norm_forward", data.size, data.reshape(rows), w, has_w, dt.type(eps),
+         dt.type(1), out.reshape(rows), rstd)
+    inputs = [t for t in (x, weight) if t is not None]
+    if not (grad_state.enabled and any(t._requires_grad for t in inputs)):
+        return wrap(out)
+    node = RmsNormBackward(*inputs)
+    node.dims, node.eps, node.has_weight = dims, eps, weight is not None
+    node.save_for_backward(x, wrap(rstd.reshape(_kept_shape(data, dims))),
+                           *([weight] if weight is not None else []))
     return wrap(out, node)

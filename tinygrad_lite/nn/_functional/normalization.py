@@ -18,6 +18,7 @@ from ...ops.normalization import (
     batch_norm_training,
     normalize_affine,
 )
+from ...ops.normalization import rms_norm as _rms_norm_node
 
 __all__ = ["batch_norm", "layer_norm", "group_norm", "rms_norm", "normalize", "instance_norm",
            "local_response_norm"]
@@ -135,6 +136,10 @@ def rms_norm(input: TensorBase, normalized_shape: Any, weight: TensorBase | None
     dims = tuple(range(input.ndim - len(shape), input.ndim))
     if eps is None:
         eps = float(finfo_of(input._data.dtype).eps)
+    if tuple(input.shape[input.ndim - len(shape):]) == shape and shape:
+        fused = _rms_norm_node(input, dims, weight, eps)  # one node, by the compiled kernel
+        if fused is not None:
+            return fused
     out = input / _fn.sqrt((input * input).mean(dims, keepdim=True) + eps)
     return out if weight is None else out * weight
 

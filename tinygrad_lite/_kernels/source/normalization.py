@@ -1,0 +1,337 @@
+"""Normalisation kernels: layer norm and RMS norm over trailing rows, batch norm per channel
+(training and eval), forward and backward, on C-contiguous arrays of one float dtype.
+
+A row (layer/RMS norm: (rows, length)) or a channel (batch norm: (N, C, L), channel c is the
+N blocks ``x[n, c, :]``) is the unit of work: its statistics and its output in two or three
+passes over data that stays in cache, against the reference's whole-array passes. Sums and dot
+products run in eight float64 lanes (vectorised by LLVM; more accurate than the reference's
+float32 sums, so float32 results differ from it by the reference's own rounding, a few ulps);
+per-element arithmetic is the reference's, in its dtype and order. Each kernel has a serial and
+a ``parallel`` variant (rows or channels over the threads). No fastmath;
+``error_model="numpy"`` (division by zero gives inf or NaN, no exception check per element).
+"""
+
+import math
+
+import numba
+import numpy as np
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _sum(v):
+    """``sum(v)`` of a 1-D array in float64, eight running sums."""
+    n = v.size
+    s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = 0.0
+    j = 0
+    while j + 8 <= n:
+        s0 += v[j]
+        s1 += v[j + 1]
+        s2 += v[j + 2]
+        s3 += v[j + 3]
+        s4 += v[j + 4]
+        s5 += v[j + 5]
+        s6 += v[j + 6]
+        s7 += v[j + 7]
+        j += 8
+    total = ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
+    while j < n:
+        total += v[j]
+        j += 1
+    return total
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _dot(a, b):
+    """``sum(a * b)`` of two 1-D arrays in float64, eight running sums."""
+    n = a.size
+    s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = 0.0
+    j = 0
+    while j + 8 <= n:
+        s0 += np.float64(a[j]) * b[j]
+        s1 += np.float64(a[j + 1]) * b[j + 1]
+        s2 += np.float64(a[j + 2]) * b[j + 2]
+        s3 += np.float64(a[j + 3]) * b[j + 3]
+        s4 += np.float64(a[j + 4]) * b[j + 4]
+        s5 += np.float64(a[j + 5]) * b[j + 5]
+        s6 += np.float64(a[j + 6]) * b[j + 6]
+        s7 += np.float64(a[j + 7]) * b[j + 7]
+        j += 8
+    total = ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
+    while j < n:
+        total += np.float64(a[j]) * b[j]
+        j += 1
+    return total
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _dot3(a, b, c):
+    """``sum(a * b * c)`` of three 1-D arrays in float64, eight running sums."""
+    n = a.size
+    s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = 0.0
+    j = 0
+    while j + 8 <= n:
+        s0 += np.float64(a[j]) * b[j] * c[j]
+        s1 += np.float64(a[j + 1]) * b[j + 1] * c[j + 1]
+        s2 += np.float64(a[j + 2]) * b[j + 2] * c[j + 2]
+        s3 += np.float64(a[j + 3]) * b[j + 3] * c[j + 3]
+        s4 += np.float64(a[j + 4]) * b[j + 4] * c[j + 4]
+        s5 += np.float64(a[j + 5]) * b[j + 5] * c[j + 5]
+        s6 += np.float64(a[j + 6]) * b[j + 6] * c[j + 6]
+        s7 += np.float64(a[j + 7]) * b[j + 7] * c[j + 7]
+        j += 8
+    total = ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
+    while j < n:
+        total += np.float64(a[j]) * b[j] * c[j]
+        j += 1
+    return total
+
+
+# -- layer norm over (rows, length) ---------------------------------------------------------
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _layer_norm_row(x, w, b, has_w, has_b, eps, one, xhat, out, mean, var, rstd, r):
+    row, xr, orow = x[r], xhat[r], out[r]
+    n = row.size
+    mean[r] = _sum(row) / n  # (rounded to the dtype by the store)
+    m = mean[r]
+    for j in range(n):
+        xr[j] = row[j] - m
+    var[r] = _dot(xr, xr) / n
+    s = one / math.sqrt(var[r] + eps)
+    rstd[r] = s
+    for j in range(n):
+        h = xr[j] * s
+        xr[j] = h
+        if has_w:
+            h = h * w[j]
+        if has_b:
+            h = h + b[j]
+        orow[j] = h
+
+
+@numba.njit(cache=True, error_model="numpy")
+def layer_norm_forward(x, w, b, has_w, has_b, eps, one, xhat, out, mean, var, rstd):
+    """Per row: mean, biased variance, ``rstd = 1 / sqrt(var + eps)``, ``xhat = (x - mean) *
+    rstd`` (kept for backward) and ``out = xhat * w + b``."""
+    for r in range(x.shape[0]):
+        _layer_norm_row(x, w, b, has_w, has_b, eps, one, xhat, out, mean, var, rstd, r)
+
+
+@numba.njit(cache=True, parallel=True, error_model="numpy")
+def layer_norm_forward_parallel(x, w, b, has_w, has_b, eps, one, xhat, out, mean, var, rstd):
+    for r in numba.prange(x.shape[0]):
+        _layer_norm_row(x, w, b, has_w, has_b, eps, one, xhat, out, mean, var, rstd, r)
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _layer_norm_grad_rows(g, w, has_w, xhat, rstd, dx, dw, db, lo, hi):
+    """Rows ``lo:hi`` of the input gradient ``dx = ((g' - xhat * mean(g' xhat)) - mean(g')) *
+    rstd``, ``g' = g * w``; adds ``g * xhat`` and ``g`` into the float64 ``dw`` and ``db``."""
+    n = g.shape[1]
+    means = np.empty(2, dx.dtype)  # the row means, rounded to the dtype as the reference's
+    for r in range(lo, hi):
+        gr, hr, dr = g[r], xhat[r], dx[r]
+        if has_w:
+            means[0] = _dot(gr, w) / n
+            means[1] = _dot3(gr, w, hr) / n
+        else:
+            means[0] = _sum(gr) / n
+            means[1] = _dot(gr, hr) / n
+        mean_g, mean_gh, s = means[0], means[1], rstd[r]
+        for j in range(n):
+            sc = gr[j] * w[j] if has_w else gr[j]
+            dr[j] = (sc - hr[j] * mean_gh - mean_g) * s
+            dw[j] += np.float64(gr[j]) * hr[j]
+            db[j] += gr[j]
+
+
+@numba.njit(cache=True, error_model="numpy")
+def layer_norm_backward(g, w, has_w, xhat, rstd, dx, dw, db):
+    """The input gradient into ``dx``; the weight and bias gradients (sums over the rows of
+    ``g * xhat`` and ``g``) into the float64 ``dw`` and ``db`` (zeroed by the caller)."""
+    _layer_norm_grad_rows(g, w, has_w, xhat, rstd, dx, dw, db, 0, g.shape[0])
+
+
+@numba.njit(cache=True, parallel=True, error_model="numpy")
+def layer_norm_backward_parallel(g, w, has_w, xhat, rstd, dx, dw, db):
+    """As ``layer_norm_backward``, the rows split into one block per thread, each adding into
+    its own partial weight and bias gradients, summed at the end."""
+    rows = g.shape[0]
+    blocks = min(numba.get_num_threads(), rows)
+    dw_part = np.zeros((blocks, g.shape[1]))
+    db_part = np.zeros((blocks, g.shape[1]))
+    for t in numba.prange(blocks):
+        lo, hi = t * rows // blocks, (t + 1) * rows // blocks
+        _layer_norm_grad_rows(g, w, has_w, xhat, rstd, dx, dw_part[t], db_part[t], lo, hi)
+    for t in range(blocks):
+        dw += dw_part[t]
+        db += db_part[t]
+
+
+# -- RMS norm over (rows, length): x * rstd * w, rstd = 1 / sqrt(mean(x^2) + eps) -----------
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _rms_norm_row(x, w, has_w, eps, one, out, rstd, r):
+    row, orow = x[r], out[r]
+    rstd[r] = _dot(row, row) / row.size
+    s = one / math.sqrt(rstd[r] + eps)
+    rstd[r] = s
+    for j in range(row.size):
+        h = row[j] * s
+        orow[j] = h * w[j] if has_w else h
+
+
+@numba.njit(cache=True, error_model="numpy")
+def rms_norm_forward(x, w, has_w, eps, one, out, rstd):
+    """Per row ``rstd = 1 / sqrt(mean(x^2) + eps)`` (kept for backward), ``out = x * rstd *
+    w``."""
+    for r in range(x.shape[0]):
+        _rms_norm_row(x, w, has_w, eps, one, out, rstd, r)
+
+
+@numba.njit(cache=True, parallel=True, error_model="numpy")
+def rms_norm_forward_parallel(x, w, has_w, eps, one, out, rstd):
+    for r in numba.prange(x.shape[0]):
+        _rms_norm_row(x, w, has_w, eps, one, out, rstd, r)
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _rms_norm_grad_rows(g, x, w, has_w, rstd, dx, dw, lo, hi):
+    """Rows ``lo:hi`` of ``dx = (g' - xhat * mean(g' xhat)) * rstd``, ``xhat = x * rstd``,
+    ``g' = g * w``; adds ``g * xhat`` into the float64 ``dw``."""
+    n = g.shape[1]
+    means = np.empty(1, dx.dtype)  # the row mean, rounded to the dtype
+    for r in range(lo, hi):
+        gr, xr, dr, s = g[r], x[r], dx[r], rstd[r]
+        # mean(g' * xhat) = mean(g' * x) * rstd
+        means[0] = (_dot3(gr, w, xr) if has_w else _dot(gr, xr)) / n * s
+        mean_gh = means[0]
+        for j in range(n):
+            h = xr[j] * s
+            sc = gr[j] * w[j] if has_w else gr[j]
+            dr[j] = (sc - h * mean_gh) * s
+            dw[j] += np.float64(gr[j]) * h
+
+
+@numba.njit(cache=True, error_model="numpy")
+def rms_norm_backward(g, x, w, has_w, rstd, dx, dw):
+    """The input gradient into ``dx``, the weight's (sum over rows of ``g * xhat``) into the
+    float64 ``dw`` (zeroed by the caller)."""
+    _rms_norm_grad_rows(g, x, w, has_w, rstd, dx, dw, 0, g.shape[0])
+
+
+@numba.njit(cache=True, parallel=True, error_model="numpy")
+def rms_norm_backward_parallel(g, x, w, has_w, rstd, dx, dw):
+    rows = g.shape[0]
+    blocks = min(numba.get_num_threads(), rows)
+    dw_part = np.zeros((blocks, g.shape[1]))
+    for t in numba.prange(blocks):
+        lo, hi = t * rows // blocks, (t + 1) * rows // blocks
+        _rms_norm_grad_rows(g, x, w, has_w, rstd, dx, dw_part[t], lo, hi)
+    for t in range(blocks):
+        dw += dw_part[t]
+
+
+# -- batch norm over (N, C, L), per channel ---------------------------------------------------
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _batch_norm_channel(x, w, b, has_w, has_b, eps, one, centred, out, mean, var, rstd, c):
+    batch, length = x.shape[0], x.shape[2]
+    count = batch * length
+    total = 0.0
+    for i in range(batch):
+        total += _sum(x[i, c])
+    mean[c] = total / count
+    m = mean[c]
+    square = 0.0
+    for i in range(batch):
+        xr, cr = x[i, c], centred[i, c]
+        for j in range(length):
+            cr[j] = xr[j] - m
+        square += _dot(cr, cr)
+    var[c] = square / count
+    s = one / math.sqrt(var[c] + eps)
+    rstd[c] = s
+    scale = s * w[c] if has_w else s
+    for i in range(batch):
+        cr, orow = centred[i, c], out[i, c]
+        for j in range(length):
+            h = cr[j] * scale
+            orow[j] = h + b[c] if has_b else h
+
+
+@numba.njit(cache=True, error_model="numpy")
+def batch_norm_forward(x, w, b, has_w, has_b, eps, one, centred, out, mean, var, rstd):
+    """Per channel: mean, biased variance, ``rstd``, the centred input (kept for backward;
+    ``centred`` may be ``out`` itself when it is not kept) and ``out = centred * (rstd * w) +
+    b``."""
+    for c in range(x.shape[1]):
+        _batch_norm_channel(x, w, b, has_w, has_b, eps, one, centred, out, mean, var, rstd, c)
+
+
+@numba.njit(cache=True, parallel=True, error_model="numpy")
+def batch_norm_forward_parallel(x, w, b, has_w, has_b, eps, one, centred, out, mean, var, rstd):
+    for c in numba.prange(x.shape[1]):
+        _batch_norm_channel(x, w, b, has_w, has_b, eps, one, centred, out, mean, var, rstd, c)
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _batch_norm_grad_channel(g, centred, rstd, scale, count, want_dx, dx, grad_sum, dot, c):
+    batch = g.shape[0]
+    total = 0.0
+    product = 0.0
+    for i in range(batch):
+        total += _sum(g[i, c])
+        product += _dot(g[i, c], centred[i, c])
+    grad_sum[c] = total
+    dot[c] = product
+    if not want_dx:
+        return
+    s = rstd[c]
+    k1 = s * s * dot[c] / count
+    k2 = grad_sum[c] / count
+    sc = scale[c]
+    for i in range(batch):
+        gr, cr, dr = g[i, c], centred[i, c], dx[i, c]
+        for j in range(gr.size):
+            dr[j] = (gr[j] - (cr[j] * k1 + k2)) * sc
+
+
+@numba.njit(cache=True, error_model="numpy")
+def batch_norm_backward(g, centred, rstd, scale, count, want_dx, dx, grad_sum, dot):
+    """Per channel: ``grad_sum = sum(g)`` and ``dot = sum(g * centred)`` (the bias and, times
+    rstd, the weight gradient) and, when ``want_dx``, ``dx = (g - (centred * rstd^2 dot /
+    count + grad_sum / count)) * scale``, ``scale = rstd * w``."""
+    for c in range(g.shape[1]):
+        _batch_norm_grad_channel(g, centred, rstd, scale, count, want_dx, dx, grad_sum, dot, c)
+
+
+@numba.njit(cache=True, parallel=True, error_model="numpy")
+def batch_norm_backward_parallel(g, centred, rstd, scale, count, want_dx, dx, grad_sum, dot):
+    for c in numba.prange(g.shape[1]):
+        _batch_norm_grad_channel(g, centred, rstd, scale, count, want_dx, dx, grad_sum, dot, c)
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _affine_channel(x, scale, shift, out, c):
+    sc, sh = scale[c], shift[c]
+    for i in range(x.shape[0]):
+        xr, orow = x[i, c], out[i, c]
+        for j in range(xr.size):
+            orow[j] = xr[j] * sc + sh
+
+
+@numba.njit(cache=True, error_model="numpy")
+def channel_affine(x, scale, shift, out):
+    """Batch norm with fixed statistics: ``out = x * scale[c] + shift[c]`` per channel."""
+    for c in range(x.shape[1]):
+        _affine_channel(x, scale, shift, out, c)
+
+
+@numba.njit(cache=True, parallel=True, error_model="numpy")
+def channel_affine_parallel(x, scale, shift, out):
+    for c in numba.prange(x.shape[1]):
+        _affine_channel(x, scale, shift, out, c)
