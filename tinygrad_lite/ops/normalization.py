@@ -308,8 +308,9 @@ def _channel_dot(a3: np.ndarray, b3: np.ndarray) -> np.ndarray:
 
 
 class BatchNormBackward(NormalizeBackward):
-    """The backward of training-mode batch norm; saves the centred input (N, C, L) and the
-    per-channel ``1 / std``. Under ``create_graph`` it runs the general recorded rule."""
+    """The backward of training-mode batch norm; saves the centred input (N, C, L) (the kernels:
+    the per-channel mean instead) and the per-channel ``1 / std``. Under ``create_graph`` it
+    runs the general recorded rule."""
 
     count: int
 
@@ -318,15 +319,24 @@ class BatchNormBackward(NormalizeBackward):
         x = saved[0]
         if not is_array(x):  # create_graph: the general rule, recorded
             return super().backward(grad)
-        centred, rstd = saved[1], saved[2]  # (N, C, L), (C,)
+        # (N, C, L) centred input, or with the kernels' forward the mean (C,); rstd (C,)
+        centred, rstd = saved[1], saved[2]
         weight = saved[3].reshape(-1) if self.has_weight else None
         edges = self.next_edges
-        n, c = centred.shape[:2]
+        n, c = x.shape[:2]
         g = _channel_rows(grad, n, c)
         count = self.count
-        kern = kernels_for("normalization", g, centred)
-        if kern is not None:
-            return self._backward_kernel(kern, g, centred, rstd, weight, x.shape)
+        if self.kept_mean:
+            x3 = _channel_rows(x, n, c)
+            kern = kernels_for("normalization", g, x3)
+            if kern is not None:
+                return self._channel_kernel(kern, g, x3, centred, rstd, weight, x.shape)
+            centred = np.subtract(x3, _spread(centred, x3.shape[2]))
+        else:
+            kern = kernels_for("normalization", g, centred)
+            if kern is not None:  # the centred input is x - 0
+                return self._channel_kernel(kern, g, centred, np.zeros_like(rstd), rstd,
+                                           weight, x.shape)
         grad_sum = _channel_sum(g)  # the bias gradient
         dot = _channel_dot(g, centred)  # sum(g * xhat) = rstd * dot: the weight gradient
         grad_x = None
@@ -349,17 +359,19 @@ class BatchNormBackward(NormalizeBackward):
 
     weight_shape: tuple
 
-    def _backward_kernel(self, kern, g: np.ndarray, centred: np.ndarray, rstd: np.ndarray,
-                         weight: np.ndarray | None, shape: tuple) -> tuple:
+    kept_mean: bool  # whether saved[1] is the mean (the kernels' forward) or the centred input
+
+    def _channel_kernel(self, kern, g: np.ndarray, x3: np.ndarray, mean: np.ndarray,
+                        rstd: np.ndarray, weight: np.ndarray | None, shape: tuple) -> tuple:
         """The three gradients by the kernel: per channel the two sums, then the input
-        gradient in one more pass."""
+        gradient in one more pass (``x3 - mean`` is the centred input)."""
         edges, dt = self.next_edges, g.dtype
         scale = rstd if weight is None else rstd * weight
-        dx = np.empty_like(g) if edges[0] else g[:0, :0]
+        dx = np.empty_like(g) if edges[0] else np.empty((0, 0, 0), dt)
         sums = np.empty((2, g.shape[1]), dt)
         grad_sum, dot = sums
-        _run(kern, "batch_norm_backward", g.size, g, centred, rstd, scale, dt.type(self.count),
-             bool(edges[0]), dx, grad_sum, dot)
+        _run(kern, "batch_norm_backward", g.size, g, x3, mean, rstd, scale,
+             dt.type(self.count), bool(edges[0]), dx, grad_sum, dot)
         results = [dx.reshape(shape) if edges[0] else None]
         if self.has_weight:
             results.append((dot * rstd).reshape(self.weight_shape) if edges[1] else None)
@@ -386,13 +398,13 @@ def batch_norm_training(x: TensorBase, weight: TensorBase | None, bias: TensorBa
     if kern is not None:
         dt = d3.dtype
         out = np.empty_like(d3)
-        centred = np.empty_like(d3) if needs_grad else out  # (not kept: written over)
         stats = np.empty((3, c), dt)
         mean, variance, rstd = stats
         w, has_w = _param(weight, dt)
         b, has_b = _param(bias, dt)
         _run(kern, "batch_norm_forward", d3.size, d3, w, b, has_w, has_b, dt.type(eps),
-             dt.type(1), centred, out, mean, variance, rstd)
+             dt.type(1), out, mean, variance, rstd)
+        centred = mean  # what the backward keeps: the mean, not a centred copy
     else:
         mean = _channel_sum(d3) / count
         centred = np.subtract(d3, _spread(mean, length))
@@ -410,6 +422,7 @@ def batch_norm_training(x: TensorBase, weight: TensorBase | None, bias: TensorBa
     node.label, node.dims, node.eps = ("NativeBatchNormBackward0",
                                        (0,) + tuple(range(2, data.ndim)), eps)
     node.has_weight, node.has_bias, node.count = weight is not None, bias is not None, count
+    node.kept_mean = kern is not None
     if weight is not None:
         node.weight_shape = weight._data.shape
     if bias is not None:
