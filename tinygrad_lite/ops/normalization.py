@@ -188,7 +188,7 @@ class NormalizeBackward(Node):
         are the bias and weight gradients, so seven passes over the activation instead of
         eleven."""
         dims, edges = self.dims, self.next_edges
-        count = grad.size // rstd.size
+        count = grad.size // max(rstd.size, 1)  # (an empty input: no statistics, no count)
         grad_sum = grad.sum(axis=dims, keepdims=True)
         product = grad * xhat
         product_sum = product.sum(axis=dims, keepdims=True)

@@ -48,6 +48,10 @@ def _dot3(a, b, c):
     return total
 
 
+# the parallel backward kernels' blocks of rows, each with its own partial parameter gradients
+PARAMETER_BLOCKS = 16
+
+
 # -- layer norm over (rows, length) ---------------------------------------------------------
 
 
@@ -117,10 +121,11 @@ def layer_norm_backward(g, w, has_w, xhat, rstd, dx, dw, db):
 
 @numba.njit(cache=True, parallel=True, error_model="numpy")
 def layer_norm_backward_parallel(g, w, has_w, xhat, rstd, dx, dw, db):
-    """As ``layer_norm_backward``, the rows split into one block per thread, each adding into
-    its own partial weight and bias gradients, summed at the end."""
+    """As ``layer_norm_backward``, the rows split into blocks that the threads share, each
+    adding into its own partial weight and bias gradients, summed at the end (a fixed number of
+    blocks: the result does not depend on the thread count)."""
     rows = g.shape[0]
-    blocks = min(numba.get_num_threads(), rows)
+    blocks = min(PARAMETER_BLOCKS, rows)
     dw_part = np.zeros((blocks, g.shape[1]))
     db_part = np.zeros((blocks, g.shape[1]))
     for t in numba.prange(blocks):
@@ -187,7 +192,7 @@ def rms_norm_backward(g, x, w, has_w, rstd, dx, dw):
 @numba.njit(cache=True, parallel=True, error_model="numpy")
 def rms_norm_backward_parallel(g, x, w, has_w, rstd, dx, dw):
     rows = g.shape[0]
-    blocks = min(numba.get_num_threads(), rows)
+    blocks = min(PARAMETER_BLOCKS, rows)
     dw_part = np.zeros((blocks, g.shape[1]))
     for t in numba.prange(blocks):
         lo, hi = t * rows // blocks, (t + 1) * rows // blocks
