@@ -16,7 +16,6 @@ import pytest
 from kernel_backends import backend, force_threads, numba_only, spy, ulp_distance
 
 import tinygrad_lite as tl
-import tinygrad_lite.nn.functional as F
 from tinygrad_lite import _kernels
 
 torch = pytest.importorskip("torch")
