@@ -25,7 +25,7 @@ from .._core.tensor_base import TensorBase
 from ..dtypes import is_float_dtype
 from .common import array_of, is_array, unary_rule, wrap, writable
 from .elementwise import cast, where_rule
-from .kernel_choice import kernels_for, parallel
+from .kernel_choice import kernels_for, run, run_kernels
 from .special import _erf_numpy
 from .special import erf as erf_op
 
@@ -91,7 +91,7 @@ class GeluBackward0(Node):
         if is_array(x) and is_array(grad):
             kern = kernels_for("activation", x, grad, saved) if grad.shape == x.shape else None
             if kern is not None:
-                return (_gelu_grad_kernel(kern, self.approximate, grad, x, saved),)
+                return (run_kernels(_gelu_grad_kernel, kern, self.approximate, grad, x, saved),)
         if self.approximate != "tanh" and is_array(x) and is_array(grad):
             return (_exact_gelu_grad(grad, x, saved),)
         if self.approximate == "tanh":
@@ -105,11 +105,6 @@ class GeluBackward0(Node):
         return (grad * (saved + x * density),)
 
 
-def _run(kern, name: str, size: int, *args) -> None:
-    """Kernel ``name`` of ``kern``, its parallel variant for large arrays."""
-    getattr(kern, name + "_parallel" if parallel(size) else name)(*args)
-
-
 def _gelu_grad_kernel(kern, approximate: str, grad: np.ndarray, x: np.ndarray,
                       saved: np.ndarray) -> np.ndarray:
     """GELU's gradient by the kernels (contiguous float arrays of one shape and dtype)."""
@@ -118,12 +113,12 @@ def _gelu_grad_kernel(kern, approximate: str, grad: np.ndarray, x: np.ndarray,
     flat = out.reshape(-1)
     g, v, s = grad.reshape(-1), x.reshape(-1), saved.reshape(-1)
     if approximate == "tanh":
-        _run(kern, "gelu_tanh_backward", x.size, g, v, s, flat, t(3.0 * _TANH_CUBIC),
+        run(kern, "gelu_tanh_backward", x.size, g, v, s, flat, t(3.0 * _TANH_CUBIC),
              t(_TANH_SCALE), t(1.0), t(0.5))
         return out
-    _run(kern, "gelu_erf_backward_exponent", x.size, v, flat, t(-0.5))
+    run(kern, "gelu_erf_backward_exponent", x.size, v, flat, t(-0.5))
     np.exp(flat, out=flat)
-    _run(kern, "gelu_erf_backward_finish", x.size, g, v, s, flat, t(_INV_SQRT_2PI))
+    run(kern, "gelu_erf_backward_finish", x.size, g, v, s, flat, t(_INV_SQRT_2PI))
     return out
 
 
@@ -135,11 +130,11 @@ def _gelu_kernel(kern, approximate: str, data: np.ndarray) -> tuple[np.ndarray, 
     out, saved = np.empty_like(data), np.empty_like(data)
     v, o, s = data.reshape(-1), out.reshape(-1), saved.reshape(-1)
     if approximate == "tanh":
-        _run(kern, "gelu_tanh_inner", v.size, v, s, t(_TANH_CUBIC), t(_TANH_SCALE), t(1.0))
+        run(kern, "gelu_tanh_inner", v.size, v, s, t(_TANH_CUBIC), t(_TANH_SCALE), t(1.0))
         np.tanh(s, out=s)
-        _run(kern, "gelu_tanh_finish", v.size, v, s, o, t(1.0), t(0.5))
+        run(kern, "gelu_tanh_finish", v.size, v, s, o, t(1.0), t(0.5))
     else:
-        _run(kern, "gelu_erf32_forward", v.size, v, o, s)
+        run(kern, "gelu_erf32_forward", v.size, v, o, s)
     return out, saved
 
 
@@ -153,7 +148,7 @@ def gelu(x: TensorBase, approximate: str = "none") -> TensorBase:
         kern = kernels_for("activation", data)
     with np.errstate(over="ignore", invalid="ignore"):
         if kern is not None:
-            out, saved = _gelu_kernel(kern, approximate, data)
+            out, saved = run_kernels(_gelu_kernel, kern, approximate, data)
         elif approximate == "tanh":
             inner = writable(data * data)  # (0-d operands give a scalar)
             inner *= _TANH_CUBIC
@@ -191,10 +186,7 @@ class LeakyReluBackward0(Node):
             return (where_rule(positive, grad, grad * self.slope),)
         kern = kernels_for("activation", grad, x) if grad.shape == x.shape else None
         if kern is not None:
-            out = np.empty_like(grad)
-            _run(kern, "leaky_relu_backward", grad.size, grad.reshape(-1), x.reshape(-1),
-                 out.reshape(-1), grad.dtype.type(self.slope))
-            return (out,)
+            return (run_kernels(_leaky_relu_grad_kernel, kern, grad, x, self.slope),)
         if 0.0 <= self.slope <= 1.0:
             # grad * (1 or slope): the factor as max(mask, slope), branch-free (np.where on
             # a random sign mask is ~12x slower: a mispredicted branch per element); x * 1 is
@@ -210,9 +202,7 @@ def leaky_relu(x: TensorBase, slope: float) -> TensorBase:
     data = x._data
     kern = kernels_for("activation", data)
     if kern is not None:  # x where x > 0, else slope x: the same values as the passes below
-        out = np.empty_like(data)
-        _run(kern, "leaky_relu_forward", data.size, data.reshape(-1), out.reshape(-1),
-             data.dtype.type(slope))
+        out = run_kernels(_leaky_relu_kernel, kern, data, slope)
     else:
         out = _leaky_relu_numpy(data, slope)
     if not (grad_state.enabled and x._requires_grad):
@@ -221,6 +211,20 @@ def leaky_relu(x: TensorBase, slope: float) -> TensorBase:
     node.slope = slope
     node.save_for_backward(x)
     return wrap(out, node)
+
+
+def _leaky_relu_kernel(kern, data: np.ndarray, slope: float) -> np.ndarray:
+    out = np.empty_like(data)
+    run(kern, "leaky_relu_forward", data.size, data.reshape(-1), out.reshape(-1),
+        data.dtype.type(slope))
+    return out
+
+
+def _leaky_relu_grad_kernel(kern, grad: np.ndarray, x: np.ndarray, slope: float) -> np.ndarray:
+    out = np.empty_like(grad)
+    run(kern, "leaky_relu_backward", grad.size, grad.reshape(-1), x.reshape(-1),
+        out.reshape(-1), grad.dtype.type(slope))
+    return out
 
 
 def _leaky_relu_numpy(data: np.ndarray, slope: float) -> np.ndarray:

@@ -6,19 +6,28 @@ that one fused pass pays for numba's call overhead (about a microsecond of argum
 Anything else runs the op's NumPy code unchanged. Threads: a kernel with a parallel variant
 uses it from ``threads.PARALLEL_MIN_ELEMENTS`` elements when the thread budget allows more than
 one thread (below that, waking the pool costs more than it saves).
+
+A kernel path is written as a function of plain arrays that returns fresh arrays, called through
+``run_kernels``: while ``tl.compile`` traces, the whole path is recorded as one op, which the
+replay calls again (numba's loops are invisible to the tracer's NumPy recording), so compiled
+and eager runs give the same bits.
 """
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from types import ModuleType
+from typing import Any
 
 import numpy as np
 
 from .. import _kernels
+from .._core.tracing import call_as_one_op
 from .._kernels import threads
 from .common import FAST_FLOATS
 
-__all__ = ["MIN_ELEMENTS", "kernels_for", "parallel"]
+__all__ = ["MIN_ELEMENTS", "kernels_for", "parallel", "run_kernels", "run"]
 
 # Below this many elements the NumPy reference runs (read at each call: tests lower it to put
 # small float64 inputs, gradcheck's, through the kernels)
@@ -43,3 +52,15 @@ def kernels_for(name: str, *arrays: np.ndarray, min_elements: int | None = None
 def parallel(size: int) -> bool:
     """Whether a kernel over ``size`` elements should take its multi-threaded variant."""
     return size >= threads.PARALLEL_MIN_ELEMENTS and threads.budget() > 1
+
+
+def run_kernels(path: Callable[..., Any], kern: ModuleType, *args: Any) -> Any:
+    """``path(kern, *args)``: a kernel path (plain arrays in, fresh arrays out), recorded as one
+    op while ``tl.compile`` traces."""
+    return call_as_one_op(functools.partial(path, kern), *args)
+
+
+def run(kern: ModuleType, name: str, size: int, *args: Any) -> None:
+    """Kernel ``name`` of ``kern`` on ``args``, its parallel variant for ``size`` elements and
+    more (see ``parallel``)."""
+    getattr(kern, name + "_parallel" if parallel(size) else name)(*args)

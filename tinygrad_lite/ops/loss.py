@@ -12,7 +12,7 @@ from .._core.graph import Node
 from .._core.tensor_base import TensorBase
 from ..dtypes import is_float_dtype
 from .common import is_array, wrap
-from .kernel_choice import kernels_for
+from .kernel_choice import kernels_for, run_kernels
 
 __all__ = ["NllLossBackward0", "fused_cross_entropy", "nll_loss", "LogSigmoidBackward0",
            "log_sigmoid",
@@ -108,6 +108,18 @@ def nll_loss(logp: TensorBase, target, ignore_index: int, reduction: str) -> Ten
     return wrap(out, node)
 
 
+def _cross_entropy_kernel(kern, x: np.ndarray, target: np.ndarray) -> tuple:
+    """(row max, log-sum-exp of the shifted logits, per-row losses) of (N, C) logits: the
+    shift and max by a kernel, NumPy's exp, the sums, logs and picks by a kernel."""
+    row_max = np.empty((x.shape[0], 1), x.dtype)
+    shifted = np.empty_like(x)
+    kern.shift_rows(x, shifted, row_max.reshape(-1))
+    lse, losses = np.empty_like(row_max), np.empty(x.shape[0], x.dtype)
+    kern.cross_entropy_losses(shifted, np.exp(shifted), np.ascontiguousarray(target, np.int64),
+                              lse.reshape(-1), losses)
+    return row_max, lse, losses
+
+
 def fused_cross_entropy(input: TensorBase, target, weight, ignore_index: int, reduction: str,
                          label_smoothing: float) -> TensorBase | None:
     """``cross_entropy`` of (N, C) or (N, C, d1, ...) logits at integer class indices with no
@@ -121,12 +133,7 @@ def fused_cross_entropy(input: TensorBase, target, weight, ignore_index: int, re
         return None
     kern = kernels_for("softmax", x) if x.ndim == 2 else None
     if kern is not None:  # (N, C): shift and max by a kernel, NumPy's exp, the rest by a kernel
-        row_max = np.empty((x.shape[0], 1), x.dtype)
-        shifted = np.empty_like(x)
-        kern.shift_rows(x, shifted, row_max[:, 0])
-        lse, losses = np.empty_like(row_max), np.empty(x.shape[0], x.dtype)
-        kern.cross_entropy_losses(shifted, np.exp(shifted), np.ascontiguousarray(t, np.int64),
-                                  lse[:, 0], losses)
+        row_max, lse, losses = run_kernels(_cross_entropy_kernel, kern, x, t)
     else:
         row_max = x.max(axis=1, keepdims=True)
         shifted = x - row_max

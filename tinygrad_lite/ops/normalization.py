@@ -28,22 +28,102 @@ from .._core.grad_mode import grad_state
 from .._core.graph import Node
 from .._core.tensor_base import TensorBase
 from .common import EINSUM_MAX_TERMS, FAST_FLOATS, array_of, is_array, last_axis_dot, sum_to, wrap
-from .kernel_choice import kernels_for, parallel
+from .kernel_choice import kernels_for, run, run_kernels
 
 __all__ = ["normalize_affine", "batch_norm_training", "batch_norm_eval", "batch_norm_fast_ok",
            "rms_norm"]
 
 
-def _run(kern, name: str, size: int, *args) -> None:
-    """Kernel ``name`` of ``kern``, its parallel variant for large arrays."""
-    getattr(kern, name + "_parallel" if parallel(size) else name)(*args)
-
-
-def _param(t, dtype: np.dtype) -> tuple[np.ndarray, bool]:
+def _param(a: np.ndarray | None, dtype: np.dtype) -> tuple[np.ndarray, bool]:
     """An optional weight or bias as a flat array for the kernels, and whether it is there."""
-    if t is None:
+    if a is None:
         return np.empty(0, dtype), False
-    return np.ascontiguousarray(array_of(t)).reshape(-1), True
+    return np.ascontiguousarray(a).reshape(-1), True
+
+
+def _array_or_none(t) -> np.ndarray | None:
+    return None if t is None else array_of(t)
+
+
+# -- the kernel paths: plain arrays in, fresh arrays out (see kernel_choice.run_kernels) ----------
+
+
+def _layer_norm_path(kern, data: np.ndarray, weight: np.ndarray | None,
+                     bias: np.ndarray | None, rows: tuple, eps: float) -> tuple:
+    """(xhat, out, mean, variance, rstd) of layer norm over (rows, length); statistics (rows,)."""
+    dt = data.dtype
+    w, has_w = _param(weight, dt)
+    b, has_b = _param(bias, dt)
+    xhat, out = np.empty_like(data), np.empty_like(data)
+    mean, variance, rstd = (np.empty(rows[0], dt) for _ in range(3))
+    run(kern, "layer_norm_forward", data.size, data.reshape(rows), w, b, has_w, has_b,
+        dt.type(eps), dt.type(1), xhat.reshape(rows), out.reshape(rows), mean, variance, rstd)
+    return xhat, out, mean, variance, rstd
+
+
+def _layer_norm_grad_path(kern, grad: np.ndarray, weight: np.ndarray | None, xhat: np.ndarray,
+                          rstd: np.ndarray, rows: tuple) -> tuple:
+    """(dx, dw, db) of layer norm, the parameter gradients (length,) in float64."""
+    w, has_w = _param(weight, grad.dtype)
+    dx = np.empty_like(grad)
+    dw, db = np.zeros(rows[1]), np.zeros(rows[1])
+    run(kern, "layer_norm_backward", grad.size, grad.reshape(rows), w, has_w,
+        xhat.reshape(rows), rstd.reshape(-1), dx.reshape(rows), dw, db)
+    return dx, dw, db
+
+
+def _rms_norm_path(kern, data: np.ndarray, weight: np.ndarray | None, rows: tuple,
+                   eps: float) -> tuple:
+    """(out, rstd) of RMS norm over (rows, length); rstd (rows,)."""
+    dt = data.dtype
+    w, has_w = _param(weight, dt)
+    out, rstd = np.empty_like(data), np.empty(rows[0], dt)
+    run(kern, "rms_norm_forward", data.size, data.reshape(rows), w, has_w, dt.type(eps),
+        dt.type(1), out.reshape(rows), rstd)
+    return out, rstd
+
+
+def _rms_norm_grad_path(kern, grad: np.ndarray, x: np.ndarray, weight: np.ndarray | None,
+                        rstd: np.ndarray, rows: tuple) -> tuple:
+    """(dx, dw) of RMS norm, the weight's gradient (length,) in float64."""
+    w, has_w = _param(weight, x.dtype)
+    dx, dw = np.empty_like(x), np.zeros(rows[1])
+    run(kern, "rms_norm_backward", x.size, grad.reshape(rows), x.reshape(rows), w, has_w,
+        rstd.reshape(-1), dx.reshape(rows), dw)
+    return dx, dw
+
+
+def _batch_norm_path(kern, d3: np.ndarray, weight: np.ndarray | None, bias: np.ndarray | None,
+                     eps: float) -> tuple:
+    """(out, mean, variance, rstd) of training-mode batch norm of (N, C, L); statistics (C,)."""
+    dt, c = d3.dtype, d3.shape[1]
+    w, has_w = _param(weight, dt)
+    b, has_b = _param(bias, dt)
+    out = np.empty_like(d3)
+    mean, variance, rstd = (np.empty(c, dt) for _ in range(3))
+    run(kern, "batch_norm_forward", d3.size, d3, w, b, has_w, has_b, dt.type(eps), dt.type(1),
+        out, mean, variance, rstd)
+    return out, mean, variance, rstd
+
+
+def _batch_norm_grad_path(kern, g: np.ndarray, x3: np.ndarray, mean: np.ndarray,
+                          rstd: np.ndarray, scale: np.ndarray, count: int, want_dx: bool
+                          ) -> tuple:
+    """(dx or an empty array, sum(g), sum(g * (x - mean))) per channel of (N, C, L)."""
+    dt = g.dtype
+    dx = np.empty_like(g) if want_dx else np.empty((0, 0, 0), dt)
+    grad_sum, dot = np.empty(g.shape[1], dt), np.empty(g.shape[1], dt)
+    run(kern, "batch_norm_backward", g.size, g, x3, mean, rstd, scale, dt.type(count),
+        want_dx, dx, grad_sum, dot)
+    return dx, grad_sum, dot
+
+
+def _channel_affine_path(kern, d3: np.ndarray, scale: np.ndarray, shift: np.ndarray
+                         ) -> np.ndarray:
+    """``d3 * scale + shift`` per channel of (N, C, L)."""
+    out = np.empty_like(d3)
+    run(kern, "channel_affine", d3.size, d3, scale, shift, out)
+    return out
 
 
 def _mean(v, dims: tuple):
@@ -151,17 +231,13 @@ class NormalizeBackward(Node):
                          weight: np.ndarray | None, rows: tuple[int, int]) -> tuple:
         """Layer norm's three gradients by the kernel (one pass over the rows)."""
         dt = grad.dtype
-        w, has_w = _param(weight, dt)
-        dx = np.empty_like(grad)
-        sums = np.zeros((2, rows[1]))
-        _run(kern, "layer_norm_backward", grad.size, grad.reshape(rows), w, has_w,
-             xhat.reshape(rows), rstd.reshape(-1), dx.reshape(rows), sums[0], sums[1])
+        dx, dw, db = run_kernels(_layer_norm_grad_path, kern, grad, weight, xhat, rstd, rows)
         edges = self.next_edges
         results = [dx if edges[0] else None]
         if weight is not None:
-            results.append(sums[0].astype(dt).reshape(weight.shape) if edges[1] else None)
+            results.append(dw.astype(dt).reshape(weight.shape) if edges[1] else None)
         if self.has_bias:
-            results.append(sums[1].astype(dt).reshape(self.bias_shape) if edges[-1] else None)
+            results.append(db.astype(dt).reshape(self.bias_shape) if edges[-1] else None)
         return tuple(results)
 
     def _backward_arrays(self, grad: np.ndarray, scaled: np.ndarray, xhat: np.ndarray,
@@ -227,16 +303,12 @@ def _kept_shape(data: np.ndarray, dims: tuple) -> tuple:
 
 def _layer_norm_kernel(kern, data: np.ndarray, rows: tuple[int, int], dims: tuple, weight,
                        bias, eps: float) -> tuple:
-    """(xhat, out, mean, variance, rstd) of layer norm by the kernel."""
-    dt = data.dtype
-    w, has_w = _param(weight, dt)
-    b, has_b = _param(bias, dt)
-    xhat, out = np.empty_like(data), np.empty_like(data)
-    stats = np.empty((3, rows[0]), dt)
-    _run(kern, "layer_norm_forward", data.size, data.reshape(rows), w, b, has_w, has_b,
-         dt.type(eps), dt.type(1), xhat.reshape(rows), out.reshape(rows), *stats)
+    """(xhat, out, mean, variance, rstd) of layer norm by the kernel, the statistics with
+    ``dims`` kept as size 1."""
+    xhat, out, mean, variance, rstd = run_kernels(
+        _layer_norm_path, kern, data, _array_or_none(weight), _array_or_none(bias), rows, eps)
     kept = _kept_shape(data, dims)
-    return xhat, out, stats[0].reshape(kept), stats[1].reshape(kept), stats[2].reshape(kept)
+    return xhat, out, mean.reshape(kept), variance.reshape(kept), rstd.reshape(kept)
 
 
 def normalize_affine(x: TensorBase, dims: tuple, weight: TensorBase | None,
@@ -365,13 +437,10 @@ class BatchNormBackward(NormalizeBackward):
                         rstd: np.ndarray, weight: np.ndarray | None, shape: tuple) -> tuple:
         """The three gradients by the kernel: per channel the two sums, then the input
         gradient in one more pass (``x3 - mean`` is the centred input)."""
-        edges, dt = self.next_edges, g.dtype
+        edges = self.next_edges
         scale = rstd if weight is None else rstd * weight
-        dx = np.empty_like(g) if edges[0] else np.empty((0, 0, 0), dt)
-        sums = np.empty((2, g.shape[1]), dt)
-        grad_sum, dot = sums
-        _run(kern, "batch_norm_backward", g.size, g, x3, mean, rstd, scale,
-             dt.type(self.count), bool(edges[0]), dx, grad_sum, dot)
+        dx, grad_sum, dot = run_kernels(_batch_norm_grad_path, kern, g, x3, mean, rstd, scale,
+                                        self.count, bool(edges[0]))
         results = [dx.reshape(shape) if edges[0] else None]
         if self.has_weight:
             results.append((dot * rstd).reshape(self.weight_shape) if edges[1] else None)
@@ -396,14 +465,8 @@ def batch_norm_training(x: TensorBase, weight: TensorBase | None, bias: TensorBa
     needs_grad = grad_state.enabled and any(t._requires_grad for t in inputs)
     kern = kernels_for("normalization", d3)
     if kern is not None:
-        dt = d3.dtype
-        out = np.empty_like(d3)
-        stats = np.empty((3, c), dt)
-        mean, variance, rstd = stats
-        w, has_w = _param(weight, dt)
-        b, has_b = _param(bias, dt)
-        _run(kern, "batch_norm_forward", d3.size, d3, w, b, has_w, has_b, dt.type(eps),
-             dt.type(1), out, mean, variance, rstd)
+        out, mean, variance, rstd = run_kernels(
+            _batch_norm_path, kern, d3, _array_or_none(weight), _array_or_none(bias), eps)
         centred = mean  # what the backward keeps: the mean, not a centred copy
     else:
         mean = _channel_sum(d3) / count
@@ -498,8 +561,7 @@ def batch_norm_eval(x: TensorBase, mean: np.ndarray, var: np.ndarray,
     kern = kernels_for("normalization", data) if data.ndim >= 2 and data.shape[1] else None
     if kern is not None:  # one pass: x * scale + shift per channel
         d3 = data.reshape(data.shape[0], scale.shape[0], -1)
-        out = np.empty_like(data)
-        _run(kern, "channel_affine", data.size, d3, scale, shift, out.reshape(d3.shape))
+        out = run_kernels(_channel_affine_path, kern, d3, scale, shift).reshape(data.shape)
     elif data.flags.c_contiguous:  # per-channel blocks: NumPy's contiguous loops
         d3 = data.reshape(data.shape[0], scale.shape[0], -1)
         out = np.multiply(d3, _spread(scale, d3.shape[2]))
@@ -554,12 +616,9 @@ class RmsNormBackward(Node):
         if rows is not None and is_array(grad) and grad.shape == x.shape:
             kern = kernels_for("normalization", grad, x)
         if kern is not None and rows is not None:
-            w, has_w = _param(weight, x.dtype)
-            grad_x = np.empty_like(x)
-            grad_w64 = np.zeros(rows[1])
-            _run(kern, "rms_norm_backward", x.size, grad.reshape(rows), x.reshape(rows), w,
-                 has_w, rstd.reshape(-1), grad_x.reshape(rows), grad_w64)
-            grad_w = grad_w64.astype(x.dtype).reshape(weight.shape) if has_w else None
+            grad_x, grad_w64 = run_kernels(_rms_norm_grad_path, kern, grad, x, weight, rstd,
+                                           rows)
+            grad_w = None if weight is None else grad_w64.astype(x.dtype).reshape(weight.shape)
         else:
             xhat = x * rstd
             scaled = grad if weight is None else grad * weight
@@ -583,12 +642,7 @@ def rms_norm(x: TensorBase, dims: tuple, weight: TensorBase | None, eps: float
     kern = kernels_for("normalization", data) if rows is not None else None
     if kern is None or rows is None:
         return None
-    dt = data.dtype
-    w, has_w = _param(weight, dt)
-    out = np.empty_like(data)
-    rstd = np.empty(rows[0], dt)
-    _run(kern, "rms_norm_forward", data.size, data.reshape(rows), w, has_w, dt.type(eps),
-         dt.type(1), out.reshape(rows), rstd)
+    out, rstd = run_kernels(_rms_norm_path, kern, data, _array_or_none(weight), rows, eps)
     inputs = [t for t in (x, weight) if t is not None]
     if not (grad_state.enabled and any(t._requires_grad for t in inputs)):
         return wrap(out)

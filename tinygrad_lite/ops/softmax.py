@@ -24,7 +24,7 @@ from .._core.grad_mode import grad_state
 from .._core.graph import Node
 from .._core.tensor_base import TensorBase
 from .common import array_sum, is_array, last_axis_dot, normalize_dims, wrap
-from .kernel_choice import kernels_for, parallel
+from .kernel_choice import kernels_for, run, run_kernels
 
 __all__ = ["softmax", "log_softmax", "SoftmaxBackward0", "LogSoftmaxBackward0"]
 
@@ -39,9 +39,7 @@ class SoftmaxBackward0(Node):
         if is_array(grad) and is_array(y):
             kern = _last_dim_kernels(y, self.dim, grad)
             if kern is not None:
-                out = np.empty_like(y)
-                _run(kern, "softmax_backward", y.size, _rows(grad), _rows(y), _rows(out))
-                return (out,)
+                return (run_kernels(_softmax_grad_kernel, kern, grad, y),)
             if self.dim is not None and self.dim == y.ndim - 1:  # the last dim: one einsum
                 out = np.subtract(grad, last_axis_dot(grad, y))
             else:
@@ -62,9 +60,7 @@ class LogSoftmaxBackward0(Node):
         if is_array(grad) and is_array(y):
             kern = _last_dim_kernels(y, self.dim, grad)
             if kern is not None:
-                out = np.exp(y)
-                _run(kern, "log_softmax_backward", y.size, _rows(grad), _rows(out))
-                return (out,)
+                return (run_kernels(_log_softmax_grad_kernel, kern, grad, y),)
             out = np.asarray(np.exp(y))
             out *= array_sum(grad, self.dim, keepdims=True)
             np.subtract(grad, out, out=out)
@@ -86,16 +82,39 @@ def _rows(a: np.ndarray) -> np.ndarray:
     return a.reshape(-1, a.shape[-1])
 
 
-def _run(kern, name: str, size: int, *args) -> None:
-    """Kernel ``name`` of ``kern``, its parallel variant for large arrays."""
-    getattr(kern, name + "_parallel" if parallel(size) else name)(*args)
-
-
 def _shift_kernel(kern, data: np.ndarray) -> np.ndarray:
     """``data - max(data, -1)`` by the kernel, in a fresh buffer."""
     out = np.empty_like(data)
-    _run(kern, "shift_rows", data.size, _rows(data), _rows(out),
-         np.empty(out.size // out.shape[-1], out.dtype))
+    run(kern, "shift_rows", data.size, _rows(data), _rows(out),
+        np.empty(out.size // out.shape[-1], out.dtype))
+    return out
+
+
+# The kernel paths: plain arrays in, fresh arrays out (see kernel_choice.run_kernels)
+
+
+def _softmax_kernel(kern, data: np.ndarray) -> np.ndarray:
+    out = _shift_kernel(kern, data)
+    np.exp(out, out=out)
+    run(kern, "softmax_normalize", out.size, _rows(out))
+    return out
+
+
+def _log_softmax_kernel(kern, data: np.ndarray) -> np.ndarray:
+    out = _shift_kernel(kern, data)
+    run(kern, "log_softmax_normalize", out.size, _rows(out), _rows(np.exp(out)))
+    return out
+
+
+def _softmax_grad_kernel(kern, grad: np.ndarray, y: np.ndarray) -> np.ndarray:
+    out = np.empty_like(y)
+    run(kern, "softmax_backward", y.size, _rows(grad), _rows(y), _rows(out))
+    return out
+
+
+def _log_softmax_grad_kernel(kern, grad: np.ndarray, y: np.ndarray) -> np.ndarray:
+    out = np.exp(y)
+    run(kern, "log_softmax_backward", y.size, _rows(grad), _rows(out))
     return out
 
 
@@ -131,10 +150,7 @@ def softmax(x: TensorBase, dim: int) -> TensorBase:
         return _result(out, x, d, SoftmaxBackward0)
     kern = _last_dim_kernels(data, d)
     if kern is not None:
-        out = _shift_kernel(kern, data)
-        np.exp(out, out=out)
-        _run(kern, "softmax_normalize", out.size, _rows(out))
-        return _result(out, x, d, SoftmaxBackward0)
+        return _result(run_kernels(_softmax_kernel, kern, data), x, d, SoftmaxBackward0)
     with np.errstate(invalid="ignore"):  # inf - inf in a slice holding inf: NaN, as PyTorch
         out = _shifted(data, d)
     np.exp(out, out=out)
@@ -151,9 +167,7 @@ def log_softmax(x: TensorBase, dim: int) -> TensorBase:
         return _result(np.asarray(out), x, d, LogSoftmaxBackward0)
     kern = _last_dim_kernels(data, d)
     if kern is not None:
-        out = _shift_kernel(kern, data)
-        _run(kern, "log_softmax_normalize", out.size, _rows(out), _rows(np.exp(out)))
-        return _result(out, x, d, LogSoftmaxBackward0)
+        return _result(run_kernels(_log_softmax_kernel, kern, data), x, d, LogSoftmaxBackward0)
     with np.errstate(invalid="ignore"):
         out = _shifted(data, d)
     total = array_sum(np.exp(out), d, keepdims=True)

@@ -19,7 +19,7 @@ from .._core.tensor_base import TensorBase
 from ..dtypes import is_float_dtype, require_real
 from .common import array_of, is_array, masked_bits, unary_result, unary_rule, wrap, zero_of
 from .elementwise import cast, where_rule
-from .kernel_choice import kernels_for, parallel
+from .kernel_choice import kernels_for, run, run_kernels
 
 _FLOAT32 = np.dtype(np.float32)
 _WHERE_MAX_SIZE = 1024  # see ReluBackward0
@@ -114,11 +114,7 @@ class ReluBackward0(Node):
         if is_array(grad) and grad.shape == out.shape:
             kern = kernels_for("activation", grad, out)
             if kern is not None:  # one pass: grad where the result is not 0, else +0.0
-                result = np.empty_like(grad)
-                name = "relu_backward_parallel" if parallel(grad.size) else "relu_backward"
-                getattr(kern, name)(grad.reshape(-1), out.reshape(-1), result.reshape(-1),
-                                    grad.dtype.type(0))
-                return (result,)
+                return (run_kernels(_relu_grad_kernel, kern, grad, out),)
         # PyTorch zeroes the gradient where the result is <= 0, so a NaN passes it. The result
         # is never negative, so that is ``out != 0``: one comparison, as cheap as ``out > 0``.
         positive = out != zero_of(out.dtype)  # a constant mask: no graph needed
@@ -131,6 +127,13 @@ class ReluBackward0(Node):
         # (256x256: 27 us; ``grad * mask`` in floating point would turn inf * 0 into NaN).
         kept = masked_bits(grad, positive) if grad.size > _WHERE_MAX_SIZE else None
         return (np.where(positive, grad, zero_of(grad.dtype)) if kept is None else kept,)
+
+
+def _relu_grad_kernel(kern, grad: np.ndarray, out: np.ndarray) -> np.ndarray:
+    result = np.empty_like(grad)
+    run(kern, "relu_backward", grad.size, grad.reshape(-1), out.reshape(-1),
+        result.reshape(-1), grad.dtype.type(0))
+    return result
 
 
 def relu(x: TensorBase) -> TensorBase:

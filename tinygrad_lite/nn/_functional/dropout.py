@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..._core.tensor_base import TensorBase, wrap
 from ..._core.warnings import warn
 from ...functions import creation
@@ -21,8 +23,16 @@ def dropout(input: TensorBase, p: float = 0.5, training: bool = True, inplace: b
     if p == 1.0:
         return input.mul_(0.0) if inplace else input * 0.0
     keep = creation.default_rng().keep_mask(input.shape, p)
-    scale = wrap((keep / (1.0 - p)).astype(input._data.dtype))
+    scale = wrap(_mask_scale(keep, 1.0 / (1.0 - p), input._data.dtype))
     return input.mul_(scale) if inplace else input * scale
+
+
+def _mask_scale(keep: np.ndarray, scale: float, dtype: np.dtype) -> np.ndarray:
+    """``keep * scale`` in ``dtype``, one pass: the scale rounded once to the dtype, so the
+    values are those of ``(keep / (1 - p)).astype(dtype)`` (1 * s and 0 * s are exact) without
+    its float64 temporary (a compiled kernel gains nothing more here: this is one pass at
+    memory speed, and the random draw is most of dropout's time)."""
+    return np.multiply(keep, np.dtype(dtype).type(scale), dtype=dtype)
 
 
 def _feature_mask_shape(input: TensorBase, batched_ndim: int, op: str) -> tuple[int, ...]:
@@ -64,7 +74,7 @@ def _feature_dropout(input: TensorBase, p: float, training: bool, inplace: bool,
     if not training or p == 0.0:
         return input
     keep = creation.default_rng().keep_mask(shape, p)
-    scale = wrap((keep / (1.0 - p) if p < 1.0 else keep * 0.0).astype(input._data.dtype))
+    scale = wrap(_mask_scale(keep, 1.0 / (1.0 - p) if p < 1.0 else 0.0, input._data.dtype))
     return input.mul_(scale) if inplace else input * scale
 
 
