@@ -6,7 +6,8 @@ interleaved round by round, and the median of each side is reported with their r
 CNN's batch norm (100x16x28x28) and the ResNet's (64x16x32x32).
 
 ``--threads 1`` (the default) times the serial kernels; ``--threads N`` lets the kernels above
-``threads.PARALLEL_MIN_ELEMENTS`` use N threads (the BLAS budget too).
+``threads.PARALLEL_MIN_ELEMENTS`` use N threads (the BLAS budget too), turning on
+``kernel_choice.THREADED`` (off by default: see there).
 
     python3 benchmarks/bench_kernels.py [--ops act,softmax,norm] [--dtype float32]
         [--rounds 15] [--threads 1]
@@ -26,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import tinygrad_lite as tl  # noqa: E402
 import tinygrad_lite.nn.functional as F  # noqa: E402,N812 - PyTorch's spelling
 from tinygrad_lite import _kernels  # noqa: E402
+from tinygrad_lite.ops import kernel_choice  # noqa: E402
 
 
 def activation_cases(dt: object) -> dict[str, Callable[[], object]]:
@@ -118,6 +120,7 @@ def main() -> None:
     if not _kernels.available():
         sys.exit("numba is not installed: nothing to compare")
     tl.set_num_threads(args.threads)
+    kernel_choice.THREADED = args.threads > 1
     dt = getattr(tl, args.dtype)
     print(f"{args.dtype}, {args.threads} thread(s), median of {args.rounds} interleaved rounds")
     print(f"{'case':48s} {'numpy ms':>9s} {'numba ms':>9s} {'ratio':>6s}")

@@ -35,6 +35,7 @@ def numba_only(monkeypatch):
 
 def force_threads(monkeypatch) -> None:
     """Make every kernel call take its parallel variant with two threads."""
+    monkeypatch.setattr(kernel_choice, "THREADED", True)
     monkeypatch.setattr(threads, "PARALLEL_MIN_ELEMENTS", 0)
     monkeypatch.setitem(threads._state, "threads", 2)
 

@@ -3,9 +3,15 @@
 A kernel runs when its family is loaded (``_kernels.family``: numba present and not switched
 off), every array is float32 or float64 of one dtype and C-contiguous, and the op is big enough
 that one fused pass pays for numba's call overhead (about a microsecond of argument checks).
-Anything else runs the op's NumPy code unchanged. Threads: a kernel with a parallel variant
-uses it from ``threads.PARALLEL_MIN_ELEMENTS`` elements when the thread budget allows more than
-one thread (below that, waking the pool costs more than it saves).
+Anything else runs the op's NumPy code unchanged.
+
+Threads: every kernel has a parallel variant (``prange``), taken from
+``threads.PARALLEL_MIN_ELEMENTS`` elements when the thread budget allows more than one thread
+and ``THREADED`` is on. It is off: on the machine these kernels were written on (2 cores shared
+by many processes) the threaded variants were at best 1.6-2.3x faster (layer and batch norm,
+leaky_relu) and in the median often 10-60x slower (a thread of numba's pool waits for a
+descheduled sibling: 4-16 ms stalls on a 0.3 ms kernel). ``benchmarks/bench_kernels.py --threads
+N`` measures them (it turns ``THREADED`` on); turn it on where that shows a gain.
 
 A kernel path is written as a function of plain arrays that returns fresh arrays, called through
 ``run_kernels``: while ``tl.compile`` traces, the whole path is recorded as one op, which the
@@ -27,11 +33,14 @@ from .._core.tracing import call_as_one_op
 from .._kernels import threads
 from .common import FAST_FLOATS
 
-__all__ = ["MIN_ELEMENTS", "kernels_for", "parallel", "run_kernels", "run"]
+__all__ = ["MIN_ELEMENTS", "THREADED", "kernels_for", "parallel", "run_kernels", "run"]
 
 # Below this many elements the NumPy reference runs (read at each call: tests lower it to put
 # small float64 inputs, gradcheck's, through the kernels)
 MIN_ELEMENTS = 2048
+
+# Whether large inputs take the kernels' parallel variants (see the module's docstring)
+THREADED = False
 
 
 def kernels_for(name: str, *arrays: np.ndarray, min_elements: int | None = None
@@ -51,7 +60,7 @@ def kernels_for(name: str, *arrays: np.ndarray, min_elements: int | None = None
 
 def parallel(size: int) -> bool:
     """Whether a kernel over ``size`` elements should take its multi-threaded variant."""
-    return size >= threads.PARALLEL_MIN_ELEMENTS and threads.budget() > 1
+    return THREADED and size >= threads.PARALLEL_MIN_ELEMENTS and threads.budget() > 1
 
 
 def run_kernels(path: Callable[..., Any], kern: ModuleType, *args: Any) -> Any:
