@@ -201,10 +201,11 @@ def rms_norm_backward_parallel(g, x, w, has_w, rstd, dx, dw):
         dw += dw_part[t]
 
 
-# -- batch norm over (N, C, L), per channel ---------------------------------------------------
-# The centred input x - mean is not stored: the backward recomputes it from the input (which
-# the node keeps anyway) and the mean, so a forward is three reads of x and one write, where the
-# reference writes and rereads a centred copy (and keeps it, as large as the input, for backward).
+# -- batch norm over (N, C, L) -------------------------------------------------------------------
+# The statistics per channel (reads), then the output per sample in memory order. The centred
+# input x - mean is not stored: the backward recomputes it from the input (which the node keeps
+# anyway) and the mean, so a forward is three reads of x and one write, where the reference
+# writes and rereads a centred copy (and keeps it, as large as the input, for backward).
 
 
 @numba.njit(cache=True, error_model="numpy", fastmath={"reassoc"})
@@ -228,7 +229,8 @@ def _centred_dot(g, v, m):
 
 
 @numba.njit(cache=True, error_model="numpy")
-def _batch_norm_channel(x, w, b, has_w, has_b, eps, one, out, mean, var, rstd, c):
+def _batch_norm_statistics(x, w, b, has_w, has_b, eps, one, mean, var, rstd, scale, shift, c):
+    """Channel ``c``'s mean, biased variance, rstd, and its output's scale and shift."""
     batch, length = x.shape[0], x.shape[2]
     count = batch * length
     total = 0.0
@@ -242,87 +244,113 @@ def _batch_norm_channel(x, w, b, has_w, has_b, eps, one, out, mean, var, rstd, c
     var[c] = square / count
     s = one / math.sqrt(var[c] + eps)
     rstd[c] = s
-    scale = s * w[c] if has_w else s
-    shift = b[c] if has_b else s
-    for i in range(batch):
+    scale[c] = s * w[c] if has_w else s
+    shift[c] = b[c] if has_b else s  # (not used without a bias)
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _batch_norm_output(x, mean, scale, shift, has_b, out, i):
+    """Sample ``i``'s output ``(x - mean) * scale + shift``, channel by channel: the output is
+    written in memory order (written channel-major, the first touch of a fresh array's pages
+    cost twice the kernel's time)."""
+    for c in range(x.shape[1]):
         xr, orow = x[i, c], out[i, c]
+        m, sc, sh = mean[c], scale[c], shift[c]
         if has_b:  # (two loops: a branch inside keeps LLVM from vectorising)
-            for j in range(length):
-                orow[j] = (xr[j] - m) * scale + shift
+            for j in range(xr.size):
+                orow[j] = (xr[j] - m) * sc + sh
         else:
-            for j in range(length):
-                orow[j] = (xr[j] - m) * scale
+            for j in range(xr.size):
+                orow[j] = (xr[j] - m) * sc
 
 
 @numba.njit(cache=True, error_model="numpy")
 def batch_norm_forward(x, w, b, has_w, has_b, eps, one, out, mean, var, rstd):
-    """Per channel: mean, biased variance, ``rstd = 1 / sqrt(var + eps)`` and ``out = (x -
+    """Per channel: mean, biased variance, ``rstd = 1 / sqrt(var + eps)``; then ``out = (x -
     mean) * (rstd * w) + b``."""
+    scale, shift = np.empty(x.shape[1], x.dtype), np.empty(x.shape[1], x.dtype)
     for c in range(x.shape[1]):
-        _batch_norm_channel(x, w, b, has_w, has_b, eps, one, out, mean, var, rstd, c)
+        _batch_norm_statistics(x, w, b, has_w, has_b, eps, one, mean, var, rstd, scale, shift, c)
+    for i in range(x.shape[0]):
+        _batch_norm_output(x, mean, scale, shift, has_b, out, i)
 
 
 @numba.njit(cache=True, parallel=True, error_model="numpy")
 def batch_norm_forward_parallel(x, w, b, has_w, has_b, eps, one, out, mean, var, rstd):
+    scale, shift = np.empty(x.shape[1], x.dtype), np.empty(x.shape[1], x.dtype)
     for c in numba.prange(x.shape[1]):
-        _batch_norm_channel(x, w, b, has_w, has_b, eps, one, out, mean, var, rstd, c)
+        _batch_norm_statistics(x, w, b, has_w, has_b, eps, one, mean, var, rstd, scale, shift, c)
+    for i in numba.prange(x.shape[0]):
+        _batch_norm_output(x, mean, scale, shift, has_b, out, i)
 
 
 @numba.njit(cache=True, error_model="numpy")
-def _batch_norm_grad_channel(g, x, mean, rstd, scale, count, want_dx, dx, grad_sum, dot, c):
-    batch = g.shape[0]
+def _batch_norm_grad_sums(g, x, mean, rstd, count, grad_sum, dot, k1, k2, c):
+    """Channel ``c``'s ``sum(g)``, ``sum(g * (x - mean))`` and the input gradient's two
+    per-channel terms ``rstd^2 dot / count`` and ``sum(g) / count``."""
     m = mean[c]
     total = 0.0
     product = 0.0
-    for i in range(batch):
+    for i in range(g.shape[0]):
         total += _sum(g[i, c])
         product += _centred_dot(g[i, c], x[i, c], m)
     grad_sum[c] = total
     dot[c] = product
-    if not want_dx:
-        return
     s = rstd[c]
-    k1 = s * s * dot[c] / count
-    k2 = grad_sum[c] / count
-    sc = scale[c]
-    for i in range(batch):
+    k1[c] = s * s * dot[c] / count
+    k2[c] = grad_sum[c] / count
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _batch_norm_grad_input(g, x, mean, k1, k2, scale, dx, i):
+    """Sample ``i``'s ``dx = (g - ((x - mean) * k1 + k2)) * scale``, in memory order."""
+    for c in range(g.shape[1]):
         gr, xr, dr = g[i, c], x[i, c], dx[i, c]
+        m, a, b, sc = mean[c], k1[c], k2[c], scale[c]
         for j in range(gr.size):
-            dr[j] = (gr[j] - ((xr[j] - m) * k1 + k2)) * sc
+            dr[j] = (gr[j] - ((xr[j] - m) * a + b)) * sc
 
 
 @numba.njit(cache=True, error_model="numpy")
 def batch_norm_backward(g, x, mean, rstd, scale, count, want_dx, dx, grad_sum, dot):
     """Per channel: ``grad_sum = sum(g)`` and ``dot = sum(g * (x - mean))`` (the bias and,
-    times rstd, the weight gradient) and, when ``want_dx``, ``dx = (g - ((x - mean) * rstd^2
-    dot / count + grad_sum / count)) * scale``, ``scale = rstd * w``."""
+    times rstd, the weight gradient); when ``want_dx``, ``dx = (g - ((x - mean) * rstd^2 dot /
+    count + grad_sum / count)) * scale``, ``scale = rstd * w``."""
+    k1, k2 = np.empty(g.shape[1], g.dtype), np.empty(g.shape[1], g.dtype)
     for c in range(g.shape[1]):
-        _batch_norm_grad_channel(g, x, mean, rstd, scale, count, want_dx, dx, grad_sum, dot, c)
+        _batch_norm_grad_sums(g, x, mean, rstd, count, grad_sum, dot, k1, k2, c)
+    if want_dx:
+        for i in range(g.shape[0]):
+            _batch_norm_grad_input(g, x, mean, k1, k2, scale, dx, i)
 
 
 @numba.njit(cache=True, parallel=True, error_model="numpy")
 def batch_norm_backward_parallel(g, x, mean, rstd, scale, count, want_dx, dx, grad_sum, dot):
+    k1, k2 = np.empty(g.shape[1], g.dtype), np.empty(g.shape[1], g.dtype)
     for c in numba.prange(g.shape[1]):
-        _batch_norm_grad_channel(g, x, mean, rstd, scale, count, want_dx, dx, grad_sum, dot, c)
+        _batch_norm_grad_sums(g, x, mean, rstd, count, grad_sum, dot, k1, k2, c)
+    if want_dx:
+        for i in numba.prange(g.shape[0]):
+            _batch_norm_grad_input(g, x, mean, k1, k2, scale, dx, i)
 
 
 @numba.njit(cache=True, error_model="numpy")
-def _affine_channel(x, scale, shift, out, c):
-    sc, sh = scale[c], shift[c]
-    for i in range(x.shape[0]):
+def _affine_sample(x, scale, shift, out, i):
+    for c in range(x.shape[1]):
         xr, orow = x[i, c], out[i, c]
+        sc, sh = scale[c], shift[c]
         for j in range(xr.size):
             orow[j] = xr[j] * sc + sh
 
 
 @numba.njit(cache=True, error_model="numpy")
 def channel_affine(x, scale, shift, out):
-    """Batch norm with fixed statistics: ``out = x * scale[c] + shift[c]`` per channel."""
-    for c in range(x.shape[1]):
-        _affine_channel(x, scale, shift, out, c)
+    """Batch norm with fixed statistics: ``out = x * scale[c] + shift[c]``, in memory order."""
+    for i in range(x.shape[0]):
+        _affine_sample(x, scale, shift, out, i)
 
 
 @numba.njit(cache=True, parallel=True, error_model="numpy")
 def channel_affine_parallel(x, scale, shift, out):
-    for c in numba.prange(x.shape[1]):
-        _affine_channel(x, scale, shift, out, c)
+    for i in numba.prange(x.shape[0]):
+        _affine_sample(x, scale, shift, out, i)
