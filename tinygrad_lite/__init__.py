@@ -153,9 +153,9 @@ dtype = DType
 _LAZY_SUBMODULES = (
     "_dynamo", "_inductor", "_logging", "_nn_functional_forms", "_settings", "accelerator", "amp",
     "autograd", "backends", "compiler", "cpu", "cuda", "distributed", "distributions", "func",
-    "functional", "jit", "linalg", "multiprocessing", "nn", "onnx", "optim", "profiler",
-    "quasirandom", "random", "return_types", "serialization", "signal", "sparse", "special",
-    "testing", "types", "utils", "viz",
+    "functional", "jit", "linalg", "multiprocessing", "nn", "onnx", "optim", "overrides",
+    "profiler", "quasirandom", "random", "return_types", "serialization", "signal", "sparse",
+    "special", "testing", "types", "utils", "viz",
 )
 
 # submodule -> the tl.* names it defines (what ``from .submodule import ...`` used to bind here)

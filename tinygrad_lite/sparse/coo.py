@@ -321,9 +321,11 @@ def sparse_coo_tensor(indices: Any, values: Any, size: Any = None, *, dtype: Any
         idx = idx.reshape(len(size) if size is not None else 1, 0)
     if idx.ndim != 2:
         raise RuntimeError(f"indices must be sparse_dim x nnz, but got: {list(idx.shape)}")
-    if idx.dtype.kind not in "iu":
+    if idx.dtype.kind not in "iufb":
         raise RuntimeError(f"indices must be an int64 tensor, got {idx.dtype}")
-    idx = idx.astype(np.int64)
+    if idx.dtype.kind == "f" and not np.isfinite(idx).all():
+        raise RuntimeError("sparse_coo_tensor: indices must be finite numbers")
+    idx = idx.astype(np.int64)  # floats and bools convert (truncated), as in PyTorch
     if isinstance(values, Tensor):
         vals = values if dtype is None else values.to(dtype)
     else:
