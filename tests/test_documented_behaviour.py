@@ -208,3 +208,58 @@ def test_torch_function_helpers():
         assert functional.has_torch_function_variadic(1, _TensorLike())
         with pytest.raises(TypeError):
             functional.handle_torch_function(func, (_Declines(),), _Declines())
+
+
+def _inference_story(lib):
+    x = lib.ones(1, 2, 3, requires_grad=True)
+    with lib.inference_mode():
+        y = x * x
+        z = lib.zeros(2)
+        z.add_(1)  # inside the block: allowed
+    w = x * 2
+    story = [y.requires_grad, y.is_inference(), z.is_inference(), w.is_inference()]
+    for attempt in (lambda: y._version, lambda: z.add_(1), lambda: z.clone().add_(1),
+                    lambda: z.mul_(lib.ones(2)), lambda: z.copy_(lib.ones(2)),
+                    lambda: z.zero_(), lambda: z[0].fill_(3), lambda: w._version):
+        try:
+            attempt()
+            story.append("ok")
+        except RuntimeError:
+            story.append("RuntimeError")
+
+    @lib.inference_mode()
+    def called(t):
+        return t * t
+
+    @lib.inference_mode
+    def bare(t):
+        return t * 2
+
+    out = called(x)
+    story += [out.requires_grad, out.is_inference(), bare(x).is_inference()]
+    with lib.inference_mode(False):
+        story.append((x * 1).is_inference())
+    with lib.inference_mode():
+        with lib.inference_mode(False):
+            story.append((x * 1).is_inference())
+    return story
+
+
+def test_inference_tensors_as_in_pytorch():
+    assert _inference_story(tl) == _inference_story(torch)
+
+
+def test_inference_tensors_are_marked_only_in_the_thread_inside_the_block():
+    import threading
+    made = {}
+
+    def other_thread():
+        made["t"] = tl.ones(2) * 2
+
+    with tl.inference_mode():
+        worker = threading.Thread(target=other_thread)
+        worker.start()
+        worker.join()
+        inside = tl.ones(2) * 2
+    assert inside.is_inference() and not made["t"].is_inference()
+    assert not (tl.ones(2) * 2).is_inference()  # after the block: ordinary tensors again
