@@ -182,6 +182,15 @@ def _run_example(source: str, namespace: dict, show: str, lib: Any) -> Any:
     return None
 
 
+def _reset(lib: Any) -> None:
+    """Undo what an earlier docstring's example may have set for the whole process."""
+    lib.set_default_dtype(lib.float32)
+    if hasattr(lib, "set_default_device"):
+        lib.set_default_device(None)
+    lib.set_grad_enabled(True)
+    lib.set_printoptions(profile="default")
+
+
 def work(library: str, docstrings_file: str, results_file: str) -> None:
     """The worker: run every docstring's blocks with ``library`` as ``torch``."""
     if library == "tinygrad_lite":
@@ -192,11 +201,16 @@ def work(library: str, docstrings_file: str, results_file: str) -> None:
     warnings.simplefilter("ignore")
     signal.signal(signal.SIGALRM, _alarm)
     results: dict[str, list] = {}
+    distributions = importlib.import_module("torch.distributions")
     for doc in docstrings:
+        _reset(lib)  # an example may change process-wide defaults (device, dtype, grad mode)
         lib.manual_seed(0)
         np.random.seed(0)
         namespace: dict = {"torch": lib, "nn": lib.nn, "F": lib.nn.functional, "np": np,
-                           "math": math}
+                           "numpy": np, "math": math}
+        if doc["id"].startswith("torch.distributions."):  # their examples name the classes
+            namespace.update({name: getattr(distributions, name)
+                              for name in dir(distributions) if name[:1].isupper()})
         outcome = []
         broken = None
         signal.alarm(SECONDS_PER_DOCSTRING)

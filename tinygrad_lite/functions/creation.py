@@ -437,7 +437,7 @@ def poisson(input: TensorBase, generator: Generator | None = None) -> TensorBase
     rates = input._data
     if (rates < 0).any():
         raise RuntimeError("poisson: rates must be non-negative")
-    return wrap(rng_of(generator).poisson(rates).astype(rates.dtype))
+    return wrap(rng_of(generator).poisson_as(rates).astype(rates.dtype))
 
 
 @public(method=False)

@@ -40,6 +40,9 @@ __all__ = ["TorchStream", "draw_dtype"]
 _BLOCK = 16  # PyTorch's normal_fill block: 8 Box-Muller pairs
 _EXACT_LIBM = 1 << 12  # float64 Box-Muller pairs computed with the C library's functions
 _FAST_MASK = 1 << 15  # dropout masks from this size draw from a seeded PCG64
+# the gamma sampler's float literals 1.0f / 3.0f and 0.0331f, as float32 values
+_THIRD_F32 = float(np.float32(1.0) / np.float32(3.0))
+_SQUEEZE_F32 = float(np.float32(0.0331))
 
 
 class TorchStream(np.random.Generator):
@@ -217,6 +220,107 @@ class TorchStream(np.random.Generator):
         theta = 2.0 * math.pi * u1
         self.next_normal = radius * math.sin(theta)
         return radius * math.cos(theta)
+
+    # -- PyTorch's per-value samplers (ATen's Distributions.h / Distributions.cpp) ----------
+    # Each value consumes a number of uniforms that depends on rejections, value after value in
+    # row-major order; the scalar loops below follow the kernels step by step (float32 tensors
+    # do the gamma sampler's shape arithmetic in float32, as the kernel's scalar_t does).
+    def _scalar_uniform(self) -> float:
+        """One uniform double in [0, 1) by ``uniform_real_distribution<double>``."""
+        return float(self._unit(1, np.dtype(np.float64))[0])
+
+    def standard_gamma_as(self, alpha: np.ndarray, dtype: Any) -> np.ndarray:
+        """Gamma(alpha, 1) draws, PyTorch's ``_standard_gamma`` on a tensor of ``dtype``:
+        Marsaglia and Tsang's method, alpha below 1 boosted by one uniform. The result in
+        ``dtype``, at least its smallest normal number."""
+        dtype = np.dtype(dtype)
+        flat = np.ascontiguousarray(alpha, dtype=dtype).ravel()
+        out = np.empty(flat.shape, dtype)
+        tiny = np.finfo(dtype).tiny
+        for i, a in enumerate(flat):
+            out[i] = max(tiny, dtype.type(self._gamma_value(a, dtype)))
+        return out.reshape(np.shape(alpha))
+
+    def _gamma_value(self, alpha: Any, dtype: np.dtype) -> float:
+        """One value of ATen's ``sample_gamma`` (its float literals are float32 constants)."""
+        scalar = dtype.type
+        if np.isnan(alpha):
+            return float("nan")
+        scale = 1.0
+        if alpha < 1.0:
+            if alpha == 0.0:
+                return 0.0
+            scale *= (1.0 - self._scalar_uniform()) ** float(scalar(1.0) / alpha)
+            alpha = alpha + scalar(1.0)
+        d = float(alpha - scalar(_THIRD_F32))
+        c = 1.0 / math.sqrt(9.0 * d)
+        while True:
+            while True:
+                x = self._scalar_normal()
+                y = 1.0 + c * x
+                if y > 0:
+                    break
+            v = y * y * y
+            u = 1.0 - self._scalar_uniform()
+            xx = x * x
+            if u < 1.0 - _SQUEEZE_F32 * xx * xx:
+                return scale * d * v
+            if math.log(u) < 0.5 * xx + d * (1.0 - v + math.log(v)):
+                return scale * d * v
+
+    def dirichlet_as(self, alpha: np.ndarray, dtype: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Dirichlet draws over the last dim, PyTorch's ``_sample_dirichlet``: float64 gamma
+        values (at least float64's smallest normal), normalised, rounded to ``dtype`` and kept
+        inside ``[tiny, nextafter(1, 0)]``. Returns the gamma values and the sample."""
+        dtype = np.dtype(dtype)
+        a = np.ascontiguousarray(alpha, dtype=dtype)
+        flat = a.ravel()
+        gammas = np.empty(flat.shape, np.float64)
+        tiny64 = np.finfo(np.float64).tiny
+        for i, value in enumerate(flat):
+            gammas[i] = max(tiny64, self._gamma_value(np.float64(value), np.dtype(np.float64)))
+        gammas = gammas.reshape(a.shape)
+        ratio = (gammas / gammas.sum(-1, keepdims=True)).astype(dtype)
+        return gammas, np.clip(ratio, np.finfo(dtype).tiny,
+                               np.nextafter(dtype.type(1), dtype.type(0)))
+
+    def poisson_as(self, rates: np.ndarray) -> np.ndarray:
+        """Poisson draws (as float64 counts), PyTorch's ``poisson``: Hoermann's transformed
+        rejection for rates of 10 and more, Knuth's product of uniforms below."""
+        flat = np.ascontiguousarray(rates, dtype=np.float64).ravel()
+        out = np.empty(flat.shape, np.float64)
+        for i, lam in enumerate(flat.tolist()):
+            out[i] = self._poisson_value(lam)
+        return out.reshape(np.shape(rates))
+
+    def _poisson_value(self, lam: float) -> int:
+        if lam >= 10:
+            slam, loglam = math.sqrt(lam), math.log(lam)
+            b = 0.931 + 2.53 * slam
+            a = -0.059 + 0.02483 * b
+            invalpha = 1.1239 + 1.1328 / (b - 3.4)
+            vr = 0.9277 - 3.6224 / (b - 2)
+            while True:
+                u = self._scalar_uniform() - 0.5
+                v = self._scalar_uniform()
+                us = 0.5 - abs(u)
+                k = math.floor((2 * a / us + b) * u + lam + 0.43)
+                if us >= 0.07 and v <= vr:
+                    return k
+                if k < 0 or (us < 0.013 and v > us):
+                    continue
+                if (math.log(v) + math.log(invalpha) - math.log(a / (us * us) + b)
+                        <= -lam + k * loglam - math.lgamma(k + 1.0)):
+                    return k
+        if lam == 0:
+            return 0
+        count, product, limit = 0, 1.0, math.exp(-lam)
+        while True:
+            product *= self._scalar_uniform()
+            if product > limit:
+                count += 1
+            else:
+                return count
 
     def standard_normal(self, size: Any = None, dtype: Any = np.float64, out: Any = None
                         ) -> Any:
