@@ -127,12 +127,12 @@ class _AliasFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         pass
 
 
-class _Timeout(Exception):
+class _TimeoutError(Exception):
     pass
 
 
 def _alarm(signum: int, frame: Any) -> None:
-    raise _Timeout(f"longer than {SECONDS_PER_DOCSTRING} s")
+    raise _TimeoutError(f"longer than {SECONDS_PER_DOCSTRING} s")
 
 
 def _plain(value: Any, lib: Any, depth: int = 0) -> Any:
@@ -225,13 +225,13 @@ def work(library: str, docstrings_file: str, results_file: str) -> None:
                         for source, show in zip(sources, shows):
                             values.append(_run_example(source, namespace, show, lib))
                     outcome.append(("ran", values))
-                except _Timeout:
+                except _TimeoutError:
                     raise
                 except BaseException as error:  # noqa: BLE001 - reported, not raised
                     message = f"{type(error).__name__}: {str(error)[:300]}"
                     outcome.append(("error", message, len(values)))
                     broken = message
-        except _Timeout as error:
+        except _TimeoutError as error:
             outcome.append(("error", f"timeout: {error}", 0))
         finally:
             signal.alarm(0)

@@ -142,7 +142,7 @@ _inference_blocks: dict[str, Any] = {"open": 0, "in_block": None}
 
 
 def _new_marking_inference(cls: type) -> Any:
-    t = object.__new__(cls)
+    t: Any = object.__new__(cls)
     if _inference_blocks["in_block"]():
         t._inference = True
     return t

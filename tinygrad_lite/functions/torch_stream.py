@@ -244,8 +244,6 @@ class TorchStream(np.random.Generator):
     def _gamma_value(self, alpha: Any, dtype: np.dtype) -> float:
         """One value of ATen's ``sample_gamma`` (its float literals are float32 constants)."""
         scalar = dtype.type
-        if np.isnan(alpha):
-            return float("nan")
         scale = 1.0
         if alpha < 1.0:
             if alpha == 0.0:
@@ -258,7 +256,7 @@ class TorchStream(np.random.Generator):
             while True:
                 x = self._scalar_normal()
                 y = 1.0 + c * x
-                if y > 0:
+                if not y <= 0:  # (a NaN alpha leaves here too, as the C loop does)
                     break
             v = y * y * y
             u = 1.0 - self._scalar_uniform()
@@ -275,11 +273,11 @@ class TorchStream(np.random.Generator):
         dtype = np.dtype(dtype)
         a = np.ascontiguousarray(alpha, dtype=dtype)
         flat = a.ravel()
-        gammas = np.empty(flat.shape, np.float64)
+        drawn = np.empty(flat.shape, np.float64)
         tiny64 = np.finfo(np.float64).tiny
         for i, value in enumerate(flat):
-            gammas[i] = max(tiny64, self._gamma_value(np.float64(value), np.dtype(np.float64)))
-        gammas = gammas.reshape(a.shape)
+            drawn[i] = max(tiny64, self._gamma_value(np.float64(value), np.dtype(np.float64)))
+        gammas = drawn.reshape(a.shape)
         ratio = (gammas / gammas.sum(-1, keepdims=True)).astype(dtype)
         return gammas, np.clip(ratio, np.finfo(dtype).tiny,
                                np.nextafter(dtype.type(1), dtype.type(0)))
