@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import ast
 import contextlib
-import doctest
 import importlib
 import importlib.abc
 import importlib.util
@@ -53,16 +52,14 @@ SECONDS_PER_DOCSTRING = 30
 
 def collect(namespaces: tuple[str, ...]) -> list[dict]:
     """Every docstring with examples: ``{"id", "blocks": [[source, ...], ...],
-    "shows": [[bool, ...], ...]}`` (``shows``: whether the docstring prints an output for the
-    example, which is then compared)."""
+    "shows": [[what, ...], ...]}`` (``what``: "value" where the docstring prints the
+    example's value, which is then compared; "raises" where it prints a traceback; "")."""
     import torch  # noqa: F401 - the namespaces below are its attributes
-    parser = doctest.DocTestParser()
     docstrings = []
-    seen: set[int] = set()
+    seen: set[str] = set()  # (the text: a builtin makes a new string per __doc__ read)
     for space in namespaces:
-        owner = importlib.import_module(space) if space != "torch.Tensor" else None
-        if owner is None:
-            owner = sys.modules["torch"].Tensor
+        owner = (sys.modules["torch"].Tensor if space == "torch.Tensor"
+                 else importlib.import_module(space))
         for name in sorted(dir(owner)):
             if name.startswith("_"):
                 continue
@@ -71,41 +68,60 @@ def collect(namespaces: tuple[str, ...]) -> list[dict]:
             except Exception:  # noqa: BLE001 - a lazy attribute that fails to load
                 continue
             doc = getattr(obj, "__doc__", None)
-            if not isinstance(doc, str) or ">>>" not in doc or id(doc) in seen:
+            if not isinstance(doc, str) or ">>>" not in doc or doc in seen:
                 continue
-            seen.add(id(doc))
-            try:
-                examples = parser.get_examples(doc)
-            except ValueError:  # malformed doctest text
-                continue
-            blocks = _blocks(doc, examples)
+            seen.add(doc)
+            blocks = parse_blocks(doc)
             if blocks:
                 docstrings.append({
                     "id": f"{space}.{name}",
-                    "blocks": [[ex.source for ex in block] for block in blocks],
-                    "shows": [[_shows(ex) for ex in block] for block in blocks]})
+                    "blocks": [[source for source, _ in block] for block in blocks],
+                    "shows": [[shows for _, shows in block] for block in blocks]})
     return docstrings
 
 
-def _shows(example: Any) -> str:
-    """What the docstring shows for an example: "value", "raises" (a traceback) or ""."""
-    if example.exc_msg is not None:
-        return "raises"
-    return "value" if example.want.strip() else ""
+def parse_blocks(doc: str) -> list[list[tuple[str, str]]]:
+    """The ``>>>`` examples of a docstring as blocks of ``(source, shows)``. A block ends where
+    prose stands between two examples (what an example prints is not prose). Indentation may
+    vary from line to line, as it does in PyTorch's docstrings; ``xdoctest`` directives and
+    examples marked to be skipped are left out."""
+    blocks: list[list[tuple[str, str]]] = []
+    current: list[tuple[str, str]] = []
+    source: list[str] | None = None
+    output: list[str] = []
+    prose = False
 
+    def finish() -> None:
+        nonlocal source, output
+        if source is not None:
+            text = "\n".join(source) + "\n"
+            want = [line for line in output if line]
+            shows = ("raises" if want and want[0].startswith("Traceback") else
+                     "value" if want else "")
+            if "doctest: +SKIP" not in text and not text.lstrip().startswith("# xdoctest"):
+                current.append((text, shows))
+        source, output = None, []
 
-def _blocks(doc: str, examples: list) -> list[list]:
-    """The examples split where prose stands between two of them (the output an example
-    shows is not prose)."""
-    lines = doc.splitlines()
-    blocks: list[list] = []
-    end = None
-    for ex in examples:
-        between = lines[end:ex.lineno] if end is not None else []
-        if not blocks or any(line.strip() for line in between):
-            blocks.append([])
-        blocks[-1].append(ex)
-        end = ex.lineno + ex.source.count("\n") + ex.want.count("\n")
+    for raw in doc.splitlines():
+        line = raw.strip()
+        if line.startswith(">>>"):
+            finish()
+            if prose and current:
+                blocks.append(current)
+                current = []
+            prose = False
+            source = [line[4:] if line.startswith(">>> ") else line[3:]]
+        elif line.startswith("...") and source is not None and not output:
+            source.append(line[4:] if line.startswith("... ") else line[3:])
+        elif source is not None and line:
+            output.append(line)
+        elif source is not None:  # a blank line ends an example's output
+            finish()
+        elif line:
+            prose = True
+    finish()
+    if current:
+        blocks.append(current)
     return blocks
 
 

@@ -135,6 +135,13 @@ class TorchStream(np.random.Generator):
         log = _libm(math.log1p, -u) if u.size <= _EXACT_LIBM else np.log1p(-u)
         return ((-1.0 / rate) * log).astype(dtype).reshape(shape)
 
+    def cauchy_as(self, size: Any, dtype: Any) -> np.ndarray:
+        """PyTorch's ``cauchy_()``: ``tan(pi (u - 0.5))`` of a uniform double per value,
+        rounded to ``dtype``."""
+        shape = _shape(size)
+        u = self._unit(math.prod(shape), np.dtype(np.float64))
+        return np.tan(math.pi * (u - 0.5)).astype(dtype).reshape(shape)
+
     def multinomial_rows(self, weights: np.ndarray, num_samples: int, replacement: bool
                          ) -> np.ndarray:
         """PyTorch's ``multinomial`` of each row of a float32/float64 (rows, categories)
