@@ -136,6 +136,7 @@ def run_all() -> None:
                 check_step(kind, schedule, stages, x, y, m, reference(ref_model, x, y, m),
                            names_of, rank, world)
     run_split(rank, world)
+    run_errors_and_eval(rank, world, ref_model)
     dist.destroy_process_group()
     print(f"rank {rank}: ok")
 
@@ -170,6 +171,49 @@ def run_split(rank: int, world: int) -> None:
     schedule = Schedule1F1B(stage, m, loss_fn=nn.functional.mse_loss)
     check_step("1f1b", schedule, [stage], x, y, m, reference(ref_model, x, y, m),
                {rank: (lambda n: n)}, rank, world)
+
+
+def run_errors_and_eval(rank: int, world: int, ref_model) -> None:
+    """Argument errors raised before any communication, and a forward-only eval()."""
+    model = blocks(2 * world)
+    sub = nn.Sequential(model[2 * rank], model[2 * rank + 1])
+    stage = PipelineStage(sub, rank, world, "cpu")
+    for call, error, text in [
+        (lambda: Schedule1F1B(stage, world - 1), ValueError, "must be greater than or equal"),
+        (lambda: PipelineStage(sub, (rank + 1) % world, world, "cpu"), ValueError,
+         "belongs on group rank"),
+        (lambda: PipelineStage(sub, world, world, "cpu"), ValueError, "must lie in"),
+        (lambda: ScheduleGPipe([stage], 2), TypeError, "expected a PipelineStage"),
+    ]:
+        try:
+            call()
+        except error as exc:
+            assert text in str(exc), (text, str(exc))
+        else:
+            raise AssertionError(f"expected {error.__name__}: {text}")
+    if world == 2:  # 5 microbatches make 2 rounds of 2.5
+        stages = [PipelineStage(model[i], i, 2 * world, "cpu") for i in (rank, rank + world)]
+        try:
+            ScheduleInterleaved1F1B(stages, 5)
+        except ValueError as exc:
+            assert "multiple of the number of rounds" in str(exc)
+        else:
+            raise AssertionError("interleaved 1F1B accepted 5 microbatches in 2 rounds")
+    schedule = Schedule1F1B(stage, world, loss_fn=nn.functional.mse_loss)
+    with tl.no_grad():
+        try:
+            schedule.step()
+        except RuntimeError as exc:
+            assert "no_grad" in str(exc)
+        else:
+            raise AssertionError("step() ran under no_grad")
+    x, y = data(3)
+    out = schedule.eval(*((x,) if rank == 0 else ()))
+    if rank == world - 1:
+        np.testing.assert_allclose(out.numpy(), ref_model(x).detach().numpy(), **TOL)
+        assert stage.peak_live_activations == 0  # forward only: nothing kept for backward
+    else:
+        assert out is None
 
 
 def run_crash() -> None:

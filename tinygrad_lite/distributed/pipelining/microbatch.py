@@ -96,6 +96,6 @@ def merge_chunks(chunks: Sequence[Any], chunk_spec: Any = None) -> Any:
         merged = [merge_chunks([c[i] for c in chunks], specs[i]) for i in range(len(first))]
         return type(first)(merged) if isinstance(first, list) else tuple(merged)
     if isinstance(first, dict):
-        specs = chunk_spec if isinstance(chunk_spec, dict) else {}
-        return {k: merge_chunks([c[k] for c in chunks], specs.get(k)) for k in first}
+        named = chunk_spec if isinstance(chunk_spec, dict) else {}
+        return {k: merge_chunks([c[k] for c in chunks], named.get(k)) for k in first}
     return first

@@ -33,7 +33,7 @@ import numpy as np
 from ..._core.backward import backward
 from ..._core.grad_mode import no_grad
 from ..._core.saved_hooks import saved_tensors_hooks
-from ...functions.creation import default_rng, from_numpy
+from ...functions.creation import default_rng
 from ...nn.modules.module import Module
 from ...tensor import Tensor
 from ..collectives import irecv, isend
@@ -60,6 +60,12 @@ def _metas(values: tuple, what: str) -> list[Meta]:
                             "can travel between pipeline stages")
         out.append((tuple(v.shape), v._data.dtype.str))
     return out
+
+
+def _zeros(meta: Meta) -> Tensor:
+    """A zero tensor of a metadata's shape and dtype (a receive buffer, an example input)."""
+    shape, dt = meta
+    return Tensor._wrap(np.zeros(shape, np.dtype(dt)))
 
 
 def _describe(metas: list[Meta] | None) -> str:
@@ -167,8 +173,7 @@ class PipelineStage:
         if self._declared_outputs is not None:
             self.outputs_meta = self._declared_outputs
         else:
-            example = tuple(args) if self.is_first else tuple(
-                from_numpy(np.zeros(shape, np.dtype(dt))) for shape, dt in incoming)
+            example = tuple(args) if self.is_first else tuple(_zeros(m) for m in incoming)
             self.outputs_meta = self._infer_outputs(example, kwargs if self.is_first else {})
         if self.is_last:
             return None
@@ -201,7 +206,7 @@ class PipelineStage:
         metas = self.inputs_meta if kind == "F" else self.outputs_meta
         peer = self.stage_index - 1 if kind == "F" else self.stage_index + 1
         assert metas is not None, "the schedule prepares stages before it posts receives"
-        buffers = [from_numpy(np.zeros(shape, np.dtype(dt))) for shape, dt in metas]
+        buffers = [_zeros(meta) for meta in metas]
         tag = self._tag(kind, self.stage_index, mb)
         works = [irecv(b, src=self.stage_rank(peer), group=self.group, tag=tag)
                  for b in buffers]  # one tag per microbatch: MPI keeps same-tag messages in order
@@ -322,9 +327,8 @@ class PipelineStage:
                     backward([o for o, _ in pairs], [g for _, g in pairs])
         if not self.is_first:
             assert self.inputs_meta is not None
-            sent = [t.grad if t.grad is not None else
-                    from_numpy(np.zeros(shape, np.dtype(dt)))
-                    for t, (shape, dt) in zip(inputs, self.inputs_meta)]
+            sent = [t.grad if t.grad is not None else _zeros(meta)
+                    for t, meta in zip(inputs, self.inputs_meta)]
             self._send("B", sent, bwd_chunk_id)
         self.live_activations -= 1
 
