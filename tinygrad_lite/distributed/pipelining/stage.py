@@ -257,12 +257,13 @@ class PipelineStage:
         stage). Returns the output."""
         if self.is_first:
             inputs = tuple(args)
-            if self._declared_inputs is not None and \
-                    _metas(inputs, "positional argument") != self._declared_inputs:
+            if not self.is_last and _metas(inputs, "positional argument") != self.inputs_meta:
+                # later stages' buffers have the shapes of microbatch 0
                 raise PipeliningShapeError(
                     f"PipelineStage: stage 0 got microbatch {fwd_chunk_id} of shapes "
-                    f"[{_describe(_metas(inputs, 'positional argument'))}], its input_args "
-                    f"declare [{_describe(self._declared_inputs)}]")
+                    f"[{_describe(_metas(inputs, 'positional argument'))}] where microbatch 0 "
+                    f"(and the shapes settled with stage 1) had [{_describe(self.inputs_meta)}]"
+                    "; split the batch into microbatches of equal size")
         else:
             received = self._take_recv("F", fwd_chunk_id)
             if self.has_backward:
@@ -273,9 +274,10 @@ class PipelineStage:
             kwargs = None
         record = self.track_activation_bytes and self.has_backward
         saved: dict[int, int] = {}
+        weights = {id(p._data) for p in self.submod.parameters()} if record else set()
 
-        def pack(t: Any) -> Any:
-            if isinstance(t, Tensor):
+        def pack(t: Any) -> Any:  # count each saved array once; parameters are not activations
+            if isinstance(t, Tensor) and id(t._data) not in weights:
                 saved[id(t._data)] = t._data.nbytes
             return t
 
@@ -286,7 +288,8 @@ class PipelineStage:
             else:
                 output = self.submod(*inputs, **(kwargs or {}))
         outputs = _as_tuple(output)
-        self._check_outputs(outputs, fwd_chunk_id)
+        if not self.is_last:
+            self._check_outputs(outputs, fwd_chunk_id)
         if self.has_backward:
             self._saved[fwd_chunk_id] = (inputs, outputs)
             self._saved_bytes[fwd_chunk_id] = sum(saved.values())
@@ -345,10 +348,7 @@ class PipelineStage:
         """Forget the previous step: outputs kept on the last stage, leftover activations and
         transfers (a step that finished leaves none)."""
         self._wait_sends()
-        for works, _ in self._recvs.values():
-            for w in works:
-                w.wait()
-        self._recvs.clear()
+        self._recvs.clear()  # only a step that raised leaves receives; its job is ending
         self._saved.clear()
         self._saved_bytes.clear()
         self.output_chunks.clear()
