@@ -231,8 +231,21 @@ class NotAChain(nn.Module):
         return self.b(self.a(x) * 2)
 
 
+class InPlaceBetween(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.a, self.b = nn.Linear(2, 2), nn.Linear(2, 2)
+
+    def forward(self, x):
+        h = self.a(x)
+        h.mul_(2)  # the same tensor object, changed: not a chain
+        return self.b(h)
+
+
 def test_split_errors_name_the_module_and_the_reason():
     x = tl.ones(1, 2)
+    with pytest.raises(ValueError, match="does not take exactly the output of a"):
+        pipeline(InPlaceBetween(), (x,), split_spec={"b": SplitPoint.BEGINNING})
     with pytest.raises(ValueError, match=r"cannot split inside the root module \(NotAChain\): "
                                          r"the call of b does not take exactly the output of a"):
         pipeline(NotAChain(), (x,), split_spec={"b": SplitPoint.BEGINNING})
@@ -244,3 +257,72 @@ def test_split_errors_name_the_module_and_the_reason():
     with pytest.raises(TypeError, match="must be a SplitPoint"):
         pipeline(seq, (x,), split_spec={"1": "beginning"})
     assert pipeline(seq, (x,), split_spec={"0": SplitPoint.END}).num_stages == 2
+
+
+class Scaled(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.first, self.second = Affine(), Affine()
+
+    def forward(self, x, scale=1.0):
+        return self.second(self.first(x, scale=scale), scale=2.0)
+
+
+class Affine(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.lin = nn.Linear(2, 2)
+
+    def forward(self, x, scale=1.0):
+        return self.lin(x) * scale
+
+
+def test_keyword_arguments_reach_the_first_stage_and_constants_stay():
+    model = Scaled()
+    x = tl.ones(3, 2)
+    pipe = pipeline(model, (x,), {"scale": 3.0}, split_spec={"second": SplitPoint.BEGINNING})
+    stage0, stage1 = pipe.get_stage_module(0), pipe.get_stage_module(1)
+    expected = model(x, scale=5.0).detach().numpy()
+    np.testing.assert_allclose(stage1(stage0(x, scale=5.0)).detach().numpy(), expected)
+    np.testing.assert_allclose(pipe.split_gm(x, scale=5.0).detach().numpy(), expected)
+
+
+class Pair(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.lin = nn.Linear(2, 2)
+
+    def forward(self, x):
+        return self.lin(x), x * 2
+
+
+class TakesPair(nn.Module):
+    def forward(self, pair):
+        return pair[0] + pair[1]
+
+
+class TakesTwo(nn.Module):
+    def forward(self, a, b):
+        return a - b
+
+
+def test_tuple_outputs_pass_whole_through_sequential_and_unpacked_elsewhere():
+    x = tl.ones(3, 2)
+    seq = nn.Sequential(Pair(), TakesPair(), nn.Linear(2, 1))  # Sequential passes the tuple
+    pipe = pipeline(seq, (x,), split_spec={"1": SplitPoint.BEGINNING})
+    first = pipe.get_stage_module(0)(x)
+    assert isinstance(first, tuple) and len(first) == 2
+    np.testing.assert_allclose(pipe.get_stage_module(1)(*first).detach().numpy(),
+                               seq(x).detach().numpy())
+
+    class Unpacking(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.pair, self.two = Pair(), TakesTwo()
+
+        def forward(self, x):
+            return self.two(*self.pair(x))
+
+    model = Unpacking()
+    pipe = pipeline(model, (x,), split_spec={"two": SplitPoint.BEGINNING})
+    np.testing.assert_allclose(pipe.split_gm(x).detach().numpy(), model(x).detach().numpy())

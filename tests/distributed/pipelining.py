@@ -63,6 +63,18 @@ def reference(model, x, y, m):
     return tl.cat(outs).numpy(), total, grads
 
 
+def probe_receives(stages):
+    """Record, at each training forward of a stage, the receives it has posted and not yet
+    consumed."""
+    posted = []
+    for stage in stages:
+        def hook(module, args, stage=stage):
+            if tl.is_grad_enabled():  # not the shape inference at the first step
+                posted.append(set(stage._recvs))
+        stage.submod.register_forward_pre_hook(hook)
+    return posted
+
+
 def predicted_peaks(order, stages):
     """Live activations per stage implied by a rank's action list: forwards minus backwards."""
     peaks = {}
@@ -131,10 +143,18 @@ def run_all() -> None:
                 names_of = {rank: (lambda n: f"{2 * rank + int(n[0])}{n[1:]}")}
                 cls = ScheduleGPipe if kind == "gpipe" else Schedule1F1B
                 schedule = cls(stages[0], m, loss_fn=nn.functional.mse_loss)
+            posted = probe_receives(stages)
             for step in range(2):  # the second step reuses the settled shapes and buffers
                 x, y = data(step)
+                posted.clear()
                 check_step(kind, schedule, stages, x, y, m, reference(ref_model, x, y, m),
                            names_of, rank, world)
+                if kind != "interleaved" and rank > 0:
+                    # receives go out ahead: microbatch i + 1's input is already being received
+                    # while microbatch i computes
+                    assert len(posted) == m, (kind, m, len(posted))
+                    for i in range(m - 1):
+                        assert ("F", i + 1) in posted[i], (kind, m, i, posted[i])
     run_split(rank, world)
     run_errors_and_eval(rank, world, ref_model)
     dist.destroy_process_group()

@@ -62,11 +62,14 @@ class _Call:
         self.path = path
         self.module = module
         self.args = args
-        self.in_versions = _versions(args)
+        # a lone tuple argument (a Sequential passing a tuple output on) counts by its tensors
+        self.in_versions = _versions(args[0] if len(args) == 1 and isinstance(args[0], tuple)
+                                     else args)
         self.kwargs: dict = {}
         self.output: Any = None
         self.out_versions: tuple = ()
         self.children: list[Any] = []  # _Call or _SPLIT, in call order
+        self.packed = False  # takes the previous call's tuple output as one argument
 
     def __repr__(self) -> str:
         return f"call of {self.path or type(self.module).__name__!r}"
@@ -139,7 +142,11 @@ def _chain(call: _Call) -> list[Any]:
         raise refuse(f"its first submodule call ({first.path}) does not take the forward's "
                      "own arguments")
     for prev, nxt in zip(calls, calls[1:]):
-        passed = prev.output if isinstance(prev.output, tuple) else (prev.output,)
+        # a tuple output goes on unpacked (f(*out)) or whole, as Sequential passes it (f(out))
+        nxt.packed = isinstance(prev.output, tuple) and len(nxt.args) == 1 and \
+            nxt.args[0] is prev.output
+        passed = (prev.output,) if nxt.packed or not isinstance(prev.output, tuple) \
+            else prev.output
         if not _same(nxt.args, passed) or nxt.in_versions != prev.out_versions:
             raise refuse(f"the call of {nxt.path} does not take exactly the output of "
                          f"{prev.path} (something is computed between the two calls)")
@@ -184,15 +191,15 @@ class _StageModule(Module):
             parent.add_module(parts[-1], call.module)
         # (module, the constant keyword arguments of its call); the first call of the first
         # stage gets the keyword arguments the stage is called with instead
-        object.__setattr__(self, "_calls", [(c.module, c.kwargs) for c in calls])
+        object.__setattr__(self, "_calls", [(c.module, c.kwargs, c.packed) for c in calls])
         object.__setattr__(self, "_takes_input_kwargs", takes_input_kwargs)
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
-        values: tuple = args
+        values: tuple = args  # a stage receives a tuple output as separate tensors
         out: Any = None
-        for i, (module, constant) in enumerate(self._calls):
+        for i, (module, constant, packed) in enumerate(self._calls):
             given = kwargs if i == 0 and self._takes_input_kwargs else constant
-            out = module(*values, **given)
+            out = module(tuple(values), **given) if packed else module(*values, **given)
             values = out if isinstance(out, tuple) else (out,)
         return out
 
