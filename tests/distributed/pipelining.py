@@ -227,6 +227,17 @@ def run_errors_and_eval(rank: int, world: int, ref_model) -> None:
             assert "no_grad" in str(exc)
         else:
             raise AssertionError("step() ran under no_grad")
+    # scale_grads=False: the gradients are the sum over microbatches, not the mean
+    m = 2 * world
+    summed = Schedule1F1B(PipelineStage(sub, rank, world, "cpu"), m,
+                          loss_fn=nn.functional.mse_loss, scale_grads=False)
+    x, y = data(4)
+    _, _, ref_grads = reference(ref_model, x, y, m)
+    sub.zero_grad()
+    summed.step(*((x,) if rank == 0 else ()), target=y if rank == world - 1 else None)
+    for name, p in sub.named_parameters():
+        np.testing.assert_allclose(p.grad.numpy(), m * ref_grads[f"{2 * rank + int(name[0])}"
+                                                                 f"{name[1:]}"], **TOL)
     x, y = data(3)
     out = schedule.eval(*((x,) if rank == 0 else ()))
     if rank == world - 1:
