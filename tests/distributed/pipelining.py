@@ -64,14 +64,14 @@ def reference(model, x, y, m):
 
 
 def probe_receives(stages):
-    """Record, at each training forward of a stage, the receives it has posted and not yet
-    consumed."""
-    posted = []
+    """Record, each time a stage takes a microbatch's received data, which receives it had
+    posted: {(kind, microbatch): set of (kind, microbatch) posted}."""
+    posted = {}
     for stage in stages:
-        def hook(module, args, stage=stage):
-            if tl.is_grad_enabled():  # not the shape inference at the first step
-                posted.append(set(stage._recvs))
-        stage.submod.register_forward_pre_hook(hook)
+        def take(kind, mb, stage=stage, original=stage._take_recv):
+            posted[(stage.stage_index, kind, mb)] = set(stage._recvs)
+            return original(kind, mb)
+        stage._take_recv = take
     return posted
 
 
@@ -144,17 +144,20 @@ def run_all() -> None:
                 cls = ScheduleGPipe if kind == "gpipe" else Schedule1F1B
                 schedule = cls(stages[0], m, loss_fn=nn.functional.mse_loss)
             posted = probe_receives(stages)
+            where = f"{kind} m={m} rank {rank}"
             for step in range(2):  # the second step reuses the settled shapes and buffers
                 x, y = data(step)
                 posted.clear()
                 check_step(kind, schedule, stages, x, y, m, reference(ref_model, x, y, m),
                            names_of, rank, world)
-                if kind != "interleaved" and rank > 0:
-                    # receives go out ahead: microbatch i + 1's input is already being received
-                    # while microbatch i computes
-                    assert len(posted) == m, (kind, m, len(posted))
-                    for i in range(m - 1):
-                        assert ("F", i + 1) in posted[i], (kind, m, i, posted[i])
+                if kind != "interleaved":
+                    # receives go out ahead: microbatch i + 1's input (or output gradient) is
+                    # already on its way while microbatch i computes
+                    expected = {("F", i) for i in range(m - 1) if rank > 0} | \
+                        {("B", i) for i in range(m - 1) if rank < world - 1}
+                    assert {(k, i) for _, k, i in posted if i < m - 1} == expected, where
+                    for (_, k, i), ahead in posted.items():
+                        assert i == m - 1 or (k, i + 1) in ahead, (kind, m, k, i, ahead)
     run_split(rank, world)
     run_errors_and_eval(rank, world, ref_model)
     dist.destroy_process_group()
