@@ -26,13 +26,27 @@ DISTRIBUTIONS = {
     "NegativeBinomial": lambda lib, dt: lib.distributions.NegativeBinomial(
         lib.tensor([3.0, 10.0, 0.0], dtype=dt), probs=lib.tensor([0.3, 0.6, 0.5], dtype=dt)),
     "Geometric": lambda lib, dt: lib.distributions.Geometric(lib.tensor([0.3, 0.7], dtype=dt)),
+    "Binomial": lambda lib, dt: lib.distributions.Binomial(
+        lib.tensor([0.0, 5.0, 10.0, 100.0, 1000.0, 3e6], dtype=dt),
+        probs=lib.tensor([0.5, 0.95, 0.3, 0.9, 0.02, 0.37], dtype=dt)),
+    "Cauchy": lambda lib, dt: lib.distributions.Cauchy(lib.tensor([0.0, 1.0], dtype=dt),
+                                                       lib.tensor([1.0, 2.0], dtype=dt)),
+    "HalfCauchy": lambda lib, dt: lib.distributions.HalfCauchy(lib.tensor([1.0, 2.0], dtype=dt)),
+    "Exponential": lambda lib, dt: lib.distributions.Exponential(lib.tensor([0.5, 2.0], dtype=dt)),
+    "Uniform": lambda lib, dt: lib.distributions.Uniform(lib.tensor([0.0], dtype=dt),
+                                                         lib.tensor([3.0], dtype=dt)),
+    "Normal": lambda lib, dt: lib.distributions.Normal(lib.tensor([0.0, 1.0], dtype=dt),
+                                                       lib.tensor([1.0, 0.5], dtype=dt)),
+    "Bernoulli": lambda lib, dt: lib.distributions.Bernoulli(lib.tensor([0.3, 0.6], dtype=dt)),
+    "Categorical": lambda lib, dt: lib.distributions.Categorical(
+        lib.tensor([0.3, 0.6, 0.1], dtype=dt)),
 }
 
 # Where a sample passes through a kernel PyTorch vectorises with its own 1-ulp math (the README's
 # differences): float32 normals of 16 or more values, and pow with a tensor exponent
 # (InverseGamma's PowerTransform). The draws themselves are the same.
 LAST_BIT = {("StudentT", "float32"): 3e-7, ("InverseGamma", "float64"): 4e-16,
-            ("InverseGamma", "float32"): 2e-7}
+            ("InverseGamma", "float32"): 2e-7, ("Normal", "float32"): 3e-7}
 
 
 def _draw(lib, make, dtype_name):
@@ -64,6 +78,8 @@ def test_standard_gamma_poisson_and_dirichlet_functions(dtype):
         lib.manual_seed(3)
         dt = getattr(lib, dtype)
         results.append((lib._standard_gamma(lib.tensor(alphas, dtype=dt)).numpy(),
+                        lib.binomial(lib.tensor([20.0, 3.0], dtype=dt),
+                                     lib.tensor([0.6, 0.2], dtype=dt)).numpy(),
                         lib.poisson(lib.tensor(rates, dtype=dt)).numpy(),
                         lib._sample_dirichlet(lib.tensor([[0.1, 0.2], [5.0, 7.0]],
                                                          dtype=dt)).numpy(),

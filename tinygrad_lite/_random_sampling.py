@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from typing import cast
 
-import numpy as np
-
 from .dtypes import is_float_dtype
 from .functions.generator import Generator, default_generator, rng_of
 from .ops.standard_gamma import standard_gamma
@@ -17,13 +15,13 @@ __all__ = ["default_generator", "binomial", "_standard_gamma", "_sample_dirichle
 
 
 def binomial(count: Tensor, prob: Tensor, generator: Generator | None = None) -> Tensor:
-    """Draws of Binomial(count, prob) per element (float tensors, in ``count``'s dtype)."""
+    """Draws of Binomial(count, prob) per element (float tensors, in ``count``'s dtype), as
+    PyTorch draws them."""
     if not is_float_dtype(count._data.dtype):
         raise ValueError(f"binomial only supports floating-point dtypes for count, got: "
                          f"{count.dtype}")
-    n, p = np.broadcast_arrays(count._data, prob._data)
-    draws = rng_of(generator).binomial(n.astype(np.int64), np.clip(p, 0.0, 1.0))
-    return Tensor(draws.astype(count._data.dtype), dtype=count.dtype)
+    draws = rng_of(generator).binomial_as(count._data, prob._data, count._data.dtype)
+    return Tensor(draws, dtype=count.dtype)
 
 
 def _standard_gamma(input: Tensor, generator: Generator | None = None) -> Tensor:

@@ -397,8 +397,8 @@ def bernoulli(input: TensorBase, p: float | None = None, *,
     probs = input._data if p is None else np.full(input._data.shape, p)
     if ((probs < 0) | (probs > 1)).any():
         raise RuntimeError("bernoulli: all probabilities must be in [0, 1]")
-    # as PyTorch's kernel for a tensor of probabilities: a uniform float below each
-    draw = rng_of(generator).uniform_as(0.0, 1.0, input._data.shape, np.float32) < probs
+    # as PyTorch's kernel for a tensor of probabilities: a uniform below each
+    draw = rng_of(generator).below(np.asarray(probs))
     return wrap(draw.astype(input._data.dtype if is_float_dtype(input._data.dtype) else np.float32))
 
 

@@ -140,7 +140,9 @@ class TorchStream(np.random.Generator):
         rounded to ``dtype``."""
         shape = _shape(size)
         u = self._unit(math.prod(shape), np.dtype(np.float64))
-        return np.tan(math.pi * (u - 0.5)).astype(dtype).reshape(shape)
+        angles = math.pi * (u - 0.5)
+        tangent = _libm(math.tan, angles) if u.size <= _EXACT_LIBM else np.tan(angles)
+        return tangent.astype(dtype).reshape(shape)
 
     def multinomial_rows(self, weights: np.ndarray, num_samples: int, replacement: bool
                          ) -> np.ndarray:
@@ -289,6 +291,74 @@ class TorchStream(np.random.Generator):
         return gammas, np.clip(ratio, np.finfo(dtype).tiny,
                                np.nextafter(dtype.type(1), dtype.type(0)))
 
+    def below(self, probs: np.ndarray) -> np.ndarray:
+        """PyTorch's ``bernoulli`` of a tensor of probabilities: per value, a uniform below its
+        probability (a double uniform for float64 probabilities, a float one otherwise)."""
+        precision = np.dtype(np.float64 if probs.dtype == np.float64 else np.float32)
+        return self._unit(probs.size, precision).reshape(probs.shape) < probs
+
+    def binomial_as(self, count: np.ndarray, prob: np.ndarray, dtype: Any) -> np.ndarray:
+        """Binomial draws, PyTorch's ``binomial``: inversion by geometric jumps when
+        ``count * p`` is below 10, else the BTRS transformed rejection; ``p`` above 0.5 by
+        symmetry. ``count`` and ``p`` keep ``dtype``'s precision where the kernel's do."""
+        dtype = np.dtype(dtype)
+        counts, probs = np.broadcast_arrays(np.asarray(count, dtype), np.asarray(prob, dtype))
+        out = np.empty(counts.size, dtype)
+        for i, (n, p) in enumerate(zip(counts.ravel(), probs.ravel())):
+            out[i] = self._binomial_value(n, p)
+        return out.reshape(counts.shape)
+
+    def _binomial_value(self, n: Any, p: Any) -> Any:
+        if n <= 0.0 or p <= 0.0:
+            return 0
+        if p >= 1.0:
+            return n
+        if p <= 0.5:
+            return self._btrs(n, p) if n * p >= 10.0 else self._binomial_inversion(n, p)
+        if p > 0.5:
+            q = type(p)(1.0 - float(p))
+            return n - (self._btrs(n, q) if n * q >= 10.0 else self._binomial_inversion(n, q))
+        return float("nan")
+
+    def _binomial_inversion(self, n: Any, p: Any) -> Any:
+        geom_sum, count = 0.0, type(n)(0)
+        logprob = float(np.log1p(-p))
+        while True:
+            geom_sum += math.ceil(math.log(self._scalar_uniform()) / logprob)
+            if geom_sum > n:
+                return count
+            count = count + 1
+
+    def _btrs(self, n: Any, p: Any) -> Any:
+        scalar = type(n)
+        stddev = float(np.sqrt(n * p * (1 - p)))
+        b = 1.15 + 2.53 * stddev
+        a = -0.0873 + 0.0248 * b + 0.01 * float(p)
+        c = float(n * p) + 0.5
+        v_r = 0.92 - 4.2 / b
+        r = float(p / (1 - p))
+        alpha = (2.83 + 5.1 / b) * stddev
+        m = float(np.floor((n + 1) * p))
+        count = float(n)
+        while True:
+            u = self._scalar_uniform() - 0.5
+            v = self._scalar_uniform()
+            us = 0.5 - abs(u)
+            k = scalar(math.floor((2 * a / us + b) * u + c))
+            if k < 0 or k > n:
+                continue
+            if us >= 0.07 and v <= v_r:
+                return k
+            v = math.log(v * alpha / (a / (us * us) + b))
+            kf = float(k)
+            bound = ((m + 0.5) * math.log((m + 1) / (r * (count - m + 1)))
+                     + float(n + 1) * math.log((count - m + 1) / float(n - k + 1))
+                     + (kf + 0.5) * math.log(r * float(n - k + 1) / float(k + 1))
+                     + _stirling_tail(m) + _stirling_tail(count - m)
+                     - _stirling_tail(kf) - _stirling_tail(float(n - k)))
+            if v <= bound:
+                return k
+
     def poisson_as(self, rates: np.ndarray) -> np.ndarray:
         """Poisson draws (as float64 counts), PyTorch's ``poisson``: Hoermann's transformed
         rejection for rates of 10 and more, Knuth's product of uniforms below."""
@@ -338,6 +408,20 @@ class TorchStream(np.random.Generator):
             return super().normal(loc, scale, size)
         return _numpy_result(self.normal_as(float(loc), float(scale), _shape_of(size),
                                             np.float64), size)
+
+
+# the tail of Stirling's approximation of log k! for k = 0..9 (BTRS's table), then its series
+_STIRLING_TAIL = (0.0810614667953272, 0.0413406959554092, 0.0276779256849983,
+                  0.02079067210376509, 0.0166446911898211, 0.0138761288230707,
+                  0.0118967099458917, 0.0104112652619720, 0.00925546218271273,
+                  0.00833056343336287)
+
+
+def _stirling_tail(k: float) -> float:
+    if k <= 9:
+        return _STIRLING_TAIL[int(k)]
+    kp1sq = (k + 1) * (k + 1)
+    return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1)
 
 
 def _restored(snapshot: tuple) -> TorchStream:
