@@ -71,6 +71,29 @@ class SparseTensor:
         """How many leading dimensions are indexed by ``indices``."""
         return int(self._idx.shape[0])
 
+    def narrow_copy(self, dim: int, start: int, length: int) -> SparseTensor:
+        """The entries with ``start <= index < start + length`` along ``dim`` (a sparse dim:
+        the entries kept and their index shifted; a dense dim: the values narrowed)."""
+        nd = len(self._size)
+        if not -nd <= dim < nd:
+            raise IndexError(f"narrow_copy: dim {dim} is out of range for a sparse tensor of "
+                             f"{nd} dims")
+        dim %= nd
+        start = start + self._size[dim] if start < 0 else start
+        if start < 0 or length < 0 or start + length > self._size[dim]:
+            raise RuntimeError(f"narrow_copy: start ({start}) + length ({length}) exceeds "
+                               f"dimension size ({self._size[dim]})")
+        size = list(self._size)
+        size[dim] = length
+        if dim < self.sparse_dim():
+            keep = (self._idx[dim] >= start) & (self._idx[dim] < start + length)
+            idx = self._idx[:, keep].copy()
+            idx[dim] -= start
+            return SparseTensor(idx, self._vals[functions.tensor(keep)], tuple(size),
+                                self._coalesced)
+        values = self._vals.narrow(dim - self.sparse_dim() + 1, start, length).clone()
+        return SparseTensor(self._idx.copy(), values, tuple(size), self._coalesced)
+
     def dense_dim(self) -> int:
         """How many trailing dimensions each value has."""
         return self._vals.ndim - 1
