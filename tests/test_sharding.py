@@ -57,6 +57,7 @@ def test_zero_and_fully_shard_match_one_process_and_shard_memory(nproc, tmp_path
             assert rep[f"{tag}_diff"] < 1e-10, (tag, rep[f"{tag}_diff"])
         assert rep["zero_reload_diff"] < 1e-10
         assert rep["fsdp_state_dict_roundtrip_diff"] < 1e-10
+        assert rep["fsdp_broadcast_from_rank0_diff"] < 1e-10
         assert rep["fsdp_eval_diff"] < 1e-10
     assert ranks[0]["zero_state_dict_diff"] < 1e-12  # consolidated state == one process's
     for tag in tags:

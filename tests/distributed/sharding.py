@@ -238,6 +238,11 @@ def check_fsdp_state_dict(rank: int, report: dict, model, ref):
     fresh = sharded_model()
     set_model_state_dict(fresh, full, options=StateDictOptions(full_state_dict=True))
     report["fsdp_state_dict_roundtrip_diff"] = max_diff(full_params(fresh), arrays(ref))
+    from_rank0 = sharded_model()  # only rank 0's full state dict is read
+    set_model_state_dict(from_rank0, full if rank == 0 else {},
+                         options=StateDictOptions(full_state_dict=True,
+                                                  broadcast_from_rank0=True))
+    report["fsdp_broadcast_from_rank0_diff"] = max_diff(full_params(from_rank0), arrays(ref))
     offloaded = get_model_state_dict(model, options=StateDictOptions(full_state_dict=True,
                                                                      cpu_offload=True))
     assert (len(offloaded) > 0) == (rank == 0)
