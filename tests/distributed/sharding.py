@@ -70,9 +70,17 @@ def loss_of(model, x, y):
     return nn.functional.cross_entropy(model(tl.tensor(x)), tl.tensor(y))
 
 
+OPTIMIZERS = {
+    "adam": (tl.optim.Adam, {"lr": 0.05}),
+    "sgd": (tl.optim.SGD, {"lr": 0.1, "momentum": 0.9}),
+    "adamw": (tl.optim.AdamW, {"lr": 0.05, "weight_decay": 0.1}),
+    "rmsprop": (tl.optim.RMSprop, {"lr": 0.01, "momentum": 0.5}),
+    "adagrad": (tl.optim.Adagrad, {"lr": 0.1}),
+}
+
+
 def make_opt(kind: str, params, zero: bool = False, **extra):
-    cls, options = (tl.optim.Adam, {"lr": 0.05}) if kind == "adam" else \
-        (tl.optim.SGD, {"lr": 0.1, "momentum": 0.9})
+    cls, options = OPTIMIZERS[kind]
     if zero:
         return ZeroRedundancyOptimizer(params, optimizer_class=cls, **options, **extra)
     return cls(params, **options)
@@ -188,6 +196,8 @@ def check_fsdp(kind: str, rank: int, world: int, report: dict, mesh=None, tag: s
     steps = 5
     model = sharded_model(mesh, reshard_after_forward)
     assert isinstance(model, FSDPModule) and isinstance(model.layers[0], FSDPModule)
+    # a container that builds a new instance of its own class builds the plain class
+    assert type(model.layers[0:2]) is nn.ModuleList
     assert type(model).__name__ == "FSDPNet" and isinstance(model, Net)
     opt = make_opt(kind, model.parameters())
     share = BATCH // world
@@ -278,7 +288,7 @@ def main() -> None:
         loss_of(model, x, y).backward()  # the others wait in an all-gather
         return
     report: dict = {"world": world}
-    for kind in ("adam", "sgd"):
+    for kind in OPTIMIZERS:
         check_zero(kind, rank, world, report)
     check_zero("adam", rank, world, report, bucket_view=True)
     model, ref = check_fsdp("adam", rank, world, report)
