@@ -49,7 +49,8 @@ def test_zero_and_fully_shard_match_one_process_and_shard_memory(nproc, tmp_path
     ranks = json.loads(out.read_text())
     assert len(ranks) == nproc
     tags = ["zero_adam", "zero_sgd", "zero_adamw", "zero_rmsprop", "zero_adagrad",
-            "zero_adam_bucket", "fsdp_adam", "fsdp_sgd", "fsdp_keep_adam", "fsdp_accumulate_sgd"]
+            "zero_adam_bucket", "fsdp_adam", "fsdp_sgd", "fsdp_keep_adam", "fsdp_accumulate_sgd",
+            "fsdp_checkpoint_adam", "fsdp_checkpoint_reentrant_adam"]
     tags += ["hsdp_adam", "hsdp_sgd"] if nproc == 4 else []
     for rep in ranks:
         # the parameters after 5-6 steps equal one process with the whole batch

@@ -26,6 +26,7 @@ from tinygrad_lite.distributed.checkpoint import (
 from tinygrad_lite.distributed.fsdp import FSDPModule, fully_shard
 from tinygrad_lite.distributed.fsdp._fsdp_param_group import unsharded_bytes
 from tinygrad_lite.distributed.optim import ZeroRedundancyOptimizer
+from tinygrad_lite.utils.checkpoint import checkpoint
 
 WIDTH, HIDDEN, CLASSES, FEATURES, LAYERS, BATCH = 6, 10, 3, 5, 3, 24
 
@@ -56,9 +57,21 @@ class Net(nn.Module):
         return self.head(x)
 
 
-def build() -> Net:
+class CheckpointedNet(Net):
+    """The same network with each block's activations recomputed in backward."""
+
+    reentrant = False
+
+    def forward(self, x):
+        x = self.inp(x)
+        for layer in self.layers:
+            x = checkpoint(layer, x, use_reentrant=self.reentrant)
+        return self.head(x)
+
+
+def build(cls: type = Net) -> Net:
     tl.manual_seed(0)
-    return Net().double()
+    return cls().double()
 
 
 def data(step: int):
@@ -178,8 +191,10 @@ def check_zero(kind: str, rank: int, world: int, report: dict, bucket_view: bool
     report["zero_reload_diff"] = max_diff(arrays(fresh_model.module), arrays(ref))
 
 
-def sharded_model(mesh=None, reshard_after_forward=None) -> Net:
-    model = build()
+def sharded_model(mesh=None, reshard_after_forward=None, reentrant=None) -> Net:
+    model = build(Net if reentrant is None else CheckpointedNet)
+    if reentrant is not None:  # activation checkpointing around each sharded block
+        model.reentrant = reentrant
     for layer in model.layers:
         fully_shard(layer, mesh=mesh, reshard_after_forward=reshard_after_forward)
     fully_shard(model, mesh=mesh, reshard_after_forward=reshard_after_forward)
@@ -192,13 +207,13 @@ def full_params(model) -> dict:
 
 
 def check_fsdp(kind: str, rank: int, world: int, report: dict, mesh=None, tag: str = "fsdp",
-               reshard_after_forward=None, accumulate: bool = False):
+               reshard_after_forward=None, accumulate: bool = False, reentrant=None):
     steps = 5
-    model = sharded_model(mesh, reshard_after_forward)
+    model = sharded_model(mesh, reshard_after_forward, reentrant)
     assert isinstance(model, FSDPModule) and isinstance(model.layers[0], FSDPModule)
     # a container that builds a new instance of its own class builds the plain class
     assert type(model.layers[0:2]) is nn.ModuleList
-    assert type(model).__name__ == "FSDPNet" and isinstance(model, Net)
+    assert type(model).__name__.startswith("FSDP") and isinstance(model, Net)
     opt = make_opt(kind, model.parameters())
     share = BATCH // world
     mine = slice(rank * share, (rank + 1) * share)
@@ -296,6 +311,8 @@ def main() -> None:
     check_fsdp("sgd", rank, world, report)
     check_fsdp("adam", rank, world, report, tag="fsdp_keep", reshard_after_forward=False)
     check_fsdp("sgd", rank, world, report, tag="fsdp_accumulate", accumulate=True)
+    check_fsdp("adam", rank, world, report, tag="fsdp_checkpoint", reentrant=False)
+    check_fsdp("adam", rank, world, report, tag="fsdp_checkpoint_reentrant", reentrant=True)
     if world == 4:
         mesh = dist.init_device_mesh("cpu", (2, 2), mesh_dim_names=("replicate", "shard"))
         check_fsdp("adam", rank, world, report, mesh=mesh, tag="hsdp")

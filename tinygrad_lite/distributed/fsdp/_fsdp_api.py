@@ -1,7 +1,8 @@
 """The policies ``fully_shard`` takes, PyTorch's names: ``MixedPrecisionPolicy`` and
-``OffloadPolicy`` / ``CPUOffloadPolicy``. Parameters already live in host memory here, and the
-gathered parameters and reduced gradients keep the parameters' dtype: only the defaults (no
-casting, no offloading) are supported; others raise NotImplementedError in ``fully_shard``."""
+``OffloadPolicy`` / ``CPUOffloadPolicy``. Parameters already live in host memory here, so either
+offload policy is accepted and changes nothing; the gathered parameters and reduced gradients
+keep the parameters' dtype, so a ``MixedPrecisionPolicy`` that casts raises NotImplementedError
+in ``fully_shard``."""
 
 from __future__ import annotations
 

@@ -222,7 +222,8 @@ def fully_shard(module: Module, *, mesh: DeviceMesh | None = None,
     if shard_placement_fn is not None:
         raise NotImplementedError("fully_shard: shard_placement_fn is not supported; "
                                   "parameters are sharded on dim 0")
-    if mp_policy != MixedPrecisionPolicy():
+    if any(d is not None for d in (mp_policy.param_dtype, mp_policy.reduce_dtype,
+                                   mp_policy.output_dtype)):
         raise NotImplementedError("fully_shard: mixed precision (mp_policy) is not supported; "
                                   "parameters are gathered and reduced in their own dtype")
     if reshard_after_forward is not None and not isinstance(reshard_after_forward, bool):
