@@ -51,7 +51,7 @@ def test_zero_and_fully_shard_match_one_process_and_shard_memory(nproc, tmp_path
     tags = ["zero_adam", "zero_sgd", "zero_adamw", "zero_rmsprop", "zero_adagrad",
             "zero_adam_bucket", "fsdp_adam", "fsdp_sgd", "fsdp_keep_adam", "fsdp_accumulate_sgd",
             "fsdp_checkpoint_adam", "fsdp_checkpoint_reentrant_adam"]
-    tags += ["hsdp_adam", "hsdp_sgd"] if nproc == 4 else []
+    tags += ["hsdp_adam", "hsdp_sgd", "zero_pairs_adam"] if nproc == 4 else []
     for rep in ranks:
         # the parameters after 5-6 steps equal one process with the whole batch
         for tag in tags:
@@ -64,7 +64,8 @@ def test_zero_and_fully_shard_match_one_process_and_shard_memory(nproc, tmp_path
     for tag in tags:
         full = ranks[0][f"{tag}_full_state_bytes"]
         mine = [rep[f"{tag}_state_bytes"] for rep in ranks]
-        group = 2 if tag.startswith("hsdp") else nproc  # HSDP shards over 2, replicates
+        # HSDP and ZeRO over pairs shard over 2 ranks and replicate over the other pair
+        group = 2 if tag.startswith(("hsdp", "zero_pairs")) else nproc
         # every element's state lives on exactly one rank of a shard group: about 1/world each
         assert sum(mine) == full * nproc // group, (tag, mine, full)
         assert max(mine) <= 1.35 * full / group, (tag, mine, full)

@@ -129,10 +129,12 @@ def train_reference(kind: str, steps: int, start: int = 0, model=None, opt=None)
     return model, opt
 
 
-def check_zero(kind: str, rank: int, world: int, report: dict, bucket_view: bool = False):
+def check_zero(kind: str, rank: int, world: int, report: dict, bucket_view: bool = False,
+               group=None, tag: str = "zero"):
     steps = 6
     model = nn.parallel.DistributedDataParallel(build(), bucket_cap_mb=0.0002)
-    opt = make_opt(kind, model.parameters(), zero=True, parameters_as_bucket_view=bucket_view)
+    opt = make_opt(kind, model.parameters(), zero=True, parameters_as_bucket_view=bucket_view,
+                   process_group=group)
     share = BATCH // world
     mine = slice(rank * share, (rank + 1) * share)
     for step in range(steps):
@@ -141,12 +143,12 @@ def check_zero(kind: str, rank: int, world: int, report: dict, bucket_view: bool
         loss_of(model, x[mine], y[mine]).backward()
         opt.step()
     ref, ref_opt = train_reference(kind, steps)
-    tag = f"zero_{kind}" + ("_bucket" if bucket_view else "")
+    tag = f"{tag}_{kind}" + ("_bucket" if bucket_view else "")
     report[f"{tag}_diff"] = max_diff(arrays(model.module), arrays(ref))
     report[f"{tag}_state_bytes"] = state_bytes(opt.optim)
     report[f"{tag}_full_state_bytes"] = state_bytes(ref_opt)
     assert state_bytes(opt) == 0  # the wrapper itself keeps no state
-    if bucket_view or kind != "adam":
+    if bucket_view or kind != "adam" or group is not None:
         return
     # consolidate on rank 0, compare with the single process's state dict, then load it into a
     # fresh ZeRO on every rank and keep training both
@@ -317,6 +319,8 @@ def main() -> None:
         mesh = dist.init_device_mesh("cpu", (2, 2), mesh_dim_names=("replicate", "shard"))
         check_fsdp("adam", rank, world, report, mesh=mesh, tag="hsdp")
         check_fsdp("sgd", rank, world, report, mesh=mesh, tag="hsdp")
+        # DDP over all 4 ranks, the optimizer state sharded over pairs of them
+        check_zero("adam", rank, world, report, group=mesh.get_group("shard"), tag="zero_pairs")
     every: list = [None] * world
     dist.all_gather_object(every, report)
     if rank == 0:
