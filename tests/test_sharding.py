@@ -2,8 +2,9 @@
 process training the same float64 model: ``tests/distributed/sharding.py`` runs every check in
 one launch per world size and reports the differences and the memory figures, which are
 asserted here. Also: a failing rank ends a sharded job with its error, and
-``examples/gpt_parallel.py`` prints the same losses with fully_shard (4-way, and 2 x 2 HSDP) as
-one process. Skipped, with the reason, only where MPI cannot be found."""
+``examples/gpt_parallel.py`` prints the same losses with fully_shard (4-way) as one process
+(and, where those packages are present, with pipeline and tensor parallelism). Skipped, with
+the reason, only where MPI cannot be found."""
 
 import importlib.util
 import json
@@ -113,7 +114,7 @@ def single_process_losses() -> list[float]:
 
 
 @pytest.mark.parametrize("mode,needs", [
-    ("fsdp", None), ("hsdp", None),
+    ("fsdp", None),  # (--mode hsdp: the same code on a 2-D mesh, which sharding.py covers)
     # the pipeline and tensor-parallel modes need those packages (other branches of the work)
     ("pp", "tinygrad_lite.distributed.pipelining"),
     ("tp", "tinygrad_lite.distributed.tensor.parallel"),
