@@ -51,7 +51,7 @@ def test_zero_and_fully_shard_match_one_process_and_shard_memory(nproc, tmp_path
     assert len(ranks) == nproc
     tags = ["zero_adam", "zero_sgd", "zero_adamw", "zero_rmsprop", "zero_adagrad",
             "zero_adam_bucket", "fsdp_adam", "fsdp_sgd", "fsdp_keep_adam", "fsdp_accumulate_sgd",
-            "fsdp_checkpoint_adam", "fsdp_checkpoint_reentrant_adam"]
+            "fsdp_checkpoint_adam", "fsdp_checkpoint_reentrant_adam", "fsdp_prefetch_adam"]
     tags += ["hsdp_adam", "hsdp_sgd", "zero_pairs_adam"] if nproc == 4 else []
     for rep in ranks:
         # the parameters after 5-6 steps equal one process with the whole batch
@@ -78,6 +78,9 @@ def test_zero_and_fully_shard_match_one_process_and_shard_memory(nproc, tmp_path
         for tag in ("fsdp_adam", "fsdp_sgd", "fsdp_accumulate_sgd"):
             assert rep[f"{tag}_peak_unsharded_bytes"] <= 1.35 * (root + layer), tag
         assert rep["fsdp_keep_adam_peak_unsharded_bytes"] >= full
+        # prefetching holds the next block too
+        prefetched = rep["fsdp_prefetch_adam_peak_unsharded_bytes"]
+        assert rep["fsdp_adam_peak_unsharded_bytes"] < prefetched <= full
         assert rep["fsdp_adam_peak_unsharded_bytes"] < 0.6 * full
 
 

@@ -209,9 +209,14 @@ def full_params(model) -> dict:
 
 
 def check_fsdp(kind: str, rank: int, world: int, report: dict, mesh=None, tag: str = "fsdp",
-               reshard_after_forward=None, accumulate: bool = False, reentrant=None):
+               reshard_after_forward=None, accumulate: bool = False, reentrant=None,
+               prefetch: bool = False):
     steps = 5
     model = sharded_model(mesh, reshard_after_forward, reentrant)
+    if prefetch:  # each block gathers the next one in forward and the previous in backward
+        for i, layer in enumerate(model.layers):
+            layer.set_modules_to_forward_prefetch(list(model.layers)[i + 1:i + 2])
+            layer.set_modules_to_backward_prefetch(list(model.layers)[max(0, i - 1):i])
     assert isinstance(model, FSDPModule) and isinstance(model.layers[0], FSDPModule)
     # a container that builds a new instance of its own class builds the plain class
     assert type(model.layers[0:2]) is nn.ModuleList
@@ -313,6 +318,7 @@ def main() -> None:
     check_fsdp("sgd", rank, world, report)
     check_fsdp("adam", rank, world, report, tag="fsdp_keep", reshard_after_forward=False)
     check_fsdp("sgd", rank, world, report, tag="fsdp_accumulate", accumulate=True)
+    check_fsdp("adam", rank, world, report, tag="fsdp_prefetch", prefetch=True)
     check_fsdp("adam", rank, world, report, tag="fsdp_checkpoint", reentrant=False)
     check_fsdp("adam", rank, world, report, tag="fsdp_checkpoint_reentrant", reentrant=True)
     if world == 4:

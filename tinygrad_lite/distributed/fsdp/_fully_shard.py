@@ -126,6 +126,27 @@ class FSDPModule:
         for group in self._groups(recurse):
             group.reshard_after_backward = reshard_after_backward
 
+    def _states_of(self, modules: list, what: str) -> list[FSDPState]:
+        states = []
+        for module in modules:
+            state = state_of(module) if isinstance(module, Module) else None
+            if state is None:
+                raise ValueError(f"{what}: expects FSDPModules, got {type(module).__name__}")
+            states.append(state)
+        return states
+
+    def set_modules_to_forward_prefetch(self, modules: list) -> None:
+        """Gather ``modules``' parameters as soon as this module's forward starts (instead of
+        when theirs does), e.g. the next layer's; every rank must set the same."""
+        self._get_fsdp_state().forward_prefetch = self._states_of(
+            list(modules), "set_modules_to_forward_prefetch")
+
+    def set_modules_to_backward_prefetch(self, modules: list) -> None:
+        """Gather ``modules``' parameters as soon as backward reaches this module, e.g. the
+        previous layer's; every rank must set the same."""
+        self._get_fsdp_state().backward_prefetch = self._states_of(
+            list(modules), "set_modules_to_backward_prefetch")
+
     def set_is_last_backward(self, is_last_backward: bool) -> None:
         """Recorded for PyTorch compatibility; every backward finishes its reductions here."""
         self._get_fsdp_state().ctx.is_last_backward = is_last_backward
