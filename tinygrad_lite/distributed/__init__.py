@@ -52,8 +52,8 @@ from .process_group import (
 is_mpi_available = is_available
 
 # subpackages built on nn and optim (which import this package): loaded on first access, as
-# ``tl.distributed.optim``, ``.fsdp``, ``.checkpoint``, or imported by name
-_LAZY_SUBMODULES = ("optim", "fsdp", "checkpoint")
+# ``tl.distributed.optim``, ``.fsdp``, ``.checkpoint``, ``.pipelining``, or imported by name
+_LAZY_SUBMODULES = ("optim", "fsdp", "checkpoint", "pipelining")
 
 
 def __getattr__(name: str) -> _Any:
@@ -72,13 +72,3 @@ __all__ = [
     "broadcast_object_list", "all_gather_object", "gather_object", "scatter_object_list",
     "DeviceMesh", "init_device_mesh",
 ]
-
-# subpackages loaded on first access (PEP 562), like tl's own optional subsystems
-_LAZY_SUBMODULES = ("pipelining",)
-
-
-def __getattr__(name: str) -> _Any:
-    """A lazily loaded subpackage (``tl.distributed.pipelining``)."""
-    if name in _LAZY_SUBMODULES:
-        return _importlib.import_module(f".{name}", __name__)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
