@@ -263,3 +263,49 @@ def test_inference_tensors_are_marked_only_in_the_thread_inside_the_block():
         inside = tl.ones(2) * 2
     assert inside.is_inference() and not made["t"].is_inference()
     assert not (tl.ones(2) * 2).is_inference()  # after the block: ordinary tensors again
+
+
+def test_from_file_reads_or_maps_raw_values(tmp_path):
+    path = tmp_path / "storage.pt"
+    values = np.random.default_rng(0).standard_normal(10)
+    values.tofile(path)
+    for lib in (tl, torch):
+        read = lib.from_file(str(path), shared=False, size=10, dtype=lib.float64)
+        np.testing.assert_array_equal(read.numpy(), values)
+        assert lib.from_file(str(path), size=0, dtype=lib.float64).numel() == 0
+    mapped = tl.from_file(str(path), shared=True, size=4, dtype=tl.float64)
+    mapped.add_(1)  # a shared mapping writes through to the file
+    del mapped
+    np.testing.assert_array_equal(np.fromfile(path)[:4], values[:4] + 1)
+    same_error(lambda: tl.from_file(str(path), size=11, dtype=tl.float64),
+               lambda: torch.from_file(str(path), size=11, dtype=torch.float64))
+
+
+@pytest.mark.filterwarnings("ignore:TypedStorage is deprecated")
+def test_storages_built_as_pytorch_builds_them():
+    for lib in (tl, torch):
+        t = lib.tensor([1, 2, 3])
+        typed = lib.TypedStorage(5, dtype=lib.float32)
+        assert lib.is_storage(t.untyped_storage()) and lib.is_storage(typed)
+        assert not lib.is_storage(t) and not lib.is_storage([1, 2, 3])
+        assert typed.size() == 5 and len(lib.UntypedStorage(7)) == 7
+        assert lib.TypedStorage([1, 2], dtype=lib.int64).tolist() == [1, 2]
+        assert lib.TypedStorage(dtype=lib.float64).size() == 0
+
+
+def test_sparse_methods_before_the_sparse_package_loads_and_narrow_copy():
+    import subprocess
+    import sys
+    script = ("import tinygrad_lite as tl\n"
+              "s = tl.arange(16).reshape(2, 2, 2, 2).to_sparse(2)\n"
+              "print(type(s).__name__, tl.narrow_copy(s, 0, 0, 1).to_dense().sum().item())\n")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["SparseTensor", "28"]
+    for dim, start, length in [(0, 0, 1), (1, 1, 1), (3, 0, 1), (2, 1, 1)]:
+        ours = tl.narrow_copy(tl.arange(16).reshape(2, 2, 2, 2).to_sparse(2), dim, start,
+                              length)
+        theirs = torch.narrow_copy(torch.arange(16).reshape(2, 2, 2, 2).to_sparse(2), dim,
+                                   start, length)
+        assert ours.to_dense().tolist() == theirs.to_dense().tolist()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import builtins
 import operator
+import os
 from typing import Any
 
 import numpy as np
@@ -36,8 +37,8 @@ __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty"
            "rand_like", "randn_like", "manual_seed", "empty_like", "randint_like", "logspace",
            "randperm", "multinomial", "bernoulli", "normal", "poisson", "Generator", "seed",
            "initial_seed", "get_rng_state", "set_rng_state", "is_tensor", "is_floating_point",
-           "numel", "range", "scalar_tensor", "fill", "asarray", "frombuffer", "empty_strided",
-           "empty_permuted"]
+           "numel", "range", "scalar_tensor", "fill", "asarray", "frombuffer", "from_file",
+           "empty_strided", "empty_permuted"]
 
 declare("seed", "manual_seed", "set_rng_state", "initial_seed", "get_rng_state", "Generator",
         method=False)
@@ -534,6 +535,31 @@ def frombuffer(buffer: Any, *, dtype: Any, count: int = -1, offset: int = 0,
     if count == 0 or count < -1:
         raise ValueError(f"count must be positive or -1 (got {count})")
     return _finish(np.frombuffer(buffer, dt, count, offset), requires_grad)
+
+
+@public(method=False)
+def from_file(filename: Any, shared: bool | None = None, size: int = 0, *, dtype: Any = None,
+              layout: Any = None, device: Any = None, pin_memory: bool = False,
+              requires_grad: bool = False) -> TensorBase:
+    """A 1-D tensor of ``size`` elements read from the start of a file of raw values.
+    ``shared=True`` maps the file: writes to the tensor go to the file (and the file must hold
+    ``size`` elements); otherwise the values are read into memory of the tensor's own."""
+    check_device(device, "from_file")
+    dt = _np_dtype(dtype)
+    size = int(size)
+    if size < 0:
+        raise RuntimeError(f"from_file: size must be non-negative, got {size}")
+    path = os.fspath(filename)
+    available = os.path.getsize(path) // dt.itemsize
+    if size > available:
+        raise RuntimeError(f"from_file: the file {path!r} holds {available} elements of "
+                           f"{dt.name} ({os.path.getsize(path)} bytes), fewer than the "
+                           f"{size} asked for")
+    if size == 0:
+        return _finish(np.zeros(0, dt), requires_grad)
+    if shared:
+        return _finish(np.memmap(path, dtype=dt, mode="r+", shape=(size,)), requires_grad)
+    return _finish(np.fromfile(path, dtype=dt, count=size), requires_grad)
 
 
 @public(method=False)
