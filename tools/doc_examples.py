@@ -104,7 +104,11 @@ def parse_blocks(doc: str) -> list[list[tuple[str, str]]]:
 
     for raw in doc.splitlines():
         line = raw.strip()
-        if line.startswith(">>>"):
+        text = line[4:] if line.startswith(">>> ") else line[3:]
+        if (line.startswith(">>>") and source is not None and not output
+                and (text[:1] in (" ", "\t") or source[-1].rstrip().endswith(":"))):
+            source.append(text)  # a body written with ">>>" prompts, as some docstrings do
+        elif line.startswith(">>>"):
             finish()
             if prose and current:
                 blocks.append(current)
