@@ -1,4 +1,5 @@
-"""One LSTM layer over a whole sequence as one node (``LstmLayerBackward``).
+"""One LSTM or GRU layer over a whole sequence as one node (``LstmLayerBackward``,
+``GruLayerBackward``).
 
 Recorded step by step, an LSTM layer of T steps is about 20 T nodes, and its backward makes T
 small weight-gradient GEMMs for ``weight_hh`` and T bias sums. Here the arrays are feature-major:
@@ -7,17 +8,27 @@ elementwise op runs on a whole block (on column slices of (B, 4H) rows NumPy is 
 The forward is the input projection of all steps (one call, the bias included) and, per step,
 one GEMM with the hidden state, the nonlinearities applied in place (gate rows reordered i, f,
 o, g so the three sigmoids are one block, their weights negated so no pass negates them).
-Backward through time is, per step, one GEMM (the hidden state's gradient) and a few in-place
-products with coefficients computed for the whole sequence at once; the weight, bias and
-input gradients are then one GEMM (or sum) each over all T * B columns. Saved: the activated
-gates, the cell states, tanh of the cell states and the hidden states (7 H floats per column);
+Backward through time is, per step, one GEMM (the hidden state's gradient) and the step's
+elementwise work: one pass of the compiled ``rnn`` kernels (``_kernels/source/rnn.py``) when
+they are there, else a few in-place NumPy products with coefficients computed for the whole
+sequence at once (the reference; both give the same bits). The weight, bias and input
+gradients are then one GEMM (or sum) each over all T * B columns. Saved: the activated gates,
+the cell states, tanh of the cell states and the hidden states (7 H floats per column);
 backward's coefficients are written into the gate gradient's own buffer. LSTM 64 -> 128,
-T = 64, batch 32: traced peak of a step 23 MiB.
+T = 64, batch 32: traced peak of a step 23 MiB. The forward stays in NumPy: its elementwise
+work is mostly exp and tanh, where NumPy's SIMD loops beat numba's scalar libm calls 10-20x.
+
+The GRU layer is built the same way (gates r, z, n; r and z negated; ``b_hn`` added to the
+recurrent product inside ``r``'s product, as PyTorch does): saved are the activated gates,
+the recurrent n product and the hidden states; backward's (4H, B) blocks per step hold the
+gradients of [n, r, z] pre-activations and of the recurrent n product, so the input side's
+gradient (rows n, r, z) and the recurrent side's (rows r, z, n) are each one contiguous block.
 
 The arithmetic is the composite's: ``sigmoid = 1 / (1 + exp(-z))``, ``c' = f c + i g``,
-``h' = o tanh(c')``. Under ``create_graph`` the backward recomputes the forward from the saved
-inputs with recorded tensor operations and runs the same backward-through-time formulas on
-them, so it differentiates again.
+``h' = o tanh(c')``; GRU's ``n = tanh(x_n + r (W_hn h + b_hn))``, ``h' = (h - n) z + n``.
+Under ``create_graph`` the backward recomputes the forward from the saved inputs with recorded
+tensor operations and runs the same backward-through-time formulas on them, so it
+differentiates again.
 """
 
 from __future__ import annotations

@@ -3,7 +3,8 @@
 Parameter names, shapes, gate order and initialisation are PyTorch's (``weight_ih_l0``,
 ``weight_hh_l1_reverse``, LSTM gates i, f, g, o; GRU gates r, z, n), so a PyTorch state dict
 loads and gives the same outputs. Per layer and direction the input projection of the whole
-sequence is one matrix product; each time step adds one product with the hidden state. Packed
+sequence is one matrix product; each time step adds one product with the hidden state. LSTM
+(without projections) and GRU layers run as one autograd node each (``ops/rnn.py``). Packed
 sequences are unpacked, run with a per-step mask that freezes finished sequences (and runs the
 reverse direction over each sequence's own length), and packed again.
 """
