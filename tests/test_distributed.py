@@ -29,8 +29,11 @@ def run(cmd: list[str], timeout: float) -> subprocess.CompletedProcess:
     """Run ``cmd`` with a temporary directory of its own for Open MPI's session directories,
     removed afterwards, also when a rank aborted and its files were left behind."""
     with tempfile.TemporaryDirectory(prefix="mpi-", ignore_cleanup_errors=True) as tmp:
+        # the ranks import this checkout's package (a script's own folder comes first on its
+        # path, so without this they would import whichever copy is installed)
+        path = os.pathsep.join([str(HERE.parent.parent), os.environ.get("PYTHONPATH", "")])
         return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
-                              env={**os.environ, "TMPDIR": tmp})
+                              env={**os.environ, "TMPDIR": tmp, "PYTHONPATH": path})
 
 
 def launch(nproc: int, script: str, *args: str,

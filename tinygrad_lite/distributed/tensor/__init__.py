@@ -1,0 +1,9 @@
+"""``tl.distributed.tensor``: placements of tensors spread over a DeviceMesh (``Shard``,
+``Replicate``, ``Partial``), as in ``torch.distributed.tensor``; the tensors themselves stay
+ordinary local tensors here (there is no DTensor class). Tensor parallelism is in
+``tl.distributed.tensor.parallel``."""
+
+from ..device_mesh import DeviceMesh, init_device_mesh
+from .placement_types import Partial, Placement, Replicate, Shard
+
+__all__ = ["DeviceMesh", "init_device_mesh", "Placement", "Shard", "Replicate", "Partial"]
