@@ -148,3 +148,35 @@ def test_device_mesh_groups_coordinates_and_sub_meshes():
     result = launch(4, "device_mesh.py")
     assert result.returncode == 0, result.stdout + result.stderr
     assert ok_ranks(result) == [f"rank {r}: ok" for r in range(4)]
+
+
+def test_p2p_batches_object_lists_subgroups_coalesced_and_monitored_barrier():
+    result = launch(2, "p2p_and_groups.py")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert ok_ranks(result) == ["rank 0: ok", "rank 1: ok"]
+
+
+def test_backend_names_errors_and_launch_environment(monkeypatch):
+    assert dist.Backend("NCCL") == "nccl" and type(dist.Backend("mpi")) is str
+    assert dist.Backend.GLOO == "gloo" and "xccl" in dist.Backend.backend_list
+    with pytest.raises(ValueError, match="Invalid backend"):
+        dist.Backend("tcp")
+    assert not (dist.is_nccl_available() or dist.is_ucc_available() or dist.is_xccl_available())
+    assert not dist.is_backend_available("nccl")
+    for kind in (dist.DistBackendError, dist.DistNetworkError, dist.DistStoreError):
+        assert issubclass(kind, dist.DistError) and issubclass(kind, RuntimeError)
+    monkeypatch.delenv("TORCHELASTIC_RUN_ID", raising=False)
+    assert not dist.is_torchelastic_launched()
+    monkeypatch.setenv("TORCHELASTIC_RUN_ID", "abc")
+    assert dist.is_torchelastic_launched()
+    for variable in ("LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK"):
+        monkeypatch.delenv(variable, raising=False)
+    with pytest.raises(RuntimeError, match="LOCAL_RANK"):
+        dist.get_node_local_rank()
+    assert dist.get_node_local_rank(fallback_rank=3) == 3
+    monkeypatch.setenv("OMPI_COMM_WORLD_LOCAL_RANK", "2")
+    assert dist.get_node_local_rank() == 2
+    monkeypatch.setenv("LOCAL_RANK", "1")
+    assert dist.get_node_local_rank(fallback_rank=3) == 1
+    torch_dist = pytest.importorskip("torch.distributed")
+    assert set(dist.Backend.backend_list) <= set(torch_dist.Backend.backend_list)
