@@ -180,3 +180,36 @@ def test_backend_names_errors_and_launch_environment(monkeypatch):
     assert dist.get_node_local_rank(fallback_rank=3) == 1
     torch_dist = pytest.importorskip("torch.distributed")
     assert set(dist.Backend.backend_list) <= set(torch_dist.Backend.backend_list)
+
+
+@pytest.mark.parametrize("kind", ["hash", "file", "tcp", "prefix"])
+def test_stores_follow_pytorchs_semantics(kind, tmp_path):
+    from datetime import timedelta
+
+    make = {"hash": dist.HashStore, "file": lambda: dist.FileStore(str(tmp_path / "store")),
+            "tcp": lambda: dist.TCPStore("127.0.0.1", 0, 1, True),
+            "prefix": lambda: dist.PrefixStore("job", dist.HashStore())}[kind]
+    store = make()
+    store.set("a", "x")
+    assert store.get("a") == b"x" and store.add("n", 3) == 3 and store.add("n", 2) == 5
+    assert store.get("n") == b"5" and store.num_keys() == 2 and store.check(["a", "n"])
+    assert store.compare_set("a", "x", "y") == b"y" and store.compare_set("a", "z", "w") == b"y"
+    assert store.compare_set("absent", "q", "r") == b"q" and not store.check(["absent"])
+    assert store.compare_set("absent", "", "v") == b"v"
+    store.append("log", b"ab")
+    store.append("log", "cd")
+    store.multi_set(["k1", "k2"], ["v1", b"v2"])
+    assert store.multi_get(["log", "k2"]) == [b"abcd", b"v2"]
+    assert store.delete_key("a") and not store.delete_key("a")
+    store.set_timeout(timedelta(milliseconds=50))
+    assert store.timeout == timedelta(milliseconds=50)
+    with pytest.raises(dist.DistStoreError, match="timeout"):
+        store.get("missing")
+    with pytest.raises(dist.DistStoreError, match="timeout"):
+        store.wait(["missing"], timedelta(milliseconds=20))
+    if kind == "tcp":  # a second client sees the same keys
+        client = dist.TCPStore("127.0.0.1", store.port)
+        assert client.get("k1") == b"v1" and sorted(client.list_keys()) == sorted(
+            store.list_keys())
+    if kind == "prefix":
+        assert store.underlying_store.get("job/k1") == b"v1"

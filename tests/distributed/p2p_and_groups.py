@@ -103,6 +103,27 @@ for wait_all in (False, True):
 dist.monitored_barrier()  # a late token of a failed call is never taken for a later call's
 dist.barrier()
 
+# --- stores shared by the two processes: TCP (rank 0 serves) and a file ----------------------
+port = [None]
+master = dist.TCPStore("127.0.0.1", 0, world, True, wait_for_workers=False) if rank == 0 else None
+if master is not None:
+    port[0] = master.port
+dist.broadcast_object_list(port, src=0)
+store = master if master is not None else dist.TCPStore("127.0.0.1", port[0], world, False)
+files = [os.path.join(os.environ.get("TMPDIR", "/tmp"), f"tl-filestore-{os.getppid()}")]
+dist.broadcast_object_list(files, src=0)
+for shared in (store, dist.FileStore(files[0], world),
+               dist.PrefixStore("run", dist.FileStore(files[0], world))):
+    shared.set(f"from{rank}", f"hello {rank}")
+    assert shared.get(f"from{other}") == f"hello {other}".encode()  # waits for the other rank
+    assert shared.add("counter", rank + 1) in ((rank + 1), 3)
+    shared.wait(["counter"])
+    dist.barrier()
+    assert shared.get("counter") == b"3"
+    dist.barrier()
+if rank == 0:
+    os.remove(files[0])
+
 # --- backends and the launch environment ------------------------------------------------------
 assert dist.Backend("GLOO") == "gloo" and dist.Backend.MPI == "mpi"
 raises(ValueError, lambda: dist.Backend("carrier-pigeon"), "Invalid backend")

@@ -64,6 +64,7 @@ from .process_group import (
     new_subgroups,
     new_subgroups_by_enumeration,
 )
+from .store import FileStore, HashStore, PrefixStore, Store, TCPStore
 
 __all__ = [
     "ReduceOp", "ProcessGroup", "Work", "GroupMember", "group", "init_process_group",
@@ -78,4 +79,5 @@ __all__ = [
     "is_torchelastic_launched", "new_subgroups", "new_subgroups_by_enumeration", "Backend",
     "is_backend_available", "is_gloo_available", "is_nccl_available", "is_ucc_available",
     "is_xccl_available", "DistError", "DistBackendError", "DistNetworkError", "DistStoreError",
+    "Store", "HashStore", "FileStore", "PrefixStore", "TCPStore",
 ]
