@@ -7,6 +7,7 @@ Prints "rank R: ok"."""
 
 import copy
 import sys
+import warnings
 from collections import Counter
 
 import numpy as np
@@ -25,6 +26,7 @@ from tinygrad_lite.distributed.tensor import Replicate, Shard
 from tinygrad_lite.distributed.tensor.parallel import (
     ColwiseParallel,
     PrepareModuleInput,
+    PrepareModuleOutput,
     RowwiseParallel,
     SequenceParallel,
     parallelize_module,
@@ -166,6 +168,38 @@ def main_tp():
     check_grads(tp, ref, rank, n, "mlp")
     close(x.grad.detach().numpy(), x_ref.grad.detach().numpy(), "mlp input grad")
     check_full_state(tp, ref, "mlp")
+    # second order: the gradient of the input gradient's norm, through both collectives
+    for model in (tp, ref):
+        model.zero_grad()
+    for model, inp in ((tp, x), (ref, x_ref)):
+        (g,) = tl.autograd.grad(F.mse_loss(model(inp), target), inp, create_graph=True)
+        (g ** 2).sum().backward()
+    check_grads(tp, ref, rank, n, "mlp, gradient of a gradient")
+
+    # the output moved by PrepareModuleOutput: rows reduce-scattered, then gathered again
+    tl.manual_seed(9)
+    ref = MLP()
+    tp = parallelize_module(copy.deepcopy(ref), mesh, {
+        "up": ColwiseParallel(), "down": RowwiseParallel(output_layouts=Shard(0)),
+        "": PrepareModuleOutput(output_layouts=Shard(0), desired_output_layouts=Replicate())})
+    x = tl.tensor(rng.standard_normal((2 * n, 8)))
+    out, forward_calls = counted(lambda: tp(x))
+    assert forward_calls == {"reduce_scatter_tensor": 1, "all_gather_into_tensor": 1}
+    close(out.detach().numpy(), ref(x).detach().numpy(), "PrepareModuleOutput")
+    goal = tl.tensor(rng.standard_normal((2 * n, 8)))
+    F.mse_loss(out, goal).backward()
+    F.mse_loss(ref(x), goal).backward()
+    check_grads(tp, ref, rank, n, "PrepareModuleOutput")
+    # each rank's own values, kept (src_data_rank=None), and a plan key that matches nothing
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        mine = MLP()
+        with tl.no_grad():
+            mine.up.weight.fill_(float(rank))
+        parallelize_module(mine, mesh, {"up": ColwiseParallel(), "nothing": ColwiseParallel()},
+                           src_data_rank=None)
+    assert any("could not be resolved" in str(w.message) for w in caught)
+    assert (mine.up.weight.detach().numpy() == rank).all()
 
     for opt_cls, kwargs in ((tl.optim.SGD, {"lr": 0.1, "momentum": 0.9}),
                             (tl.optim.Adam, {"lr": 0.01})):
@@ -308,6 +342,12 @@ def main_mesh():
     train_both(model, ref, halves, lambda y, s: (y ** 2).mean(), tl.optim.Adam, 3, lr=0.02)
     check_full_state(model, ref, "dp x tp after 3 Adam steps")
     assert tp_group.size() == 2 and dp.size() == 2
+    try:
+        parallelize_module(MLP(), mesh, {"up": ColwiseParallel()})
+    except ValueError as exc:
+        assert "1-D DeviceMesh" in str(exc)
+    else:
+        raise AssertionError("a 2-D mesh was accepted")
 
 
 if __name__ == "__main__":

@@ -128,8 +128,11 @@ class Redistribute(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple:
-        back = convert(grad._data, ctx.group, ctx.dst[1], ctx.src[1])
-        return Tensor._wrap(back), None, None, None
+        # the gradient's move is itself a redistribution (the maps are linear), whose own
+        # backward is the forward move: so gradients of gradients go through as well
+        back = Redistribute.apply(grad, ctx.group, (ctx.dst[1], ctx.dst[0]),
+                                  (ctx.src[1], ctx.src[0]))
+        return back, None, None, None
 
 
 def _normalized(lay: Layout, ndim: int) -> Layout:
