@@ -23,6 +23,7 @@ from tinygrad_lite.distributed.checkpoint.state_dict import (
     set_model_state_dict,
 )
 from tinygrad_lite.distributed.tensor import Replicate, Shard
+from tinygrad_lite.distributed.tensor.debug import CommDebugMode
 from tinygrad_lite.distributed.tensor.parallel import (
     ColwiseParallel,
     PrepareModuleInput,
@@ -159,11 +160,15 @@ def main_tp():
     x = tl.tensor(rng.standard_normal((3, 5, 8)), requires_grad=True)
     x_ref = x.detach().clone().requires_grad_(True)
     target = tl.tensor(rng.standard_normal((3, 5, 8)))
-    out, forward_calls = counted(lambda: tp(x))
+    with CommDebugMode() as comm_mode:
+        out, forward_calls = counted(lambda: tp(x))
+    assert comm_mode.get_comm_counts() == {dist.all_reduce: 1}
     close(out.detach().numpy(), ref(x_ref).detach().numpy(), "mlp forward")
     assert forward_calls == {"all_reduce": 1}, forward_calls
-    _, backward_calls = counted(lambda: F.mse_loss(out, target).backward())
+    with CommDebugMode() as comm_mode:
+        _, backward_calls = counted(lambda: F.mse_loss(out, target).backward())
     assert backward_calls == {"all_reduce": 1}, backward_calls
+    assert comm_mode.get_total_counts() == 1
     F.mse_loss(ref(x_ref), target).backward()
     check_grads(tp, ref, rank, n, "mlp")
     close(x.grad.detach().numpy(), x_ref.grad.detach().numpy(), "mlp input grad")
@@ -190,6 +195,19 @@ def main_tp():
     F.mse_loss(out, goal).backward()
     F.mse_loss(ref(x), goal).backward()
     check_grads(tp, ref, rank, n, "PrepareModuleOutput")
+    # a row-wise Linear given the whole input: split forward, its gradient gathered backward
+    tl.manual_seed(10)
+    ref = nn.Linear(4 * n, 3, dtype=F64)
+    tp = parallelize_module(copy.deepcopy(ref), mesh, RowwiseParallel(input_layouts=Replicate()))
+    x = tl.tensor(rng.standard_normal((5, 4 * n)), requires_grad=True)
+    x_ref = x.detach().clone().requires_grad_(True)
+    out, forward_calls = counted(lambda: tp(x))
+    close(out.detach().numpy(), ref(x_ref).detach().numpy(), "row-wise, whole input")
+    _, backward_calls = counted(lambda: (out ** 3).sum().backward())
+    assert backward_calls == {"all_gather_into_tensor": 1}, backward_calls
+    (ref(x_ref) ** 3).sum().backward()
+    check_grads(tp, ref, rank, n, "row-wise, whole input")
+    close(x.grad.detach().numpy(), x_ref.grad.detach().numpy(), "row-wise input grad")
     # each rank's own values, kept (src_data_rank=None), and a plan key that matches nothing
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

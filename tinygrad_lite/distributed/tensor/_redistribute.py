@@ -11,6 +11,9 @@ forward and the gradient backward, each with the same table (Megatron-LM's conju
 out of it: ordinary -> consumed Replicate is identity forward / all-reduce backward, Partial ->
 Replicate is all-reduce forward / identity backward; Shard -> consumed Replicate is all-gather /
 reduce-scatter, Partial -> Shard reduce-scatter / all-gather).
+
+The collectives are called through their module (``collectives.all_reduce``), so that a test can
+wrap them there; ``CommDebugMode`` counts them under the functions themselves.
 """
 
 from __future__ import annotations
@@ -22,7 +25,9 @@ import numpy as np
 from ...autograd.function import Function
 from ...tensor import Tensor
 from .. import collectives
+from ..collectives import all_gather_into_tensor, all_reduce, reduce_scatter_tensor
 from ..process_group import ProcessGroup
+from .debug import record
 from .placement_types import Partial, Placement, Replicate, Shard
 
 __all__ = ["Layout", "layout", "convert", "redistribute"]
@@ -59,6 +64,7 @@ def _all_gather(arr: np.ndarray, axis: int, group: ProcessGroup) -> np.ndarray:
     n = group.size()
     moved = np.ascontiguousarray(np.moveaxis(arr, axis, 0))
     out = Tensor._wrap(np.empty((n * moved.shape[0], *moved.shape[1:]), moved.dtype))
+    record(all_gather_into_tensor)
     collectives.all_gather_into_tensor(out, Tensor._wrap(moved), group=group)
     return np.moveaxis(out._data, 0, axis)
 
@@ -68,6 +74,7 @@ def _reduce_scatter(arr: np.ndarray, axis: int, group: ProcessGroup) -> np.ndarr
     _check_divisible(arr.shape[axis], n, axis, "reduce_scatter")
     moved = np.ascontiguousarray(np.moveaxis(arr, axis, 0))
     out = Tensor._wrap(np.empty((moved.shape[0] // n, *moved.shape[1:]), moved.dtype))
+    record(reduce_scatter_tensor)
     collectives.reduce_scatter_tensor(out, Tensor._wrap(moved), group=group)
     return np.moveaxis(out._data, 0, axis)
 
@@ -109,6 +116,7 @@ def convert(arr: np.ndarray, group: ProcessGroup, src: Placement, dst: Placement
             return arr if dst.is_replicate() else convert(arr, group, Replicate(), dst)
         if dst.is_replicate():
             total = Tensor._wrap(np.array(arr, copy=True, order="C"))
+            record(all_reduce)
             collectives.all_reduce(total, group=group)
             return total._data
         if dst.is_shard():
