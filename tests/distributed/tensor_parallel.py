@@ -173,6 +173,12 @@ def main_tp():
     check_grads(tp, ref, rank, n, "mlp")
     close(x.grad.detach().numpy(), x_ref.grad.detach().numpy(), "mlp input grad")
     check_full_state(tp, ref, "mlp")
+    # a deep copy is a model of its own (its row-wise layer runs on the copy's weights)
+    twin, ref_twin = copy.deepcopy(tp), copy.deepcopy(ref)
+    with tl.no_grad():
+        twin.down.weight.mul_(2.0)
+        ref_twin.down.weight.mul_(2.0)
+    close(twin(x).detach().numpy(), ref_twin(x_ref).detach().numpy(), "deep copy")
     # second order: the gradient of the input gradient's norm, through both collectives
     for model in (tp, ref):
         model.zero_grad()

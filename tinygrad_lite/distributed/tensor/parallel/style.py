@@ -17,6 +17,7 @@ was made (so q, k and v projections fed by one such tensor cost one all-reduce b
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from types import MethodType
 from typing import Any
 
 import numpy as np
@@ -117,11 +118,6 @@ def _single(layouts: Placement | tuple | None) -> tuple:
     return (layouts,) if isinstance(layouts, Placement) else tuple(layouts)
 
 
-def _install(module: Module, name: str, method: Any) -> None:
-    """Replace the module's ``forward`` by ``method`` (bound to it)."""
-    object.__setattr__(module, name, method)
-
-
 class ParallelStyle(ABC):
     """How one module is parallelized; ``parallelize_module`` calls ``_apply``."""
 
@@ -202,57 +198,23 @@ class RowwiseParallel(ParallelStyle):
         self.use_local_output = use_local_output
 
     def _apply(self, module: Module, device_mesh: DeviceMesh) -> Module:
-        group = mesh_group(device_mesh)
-        out_placement = self.output_layouts[0]
-        use_local = self.use_local_output
-        target = layout(out_placement, not use_local)
-        partial = layout(Partial(), False)
+        config = _Rowwise(device_mesh, self.output_layouts[0], self.use_local_output)
         if isinstance(module, Linear):
             self.desired_input_layouts: tuple[Placement, ...] = (Shard(-1),)
             _shard_parameter(module, "weight", device_mesh, Shard(1), self.src_data_rank)
             _shard_parameter(module, "bias", device_mesh, Replicate(), self.src_data_rank)
-
-            def bias_layout(ndim: int) -> Layout:
-                """The bias where the output is: chunked when that is sharded along the
-                features; else whole, its gradient all-reduced when the output's gradient is
-                a summand per rank (a consumed Replicate, or a shard of the positions)."""
-                if out_placement.is_shard() and \
-                        out_placement.dim % ndim == ndim - 1:  # type: ignore[attr-defined]
-                    return layout(Shard(0), False)
-                return layout(Replicate(), target != layout(Replicate(), False))
-
-            def forward(input: Tensor) -> Tensor:
-                summand = F.linear(input, module.weight)
-                out = redistribute(summand, group, partial, target)
-                if module.bias is not None:  # added once, after the reduction
-                    out = out + redistribute(module.bias, group, layout(Replicate(), False),
-                                             bias_layout(out.ndim))
-                return out if use_local else _mark(out, summand, device_mesh, out_placement)
+            forward: Any = _rowwise_linear_forward
         elif isinstance(module, Embedding):
             _check_embedding(module, "RowwiseParallel", rows_split=True)
             self.desired_input_layouts = (Replicate(),)
-            weight = _shard_parameter(module, "weight", device_mesh, Shard(0),
-                                      self.src_data_rank)
-            rows = weight.shape[0] if weight is not None else 0
-            first = group.rank() * rows
-
-            def forward(input: Tensor) -> Tensor:
-                index = input._data
-                if index.size and (index.min() < 0 or index.max() >= module.num_embeddings):
-                    raise IndexError(f"embedding: index out of range in self (indices must lie "
-                                     f"in [0, {module.num_embeddings}))")
-                elsewhere = (index < first) | (index >= first + rows)
-                local = Tensor._wrap(np.where(elsewhere, 0, index - first).astype(index.dtype))
-                pad = module.padding_idx
-                pad = pad - first if pad is not None and first <= pad < first + rows else None
-                looked_up = F.embedding(local, module.weight, pad, None, module.norm_type,
-                                        False, module.sparse)
-                summand = looked_up.masked_fill(Tensor._wrap(elsewhere[..., None]), 0.0)
-                out = redistribute(summand, group, partial, target)
-                return out if use_local else _mark(out, summand, device_mesh, out_placement)
+            _shard_parameter(module, "weight", device_mesh, Shard(0), self.src_data_rank)
+            forward = _rowwise_embedding_forward
         else:
             raise NotImplementedError("RowwiseParallel currently only support nn.Linear and "
                                       f"nn.Embedding! (got {type(module).__name__})")
+        object.__setattr__(module, "_tp_rowwise", config)
+        # a method of the module (not a closure over it), so that a deep copy runs its own
+        object.__setattr__(module, "forward", MethodType(forward, module))
         declared, want = self.input_layouts[0], layout(self.desired_input_layouts[0], False)
 
         def prepare_input(mod: Module, args: tuple) -> tuple:
@@ -260,8 +222,65 @@ class RowwiseParallel(ParallelStyle):
                     *args[1:])
 
         module.register_forward_pre_hook(prepare_input)
-        _install(module, "forward", forward)
         return module
+
+
+class _Rowwise:
+    """What a row-wise module's forward needs: the mesh and where its output goes. Shared, not
+    copied, by a deep copy of the module (a mesh's groups are the process's)."""
+
+    def __init__(self, mesh: DeviceMesh, placement: Placement, use_local_output: bool) -> None:
+        self.mesh, self.group = mesh, mesh_group(mesh)
+        self.placement, self.use_local_output = placement, use_local_output
+        self.target = layout(placement, not use_local_output)
+
+    def __deepcopy__(self, memo: dict) -> _Rowwise:
+        return self
+
+    def finish(self, summand: Any) -> Any:
+        """The ranks' summands reduced to the output's placement."""
+        return redistribute(summand, self.group, layout(Partial(), False), self.target)
+
+    def bias_layout(self, ndim: int) -> Layout:
+        """The bias where the output is: chunked when that is sharded along the features; else
+        whole, its gradient all-reduced when the output's gradient is a summand per rank (a
+        consumed Replicate, or a shard of the positions)."""
+        if self.placement.is_shard() and \
+                self.placement.dim % ndim == ndim - 1:  # type: ignore[attr-defined]
+            return layout(Shard(0), False)
+        return layout(Replicate(), self.target != layout(Replicate(), False))
+
+    def handed_on(self, out: Any, summand: Any) -> Any:
+        return out if self.use_local_output else _mark(out, summand, self.mesh, self.placement)
+
+
+def _rowwise_linear_forward(self: Linear, input: Tensor) -> Tensor:
+    """A row-wise Linear: this rank's summand of the product, reduced, then the bias once."""
+    config: _Rowwise = self._tp_rowwise
+    summand = F.linear(input, self.weight)
+    out = config.finish(summand)
+    if self.bias is not None:
+        out = out + redistribute(self.bias, config.group, layout(Replicate(), False),
+                                 config.bias_layout(out.ndim))
+    return config.handed_on(out, summand)
+
+
+def _rowwise_embedding_forward(self: Embedding, input: Tensor) -> Tensor:
+    """A row-wise Embedding: the rows this rank holds (zeros for the others), reduced."""
+    config: _Rowwise = self._tp_rowwise
+    rows = self.weight.shape[0]
+    first = config.group.rank() * rows
+    index = input._data
+    if index.size and (index.min() < 0 or index.max() >= self.num_embeddings):
+        raise IndexError(f"embedding: index out of range in self (indices must lie in [0, "
+                         f"{self.num_embeddings}))")
+    elsewhere = (index < first) | (index >= first + rows)
+    local = Tensor._wrap(np.where(elsewhere, 0, index - first).astype(index.dtype))
+    pad = self.padding_idx
+    pad = pad - first if pad is not None and first <= pad < first + rows else None
+    looked_up = F.embedding(local, self.weight, pad, None, self.norm_type, False, self.sparse)
+    summand = looked_up.masked_fill(Tensor._wrap(elsewhere[..., None]), 0.0)
+    return config.handed_on(config.finish(summand), summand)
 
 
 class SequenceParallel(ParallelStyle):
