@@ -90,6 +90,21 @@ for r in range(world):
 raises(ValueError, lambda: dist.all_gather_coalesced(outs, [tl.ones(2, 2), tl.ones(3).long()]),
        "one dtype")
 
+# --- _coalescing_manager: the block's collectives run at its end, all-reduces in one message
+for async_ops in (False, True):
+    e, f = tl.tensor([1.0, 2.0]) * (rank + 1), tl.tensor([3]) * (rank + 1)
+    gathered = tl.zeros(2 * world)
+    with dist._coalescing_manager(async_ops=async_ops) as cm:
+        dist.all_reduce(e)
+        dist.all_reduce(f)
+        dist.all_gather_into_tensor(gathered, tl.full((2,), float(rank)))
+        assert e.numpy().tolist() == [rank + 1.0, 2.0 * (rank + 1)]  # not yet
+    if async_ops:
+        assert len(cm.works) == 2  # the coalesced all-reduces, the gather
+        cm.wait()
+    assert e.numpy().tolist() == [3.0, 6.0] and f.numpy().tolist() == [9]
+    assert gathered.numpy().tolist() == [0.0, 0.0, 1.0, 1.0]
+
 # --- monitored_barrier ---------------------------------------------------------------------
 dist.monitored_barrier()
 for wait_all in (False, True):

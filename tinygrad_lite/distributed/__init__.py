@@ -15,6 +15,7 @@ from .backend import (
     is_xccl_available,
 )
 from .collectives import (
+    _coalescing_manager as _coalescing_manager,
     all_gather,
     all_gather_coalesced,
     all_gather_into_tensor,

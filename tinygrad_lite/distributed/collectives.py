@@ -7,8 +7,9 @@ Ranks are global ranks, as in PyTorch, translated to the group's own numbering f
 
 from __future__ import annotations
 
+import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import timedelta
 from typing import Any
 
@@ -68,6 +69,62 @@ def _run(start: Callable[[], list], finish: Callable[[], None], async_op: bool,
     return None
 
 
+class _CoalescingManager:
+    """What ``_coalescing_manager`` yields: the Works of the batched operations once the block
+    has ended (``async_ops=True``); ``wait()`` waits for all of them."""
+
+    def __init__(self) -> None:
+        self.works: list[Work] = []
+
+    def append(self, work: Work | None) -> None:
+        if work is not None:
+            self.works.append(work)
+
+    def wait(self) -> None:
+        for work in self.works:
+            work.wait()
+
+
+# the open _coalescing_manager blocks, innermost last: (group, the calls deferred to its end)
+_coalescing: list[tuple[ProcessGroup, list[tuple[Callable, tuple]]]] = []
+
+
+def _deferred(g: ProcessGroup, collective: Callable, *args: Any) -> bool:
+    """Inside a ``_coalescing_manager`` block of ``g``: note the call, to run at the block's end."""
+    if _coalescing and _coalescing[-1][0] is g:
+        _coalescing[-1][1].append((collective, args))
+        return True
+    return False
+
+
+@contextlib.contextmanager
+def _coalescing_manager(group: ProcessGroup | None = None, device: Any = None,
+                        async_ops: bool = False) -> Iterator[_CoalescingManager]:
+    """PyTorch's (private) batching of collectives: ``all_reduce``, ``all_gather_into_tensor``
+    and ``reduce_scatter_tensor`` calls on ``group`` inside the block run when it ends, the
+    all-reduces with one reduce op coalesced into one message per dtype. With ``async_ops`` the
+    manager's ``wait()`` finishes them; otherwise they are done when the block ends."""
+    g = default_group(group)
+    calls: list[tuple[Callable, tuple]] = []
+    manager = _CoalescingManager()
+    _coalescing.append((g, calls))
+    try:
+        yield manager
+    finally:
+        _coalescing.pop()
+    by_op: dict[ReduceOp, list[Tensor]] = {}
+    for collective, args in calls:
+        if collective is all_reduce:
+            by_op.setdefault(args[1], []).append(args[0])
+    for op, tensors in by_op.items():
+        manager.append(all_reduce_coalesced(tensors, op, g, async_op=True))
+    for collective, args in calls:
+        if collective is not all_reduce:
+            manager.append(collective(*args, group=g, async_op=True))
+    if not async_ops:
+        manager.wait()
+
+
 def _average(buf: np.ndarray, op: ReduceOp, size: int) -> None:
     if op is ReduceOp.AVG:
         if not is_float_dtype(buf.dtype):
@@ -80,6 +137,8 @@ def all_reduce(tensor: Tensor, op: ReduceOp = ReduceOp.SUM, group: ProcessGroup 
                async_op: bool = False) -> Work | None:
     """Combine ``tensor`` across the ranks with ``op``; every rank gets the result in place."""
     g = default_group(group)
+    if _deferred(g, all_reduce, tensor, op):
+        return None
     buf = _buffer(_check(tensor, "all_reduce"))
     if op is ReduceOp.AVG and not is_float_dtype(buf.dtype):
         _average(buf, op, 1)  # raises before any rank communicates
@@ -144,6 +203,8 @@ def all_gather_into_tensor(output_tensor: Tensor, input_tensor: Tensor,
                            async_op: bool = False) -> Work | None:
     """Every rank's ``input_tensor`` concatenated (along dim 0) into ``output_tensor``."""
     g = default_group(group)
+    if _deferred(g, all_gather_into_tensor, output_tensor, input_tensor):
+        return None
     buf = _buffer(_check(input_tensor, "all_gather_into_tensor"))
     out = _check(output_tensor, "all_gather_into_tensor")
     if out.size != buf.size * g.size():
@@ -170,6 +231,8 @@ def reduce_scatter_tensor(output: Tensor, input: Tensor, op: ReduceOp = ReduceOp
                           async_op: bool = False) -> Work | None:
     """Reduce ``input`` (``world_size`` chunks along dim 0) and give rank i chunk i."""
     g = default_group(group)
+    if _deferred(g, reduce_scatter_tensor, output, input, op):
+        return None
     data = _buffer(_check(input, "reduce_scatter_tensor"))
     return _reduce_scatter(output, data.reshape(g.size(), -1), op, g, async_op)
 
