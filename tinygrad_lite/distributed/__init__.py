@@ -16,6 +16,8 @@ from .backend import (
 )
 from .collectives import (
     _coalescing_manager as _coalescing_manager,
+)
+from .collectives import (
     all_gather,
     all_gather_coalesced,
     all_gather_into_tensor,
