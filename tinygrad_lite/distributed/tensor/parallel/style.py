@@ -89,6 +89,9 @@ def _incoming(x: Any, mesh: DeviceMesh, declared: Placement, want: Layout, what:
     if not isinstance(x, Tensor):
         raise TypeError(f"{what}: expected a Tensor input, got {type(x).__name__}")
     spec = spec_of(x)
+    if spec is not None and spec.mesh != mesh:
+        raise ValueError(f"{what}: the input carries a placement on {spec.mesh!r}, but this "
+                         f"module is parallelized over {mesh!r}")
     src = layout(spec.placement, True) if spec is not None else layout(declared, False)
     return redistribute(x, mesh_group(mesh), src, want)
 
