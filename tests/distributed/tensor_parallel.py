@@ -243,6 +243,24 @@ def main_tp():
     check_full_state(tp, other, "set_model_state_dict")
     close(tp.up.weight.detach().numpy(), np.split(other.up.weight.detach().numpy(), n)[rank],
           "loaded")
+    # only rank 0's state dict is read with broadcast_from_rank0; frozen parameters left out;
+    # one submodule's entries, with and without its prefix
+    tl.manual_seed(11)
+    third = MLP()
+    set_model_state_dict(tp, third.state_dict() if rank == 0 else {}, options=StateDictOptions(
+        full_state_dict=True, broadcast_from_rank0=True))
+    check_full_state(tp, third, "broadcast_from_rank0")
+    tp.up.bias.requires_grad_(False)
+    full = get_model_state_dict(tp, options=StateDictOptions(full_state_dict=True,
+                                                             ignore_frozen_params=True))
+    assert list(full) == ["up.weight", "down.weight", "down.bias"], list(full)
+    for keep, names in ((True, ["down.weight", "down.bias"]), (False, ["weight", "bias"])):
+        part = get_model_state_dict(tp, submodules={tp.down}, options=StateDictOptions(
+            full_state_dict=True, keep_submodule_prefixes=keep))
+        assert list(part) == names, list(part)
+        close(part[names[0]].detach().numpy(), third.down.weight.detach().numpy(), "submodule")
+    local = get_model_state_dict(tp)  # without full_state_dict: this rank's shards
+    assert tuple(local["up.weight"].shape) == (16 // n, 8)
 
     # --- attention: heads split column-wise; one all-reduce each way -----------------------
     tl.manual_seed(3)
