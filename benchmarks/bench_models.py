@@ -22,7 +22,11 @@ frameworks' subprocesses alternate for ``--rounds`` rounds and each reports its 
 (each round's figure being the median of ``--steps`` steps); peak RSS is the largest seen.
 
     python3 benchmarks/bench_models.py [--models cnn,resnet,gpt,lstm] [--steps 5] [--rounds 3]
-        [--threads 2]
+        [--threads 2] [--neighbours N]
+
+``--neighbours N`` times each step quiet and beside N other processes doing NumPy matrix
+products with all cores (1: one neighbour; 3 on 2 cores: an oversubscribed machine), both
+frameworks in the same run: the slowdown a user sees training beside other work.
 """
 
 from __future__ import annotations
@@ -264,6 +268,55 @@ def _fastest(runs: list[dict]) -> dict | None:
     return best
 
 
+# a neighbour: another program doing NumPy matrix products with its default (all-core) threads
+_NEIGHBOUR = ("import numpy as np\n"
+              "a = np.random.default_rng(0).standard_normal((700, 700))\n"
+              "while True:\n    a = np.tanh(a @ a)\n")
+
+
+def _busy_table(args: argparse.Namespace) -> list[dict]:
+    """Each framework's step quiet and beside ``--neighbours`` neighbour processes, in the same
+    run: how much the step slows down when it shares the machine."""
+    print(f"loadavg {os.getloadavg()[0]:.2f}, {args.threads} BLAS threads, beside "
+          f"{args.neighbours} neighbour process(es) doing NumPy GEMMs with all cores; fastest "
+          f"of {args.rounds} rounds of the median of {args.steps} steps")
+    print("| model | tl quiet ms | tl busy ms | tl busy/quiet | PyTorch quiet ms "
+          "| PyTorch busy ms | PyTorch busy/quiet |")
+    print("|---|---|---|---|---|---|---|")
+    rows = []
+    for name in args.models.split(","):
+        quiet: dict[str, list[dict]] = {"tinygrad_lite": [], "torch": []}
+        busy: dict[str, list[dict]] = {"tinygrad_lite": [], "torch": []}
+        for _ in range(args.rounds):
+            for framework in quiet:
+                result = _subprocess(name, framework, args.steps, args.threads)
+                if result is not None:
+                    quiet[framework].append(result)
+            env = dict(os.environ)
+            for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+                env.pop(var, None)
+            neighbours = [subprocess.Popen([sys.executable, "-c", _NEIGHBOUR], env=env)
+                          for _ in range(args.neighbours)]
+            try:
+                time.sleep(1.0)  # let them start their thread pools
+                for framework in busy:
+                    result = _subprocess(name, framework, args.steps, args.threads)
+                    if result is not None:
+                        busy[framework].append(result)
+            finally:
+                for neighbour in neighbours:
+                    neighbour.kill()
+                    neighbour.wait()
+        cells = []
+        for framework in ("tinygrad_lite", "torch"):
+            q, b = _fastest(quiet[framework]), _fastest(busy[framework])
+            cells += ([f"{q['ms']:.1f}", f"{b['ms']:.1f}", f"{b['ms'] / q['ms']:.2f}x"]
+                      if q and b else ["-", "-", "-"])
+        print(f"| {name} | " + " | ".join(cells) + " |", flush=True)
+        rows.append({"model": name, "quiet": quiet, "busy": busy})
+    return rows
+
+
 def main(argv: list[str] | None = None) -> list[dict]:
     """Run the table (or, with ``--one``, a single model in this process) and print it."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -271,12 +324,16 @@ def main(argv: list[str] | None = None) -> list[dict]:
     parser.add_argument("--steps", type=int, default=5)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--neighbours", type=int, default=0,
+                        help="also time each step beside this many busy neighbour processes")
     parser.add_argument("--one", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.one:
         model_name, framework = args.one.split(":")
         print(json.dumps(run_one(model_name, framework, args.steps, args.threads)))
         return []
+    if args.neighbours:
+        return _busy_table(args)
     print(f"loadavg {os.getloadavg()[0]:.2f}, {args.threads} BLAS threads, fastest of "
           f"{args.rounds} alternating rounds of the median of {args.steps} steps")
     print("| model | tinygrad_lite ms | PyTorch ms | ratio | GEMM floor ms | tl / floor "

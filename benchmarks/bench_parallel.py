@@ -1,67 +1,152 @@
-"""Model parallelism on several ranks, one section per kind (``--section``):
+"""Model-parallel training on several ranks, one section per kind of parallelism.
 
-    python3 benchmarks/bench_parallel.py [--section tensor] [--nproc 1 2 4]
+    python3 benchmarks/bench_parallel.py pipeline [--nproc 2] [--steps 3]
 
-Each section lives in ``benchmarks/_parallel_<section>.py`` with ``worker()`` (run on every rank
-of one job; rank 0 returns its figures) and ``table(results)`` (markdown from the figures of the
-jobs at each rank count). Every job is started through ``tinygrad_lite.distributed.run`` with
-one BLAS thread per rank, so that the ranks, not BLAS threads, share the cores. Sections:
+Each section starts itself on ``--nproc`` ranks (through ``tinygrad_lite.distributed.run``) with
+one BLAS thread per rank, and rank 0 prints Markdown tables. Sections:
 
-- ``tensor``: a tensor-parallel MLP (``_parallel_tensor.py``).
+``pipeline`` (``tl.distributed.pipelining``): an MLP cut into one stage per rank (4 Linear +
+Tanh layers of width 512 each, float32, 64 rows per microbatch), and
 
-On a machine with fewer cores than ranks the ranks time-share the cores: the speed-ups then
-say what the communication costs, not what parallelism gains.
+1. the measured bubble of GPipe and 1F1B, ``1 - sum of the ranks' compute time / (p x step
+   time)``, against the ideal ``(p - 1) / (m + p - 1)`` (forward and backward of equal cost on
+   every stage, no communication time), for m = 1, 2, 4, 8, 16 microbatches (1F1B needs
+   m >= p). The step time is the slowest rank's, the median of ``--steps`` steps after a
+   warm-up step; the compute time is what the stages spend in forward and backward;
+2. the peak activation memory per stage (the bytes autograd saves for the microbatches a stage
+   holds at once), GPipe against 1F1B, m = 8;
+3. the bytes all stages send in one step against ``2 m (p - 1) x`` one microbatch's activation
+   (each inner boundary carries every activation forward and its gradient back).
+
+``tensor`` (``tl.distributed.tensor.parallel``): a tensor-parallel MLP at 1, 2 and 4 ranks,
+step time and memory per rank; it lives in ``_parallel_tensor.py`` (which runs one job per rank
+count; ``--nproc`` is ignored, ``--steps`` passed on).
+
+On a machine with fewer free cores than ranks the ranks take turns on the CPUs, so "busy" time
+includes time the operating system gave to another rank, and the measured bubble reads low;
+quiet, one core per rank, is what the figures are for.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
+import statistics
 import subprocess
 import sys
+import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
-sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import _parallel_tensor  # noqa: E402
-
-SECTIONS = {"tensor": _parallel_tensor}
-MARK = "BENCH_PARALLEL_RESULT "
+WIDTH, ROWS, LAYERS = 512, 64, 4
 
 
-def run_job(section: str, nproc: int) -> dict:
-    """Start ``section``'s worker on ``nproc`` ranks; rank 0's figures."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE.parent),
-                                                        os.environ.get("PYTHONPATH", "")])}
-    for variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-        env[variable] = "1"
-    out = subprocess.run([sys.executable, "-m", "tinygrad_lite.distributed.run",
-                          "--nproc-per-node", str(nproc), __file__, "--worker", section],
-                         capture_output=True, text=True, env=env, timeout=1800)
-    lines = [line for line in out.stdout.splitlines() if line.startswith(MARK)]
-    if out.returncode or not lines:
-        raise RuntimeError(f"{section} on {nproc} ranks failed:\n{out.stdout}\n{out.stderr}")
-    return json.loads(lines[0][len(MARK):])
+def pipeline_worker(steps: int) -> None:
+    """The pipeline section, on every rank; rank 0 prints."""
+    import numpy as np
+
+    import tinygrad_lite as tl
+    import tinygrad_lite.distributed as dist
+    from tinygrad_lite import nn
+    from tinygrad_lite.distributed.pipelining import PipelineStage, Schedule1F1B, ScheduleGPipe
+
+    dist.init_process_group("mpi")
+    rank, p = dist.get_rank(), dist.get_world_size()
+    tl.manual_seed(rank)
+    layers = []
+    for _ in range(LAYERS):
+        layers += [nn.Linear(WIDTH, WIDTH), nn.Tanh()]
+    stage_module = nn.Sequential(*layers)
+
+    def loss_fn(out, target):
+        return nn.functional.mse_loss(out, target)
+
+    def run(cls, m: int, track: bool = False):
+        """Median step time (slowest rank), every rank's busy time and counters, for one
+        schedule and microbatch count."""
+        stage = PipelineStage(stage_module, rank, p, "cpu")
+        stage.track_activation_bytes = track
+        schedule = cls(stage, m, loss_fn=loss_fn)
+        rng = np.random.default_rng(0)
+        x = tl.tensor(rng.standard_normal((m * ROWS, WIDTH)).astype(np.float32))
+        y = tl.tensor(rng.standard_normal((m * ROWS, WIDTH)).astype(np.float32))
+        walls, busies = [], []
+        for step in range(steps + 1):
+            stage_module.zero_grad()
+            dist.barrier()
+            start = time.perf_counter()
+            schedule.step(*((x,) if rank == 0 else ()), target=y if rank == p - 1 else None)
+            elapsed = time.perf_counter() - start
+            every = [None] * p
+            dist.all_gather_object(every, (elapsed, stage.busy_seconds))
+            if step:  # the first step settles shapes and warms up
+                walls.append(max(e for e, _ in every))
+                busies.append(sum(b for _, b in every))
+        counters = [None] * p
+        dist.all_gather_object(counters, (stage.peak_live_activations,
+                                          stage.peak_activation_bytes, stage.bytes_sent))
+        wall = statistics.median(walls)
+        busy = statistics.median(busies)
+        return wall, busy, counters
+
+    if rank == 0:
+        print(f"pipeline: {p} ranks, one stage each ({LAYERS} x Linear({WIDTH}, {WIDTH}) + Tanh), "
+              f"float32, {ROWS} rows per microbatch, median of {steps} steps\n")
+        print("| m | ideal bubble (p-1)/(m+p-1) | GPipe step (ms) | GPipe bubble | "
+              "1F1B step (ms) | 1F1B bubble |")
+        print("|---|---|---|---|---|---|")
+    for m in (1, 2, 4, 8, 16):
+        cells = []
+        for cls in (ScheduleGPipe, Schedule1F1B):
+            if cls is Schedule1F1B and m < p:
+                cells.append("n/a (m < p) | n/a")
+                continue
+            wall, busy, _ = run(cls, m)
+            cells.append(f"{wall * 1e3:.1f} | {1 - busy / (p * wall):.3f}")
+        if rank == 0:
+            print(f"| {m} | {(p - 1) / (m + p - 1):.3f} | {cells[0]} | {cells[1]} |")
+
+    m = 8
+    memory = {cls.__name__: run(cls, m, track=True)[2] for cls in (ScheduleGPipe, Schedule1F1B)}
+    if rank == 0:
+        print(f"\npeak activations per stage, m = {m} (microbatches held; bytes autograd saved)")
+        print("| stage | GPipe held | GPipe KiB | 1F1B held | 1F1B KiB |")
+        print("|---|---|---|---|---|")
+        for s in range(p):
+            g, o = memory["ScheduleGPipe"][s], memory["Schedule1F1B"][s]
+            print(f"| {s} | {g[0]} | {g[1] / 1024:.0f} | {o[0]} | {o[1] / 1024:.0f} |")
+        activation = ROWS * WIDTH * 4
+        print("\nbytes sent per step (all stages)")
+        print("| m | measured | 2 m (p - 1) x activation |")
+        print("|---|---|---|")
+        sent = sum(c[2] for c in memory["Schedule1F1B"])
+        print(f"| {m} | {sent} | {2 * m * (p - 1) * activation} |")
+    dist.destroy_process_group()
+
+
+SECTIONS = {"pipeline": pipeline_worker}
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Launch a section's workers (or be one)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--section", choices=sorted(SECTIONS), action="append")
-    parser.add_argument("--nproc", type=int, nargs="+", default=[1, 2, 4])
-    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    parser.add_argument("section", choices=sorted([*SECTIONS, "tensor"]))
+    parser.add_argument("--nproc", type=int, default=2)
+    parser.add_argument("--steps", type=int, default=3)
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.section == "tensor":  # one job per rank count, run by its own module
+        return subprocess.call([sys.executable, str(Path(__file__).with_name(
+            "_parallel_tensor.py")), "--steps", str(args.steps)])
     if args.worker:
-        figures = SECTIONS[args.worker].worker()
-        if figures is not None:
-            print(MARK + json.dumps(figures), flush=True)
+        SECTIONS[args.section](args.steps)
         return 0
-    for section in args.section or sorted(SECTIONS):
-        results = [run_job(section, n) for n in args.nproc]
-        print(SECTIONS[section].table(results), "\n", flush=True)
-    return 0
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
+           "MKL_NUM_THREADS": "1"}
+    return subprocess.call([sys.executable, "-m", "tinygrad_lite.distributed.run",
+                            "--nproc-per-node", str(args.nproc), __file__, args.section,
+                            "--steps", str(args.steps), "--worker"], env=env)
 
 
 if __name__ == "__main__":

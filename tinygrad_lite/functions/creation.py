@@ -5,6 +5,7 @@ deprecated inclusive ``range``), and random (seeded by ``manual_seed``)."""
 from __future__ import annotations
 
 import builtins
+import operator
 from typing import Any
 
 import numpy as np
@@ -65,12 +66,23 @@ def _values(shape: tuple, dt: np.dtype, device: Any, make: Any) -> np.ndarray:
 
 
 def _size(size: tuple) -> tuple[int, ...]:
-    """``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` all mean shape (2, 3)."""
+    """``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` all mean shape (2, 3). A size may be
+    anything with ``__index__`` (a NumPy integer, a one-element integer tensor) as in PyTorch;
+    a float is a TypeError, a negative size a RuntimeError."""
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
-    if not all(isinstance(n, (int, np.integer)) and n >= 0 for n in size):
-        raise ValueError(f"sizes must be non-negative integers, got {size}")
-    return tuple(int(n) for n in size)
+    sizes = []
+    for n in size:
+        if isinstance(n, (bool, float, np.floating)) or not hasattr(n, "__index__"):
+            raise TypeError(f"sizes must be a tuple of ints, got {type(n).__name__} in "
+                            f"{size}")
+        try:
+            sizes.append(operator.index(n))
+        except TypeError:
+            raise TypeError(f"sizes must be a tuple of ints, got {n!r} in {size}") from None
+    if any(n < 0 for n in sizes):
+        raise RuntimeError(f"sizes must be non-negative integers, got {tuple(sizes)}")
+    return tuple(sizes)
 
 
 def _np_dtype(dtype: Any, default: dtypes.DType | None = None) -> np.dtype:
@@ -385,8 +397,8 @@ def bernoulli(input: TensorBase, p: float | None = None, *,
     probs = input._data if p is None else np.full(input._data.shape, p)
     if ((probs < 0) | (probs > 1)).any():
         raise RuntimeError("bernoulli: all probabilities must be in [0, 1]")
-    # as PyTorch's kernel for a tensor of probabilities: a uniform float below each
-    draw = rng_of(generator).uniform_as(0.0, 1.0, input._data.shape, np.float32) < probs
+    # as PyTorch's kernel for a tensor of probabilities: a uniform below each
+    draw = rng_of(generator).below(np.asarray(probs))
     return wrap(draw.astype(input._data.dtype if is_float_dtype(input._data.dtype) else np.float32))
 
 
@@ -425,7 +437,7 @@ def poisson(input: TensorBase, generator: Generator | None = None) -> TensorBase
     rates = input._data
     if (rates < 0).any():
         raise RuntimeError("poisson: rates must be non-negative")
-    return wrap(rng_of(generator).poisson(rates).astype(rates.dtype))
+    return wrap(rng_of(generator).poisson_as(rates).astype(rates.dtype))
 
 
 @public(method=False)

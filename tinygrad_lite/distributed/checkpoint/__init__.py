@@ -1,5 +1,7 @@
-"""``tl.distributed.checkpoint``: saving and loading parallelized models; here the state dict
-functions of ``torch.distributed.checkpoint.state_dict``."""
+"""``tl.distributed.checkpoint``: model state dicts of sharded (``fully_shard``) and
+tensor-parallel (``parallelize_module``) models, full or sharded, through
+``get_model_state_dict`` / ``set_model_state_dict`` (PyTorch's
+``torch.distributed.checkpoint.state_dict`` names)."""
 
 from .state_dict import StateDictOptions, get_model_state_dict, set_model_state_dict
 
