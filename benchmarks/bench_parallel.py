@@ -18,6 +18,10 @@ Tanh layers of width 512 each, float32, 64 rows per microbatch), and
 3. the bytes all stages send in one step against ``2 m (p - 1) x`` one microbatch's activation
    (each inner boundary carries every activation forward and its gradient back).
 
+``tensor`` (``tl.distributed.tensor.parallel``): a tensor-parallel MLP at 1, 2 and 4 ranks,
+step time and memory per rank; it lives in ``_parallel_tensor.py`` (which runs one job per rank
+count; ``--nproc`` is ignored, ``--steps`` passed on).
+
 On a machine with fewer free cores than ranks the ranks take turns on the CPUs, so "busy" time
 includes time the operating system gave to another rank, and the measured bubble reads low;
 quiet, one core per rank, is what the figures are for.
@@ -127,11 +131,14 @@ SECTIONS = {"pipeline": pipeline_worker}
 def main(argv: list[str] | None = None) -> int:
     """Launch a section's workers (or be one)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("section", choices=sorted(SECTIONS))
+    parser.add_argument("section", choices=sorted([*SECTIONS, "tensor"]))
     parser.add_argument("--nproc", type=int, default=2)
     parser.add_argument("--steps", type=int, default=3)
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.section == "tensor":  # one job per rank count, run by its own module
+        return subprocess.call([sys.executable, str(Path(__file__).with_name(
+            "_parallel_tensor.py")), "--steps", str(args.steps)])
     if args.worker:
         SECTIONS[args.section](args.steps)
         return 0
