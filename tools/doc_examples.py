@@ -373,8 +373,10 @@ def _run_worker(library: str, docstrings_file: str) -> dict:
         results_file = handle.name
     try:
         env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
-        subprocess.run([sys.executable, __file__, "--worker", library, docstrings_file,
-                        results_file], check=True, env=env, cwd=ROOT)
+        # examples write files (torch.save, tofile): in a directory of their own
+        with tempfile.TemporaryDirectory(prefix="doc-examples-") as scratch:
+            subprocess.run([sys.executable, __file__, "--worker", library, docstrings_file,
+                            results_file], check=True, env=env, cwd=scratch)
         with open(results_file, "rb") as handle:
             return pickle.load(handle)
     finally:
