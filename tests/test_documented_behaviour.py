@@ -309,3 +309,23 @@ def test_sparse_methods_before_the_sparse_package_loads_and_narrow_copy():
         theirs = torch.narrow_copy(torch.arange(16).reshape(2, 2, 2, 2).to_sparse(2), dim,
                                    start, length)
         assert ours.to_dense().tolist() == theirs.to_dense().tolist()
+
+
+def test_vmap_of_a_function_that_runs_backward_once():
+    """PyTorch's vmap example: a vector-Jacobian product per row of the identity, with
+    ``autograd.grad`` called without retain_graph (once on the batch in PyTorch)."""
+    results = []
+    for lib in (tl, torch):
+        lib.manual_seed(0)
+        x = lib.randn(5, dtype=lib.float64, requires_grad=True)
+        y = x ** 2
+
+        def get_vjp(v, lib=lib, x=x, y=y):
+            return lib.autograd.grad(y, x, v)
+
+        (jacobian,) = lib.vmap(get_vjp)(lib.eye(5, dtype=lib.float64))
+        results.append(jacobian.numpy())
+        with pytest.raises(RuntimeError):  # outside vmap the graph is freed as usual
+            lib.autograd.grad(y, x, lib.ones(5, dtype=lib.float64))
+            lib.autograd.grad(y, x, lib.ones(5, dtype=lib.float64))
+    np.testing.assert_allclose(results[0], results[1], rtol=1e-12)

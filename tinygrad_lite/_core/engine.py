@@ -36,7 +36,7 @@ from typing import Any
 
 from .._kernels import cpu_share
 from .accumulate_grad import count_leaf_edges, eager_leaves, finish_if_complete, finish_leaves
-from .backward_scope import begin_backward, end_backward
+from .backward_scope import begin_backward, end_backward, keep_graphs
 from .backward_watch import Watch, watch_for
 from .graph import Node, edge_of
 from .quiet import silence_numpy_warnings
@@ -51,6 +51,7 @@ def run_backward(roots: Sequence[TensorBase], root_grads: Sequence[TensorBase], 
     (``Tensor.backward``) adds into ``.grad`` of the leaves (of ``inputs`` only, when given);
     ``accumulate=False`` (``autograd.grad``) returns the gradients of ``inputs`` instead."""
     cpu_share.apply()  # the thread count for this machine's load (see _kernels/cpu_share.py)
+    retain_graph = retain_graph or keep_graphs[0] > 0  # inside vmap: see backward_scope
     pending, leaf_grads = _seed(roots, root_grads, create_graph)  # node -> sum; leaf -> sum
     deps = _count_dependencies(pending)  # node -> edges into it that have not delivered yet
     ready = [node for node in pending if deps[node] == 0]
