@@ -38,23 +38,24 @@ class Solo:
         raise AssertionError("a ring of one rank sends nothing")
 
 
+@pytest.mark.parametrize("block", [None, 4])
 @pytest.mark.parametrize("is_causal", [False, True])
-def test_ring_of_one_matches_pytorch_and_gradchecks(is_causal):
+def test_ring_of_one_matches_pytorch_and_gradchecks(is_causal, block):
     torch = pytest.importorskip("torch")
     rng = np.random.default_rng(0)
-    q, k, v = (rng.standard_normal((2, 3, 6, 4)) for _ in range(3))
+    q, k, v = (rng.standard_normal((2, 3, 10, 4)) for _ in range(3))
     tq, tk, tv = (tl.tensor(a, requires_grad=True) for a in (q, k, v))
-    out, lse = ra.ring_attention(tq, tk, tv, Solo(), True, is_causal, 0.5)
+    out, lse = ra.ring_attention(tq, tk, tv, Solo(), True, is_causal, 0.5, block)
     want = torch.nn.functional.scaled_dot_product_attention(
         *(torch.tensor(a) for a in (q, k, v)), is_causal=is_causal, scale=0.5)
     np.testing.assert_allclose(out.detach().numpy(), want.numpy(), rtol=1e-12, atol=1e-12)
     scores = torch.tensor(q) @ torch.tensor(k).transpose(-1, -2) * 0.5
     if is_causal:
-        scores = scores.masked_fill(~torch.ones(6, 6, dtype=torch.bool).tril(), float("-inf"))
+        scores = scores.masked_fill(~torch.ones(10, 10, dtype=torch.bool).tril(), float("-inf"))
     np.testing.assert_allclose(lse, torch.logsumexp(scores, -1).numpy(), rtol=1e-12)
 
     def f(a, b, c):
-        return ra.ring_attention(a, b, c, Solo(), True, is_causal, 0.5)[0]
+        return ra.ring_attention(a, b, c, Solo(), True, is_causal, 0.5, block)[0]
 
     assert tl.autograd.gradcheck(f, (tq, tk, tv))
 

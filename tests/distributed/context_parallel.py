@@ -1,6 +1,7 @@
 """Run under mpiexec on 4 ranks: context parallelism (ring attention) against single-process
 attention in float64, for cp = 4 (the whole world), 2 (the "cp" dimension of a 2x2 mesh) and
-1 (a 4x1 mesh), causal and not, load-balanced and not, both rotation methods: output,
+1 (a 4x1 mesh), causal and not, load-balanced and not, both rotation methods, one tile per
+chunk pair or tiles of 3 x 3: output,
 log-sum-exp, dQ, dK and dV to 1e-10; the shard layout and its unsharding; the work per rank
 (query-key pairs) equal under balancing; bytes sent against the formula; buffers restored on
 exit; the errors for attn_mask and dropout. Prints "rank R: ok"."""
@@ -42,10 +43,11 @@ def reference(q, k, v, do, is_causal):
     return out.detach().numpy(), lse, tq.grad.numpy(), tk.grad.numpy(), tv.grad.numpy()
 
 
-def check(cp, is_causal, balanced, method):
+def check(cp, is_causal, balanced, method, block=None):
     mesh = meshes[cp]
     group = mesh.get_group()
     _attention._cp_options.enable_load_balance = balanced
+    _attention._cp_options.block_size = block
     _attention.set_rotate_method(method)
     rng = np.random.default_rng([cp, is_causal, balanced])  # the same data on every rank
     q, k, v, do = (rng.standard_normal((B, H, T, E)) for _ in range(4))
@@ -78,7 +80,7 @@ def check(cp, is_causal, balanced, method):
                                ("out", "dq", "dk", "dv", "lse")):
         np.testing.assert_allclose(got.numpy(), want, **TOL,
                                    err_msg=f"{name} cp={cp} causal={is_causal} "
-                                           f"balanced={balanced} {method}")
+                                           f"balanced={balanced} {method} block={block}")
     # restored on exit (q, k, v), left sharded when asked (the output gradient)
     for t, a in ((cq, q), (ck, k), (cv, v)):
         np.testing.assert_array_equal(t.detach().numpy(), a)
@@ -91,6 +93,9 @@ def check(cp, is_causal, balanced, method):
     n = T // cp
     kv_bytes = B * H * n * 2 * E * 8
     assert sent == (cp - 1) * kv_bytes, (sent, cp, kv_bytes)
+    if block is not None:  # tiles inside each step: no larger than block x block
+        assert ring_attention.stats.peak_tile_elements <= B * H * block * block
+        return
     if not is_causal:
         assert every == [n * n * cp] * cp, every
     elif balanced:
@@ -109,6 +114,11 @@ for method in ("alltoall", "allgather"):
                 if method == "allgather" and cp != 4:
                     continue
                 check(cp, is_causal, balanced, method)
+for cp in (4, 2):
+    for is_causal in (True, False):
+        for balanced in (True, False):
+            check(cp, is_causal, balanced, "alltoall", block=3)
+_attention._cp_options.block_size = None
 
 # the shard layout: positions 0..T-1 sharded and gathered back
 for balanced in (True, False):

@@ -132,6 +132,14 @@ def _whole(chunks: Sequence[Chunk]) -> list[Chunk]:
     return [Chunk(0, 0, sum(c.length for c in chunks))]
 
 
+def _split(chunks: Sequence[Chunk], block: int | None) -> list[Chunk]:
+    """Chunks cut into runs of at most ``block`` positions (as they are when None)."""
+    if block is None:
+        return list(chunks)
+    return [Chunk(c.local + o, c.start + o, min(block, c.length - o))
+            for c in chunks for o in range(0, c.length, block)]
+
+
 def _pack(*arrays: np.ndarray) -> np.ndarray:
     """Arrays in one contiguous buffer, to travel as one message."""
     return np.concatenate([a.reshape(-1) for a in arrays])
@@ -232,27 +240,26 @@ class _Done:
 
 
 def ring_attention(q: TensorBase, k: TensorBase, v: TensorBase, rotater: Rotater,
-                   balanced: bool, is_causal: bool, scale: float
+                   balanced: bool, is_causal: bool, scale: float, block: int | None = None
                    ) -> tuple[TensorBase, np.ndarray]:
     """``softmax(q k^T * scale) v`` for this rank's shards (..., T / cp, E) of a sequence spread
     over the ring ``rotater`` (laid out by ``shard_chunks``); returns the output shard and its
-    log-sum-exp (..., T / cp) (+inf for a row that attends nothing)."""
+    log-sum-exp (..., T / cp) (+inf for a row that attends nothing). Each step computes one
+    score tile per pair of chunks, or with ``block`` tiles of at most ``block`` x ``block``
+    (less memory per rank, more, smaller products)."""
     qa, ka, va = q._data, k._data, v._data
     result_dtype = np.result_type(qa, ka, va)
     # float16 is computed in float32, as in the single-process blocked kernel
     dtype = np.dtype(np.float32) if result_dtype == np.float16 else result_dtype
     qa, ka, va = (np.ascontiguousarray(a, dtype=dtype) for a in (qa, ka, va))
     size, rank = rotater.size, rotater.rank
-    q_chunks = shard_chunks(rank, size, qa.shape[-2], balanced)
+    n_k = ka.shape[-2]
+    # without a causal mask the positions do not matter: one chunk per shard
+    arrange = _split if is_causal else (lambda chunks, block: _split(_whole(chunks), block))
+    q_chunks = arrange(shard_chunks(rank, size, qa.shape[-2], balanced), block)
 
     def k_chunks_of(source: int) -> list[Chunk]:
-        return shard_chunks(source, size, ka.shape[-2], balanced)
-
-    if not is_causal:  # positions do not matter: one tile per step
-        q_chunks = _whole(q_chunks)
-
-        def k_chunks_of(source: int) -> list[Chunk]:  # noqa: F811 - the uncausal layout
-            return _whole(shard_chunks(source, size, ka.shape[-2], balanced))
+        return arrange(shard_chunks(source, size, n_k, balanced), block)
 
     lead = np.broadcast_shapes(qa.shape[:-2], ka.shape[:-2], va.shape[:-2])
     n_q, e_v = qa.shape[-2], va.shape[-1]

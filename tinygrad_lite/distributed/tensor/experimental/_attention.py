@@ -51,6 +51,9 @@ class _ContextParallelOptions:
 
     enable_load_balance: bool = True
     rotate_method: _RotateMethod = _RotateMethod.ALL_TO_ALL
+    # not in PyTorch (whose GPU kernels tile internally): score tiles of at most block_size
+    # squared inside each step, instead of one tile per pair of chunks (T / cp squared)
+    block_size: int | None = None
 
 
 _cp_options = _ContextParallelOptions()
@@ -191,7 +194,8 @@ def _ring_sdpa(group: ProcessGroup, balanced: bool, query: TensorBase, key: Tens
             f"scaled_dot_product_attention under context_parallel: with load balancing each "
             f"shard is two chunks, so its length must be even (query {n_q}, key {n_k})")
     scale = 1.0 / float(np.sqrt(query.shape[-1])) if scale is None else float(scale)
-    return ring_attention(query, key, value, _rotater(group), balanced, bool(is_causal), scale)
+    return ring_attention(query, key, value, _rotater(group), balanced, bool(is_causal), scale,
+                          _cp_options.block_size)
 
 
 def _shard_order(length: int, size: int, rank: int, balanced: bool, name: str) -> np.ndarray:
