@@ -4,7 +4,8 @@ attention in float64, for cp = 4 (the whole world), 2 (the "cp" dimension of a 2
 chunk pair or tiles of 3 x 3: output,
 log-sum-exp, dQ, dK and dV to 1e-10; the shard layout and its unsharding; the work per rank
 (query-key pairs) equal under balancing; bytes sent against the formula; buffers restored on
-exit; the errors for attn_mask and dropout. Prints "rank R: ok"."""
+exit; the errors for attn_mask and dropout; nn.MultiheadAttention end to end. Prints
+"rank R: ok"."""
 
 import math
 
@@ -13,6 +14,7 @@ import numpy as np
 import tinygrad_lite as tl
 import tinygrad_lite.distributed as dist
 import tinygrad_lite.nn.functional as F  # noqa: N812 - PyTorch's alias
+from tinygrad_lite import nn
 from tinygrad_lite.distributed.device_mesh import init_device_mesh
 from tinygrad_lite.distributed.tensor.experimental import (
     _attention,
@@ -119,6 +121,31 @@ for cp in (4, 2):
         for balanced in (True, False):
             check(cp, is_causal, balanced, "alltoall", block=3)
 _attention._cp_options.block_size = None
+
+# a module end to end: nn.MultiheadAttention (sequence first) on the sharded sequence gives
+# the full output, and its parameter gradients summed over the ranks are the full ones
+for is_causal in (False, True):
+    _attention._cp_options.enable_load_balance = True
+    mesh = meshes[4]
+    tl.manual_seed(0)
+    mha = nn.MultiheadAttention(8, 2, dtype=tl.float64)
+    rng = np.random.default_rng(5)
+    x_full, w_full = rng.standard_normal((T, 3, 8)), rng.standard_normal((T, 3, 8))
+    hint = tl.tensor(~np.tril(np.ones((T, T), bool))) if is_causal else None
+    out = mha(tl.tensor(x_full), tl.tensor(x_full), tl.tensor(x_full), need_weights=False,
+              attn_mask=hint, is_causal=is_causal)[0]
+    (out * tl.tensor(w_full)).sum().backward()
+    want = {name: p.grad.numpy().copy() for name, p in mha.named_parameters()}
+    mha.zero_grad()
+    x, w = tl.tensor(x_full), tl.tensor(w_full)
+    with context_parallel(mesh, buffers=[x, w], buffer_seq_dims=[0, 0]):
+        local = mha(x, x, x, need_weights=False, attn_mask=hint, is_causal=is_causal)[0]
+        (local * w).sum().backward()
+        whole = context_parallel_unshard(mesh, [local.detach()], [0])[0]
+    np.testing.assert_allclose(whole.numpy(), out.detach().numpy(), **TOL)
+    for name, p in mha.named_parameters():
+        dist.all_reduce(p.grad, group=mesh.get_group())
+        np.testing.assert_allclose(p.grad.numpy(), want[name], **TOL, err_msg=name)
 
 # the shard layout: positions 0..T-1 sharded and gathered back
 for balanced in (True, False):
