@@ -1,11 +1,10 @@
 """Run under mpiexec on 4 ranks: context parallelism (ring attention) against single-process
 attention in float64, for cp = 4 (the whole world), 2 (the "cp" dimension of a 2x2 mesh) and
 1 (a 4x1 mesh), causal and not, load-balanced and not, both rotation methods, one tile per
-chunk pair or tiles of 3 x 3: output,
-log-sum-exp, dQ, dK and dV to 1e-10; the shard layout and its unsharding; the work per rank
-(query-key pairs) equal under balancing; bytes sent against the formula; buffers restored on
-exit; the errors for attn_mask and dropout; nn.MultiheadAttention end to end. Prints
-"rank R: ok"."""
+chunk pair or tiles of 3 x 3: output, log-sum-exp, dQ, dK and dV to 1e-10; the shard layout and
+its unsharding; the work per rank (query-key pairs) equal under balancing; bytes sent against
+the formula; buffers restored on exit; the errors for attn_mask and dropout;
+nn.MultiheadAttention end to end. Prints "rank R: ok"."""
 
 import math
 
