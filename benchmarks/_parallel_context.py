@@ -15,7 +15,8 @@ and reports:
   one process the same for the plain (naive) and the blocked (flash) single-process attention;
 - bytes it sent round the ring, against ``(cp - 1) * kv`` forward and ``(2 cp - 1) * kv``
   backward, ``kv`` being one rank's key and value shard (``2 * H * T / cp * E * 4`` bytes);
-- wall time of forward + backward (median of ``--repeat``, the slowest rank).
+- wall time of forward + backward (median of ``--repeat``, the slowest rank), with
+  ``--threads`` BLAS threads per rank (1 by default).
 
 On a machine with fewer cores than ranks the ranks share the cores, so wall times say what
 the extra ranks cost there, not what they gain on separate machines.
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -127,6 +129,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--blocks", default="0,128",
                         help="score tiles inside a step: 0 = one per chunk pair, else at most "
                              "this many rows and columns (_cp_options.block_size)")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="BLAS threads per rank (the launcher would give each rank "
+                             "cores / ranks, and a lone rank's 2 threads spin badly on a busy "
+                             "machine)")
     parser.add_argument("--block", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -140,7 +146,10 @@ def main(argv: list[str] | None = None) -> int:
             done = subprocess.run([sys.executable, "-m", "tinygrad_lite.distributed.run",
                                    "--nproc-per-node", str(nproc), __file__, "--worker",
                                    "--seq", args.seq, "--repeat", str(args.repeat),
-                                   "--block", str(block)], capture_output=True, text=True)
+                                   "--block", str(block)], capture_output=True, text=True,
+                                  env={**os.environ, **{var: str(args.threads) for var in (
+                                      "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+                                      "MKL_NUM_THREADS")}})
             if done.returncode != 0:
                 print(done.stdout + done.stderr, file=sys.stderr)
                 return done.returncode
@@ -148,7 +157,8 @@ def main(argv: list[str] | None = None) -> int:
                         if line.startswith("{")]
     mb = 1 / 2**20
     print(f"context parallelism: causal attention, float32 (1, {HEADS}, T, {DIM}), load "
-          "balanced, ring rotation; per rank (the busiest)")
+          f"balanced, ring rotation, {args.threads} BLAS thread(s) per rank; per rank (the "
+          "busiest)")
     print("| T | cp | tiles | score tile (MB) | naive T^2 scores (MB) | tile ratio "
           "| traced peak (MB) | fwd bytes (formula) | bwd bytes (formula) | pairs min/max "
           "| fwd+bwd (ms) |")
