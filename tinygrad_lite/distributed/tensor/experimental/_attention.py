@@ -14,7 +14,9 @@ With ``_cp_options.enable_load_balance`` (the default, as in PyTorch) the sequen
 the same share of a causal mask's work; without it rank ``r`` holds the ``r``-th ``1 / cp``.
 Key/value blocks move round the ring by point-to-point messages ("alltoall", the default here)
 or are all-gathered once ("allgather", PyTorch's default; the gradient accumulators still go
-round the ring); ``set_rotate_method`` picks one.
+round the ring); ``set_rotate_method`` picks one. Each step computes one score tile per pair
+of chunks ((T / cp)^2 scores per rank), or tiles of at most ``_cp_options.block_size`` squared.
+An explicit ``attn_mask`` or ``dropout_p > 0`` raises ``NotImplementedError`` inside the block.
 """
 
 from __future__ import annotations
