@@ -1,6 +1,6 @@
 """Model-parallel training on several ranks, one section per kind of parallelism.
 
-    python3 benchmarks/bench_parallel.py pipeline [--nproc 2] [--steps 3]
+    python3 benchmarks/bench_parallel.py {pipeline,tensor,zero,context} [--nproc 2] [--steps 3]
 
 Each section starts itself on ``--nproc`` ranks (through ``tinygrad_lite.distributed.run``) with
 one BLAS thread per rank, and rank 0 prints Markdown tables. Sections:
@@ -21,6 +21,14 @@ Tanh layers of width 512 each, float32, 64 rows per microbatch), and
 ``tensor`` (``tl.distributed.tensor.parallel``): a tensor-parallel MLP at 1, 2 and 4 ranks,
 step time and memory per rank; it lives in ``_parallel_tensor.py`` (which runs one job per rank
 count; ``--nproc`` is ignored, ``--steps`` passed on).
+
+``zero`` (``ZeroRedundancyOptimizer``, ``fully_shard``): an MLP trained with DDP + Adam, DDP +
+ZeRO and FSDP2 at 1, 2 and 4 ranks: step time, parameter and optimizer-state bytes per rank,
+peak gathered parameters (``_parallel_sharding.py``).
+
+``context`` (``context_parallel``, ring attention): per-rank score memory, bytes moved against
+the formula and wall time at T = 1k-8k on 1, 2 and 4 ranks (``_parallel_context.py``; its own
+options, e.g. ``--seq``, are given by running that module directly).
 
 On a machine with fewer free cores than ranks the ranks take turns on the CPUs, so "busy" time
 includes time the operating system gave to another rank, and the measured bubble reads low;
@@ -126,19 +134,26 @@ def pipeline_worker(steps: int) -> None:
 
 
 SECTIONS = {"pipeline": pipeline_worker}
+# sections with a module of their own, which launches one job per rank count (1, 2, 4)
+OWN_MODULES = {
+    "tensor": ("_parallel_tensor.py", lambda args: ["--steps", str(args.steps)]),
+    "zero": ("_parallel_sharding.py", lambda args: ["--steps", str(args.steps)]),
+    "context": ("_parallel_context.py", lambda args: []),
+}
 
 
 def main(argv: list[str] | None = None) -> int:
     """Launch a section's workers (or be one)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("section", choices=sorted([*SECTIONS, "tensor"]))
+    parser.add_argument("section", choices=sorted([*SECTIONS, *OWN_MODULES]))
     parser.add_argument("--nproc", type=int, default=2)
     parser.add_argument("--steps", type=int, default=3)
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.section == "tensor":  # one job per rank count, run by its own module
-        return subprocess.call([sys.executable, str(Path(__file__).with_name(
-            "_parallel_tensor.py")), "--steps", str(args.steps)])
+    if args.section in OWN_MODULES:  # one job per rank count, run by its own module
+        module, options = OWN_MODULES[args.section]
+        return subprocess.call([sys.executable, str(Path(__file__).with_name(module)),
+                                *options(args)])
     if args.worker:
         SECTIONS[args.section](args.steps)
         return 0
