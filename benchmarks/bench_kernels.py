@@ -1,40 +1,106 @@
-"""The compiled loop kernels (``tinygrad_lite/_kernels``) against the NumPy reference, per op,
-in one process: each case runs with ``_kernels.use_backend("numpy")`` and ``("numba")`` in turn,
-interleaved round by round, and the median of each side is reported with their ratio
-(reference / kernels: above 1, the kernels are faster). The shapes are those of
-``bench_models.py``: GPT (batch 16, T 64, width 128, 4 heads, MLP width 512, vocabulary 65), the
-CNN's batch norm (100x16x28x28) and the ResNet's (64x16x32x32).
+"""The compiled loop kernels against the NumPy reference, A/B in one process.
 
-``--threads 1`` (the default) times the serial kernels; ``--threads N`` lets the kernels above
-``threads.PARALLEL_MIN_ELEMENTS`` use N threads (the BLAS budget too), turning on
-``kernel_choice.THREADED`` (off by default: see there).
+Each case runs with ``_kernels.use_backend("numpy")`` and ``use_backend("numba")`` alternately,
+in blocks, and reports the fastest block of each and their ratio (numpy time / numba time: above
+1 the kernels are faster). Cases: the layers and ops with a kernel family of this issue (LSTM
+and GRU layers forward + backward, 2-d max and average pooling forward + backward, the
+optimizers' updates over a GPT-sized parameter set) at the shapes of ``bench_models.py``; the
+eager kernels of activations, softmax, cross-entropy and normalisation (``eager``: GELU, ReLU,
+leaky_relu, dropout's scale, softmax/log_softmax/cross_entropy, layer/RMS/batch norm at GPT's
+16x64x128 (MLP 16x64x512, scores 16x4x64x64, logits 1024x65), the CNN's 100x16x28x28 and the
+ResNet's 64x16x32x32; ``--dtype`` picks float32 or float64), and the whole training steps of
+``bench_models.py``'s models. ``--threads N`` above 1 also turns on the eager kernels' threaded
+variants (``ops.kernel_choice.THREADED``, off by default).
 
-    python3 benchmarks/bench_kernels.py [--ops act,softmax,norm] [--dtype float32]
-        [--rounds 15] [--threads 1]
+    python3 benchmarks/bench_kernels.py [--cases ops,eager,models] [--blocks 7] [--threads 1]
+        [--dtype float32]
 """
 
 from __future__ import annotations
 
 import argparse
-import statistics
+import importlib
+import os
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-import tinygrad_lite as tl  # noqa: E402
-import tinygrad_lite.nn.functional as F  # noqa: E402,N812 - PyTorch's spelling
-from tinygrad_lite import _kernels  # noqa: E402
-from tinygrad_lite.ops import kernel_choice  # noqa: E402
+REPO = Path(__file__).resolve().parent.parent
 
 
-def activation_cases(dt: object) -> dict[str, Callable[[], object]]:
-    x = tl.randn(16, 64, 512, dtype=dt, requires_grad=True)
-    g = tl.randn(16, 64, 512, dtype=dt)
-    xc = tl.randn(100, 16, 28, 28, dtype=dt, requires_grad=True)
-    gc = tl.randn(100, 16, 28, 28, dtype=dt)
+def ab(kernels: Any, step: Callable[[], object], blocks: int,
+       per_block: int = 3) -> tuple[float, float]:
+    """Fastest per-call time (s) of ``step`` under the numpy and the numba backend
+    (``kernels``: the package's ``_kernels``)."""
+    best = {"numpy": float("inf"), "numba": float("inf")}
+    for name in best:  # warm: compile or load the kernels, allocate the caches
+        with kernels.use_backend(name):
+            step()
+    for _ in range(blocks):
+        for name in best:
+            with kernels.use_backend(name):
+                start = time.perf_counter()
+                for _ in range(per_block):
+                    step()
+                best[name] = min(best[name], (time.perf_counter() - start) / per_block)
+    return best["numpy"], best["numba"]
+
+
+def op_cases(tl: Any) -> dict[str, Callable[[], object]]:
+    """The ops of this issue's kernel families, at bench_models' shapes."""
+    functional = tl.nn.functional
+    cases: dict[str, Callable[[], object]] = {}
+    x = tl.randn(64, 32, 64)
+    for kind in ("LSTM", "GRU"):
+        layer = getattr(tl.nn, kind)(64, 128)
+
+        def rnn_step(layer=layer) -> None:
+            out, _ = layer(x)
+            out.sum().backward()
+
+        cases[f"{kind} 64->128 T=64 B=32 fwd+bwd"] = rnn_step
+    for shape in ((100, 16, 28, 28), (64, 32, 16, 16)):
+        xp = tl.randn(*shape, requires_grad=True)
+        for name, fn in (("max_pool2d 2x2", lambda a: functional.max_pool2d(a, 2)),
+                         ("max_pool2d 3x3/2 pad 1", lambda a: functional.max_pool2d(a, 3, 2, 1)),
+                         ("avg_pool2d 2x2", lambda a: functional.avg_pool2d(a, 2))):
+            def pool_step(fn=fn, xp=xp) -> None:
+                fn(xp).sum().backward()
+
+            cases[f"{name} {shape} fwd+bwd"] = pool_step
+    # a GPT-sized parameter set (4 blocks of width 128 and the embeddings, ~0.93M floats)
+    shapes = [(1000, 128), (64, 128)]
+    for _ in range(4):
+        shapes += [(384, 128), (384,), (128, 128), (128,), (512, 128), (512,), (128, 512),
+                   (128,), (128,), (128,), (128,), (128,)]
+    for name, kwargs in (("AdamW", {"lr": 3e-4}), ("Adam", {"lr": 1e-3}),
+                         ("SGD", {"lr": 0.01, "momentum": 0.9}), ("RMSprop", {"lr": 0.01})):
+        params = [tl.randn(*s, requires_grad=True) for s in shapes]
+        for p in params:
+            p.grad = tl.randn(*p.shape)
+        cases[f"{name} step, 0.93M params"] = getattr(tl.optim, name)(params, **kwargs).step
+    return cases
+
+
+def eager_cases(tl: Any, dtype: str) -> dict[str, Callable[[], object]]:
+    """Activations, softmax, cross-entropy and normalisation, forward and forward + backward."""
+    F = tl.nn.functional  # noqa: N806 - PyTorch's spelling
+    dt = getattr(tl, dtype)
+
+    def randn(*shape: int, grad: bool = False) -> Any:
+        return tl.randn(*shape, dtype=dt, requires_grad=grad)
+
+    x, g = randn(16, 64, 512, grad=True), randn(16, 64, 512)
+    xc, gc = randn(100, 16, 28, 28, grad=True), randn(100, 16, 28, 28)
+    s, gs = randn(16, 4, 64, 64, grad=True), randn(16, 4, 64, 64)
+    logits, target = randn(1024, 65, grad=True), tl.randint(0, 65, (1024,))
+    xl, gl = randn(16, 64, 128, grad=True), randn(16, 64, 128)
+    w, b = randn(128, grad=True), randn(128, grad=True)
+    xr, gr = randn(64, 16, 32, 32, grad=True), randn(64, 16, 32, 32)
+    wc, bc = randn(16, grad=True), randn(16, grad=True)
+    rm, rv = tl.zeros(16, dtype=dt), tl.ones(16, dtype=dt)
     return {
         "gelu (GPT MLP 16x64x512) fwd": lambda: F.gelu(x.detach()),
         "gelu fwd+bwd": lambda: F.gelu(x).backward(g),
@@ -44,91 +110,75 @@ def activation_cases(dt: object) -> dict[str, Callable[[], object]]:
         "leaky_relu fwd+bwd": lambda: F.leaky_relu(x, 0.01).backward(g),
         "relu fwd+bwd": lambda: F.relu(x).backward(g),
         "relu (CNN 100x16x28x28) fwd+bwd": lambda: F.relu(xc).backward(gc),
-        "dropout p=0.1 fwd+bwd": lambda: F.dropout(x, 0.1).backward(g),
-    }
-
-
-def softmax_cases(dt: object) -> dict[str, Callable[[], object]]:
-    s = tl.randn(16, 4, 64, 64, dtype=dt, requires_grad=True)
-    gs = tl.randn(16, 4, 64, 64, dtype=dt)
-    logits = tl.randn(1024, 65, dtype=dt, requires_grad=True)
-    target = tl.randint(0, 65, (1024,))
-    return {
+        "dropout p=0.1 fwd+bwd (no kernel: noise check)": lambda: F.dropout(x, 0.1).backward(g),
         "softmax (GPT scores 16x4x64x64) fwd": lambda: F.softmax(s.detach(), -1),
         "softmax fwd+bwd": lambda: F.softmax(s, -1).backward(gs),
         "log_softmax fwd": lambda: F.log_softmax(s.detach(), -1),
         "log_softmax fwd+bwd": lambda: F.log_softmax(s, -1).backward(gs),
         "cross_entropy (GPT 1024x65) fwd": lambda: F.cross_entropy(logits.detach(), target),
         "cross_entropy fwd+bwd": lambda: F.cross_entropy(logits, target).backward(),
-    }
-
-
-def norm_cases(dt: object) -> dict[str, Callable[[], object]]:
-    x = tl.randn(16, 64, 128, dtype=dt, requires_grad=True)
-    g = tl.randn(16, 64, 128, dtype=dt)
-    w = tl.randn(128, dtype=dt, requires_grad=True)
-    b = tl.randn(128, dtype=dt, requires_grad=True)
-    xb = tl.randn(100, 16, 28, 28, dtype=dt, requires_grad=True)
-    gb = tl.randn(100, 16, 28, 28, dtype=dt)
-    xr = tl.randn(64, 16, 32, 32, dtype=dt, requires_grad=True)
-    gr = tl.randn(64, 16, 32, 32, dtype=dt)
-    wc = tl.randn(16, dtype=dt, requires_grad=True)
-    bc = tl.randn(16, dtype=dt, requires_grad=True)
-    rm, rv = tl.zeros(16, dtype=dt), tl.ones(16, dtype=dt)
-    return {
-        "layer_norm (GPT 16x64x128) fwd": lambda: F.layer_norm(x.detach(), (128,), w.detach(),
-                                                               b.detach()),
-        "layer_norm fwd+bwd": lambda: F.layer_norm(x, (128,), w, b).backward(g),
-        "rms_norm fwd": lambda: F.rms_norm(x.detach(), (128,), w.detach()),
-        "rms_norm fwd+bwd": lambda: F.rms_norm(x, (128,), w).backward(g),
+        "layer_norm (GPT 16x64x128) fwd": lambda: F.layer_norm(xl.detach(), (128,),
+                                                               w.detach(), b.detach()),
+        "layer_norm fwd+bwd": lambda: F.layer_norm(xl, (128,), w, b).backward(gl),
+        "rms_norm fwd": lambda: F.rms_norm(xl.detach(), (128,), w.detach()),
+        "rms_norm fwd+bwd": lambda: F.rms_norm(xl, (128,), w).backward(gl),
         "batch_norm train (CNN 100x16x28x28) fwd": lambda: F.batch_norm(
-            xb.detach(), rm, rv, wc.detach(), bc.detach(), training=True),
-        "batch_norm train fwd+bwd": lambda: F.batch_norm(xb, rm, rv, wc, bc,
-                                                         training=True).backward(gb),
+            xc.detach(), rm, rv, wc.detach(), bc.detach(), training=True),
+        "batch_norm train fwd+bwd": lambda: F.batch_norm(xc, rm, rv, wc, bc,
+                                                         training=True).backward(gc),
         "batch_norm train (ResNet 64x16x32x32) fwd+bwd": lambda: F.batch_norm(
             xr, rm, rv, wc, bc, training=True).backward(gr),
-        "batch_norm eval (CNN) fwd": lambda: F.batch_norm(xb.detach(), rm, rv, wc.detach(),
+        "batch_norm eval (CNN) fwd": lambda: F.batch_norm(xc.detach(), rm, rv, wc.detach(),
                                                           bc.detach(), training=False),
     }
 
 
-GROUPS = {"act": activation_cases, "softmax": softmax_cases, "norm": norm_cases}
+def model_cases(tl: Any) -> dict[str, Callable[[], object]]:
+    """Whole training steps (forward, backward, update) of bench_models' models."""
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    bench_models = importlib.import_module("bench_models")
+    cases: dict[str, Callable[[], object]] = {}
+    for name in bench_models.MODELS:
+        model, opt, (x, y) = getattr(bench_models, {"cnn": "lenet"}.get(name, name))(tl)
 
+        def train_step(model=model, opt=opt, x=x, y=y) -> None:
+            opt.zero_grad()
+            tl.nn.functional.cross_entropy(model(x), y).backward()
+            opt.step()
 
-def measure(fn: Callable[[], object], rounds: int) -> dict[str, float]:
-    """Median seconds per call of each backend, the backends interleaved call by call."""
-    times: dict[str, list[float]] = {"numpy": [], "numba": []}
-    for backend in times:  # warm-up: compiles (or loads) the kernels, fills caches
-        with _kernels.use_backend(backend):
-            fn()
-    for _ in range(rounds):
-        for backend, seen in times.items():
-            with _kernels.use_backend(backend):
-                start = time.perf_counter()
-                fn()
-                seen.append(time.perf_counter() - start)
-    return {backend: statistics.median(seen) for backend, seen in times.items()}
+        cases[f"{name} training step"] = train_step
+    return cases
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--ops", default="act,softmax,norm")
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--cases", default="ops,eager,models")
     parser.add_argument("--dtype", default="float32", choices=["float32", "float64"])
-    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--blocks", type=int, default=7)
     parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args()
-    if not _kernels.available():
-        sys.exit("numba is not installed: nothing to compare")
-    tl.set_num_threads(args.threads)
-    kernel_choice.THREADED = args.threads > 1
-    dt = getattr(tl, args.dtype)
-    print(f"{args.dtype}, {args.threads} thread(s), median of {args.rounds} interleaved rounds")
-    print(f"{'case':48s} {'numpy ms':>9s} {'numba ms':>9s} {'ratio':>6s}")
-    for group in args.ops.split(","):
-        for name, fn in GROUPS[group](dt).items():
-            t = measure(fn, args.rounds)
-            print(f"{name:48s} {t['numpy'] * 1e3:9.3f} {t['numba'] * 1e3:9.3f} "
-                  f"{t['numpy'] / t['numba']:6.2f}", flush=True)
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[var] = str(args.threads)
+    sys.path.insert(0, str(REPO))
+    tl = importlib.import_module("tinygrad_lite")  # after the thread settings: BLAS reads them
+    kernels = importlib.import_module("tinygrad_lite._kernels")
+    if not kernels.available():
+        sys.exit("numba is not installed: there is nothing to compare")
+    tl.manual_seed(0)
+    # the eager kernels' threaded variants, off by default (see ops/kernel_choice.py)
+    importlib.import_module("tinygrad_lite.ops.kernel_choice").THREADED = args.threads > 1
+    cases: dict[str, Callable[[], object]] = {}
+    if "ops" in args.cases:
+        cases.update(op_cases(tl))
+    if "eager" in args.cases:
+        cases.update(eager_cases(tl, args.dtype))
+    if "models" in args.cases:
+        cases.update(model_cases(tl))
+    print(f"{'case':<52} {'numpy ms':>9} {'numba ms':>9} {'ratio':>6}")
+    for name, step in cases.items():
+        numpy_s, numba_s = ab(kernels, step, args.blocks)
+        print(f"{name:<52} {numpy_s * 1e3:9.2f} {numba_s * 1e3:9.2f} "
+              f"{numpy_s / numba_s:6.2f}", flush=True)
 
 
 if __name__ == "__main__":
