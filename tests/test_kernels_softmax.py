@@ -199,3 +199,29 @@ def test_zero_dim_empty_other_dims_and_non_contiguous(backend, op, dtype):
         assert results[0][0].shape == x.shape and results[0][0].dtype == dtype
         np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-5, atol=1e-6)
+
+
+def _attention(lib, q, k, v, causal):
+    return lib.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_fused_attention_softmax_through_the_kernels(backend, monkeypatch, causal):
+    rng = np.random.default_rng(10)
+    q, k, v = (rng.standard_normal((2, 3, 5, 4)) for _ in range(3))
+    grad = rng.standard_normal((2, 3, 5, 4))
+    calls = spy(monkeypatch, "softmax") if backend == "numba" else []
+    results = []
+    for lib in (tl, torch):
+        ts = [lib.tensor(a, requires_grad=True) for a in (q, k, v)]
+        out = _attention(lib, *ts, causal)
+        out.backward(lib.tensor(grad))
+        results.append([out.detach().numpy()] + [t.grad.numpy() for t in ts])
+    for a, b in zip(*results, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+    if backend == "numba":
+        assert calls == ["shift_rows", "softmax_normalize", "softmax_backward"]
+    ts = [tl.tensor(a[:1, :1], requires_grad=True) for a in (q, k, v)]
+    fn = lambda *xs: _attention(tl, *xs, causal)  # noqa: E731
+    assert tl.autograd.gradcheck(fn, ts)
+    assert tl.autograd.gradgradcheck(fn, ts)

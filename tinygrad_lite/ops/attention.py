@@ -22,7 +22,7 @@ from .._core.tensor_base import TensorBase
 from .common import FAST_FLOATS, array_sum, is_array, last_axis_dot, swap_last_dims, wrap
 from .elementwise import where
 from .reduce import mm
-from .softmax import softmax
+from .softmax import last_dim_softmax_grad_kernel, last_dim_softmax_kernel, softmax
 
 __all__ = ["attention", "fused_attention_ok"]
 
@@ -59,8 +59,12 @@ class AttentionBackward(Node):
         if not (edges[0] or edges[1]):
             return None, None, dv
         ds = mm(grad, swap_last_dims(v))  # dP, then dS in the same buffer
-        ds -= last_axis_dot(ds, probs)
-        ds *= probs
+        fused = last_dim_softmax_grad_kernel(ds, probs)  # (the compiled kernel: one pass)
+        if fused is not None:
+            ds = fused
+        else:
+            ds -= last_axis_dot(ds, probs)
+            ds *= probs
         ds *= self.scale
         return (mm(ds, k) if edges[0] else None,
                 mm(swap_last_dims(ds), q) if edges[1] else None, dv)
@@ -86,9 +90,13 @@ def attention(query: TensorBase, key: TensorBase, value: TensorBase, scale: floa
     probs *= scale
     if causal:
         np.copyto(probs, -np.inf, where=_above_diagonal(q.shape[-2], k.shape[-2]))
-    probs -= probs.max(axis=-1, keepdims=True)  # every row keeps a key: the max is finite
-    np.exp(probs, out=probs)
-    probs /= array_sum(probs, -1, keepdims=True)
+    fused = last_dim_softmax_kernel(probs)  # (the compiled kernels: softmax's own)
+    if fused is not None:
+        probs = fused
+    else:
+        probs -= probs.max(axis=-1, keepdims=True)  # every row keeps a key: the max is finite
+        np.exp(probs, out=probs)
+        probs /= array_sum(probs, -1, keepdims=True)
     out = mm(probs, v)
     if not (grad_state.enabled and (query._requires_grad or key._requires_grad
                                     or value._requires_grad)):

@@ -26,7 +26,8 @@ from .._core.tensor_base import TensorBase
 from .common import array_sum, is_array, last_axis_dot, normalize_dims, wrap
 from .kernel_choice import kernels_for, run, run_kernels
 
-__all__ = ["softmax", "log_softmax", "SoftmaxBackward0", "LogSoftmaxBackward0"]
+__all__ = ["softmax", "log_softmax", "SoftmaxBackward0", "LogSoftmaxBackward0",
+           "last_dim_softmax_kernel", "last_dim_softmax_grad_kernel"]
 
 
 class SoftmaxBackward0(Node):
@@ -116,6 +117,20 @@ def _log_softmax_grad_kernel(kern, grad: np.ndarray, y: np.ndarray) -> np.ndarra
     out = np.exp(y)
     run(kern, "log_softmax_backward", y.size, _rows(grad), _rows(out))
     return out
+
+
+def last_dim_softmax_kernel(data: np.ndarray) -> np.ndarray | None:
+    """Softmax over the last dim of a plain array by the kernels (a fresh array), or None when
+    they do not take it (for the fused attention's scores)."""
+    kern = _last_dim_kernels(data, data.ndim - 1) if data.size else None
+    return None if kern is None else run_kernels(_softmax_kernel, kern, data)
+
+
+def last_dim_softmax_grad_kernel(grad: np.ndarray, y: np.ndarray) -> np.ndarray | None:
+    """``(grad - sum(grad * y, -1)) * y`` of plain arrays by the kernel (a fresh array), or
+    None when it does not take them."""
+    kern = _last_dim_kernels(y, y.ndim - 1, grad) if y.size else None
+    return None if kern is None else run_kernels(_softmax_grad_kernel, kern, grad, y)
 
 
 def _dim(dim: int, ndim: int, op: str) -> int:
