@@ -20,6 +20,7 @@ from ...functions.creation import default_rng
 from ...ops import inplace as ops_inplace
 from ...ops.activation import gelu as _gelu_op
 from ...ops.activation import leaky_relu as _leaky_relu_op
+from ...ops import piecewise
 from ...ops.elementwise import bfloat16_in_float32
 from ...ops.special import erf
 
@@ -153,9 +154,13 @@ def hardtanh(input: TensorBase, min_val: float = -1.0, max_val: float = 1.0,
     """``x`` clamped to ``[min_val, max_val]``."""
     if min_val > max_val:
         raise ValueError("hardtanh: min_val cannot be greater than max_val")
-    # PyTorch passes the gradient only strictly inside (min_val, max_val)
-    return _maybe_inplace(input, inplace, "hardtanh_", lambda x: _fn.where(
-        (x > min_val) & (x < max_val), x, x.clamp(min_val, max_val).detach()))
+    def fn(x: TensorBase) -> TensorBase:
+        if is_float_dtype(x._data.dtype):  # one node; its gradient differentiates to 0
+            return piecewise.hardtanh(x, min_val, max_val)
+        # PyTorch passes the gradient only strictly inside (min_val, max_val)
+        return _fn.where((x > min_val) & (x < max_val), x, x.clamp(min_val, max_val).detach())
+
+    return _maybe_inplace(input, inplace, "hardtanh_", fn)
 
 
 def hardtanh_(input: TensorBase, min_val: float = -1.0, max_val: float = 1.0) -> TensorBase:
@@ -171,6 +176,8 @@ def relu6(input: TensorBase, inplace: bool = False) -> TensorBase:
 def hardsigmoid(input: TensorBase, inplace: bool = False) -> TensorBase:
     """``relu6(x + 3) / 6``: a piecewise linear sigmoid."""
     def fn(x: TensorBase) -> TensorBase:
+        if is_float_dtype(x._data.dtype):
+            return piecewise.hardsigmoid(x)
         linear = x / 6.0 + 0.5  # gradient only strictly inside (-3, 3), as PyTorch
         return _fn.where((x > -3.0) & (x < 3.0), linear, linear.clamp(0.0, 1.0).detach())
 
@@ -185,6 +192,8 @@ def hardswish(input: TensorBase, inplace: bool = False) -> TensorBase:
 
 def hardshrink(input: TensorBase, lambd: float = 0.5) -> TensorBase:
     """``x`` where ``|x| > lambd``, else 0."""
+    if is_float_dtype(input._data.dtype):
+        return piecewise.hardshrink(input, lambd)
     return _fn.where(input.abs() > lambd, input, 0.0)
 
 
@@ -192,6 +201,8 @@ def softshrink(input: TensorBase, lambd: float = 0.5) -> TensorBase:
     """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0."""
     if lambd < 0:
         raise RuntimeError(f"softshrink: lambda must be >= 0, got {lambd}")
+    if is_float_dtype(input._data.dtype):
+        return piecewise.softshrink(input, lambd)
     return _fn.where(input > lambd, input - lambd, _fn.where(input < -lambd, input + lambd, 0.0))
 
 
@@ -218,14 +229,18 @@ def tanhshrink(input: TensorBase) -> TensorBase:
 def threshold(input: TensorBase, threshold: float, value: float,
               inplace: bool = False) -> TensorBase:
     """``x`` where ``x > threshold``, else ``value``."""
-    return _maybe_inplace(input, inplace, "threshold_",
-                          lambda x: _fn.where(x > threshold, x, float(value)))
+    return _maybe_inplace(input, inplace, "threshold_", lambda x: _threshold(x, threshold, value))
+
+
+def _threshold(x: TensorBase, threshold: float, value: float) -> TensorBase:
+    if is_float_dtype(x._data.dtype):  # one node, a NaN passing as in PyTorch
+        return piecewise.threshold(x, threshold, value)
+    return _fn.where(x > threshold, x, float(value))
 
 
 def threshold_(input: TensorBase, threshold: float, value: float) -> TensorBase:
     """In place: ``threshold``."""
-    return ops_inplace.apply(input, "threshold_",
-                             lambda x: _fn.where(x > threshold, x, float(value)))
+    return ops_inplace.apply(input, "threshold_", lambda x: _threshold(x, threshold, value))
 
 
 def glu(input: TensorBase, dim: int = -1) -> TensorBase:
@@ -273,9 +288,13 @@ def rrelu(input: TensorBase, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
     def fn(x: TensorBase) -> TensorBase:
         if training:
             draws = default_rng().uniform(lower, upper, x._data.shape)
+            if is_float_dtype(x._data.dtype):
+                return piecewise.random_leaky_relu(x, draws.astype(x._data.dtype))
             slope: Any = _fn.tensor(draws.astype(x._data.dtype))
         else:
             slope = (lower + upper) / 2.0
+            if is_float_dtype(x._data.dtype):
+                return _leaky_relu_op(x, slope)
         return _fn.where(x > 0, x, x * slope)  # at 0 PyTorch takes the slope
 
     return _maybe_inplace(input, inplace, "rrelu_", fn)
