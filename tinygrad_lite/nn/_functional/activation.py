@@ -18,9 +18,9 @@ from ...dtypes import is_float_dtype
 from ...functions import sigmoid, tanh
 from ...functions.creation import default_rng
 from ...ops import inplace as ops_inplace
+from ...ops import piecewise
 from ...ops.activation import gelu as _gelu_op
 from ...ops.activation import leaky_relu as _leaky_relu_op
-from ...ops import piecewise
 from ...ops.elementwise import bfloat16_in_float32
 from ...ops.special import erf
 
