@@ -12,6 +12,7 @@ from .._core.graph import Node
 from .._core.tensor_base import TensorBase
 from ..dtypes import is_float_dtype
 from .common import is_array, wrap
+from .elementwise import where_rule
 
 __all__ = ["NllLossBackward0", "fused_cross_entropy", "nll_loss", "LogSigmoidBackward0",
            "log_sigmoid",
@@ -319,8 +320,12 @@ class SmoothL1LossBackward0(Node):
         x, t = self.saved_tensors
         edges = self.next_edges
         grad = _per_element(grad, self.count)
-        slope = ((x - t) / self.beta).clamp(-1.0, 1.0) if not is_array(x) else \
-            np.clip((x - t) / self.beta, -1.0, 1.0)
+        if is_array(x):
+            slope = np.clip((x - t) / self.beta, -1.0, 1.0)
+        else:  # create_graph: PyTorch's second derivative is 1 / beta strictly inside |d| < beta
+            d = x._data - t._data
+            inside = wrap(np.abs(d) < self.beta)
+            slope = where_rule(inside, (x - t) / self.beta, wrap(np.sign(d)))
         gx = slope * (grad * self.scale) if self.scale != 1.0 else slope * grad
         return (gx if edges[0] else None, -gx if edges[1] else None)
 

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from ... import functions as _fn
-from ..._core.tensor_base import TensorBase
+from ..._core.tensor_base import TensorBase, wrap
 from ..._core.warnings import warn
 from ...dtypes import is_float_dtype
 from ...functions import sigmoid, tanh
@@ -136,7 +136,17 @@ def softplus(input: TensorBase, beta: float = 1.0, threshold: float = 20.0) -> T
     linear_part = scaled > threshold
     safe = _fn.where(linear_part, 0.0, scaled)
     # log1p keeps the tiny values of very negative inputs (log(1 + 4e-18) would round to 0)
-    return _fn.where(linear_part, input, _fn.log1p(_fn.exp(safe)) / beta)
+    out = _fn.where(linear_part, input, _fn.log1p(_fn.exp(safe)) / beta)
+    at_threshold = scaled._data == threshold
+    if at_threshold.any():
+        # exactly at the threshold PyTorch's first derivative is the smooth branch's, its second
+        # derivative the linear branch's (0): a line through the value with that slope
+        with np.errstate(over="ignore", invalid="ignore"):
+            z = np.exp(np.asarray(threshold, scaled._data.dtype))
+            slope = float(z / (z + 1)) if np.isfinite(z) else 1.0
+        line = out.detach() + (input - input.detach()) * slope
+        out = _fn.where(wrap(at_threshold), line, out)
+    return out
 
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
