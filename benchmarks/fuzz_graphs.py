@@ -133,11 +133,15 @@ def program_text(steps: list[tuple[str, int, int]]) -> str:
     for op, i, j in steps:
         arity, expr = OPS[op]
         a, b = f"v{i % n}", f"v{j % n}"
-        lines.append(f"v{n} = " + re.sub(r"\b[ab]\b", lambda m: a if m[0] == "a" else b
-                                         if arity == 2 else a, expr))
+        lines.append(f"v{n} = " + _substitute(expr, a, b if arity == 2 else a))
         n += 1
     lines.append(f"out = (v{n - 1} * W).sum()")
     return "\n".join(lines)
+
+
+def _substitute(expr: str, a: str, b: str) -> str:
+    """Replace the operand names ``a``/``b`` (whole words only) in an op's text."""
+    return re.sub(r"\b[ab]\b", lambda m: a if m[0] == "a" else b, expr)
 
 
 def to_numpy(t) -> np.ndarray:
