@@ -9,6 +9,7 @@ each group as Python. A third of the graphs run on a coarse grid (multiples of 1
 zeros, ties and kinks come up often.
 
     python3 benchmarks/fuzz_graphs.py [--graphs 20000] [--seed 0] [--steps 5] [--show 20]
+                                      [--ops cumsum,stack,round_ste,norm]
 
 Exit status 1 when a mismatch outside the documented last-bit differences was found. The
 suite's ``tests/test_differential_torch.py`` runs a smaller, fixed sample of the same kind.
@@ -116,10 +117,11 @@ NAMES = sorted(OPS)
 RTOL = {"value": 1e-9, "grad": 1e-8, "hvp": 1e-7}
 
 
-def draw(seed: int, max_steps: int) -> tuple[list[tuple[str, int, int]], list[np.ndarray]]:
-    """The program steps and the inputs of graph ``seed``."""
+def draw(seed: int, max_steps: int, names: list[str] = NAMES
+         ) -> tuple[list[tuple[str, int, int]], list[np.ndarray]]:
+    """The program steps and the inputs of graph ``seed`` (ops drawn from ``names``)."""
     rng = np.random.default_rng(seed)
-    steps = [(NAMES[rng.integers(len(NAMES))], int(rng.integers(50)), int(rng.integers(50)))
+    steps = [(names[rng.integers(len(names))], int(rng.integers(50)), int(rng.integers(50)))
              for _ in range(int(rng.integers(1, max_steps + 1)))]
     inputs = [rng.standard_normal(s) for s in INPUT_SHAPES]
     if seed % 3 == 0:  # a coarse grid: exact zeros and ties, the kinks
@@ -190,9 +192,10 @@ def differs(ours: np.ndarray, theirs: np.ndarray, rtol: float) -> str | None:
     return None
 
 
-def check(seed: int, max_steps: int) -> tuple[str, list[tuple[str, int, int]]] | None:
+def check(seed: int, max_steps: int, names: list[str] = NAMES
+          ) -> tuple[str, list[tuple[str, int, int]]] | None:
     """None when graph ``seed`` matches PyTorch; else (what differs, the program's steps)."""
-    steps, inputs = draw(seed, max_steps)
+    steps, inputs = draw(seed, max_steps, names)
     text = program_text(steps)
     try:
         theirs = run(text, torch, inputs)
@@ -222,13 +225,19 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0, help="the first graph's seed")
     parser.add_argument("--steps", type=int, default=5, help="most ops per graph")
     parser.add_argument("--show", type=int, default=20, help="groups to print")
+    parser.add_argument("--ops", default="", help="comma-separated op names to draw from "
+                        "(default: all)")
     args = parser.parse_args()
+    names = sorted(args.ops.split(",")) if args.ops else NAMES
+    unknown = set(names) - set(OPS)
+    if unknown:
+        parser.error(f"unknown ops {sorted(unknown)}; known: {', '.join(NAMES)}")
     warnings.simplefilter("ignore")  # PyTorch's and ours (kl_div's 'mean' notice...)
     start = time.perf_counter()
     groups: dict[tuple, list] = collections.defaultdict(list)
     count = 0
     for seed in range(args.seed, args.seed + args.graphs):
-        found = check(seed, args.steps)
+        found = check(seed, args.steps, names)
         if found is not None:
             count += 1
             why, steps = found
@@ -236,11 +245,12 @@ def main() -> int:
             groups[key].append((len(steps), seed, why))
     wall = time.perf_counter() - start
     print(f"{args.graphs} graphs (seeds {args.seed}..{args.seed + args.graphs - 1}, up to "
-          f"{args.steps} ops) in {wall:.1f} s: {count} mismatches in {len(groups)} groups")
+          f"{args.steps} ops of {len(names)}) in {wall:.1f} s: {count} mismatches in "
+          f"{len(groups)} groups")
     ordered = sorted(groups.items(), key=lambda kv: -len(kv[1]))
     for (what, ops), found in ordered[:args.show]:
         n_steps, seed, why = min(found)
-        steps, inputs = draw(seed, args.steps)
+        steps, inputs = draw(seed, args.steps, names)
         print(f"\n== {len(found)} x {what} in graphs of {', '.join(ops)}; smallest: seed {seed}")
         print(f"   {why}")
         print(f"   inputs = {[x.tolist() for x in inputs]!r}")

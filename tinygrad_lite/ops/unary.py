@@ -192,7 +192,12 @@ class _ZeroGradient(Node):
     """Step functions (sign, floor, ...): the gradient is zero everywhere, as in PyTorch."""
 
     def backward(self, grad):
-        return (np.zeros_like(grad) if is_array(grad) else grad * 0,)
+        # a constant zero under create_graph too (PyTorch's zeros_like(grad)): ``grad * 0``
+        # would tie it to the upstream gradient, and differentiating it again would reach rules
+        # that are 0/0 at a zero (std, norm) and report NaN where PyTorch reports 0
+        if is_array(grad):
+            return (np.zeros_like(grad),)
+        return (wrap(np.zeros_like(grad._data)),)
 
 
 class SignBackward0(_ZeroGradient):
