@@ -35,6 +35,9 @@ SINGULAR_POINTS: dict[str, list[float]] = {
     "round-decimals": [0.05, 0.15], "floor": [1.0, -1.0], "ceil": [1.0, -1.0],
     "trunc": [1.0, -1.0], "frac": [1.0, -1.0], "maximum-scalar": [0.25],
     "fmod": [1.3 / 3], "remainder": [1.3 / 3],
+    "hardtanh": [-0.7, 0.8], "relu6": [1.5], "softshrink": [0.3, -0.3], "threshold": [0.2],
+    "softplus-threshold": [0.5], "huber-delta": [0.5, -0.5], "abs": [0.0], "relu": [0.0],
+    "sign": [0.0], "norm-1": [0.0],
 }
 
 

@@ -333,6 +333,15 @@ def prelu(input: TensorBase, weight: TensorBase) -> TensorBase:
             raise RuntimeError(f"prelu: mismatch of parameter numbers ({weight.numel()}) and "
                                f"input channel size ({input.shape[1] if input.ndim > 1 else 1})")
         w = weight.reshape(-1, *([1] * (input.ndim - 2)))
+    if not weight.requires_grad and is_float_dtype(input._data.dtype):
+        # a fixed slope: one piecewise-linear node, its gradient recorded with a zero second
+        # derivative as PyTorch's (the composite's would not require grad)
+        data = input._data
+        slope = np.broadcast_to(w._data.astype(data.dtype), data.shape)
+        positive = data > 0
+        return piecewise.piecewise_linear(input, np.where(positive, data, data * slope),
+                                          np.where(positive, np.ones((), data.dtype), slope),
+                                          "PreluKernelBackward0")
     return _fn.where(input > 0, input, input * w)
 
 
