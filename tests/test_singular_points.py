@@ -153,3 +153,11 @@ def test_cumsum_stack_chain_with_std_at_zero_like_pytorch():
 
     assert_like_pytorch(fn, np.arange(12.0).reshape(3, 4) / 4 - 1, np.array([[0.5], [0.0],
                                                                               [-1.5]]))
+
+
+def test_layer_norm_refuses_an_empty_normalized_shape_as_pytorch():
+    """(with a 0-d input it used to reach the node's in-place passes: a TypeError)"""
+    for shape in ((), (3,)):
+        for lib in (tl, torch):
+            with pytest.raises(RuntimeError, match="at least 1-dimensional"):
+                lib.nn.functional.layer_norm(lib.ones(shape, dtype=lib.float64), ())

@@ -97,6 +97,10 @@ def layer_norm(input: TensorBase, normalized_shape: Any, weight: TensorBase | No
                bias: TensorBase | None = None, eps: float = 1e-5) -> TensorBase:
     """Normalise over the last ``len(normalized_shape)`` dims."""
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    if not shape:  # (an empty one would also reach the node's in-place passes with 0-d data)
+        raise RuntimeError(f"layer_norm: Expected normalized_shape to be at least 1-dimensional, "
+                           f"i.e., containing at least one element, but got normalized_shape = "
+                           f"{list(shape)}")
     if tuple(input.shape[input.ndim - len(shape):]) != shape:
         raise RuntimeError(
             f"layer_norm: expected input with shape [*, {', '.join(map(str, shape))}], but got "
