@@ -71,8 +71,6 @@ KNOWN: dict[str, dict[str, str]] = {
     "pow-broadcast-left": {"singular": "0 ** b: PyTorch's second derivative is NaN at more "
                                        "points"},
     "pow-0dim": {"singular": "0 ** b: PyTorch's second derivative is NaN at more points"},
-    "copysign": {"singular": "PyTorch's result / self rule gives NaN at 0 at second order"},
-    "sinc": {"singular": "PyTorch's rule divides by x * x at 0: NaN at second order"},
     "addcdiv": {"singular": "division by 0 at second order: NaN positions differ"},
     "gradient-coords-edge2": {v: "float32 input with float64 coordinates: PyTorch promotes to "
                                  "float64" for v in ("base", "non-contiguous")},

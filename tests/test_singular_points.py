@@ -161,3 +161,15 @@ def test_layer_norm_refuses_an_empty_normalized_shape_as_pytorch():
         for lib in (tl, torch):
             with pytest.raises(RuntimeError, match="at least 1-dimensional"):
                 lib.nn.functional.layer_norm(lib.ones(shape, dtype=lib.float64), ())
+
+
+@pytest.mark.parametrize("name", ["sinc", "copysign"])
+def test_sinc_and_copysign_at_zero_like_pytorch(name):
+    """PyTorch masks their 0/0 after the division: first derivative finite, second NaN at 0."""
+    data = np.array([0.0, 0.5, -1.5, 2.0])
+    if name == "sinc":
+        _, second = assert_like_pytorch(lambda lib, x: lib.sinc(x), data)
+    else:
+        _, second = assert_like_pytorch(lambda lib, x, y: lib.copysign(x, y), data,
+                                        np.array([-1.0, 2.0, 0.0, -0.0]))
+    assert np.isnan(second[0][0]) and np.isfinite(second[0][1:]).all()
