@@ -44,8 +44,11 @@ class NormBackward1(Node):
             grad, norm = grad.reshape(shape), norm.reshape(shape)
         zero = array_of(norm) == 0
         with np.errstate(divide="ignore", invalid="ignore"):
-            if is_array(grad):
-                return (grad * np.where(zero, np.zeros((), x.dtype), x / norm),)
+            if is_array(grad):  # the small factor first: one pass over x (last-bit apart)
+                factor = grad / norm
+                if zero.any():
+                    factor = np.where(zero, np.zeros((), factor.dtype), factor)
+                return (x * factor,)
             return (grad * where_rule(constant(zero, grad), 0.0, x / norm),)
 
 

@@ -16,7 +16,7 @@ import numpy as np
 from .._core.grad_mode import grad_state
 from .._core.graph import Node
 from .._core.tensor_base import TensorBase
-from .common import constant, is_array, wrap
+from .common import constant, is_array, masked_bits, wrap
 from .elementwise import where_rule
 
 __all__ = ["piecewise_linear", "tie_zero_slope", "hardtanh", "hardshrink", "softshrink",
@@ -62,10 +62,11 @@ def tie_zero_slope(gradient, *inputs, refuse: str | None = None):
 
 class PiecewiseLinearBackward(Node):
     """``grad * slope`` where the slope is nonzero, 0 elsewhere (an infinite or NaN gradient
-    included, as PyTorch's masks give); the slopes are saved, constant between the kinks."""
+    included, as PyTorch's masks give); the slopes are saved, constant between the kinks: a
+    bool mask when they are 1 or 0 (the gradient is then selected, exactly)."""
 
     label: str
-    slope: np.ndarray
+    slope: np.ndarray  # bool (slope 1 where True, else 0) or the slopes in x's dtype
     refuse: str | None = None
 
     def name(self) -> str:
@@ -75,24 +76,33 @@ class PiecewiseLinearBackward(Node):
     def backward(self, grad):
         (x,) = self.saved_tensors
         slope = self.slope
-        passes = slope != 0
+        passes = slope if slope.dtype == np.bool_ else slope != 0
         if is_array(grad):
-            scaled = grad if bool(np.all(slope[passes] == 1)) else grad * slope
-            return (np.where(passes, scaled, np.zeros((), grad.dtype)),)
-        result = where_rule(passes, grad * constant(slope, grad), 0.0)
-        return (tie_zero_slope(result, x, refuse=self.refuse),)
+            if slope.dtype == np.bool_:
+                kept = masked_bits(grad, slope) if grad.size > _WHERE_MAX_SIZE else None
+                if kept is not None:
+                    return (kept,)
+                return (np.where(slope, grad, np.zeros((), grad.dtype)),)
+            return (np.where(passes, grad * slope, np.zeros((), grad.dtype)),)
+        scaled = grad if slope.dtype == np.bool_ else grad * constant(slope, grad)
+        return (tie_zero_slope(where_rule(passes, scaled, 0.0), x, refuse=self.refuse),)
+
+
+# as in ReluBackward0: above this many elements the mask multiplies the gradient's bits
+_WHERE_MAX_SIZE = 1024
 
 
 def piecewise_linear(x: TensorBase, out: np.ndarray, slope: np.ndarray, label: str,
                      refuse: str | None = None) -> TensorBase:
     """Wrap ``out``, a piecewise-linear function of ``x`` whose derivative is ``slope`` (an
-    array of x's shape), as one node named ``label``."""
+    array of x's shape: a bool mask for slopes 1 and 0), as one node named ``label``."""
     out = np.asarray(out, dtype=x._data.dtype)
     if not (grad_state.enabled and x._requires_grad):
         return wrap(out)
     node = PiecewiseLinearBackward(x)
     node.label = label
-    node.slope = np.asarray(slope, dtype=x._data.dtype)
+    slope = np.asarray(slope)
+    node.slope = slope if slope.dtype == np.bool_ else slope.astype(x._data.dtype, copy=False)
     if refuse is not None:
         node.refuse = refuse
     node.save_for_backward(x)
@@ -107,8 +117,9 @@ def slopes(mask: np.ndarray, inside: float, outside: float, dtype: np.dtype) -> 
 def hardtanh(x: TensorBase, low: float, high: float) -> TensorBase:
     """``x`` clamped to ``[low, high]``; the gradient passes strictly inside (not at NaN)."""
     data = x._data
-    return piecewise_linear(x, np.clip(data, low, high), (data > low) & (data < high),
-                            "HardtanhBackward0")
+    # maximum then minimum: NaN propagates, and faster than np.clip
+    out = np.minimum(np.maximum(data, data.dtype.type(low)), data.dtype.type(high))
+    return piecewise_linear(x, out, (data > low) & (data < high), "HardtanhBackward0")
 
 
 def hardshrink(x: TensorBase, lambd: float) -> TensorBase:
