@@ -173,3 +173,21 @@ def test_sinc_and_copysign_at_zero_like_pytorch(name):
         _, second = assert_like_pytorch(lambda lib, x, y: lib.copysign(x, y), data,
                                         np.array([-1.0, 2.0, 0.0, -0.0]))
     assert np.isnan(second[0][0]) and np.isfinite(second[0][1:]).all()
+
+
+@pytest.mark.parametrize("row", [[0.0, -0.5, 2.0, 0.7], [1.5, 0.0, 2.0, 0.0], [0.5, -2.0, 3.0, 0.0],
+                                 [0.0, 0.0, 1.0, 1.0]])
+def test_cumprod_gradient_with_zeros_like_pytorch(row):
+    """PyTorch's zero-aware rule: exactly 0 after a slice's first zero, even where the upstream
+    gradient is NaN or infinite there (the fuzzer found cumprod then normalize of a zero row)."""
+    x0 = np.array([row, [0.3, -1.2, 0.8, 2.0]])
+    upstream = np.array([[np.nan, 1.0, np.inf, -2.0], [1.0, 2.0, -1.0, 0.5]])
+    results = []
+    for lib in (tl, torch):
+        x = lib.tensor(x0, dtype=lib.float64, requires_grad=True)
+        x.cumprod(1).backward(lib.tensor(upstream, dtype=lib.float64))
+        results.append(x.grad.numpy())
+    np.testing.assert_array_equal(np.isnan(results[0]), np.isnan(results[1]))
+    np.testing.assert_allclose(results[0], results[1], rtol=1e-12, equal_nan=True)
+    _, second = assert_like_pytorch(lambda lib, x: lib.cumprod(x, 1), x0)
+    assert all(np.isfinite(h).all() for h in second)
