@@ -22,7 +22,16 @@ frameworks' subprocesses alternate for ``--rounds`` rounds and each reports its 
 (each round's figure being the median of ``--steps`` steps); peak RSS is the largest seen.
 
     python3 benchmarks/bench_models.py [--models cnn,resnet,gpt,lstm] [--steps 5] [--rounds 3]
-        [--threads 2]
+        [--threads 2] [--neighbours N] [--variants]
+
+``--variants`` runs tinygrad_lite eager and ``tl.compile`` with the numba kernels and with the
+NumPy reference (``TINYGRAD_LITE_KERNELS``), PyTorch eager and ``torch.compile`` (Inductor's C++
+backend), and reports the first call of the compiled steps from a cold kernel cache (the first
+round, in a fresh ``TINYGRAD_LITE_CACHE_DIR``) and a warm one (later rounds).
+
+``--neighbours N`` times each step quiet and beside N other processes doing NumPy matrix
+products with all cores (1: one neighbour; 3 on 2 cores: an oversubscribed machine), both
+frameworks in the same run: the slowdown a user sees training beside other work.
 """
 
 from __future__ import annotations
@@ -157,7 +166,10 @@ BUILDERS = {"cnn": lenet, "resnet": resnet, "gpt": gpt, "lstm": lstm}
 # -- one (model, framework) in this process ------------------------------------------------------
 
 def run_one(model_name: str, framework: str, steps: int, threads: int) -> dict:
-    """Median step time, peak RSS and (for tinygrad_lite) the GEMM floor of one model."""
+    """Median step time, peak RSS and (for tinygrad_lite) the GEMM floor of one model.
+    ``framework`` is ``torch`` or ``tinygrad_lite``, optionally ``+compile`` (``tl.compile`` /
+    ``torch.compile`` of the whole step; the first call's time is reported as ``first_ms``)."""
+    framework, _, variant = framework.partition("+")
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     if framework == "torch":
         lib = importlib.import_module("torch")
@@ -176,7 +188,11 @@ def run_one(model_name: str, framework: str, steps: int, threads: int) -> dict:
         opt.step()
 
     gemms = _record_gemms(lib, step) if framework == "tinygrad_lite" else []
+    first_start = time.perf_counter()
+    if variant == "compile":
+        step = lib.compile(step)
     step()
+    first_ms = 1e3 * (time.perf_counter() - first_start)
     times = []
     for _ in range(steps):
         start = time.perf_counter()
@@ -184,7 +200,7 @@ def run_one(model_name: str, framework: str, steps: int, threads: int) -> dict:
         times.append(time.perf_counter() - start)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     result = {"ms": 1e3 * statistics.median(times), "peak_mib": peak / 1024,
-              "step_mib": (peak - max(rss_before, rss_imported)) / 1024}
+              "step_mib": (peak - max(rss_before, rss_imported)) / 1024, "first_ms": first_ms}
     if gemms:
         result["floor_ms"] = 1e3 * _gemm_floor(gemms, steps)
         result["gemms"] = len(gemms)
@@ -239,9 +255,10 @@ def _gemm_floor(gemms: list[tuple], steps: int) -> float:
 
 # -- the table ------------------------------------------------------------------------------------
 
-def _subprocess(model_name: str, framework: str, steps: int, threads: int) -> dict | None:
+def _subprocess(model_name: str, framework: str, steps: int, threads: int,
+                **extra_env: str) -> dict | None:
     env = dict(os.environ, OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads),
-               MKL_NUM_THREADS=str(threads))
+               MKL_NUM_THREADS=str(threads), **extra_env)
     cmd = [sys.executable, __file__, "--one", f"{model_name}:{framework}", "--steps", str(steps),
            "--threads", str(threads)]
     done = subprocess.run(cmd, env=env, capture_output=True, text=True)
@@ -264,6 +281,111 @@ def _fastest(runs: list[dict]) -> dict | None:
     return best
 
 
+# a neighbour: another program doing NumPy matrix products with its default (all-core) threads
+_NEIGHBOUR = ("import numpy as np\n"
+              "a = np.random.default_rng(0).standard_normal((700, 700))\n"
+              "while True:\n    a = np.tanh(a @ a)\n")
+
+
+def _busy_table(args: argparse.Namespace) -> list[dict]:
+    """Each framework's step quiet and beside ``--neighbours`` neighbour processes, in the same
+    run: how much the step slows down when it shares the machine."""
+    print(f"loadavg {os.getloadavg()[0]:.2f}, {args.threads} BLAS threads, beside "
+          f"{args.neighbours} neighbour process(es) doing NumPy GEMMs with all cores; fastest "
+          f"of {args.rounds} rounds of the median of {args.steps} steps")
+    print("| model | tl quiet ms | tl busy ms | tl busy/quiet | PyTorch quiet ms "
+          "| PyTorch busy ms | PyTorch busy/quiet |")
+    print("|---|---|---|---|---|---|---|")
+    rows = []
+    for name in args.models.split(","):
+        quiet: dict[str, list[dict]] = {"tinygrad_lite": [], "torch": []}
+        busy: dict[str, list[dict]] = {"tinygrad_lite": [], "torch": []}
+        for _ in range(args.rounds):
+            for framework in quiet:
+                result = _subprocess(name, framework, args.steps, args.threads)
+                if result is not None:
+                    quiet[framework].append(result)
+            env = dict(os.environ)
+            for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+                env.pop(var, None)
+            neighbours = [subprocess.Popen([sys.executable, "-c", _NEIGHBOUR], env=env)
+                          for _ in range(args.neighbours)]
+            try:
+                time.sleep(1.0)  # let them start their thread pools
+                for framework in busy:
+                    result = _subprocess(name, framework, args.steps, args.threads)
+                    if result is not None:
+                        busy[framework].append(result)
+            finally:
+                for neighbour in neighbours:
+                    neighbour.kill()
+                    neighbour.wait()
+        cells = []
+        for framework in ("tinygrad_lite", "torch"):
+            q, b = _fastest(quiet[framework]), _fastest(busy[framework])
+            cells += ([f"{q['ms']:.1f}", f"{b['ms']:.1f}", f"{b['ms'] / q['ms']:.2f}x"]
+                      if q and b else ["-", "-", "-"])
+        print(f"| {name} | " + " | ".join(cells) + " |", flush=True)
+        rows.append({"model": name, "quiet": quiet, "busy": busy})
+    return rows
+
+
+# (label, framework for run_one, kernel backend or None)
+VARIANTS = [("tl numba", "tinygrad_lite", "numba"), ("tl numpy", "tinygrad_lite", "numpy"),
+            ("tl.compile numba", "tinygrad_lite+compile", "numba"),
+            ("tl.compile numpy", "tinygrad_lite+compile", "numpy"),
+            ("torch", "torch", None), ("torch.compile", "torch+compile", None)]
+
+
+def _variant_table(args: argparse.Namespace) -> list[dict]:
+    """Every variant of each model in the same run: tinygrad_lite eager and compiled on both
+    kernel backends, PyTorch eager and ``torch.compile``; step time as a ratio to PyTorch
+    eager, the GEMM floor, and the first call with a cold and a warm kernel cache."""
+    import tempfile
+    labels = [label for label, _, _ in VARIANTS]
+    print(f"loadavg {os.getloadavg()[0]:.2f}, {args.threads} BLAS threads, fastest of "
+          f"{args.rounds} rounds of the median of {args.steps} steps; ratios to PyTorch eager")
+    print("| model | " + " | ".join(labels) + " | GEMM floor | tl.compile numba / floor "
+          "| first call ms cold / warm (tl numba; tl.compile numba; torch.compile) |")
+    print("|---" * (len(labels) + 4) + "|")
+    rows = []
+    for name in args.models.split(","):
+        with tempfile.TemporaryDirectory(prefix="tl-kernel-cache-") as cache:
+            runs: dict[str, list[dict]] = {label: [] for label in labels}
+            for _ in range(args.rounds):  # the first round starts from an empty kernel cache
+                for label, framework, backend in VARIANTS:
+                    env = {"TINYGRAD_LITE_CACHE_DIR": cache}
+                    if backend:
+                        env["TINYGRAD_LITE_KERNELS"] = backend
+                    result = _subprocess(name, framework, args.steps, args.threads, **env)
+                    if result is not None:
+                        runs[label].append(result)
+        best = {label: _fastest(found) for label, found in runs.items()}
+        reference = best["torch"]
+        cells = []
+        for label in labels:
+            b = best[label]
+            cells.append("-" if b is None else
+                         f"{b['ms']:.1f} ({b['ms'] / reference['ms']:.2f}x)" if reference else
+                         f"{b['ms']:.1f}")
+        floor = best["tl numba"]["floor_ms"] if best["tl numba"] else float("nan")
+        compiled = best["tl.compile numba"]
+
+        def first(label: str, runs: dict = runs) -> str:
+            found = runs[label]
+            if not found:
+                return "-"
+            warm = min(r["first_ms"] for r in found[1:]) if len(found) > 1 else float("nan")
+            return f"{found[0]['first_ms']:.0f} / {warm:.0f}"
+
+        print(f"| {name} | " + " | ".join(cells) + f" | {floor:.1f} | "
+              f"{compiled['ms'] / floor if compiled else float('nan'):.2f}x | "
+              f"{first('tl numba')}; {first('tl.compile numba')}; {first('torch.compile')} |",
+              flush=True)
+        rows.append({"model": name, "runs": runs})
+    return rows
+
+
 def main(argv: list[str] | None = None) -> list[dict]:
     """Run the table (or, with ``--one``, a single model in this process) and print it."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -271,12 +393,20 @@ def main(argv: list[str] | None = None) -> list[dict]:
     parser.add_argument("--steps", type=int, default=5)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--variants", action="store_true",
+                        help="every backend and compiled variant, with first-call times")
+    parser.add_argument("--neighbours", type=int, default=0,
+                        help="also time each step beside this many busy neighbour processes")
     parser.add_argument("--one", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.one:
         model_name, framework = args.one.split(":")
         print(json.dumps(run_one(model_name, framework, args.steps, args.threads)))
         return []
+    if args.neighbours:
+        return _busy_table(args)
+    if args.variants:
+        return _variant_table(args)
     print(f"loadavg {os.getloadavg()[0]:.2f}, {args.threads} BLAS threads, fastest of "
           f"{args.rounds} alternating rounds of the median of {args.steps} steps")
     print("| model | tinygrad_lite ms | PyTorch ms | ratio | GEMM floor ms | tl / floor "

@@ -22,7 +22,7 @@ FLOORS = {
     "torch.optim.lr_scheduler": 100.0, "torch.utils.data": 100.0, "torch.autograd": 87.0,
     "torch.distributions": 100.0, "torch.func": 76.0, "torch.special": 100.0, "torch.fft": 0.0,
     "torch.random": 85.0, "torch.amp": 100.0, "torch.sparse": 55.0,
-    "torch.multiprocessing": 100.0, "torch.distributed": 39.0,
+    "torch.multiprocessing": 100.0, "torch.distributed": 74.0,
 }
 
 

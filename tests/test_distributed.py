@@ -29,8 +29,11 @@ def run(cmd: list[str], timeout: float) -> subprocess.CompletedProcess:
     """Run ``cmd`` with a temporary directory of its own for Open MPI's session directories,
     removed afterwards, also when a rank aborted and its files were left behind."""
     with tempfile.TemporaryDirectory(prefix="mpi-", ignore_cleanup_errors=True) as tmp:
+        # the ranks import this checkout's package (a script's own folder comes first on its
+        # path, so without this they would import whichever copy is installed)
+        path = os.pathsep.join([str(HERE.parent.parent), os.environ.get("PYTHONPATH", "")])
         return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
-                              env={**os.environ, "TMPDIR": tmp})
+                              env={**os.environ, "TMPDIR": tmp, "PYTHONPATH": path})
 
 
 def launch(nproc: int, script: str, *args: str,
@@ -145,3 +148,68 @@ def test_device_mesh_groups_coordinates_and_sub_meshes():
     result = launch(4, "device_mesh.py")
     assert result.returncode == 0, result.stdout + result.stderr
     assert ok_ranks(result) == [f"rank {r}: ok" for r in range(4)]
+
+
+def test_p2p_batches_object_lists_subgroups_coalesced_and_monitored_barrier():
+    result = launch(2, "p2p_and_groups.py")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert ok_ranks(result) == ["rank 0: ok", "rank 1: ok"]
+
+
+def test_backend_names_errors_and_launch_environment(monkeypatch):
+    assert dist.Backend("NCCL") == "nccl" and type(dist.Backend("mpi")) is str
+    assert dist.Backend.GLOO == "gloo" and "xccl" in dist.Backend.backend_list
+    with pytest.raises(ValueError, match="Invalid backend"):
+        dist.Backend("tcp")
+    assert not (dist.is_nccl_available() or dist.is_ucc_available() or dist.is_xccl_available())
+    assert not dist.is_backend_available("nccl")
+    for kind in (dist.DistBackendError, dist.DistNetworkError, dist.DistStoreError):
+        assert issubclass(kind, dist.DistError) and issubclass(kind, RuntimeError)
+    monkeypatch.delenv("TORCHELASTIC_RUN_ID", raising=False)
+    assert not dist.is_torchelastic_launched()
+    monkeypatch.setenv("TORCHELASTIC_RUN_ID", "abc")
+    assert dist.is_torchelastic_launched()
+    for variable in ("LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK"):
+        monkeypatch.delenv(variable, raising=False)
+    with pytest.raises(RuntimeError, match="LOCAL_RANK"):
+        dist.get_node_local_rank()
+    assert dist.get_node_local_rank(fallback_rank=3) == 3
+    monkeypatch.setenv("OMPI_COMM_WORLD_LOCAL_RANK", "2")
+    assert dist.get_node_local_rank() == 2
+    monkeypatch.setenv("LOCAL_RANK", "1")
+    assert dist.get_node_local_rank(fallback_rank=3) == 1
+    torch_dist = pytest.importorskip("torch.distributed")
+    assert set(dist.Backend.backend_list) <= set(torch_dist.Backend.backend_list)
+
+
+@pytest.mark.parametrize("kind", ["hash", "file", "tcp", "prefix"])
+def test_stores_follow_pytorchs_semantics(kind, tmp_path):
+    from datetime import timedelta
+
+    make = {"hash": dist.HashStore, "file": lambda: dist.FileStore(str(tmp_path / "store")),
+            "tcp": lambda: dist.TCPStore("127.0.0.1", 0, 1, True),
+            "prefix": lambda: dist.PrefixStore("job", dist.HashStore())}[kind]
+    store = make()
+    store.set("a", "x")
+    assert store.get("a") == b"x" and store.add("n", 3) == 3 and store.add("n", 2) == 5
+    assert store.get("n") == b"5" and store.num_keys() == 2 and store.check(["a", "n"])
+    assert store.compare_set("a", "x", "y") == b"y" and store.compare_set("a", "z", "w") == b"y"
+    assert store.compare_set("absent", "q", "r") == b"q" and not store.check(["absent"])
+    assert store.compare_set("absent", "", "v") == b"v"
+    store.append("log", b"ab")
+    store.append("log", "cd")
+    store.multi_set(["k1", "k2"], ["v1", b"v2"])
+    assert store.multi_get(["log", "k2"]) == [b"abcd", b"v2"]
+    assert store.delete_key("a") and not store.delete_key("a")
+    store.set_timeout(timedelta(milliseconds=50))
+    assert store.timeout == timedelta(milliseconds=50)
+    with pytest.raises(dist.DistStoreError, match="timeout"):
+        store.get("missing")
+    with pytest.raises(dist.DistStoreError, match="timeout"):
+        store.wait(["missing"], timedelta(milliseconds=20))
+    if kind == "tcp":  # a second client sees the same keys
+        client = dist.TCPStore("127.0.0.1", store.port)
+        assert client.get("k1") == b"v1" and sorted(client.list_keys()) == sorted(
+            store.list_keys())
+    if kind == "prefix":
+        assert store.underlying_store.get("job/k1") == b"v1"

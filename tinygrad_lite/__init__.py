@@ -133,6 +133,23 @@ silence_numpy_warnings()  # PyTorch prints no floating-point warnings: see _core
 # be shared: load it just before this process maps shared memory for the first time
 _on_first_map(lambda: _importlib.import_module(".multiprocessing", __name__))
 
+
+
+def _load_sparse_then(method: str) -> _Any:
+    """``Tensor.<method>`` until ``tl.sparse`` loads: the sparse layout lives above the Tensor
+    layer and attaches the real method when it loads, so the first call loads it and goes on."""
+    def call(self: _Any, *args: _Any, **kwargs: _Any) -> _Any:
+        _importlib.import_module(".sparse", __name__)
+        return getattr(self, method)(*args, **kwargs)
+
+    call.__name__ = method
+    return call
+
+
+for _method in ("to_sparse", "to_sparse_coo"):
+    if not hasattr(Tensor, _method):
+        setattr(Tensor, _method, _load_sparse_then(_method))
+
 # pickles written before the package was regrouped name modules that are gone: answer those paths
 # with the modules that hold their objects now (see _core/moved_modules.py)
 _moved_modules.install()
@@ -153,9 +170,9 @@ dtype = DType
 _LAZY_SUBMODULES = (
     "_dynamo", "_inductor", "_logging", "_nn_functional_forms", "_settings", "accelerator", "amp",
     "autograd", "backends", "compiler", "cpu", "cuda", "distributed", "distributions", "func",
-    "functional", "jit", "linalg", "multiprocessing", "nn", "onnx", "optim", "profiler",
-    "quasirandom", "random", "return_types", "serialization", "signal", "sparse", "special",
-    "testing", "types", "utils", "viz",
+    "functional", "jit", "linalg", "multiprocessing", "nn", "onnx", "optim", "overrides",
+    "profiler", "quasirandom", "random", "return_types", "serialization", "signal", "sparse",
+    "special", "testing", "types", "utils", "viz",
 )
 
 # submodule -> the tl.* names it defines (what ``from .submodule import ...`` used to bind here)

@@ -19,6 +19,7 @@ from typing import Any
 
 from . import functions
 from ._core.backward import grad as _engine_grad
+from ._core.backward_scope import keep_graphs
 from ._core.grad_mode import enable_grad
 from ._core.tensor_base import TensorBase
 
@@ -319,8 +320,12 @@ def vmap(func: Callable, in_dims: Any = 0, out_dims: Any = 0, randomness: str = 
         if len(set(sizes)) != 1:
             raise ValueError(f"vmap: expected all batched inputs to have the same size along "
                              f"their mapped dimension, got sizes {sizes}")
-        samples = [func(*(_select(a, d, i) for a, d in zip(args, dims)), **kwargs)
-                   for i in range(sizes[0])]
+        keep_graphs[0] += 1  # a backward inside func runs per sample (see backward_scope)
+        try:
+            samples = [func(*(_select(a, d, i) for a, d in zip(args, dims)), **kwargs)
+                       for i in range(sizes[0])]
+        finally:
+            keep_graphs[0] -= 1
         return _stack_outputs(samples, out_dims)
 
     return wrapper

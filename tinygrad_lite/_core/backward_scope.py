@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from .grad_mode import grad_state
 
-__all__ = ["begin_backward", "end_backward", "queue_callback"]
+__all__ = ["begin_backward", "end_backward", "queue_callback", "keep_graphs"]
 
 
 class _FinalCallbacks(threading.local):
@@ -59,3 +59,9 @@ def end_backward(outer_mode: bool, observers: tuple, finished: bool) -> None:
         _run_final_callbacks(run=finished)
     for obs in observers:
         obs.finish()
+
+
+# >0 while a vmap runs its function once per sample: PyTorch runs the function once on the whole
+# batch, so a backward inside it (``autograd.grad(y, x, v)`` without retain_graph) runs once
+# there; here it runs once per sample, and the graph must survive until the last sample
+keep_graphs = [0]

@@ -34,13 +34,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from .._kernels import cpu_share
 from .accumulate_grad import count_leaf_edges, eager_leaves, finish_if_complete, finish_leaves
-from .backward_scope import begin_backward, end_backward
+from .backward_scope import begin_backward, end_backward, keep_graphs
 from .backward_watch import Watch, watch_for
 from .graph import Node, edge_of
 from .quiet import silence_numpy_warnings
 from .tensor_base import TensorBase, wrap
-from .tensor_hooks import run_tensor_hooks
+from .tensor_hooks import run_node_posthooks, run_node_prehooks, run_tensor_hooks
 
 
 def run_backward(roots: Sequence[TensorBase], root_grads: Sequence[TensorBase], retain_graph: bool,
@@ -49,6 +50,8 @@ def run_backward(roots: Sequence[TensorBase], root_grads: Sequence[TensorBase], 
     """Propagate ``root_grads`` from ``roots`` back through the graph. ``accumulate=True``
     (``Tensor.backward``) adds into ``.grad`` of the leaves (of ``inputs`` only, when given);
     ``accumulate=False`` (``autograd.grad``) returns the gradients of ``inputs`` instead."""
+    cpu_share.apply()  # the thread count for this machine's load (see _kernels/cpu_share.py)
+    retain_graph = retain_graph or keep_graphs[0] > 0  # inside vmap: see backward_scope
     pending, leaf_grads = _seed(roots, root_grads, create_graph)  # node -> sum; leaf -> sum
     deps = _count_dependencies(pending)  # node -> edges into it that have not delivered yet
     ready = [node for node in pending if deps[node] == 0]
@@ -159,6 +162,9 @@ def _run_node(node: Node, grad: Any, watch: Watch | None, create_graph: bool) ->
     tensor_hooks = node._tensor_hooks
     if tensor_hooks:
         grads = run_tensor_hooks(node, tensor_hooks, grads)
+    node_hooks = node._node_hooks
+    if node_hooks is not None and node_hooks[0]:
+        grads = run_node_prehooks(node, grads, arrays=not create_graph)
     if watch is not None:
         if watch.captures:
             for nr, grad in enumerate(grads):
@@ -166,7 +172,17 @@ def _run_node(node: Node, grad: Any, watch: Watch | None, create_graph: bool) ->
             if node not in watch.needed:
                 return None
         if watch.observers:
-            return _observed_call(watch.observers, node, grads, create_graph)
+            input_grads = _observed_call(watch.observers, node, grads, create_graph)
+        else:
+            input_grads = _call(node, grads, create_graph)
+    else:
+        input_grads = _call(node, grads, create_graph)
+    if node_hooks is not None and node_hooks[1]:
+        input_grads = run_node_posthooks(node, input_grads, grads, arrays=not create_graph)
+    return input_grads
+
+
+def _call(node: Node, grads: list, create_graph: bool) -> tuple:
     if create_graph or node.takes_arrays:
         return node.backward(*grads)
     return _call_with_tensors(node, grads)

@@ -7,6 +7,8 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from .tensor_base import track_inference_tensors
+
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
            "is_inference_mode_enabled"]
 
@@ -114,10 +116,22 @@ class inference_mode(_GradModeContext):  # noqa: N801 - PyTorch's name
         super().__enter__()
         self._prev_inference = _inference.enabled
         _inference.enabled = not self.mode
+        track_inference_tensors(True, is_inference_mode_enabled)
 
     def __exit__(self, *exc: object) -> None:
         _inference.enabled = self._prev_inference
+        track_inference_tensors(False, is_inference_mode_enabled)
         super().__exit__(*exc)
+
+    def __call__(self, func: F) -> F:
+        enabled = not self.mode
+
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with inference_mode(enabled):  # a fresh block per call: calls may nest or recurse
+                return func(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
 
 
 class _InferenceState(threading.local):

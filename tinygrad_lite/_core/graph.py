@@ -56,6 +56,7 @@ class Node:
     # (array) rule, no tensor hooks. Everything else goes through the engine's slower path.
     _direct = True
     _tensor_hooks: dict[int, OrderedDict] | None = None
+    _node_hooks: tuple[OrderedDict, OrderedDict] | None = None  # (pre-hooks, post-hooks)
     _creation_trace: list | None = None  # set only in anomaly mode (see anomaly.py)
 
     def __init__(self, *inputs: TensorBase) -> None:
@@ -212,6 +213,29 @@ class Node:
             self._tensor_hooks = {}
             self._direct = False
         hooks = self._tensor_hooks.setdefault(output_nr, OrderedDict())
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = hook
+        return handle
+
+    def _hooks_dicts(self) -> tuple[OrderedDict, OrderedDict]:
+        if self._node_hooks is None:
+            self._node_hooks = (OrderedDict(), OrderedDict())
+            self._direct = False
+        return self._node_hooks
+
+    def register_prehook(self, hook: Callable) -> RemovableHandle:
+        """Run ``hook(grad_outputs)`` before this node's backward (after the hooks of its output
+        tensors); a tuple it returns replaces ``grad_outputs``. Gradients are Tensors (None
+        for an output that received none)."""
+        hooks = self._hooks_dicts()[0]
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = hook
+        return handle
+
+    def register_hook(self, hook: Callable) -> RemovableHandle:
+        """Run ``hook(grad_inputs, grad_outputs)`` after this node's backward: ``grad_inputs``
+        are the gradients it computed for its inputs; a tuple the hook returns replaces them."""
+        hooks = self._hooks_dicts()[1]
         handle = RemovableHandle(hooks)
         hooks[handle.id] = hook
         return handle

@@ -41,6 +41,7 @@ class TensorBase:
     _post_accumulate_hooks: OrderedDict | None = None
     _retains_grad = False
     _grad_dtype: Any = False  # grad_dtype: False = the tensor's dtype, None = any, else a DType
+    _inference = False  # made inside inference_mode (see track_inference_tensors)
     _expanded = False  # a small expand() result: a private copy that in-place ops must refuse
     __hash__ = object.__hash__  # identity hash: == is elementwise, as in PyTorch
     __array_ufunc__ = None  # make ``ndarray * tensor`` call the tensor's reflected operator
@@ -120,6 +121,9 @@ class TensorBase:
     @property
     def _version(self) -> int:
         """How many times this tensor (or a view sharing its memory) was modified in place."""
+        if self._inference:
+            raise RuntimeError("Inference tensors do not track version counter (this tensor was "
+                               "made inside inference_mode)")
         return self._version_counter[0]
 
     @staticmethod
@@ -131,6 +135,26 @@ class TensorBase:
 # The class ``wrap`` instantiates: the public Tensor once tensor.py has registered it.
 _result_type: type[TensorBase] = TensorBase
 _new = object.__new__
+
+# Tensors made inside ``inference_mode`` are inference tensors. While no such block is open (in
+# any thread), ``wrap`` allocates with plain ``object.__new__``: marking costs nothing outside.
+_inference_blocks: dict[str, Any] = {"open": 0, "in_block": None}
+
+
+def _new_marking_inference(cls: type) -> Any:
+    t: Any = object.__new__(cls)
+    if _inference_blocks["in_block"]():
+        t._inference = True
+    return t
+
+
+def track_inference_tensors(entering: bool, in_block: Any) -> None:
+    """An ``inference_mode`` block opens (``entering``) or closes; ``in_block()`` says whether
+    the calling thread is inside one. Tensors are marked only while some block is open."""
+    global _new
+    _inference_blocks["open"] += 1 if entering else -1
+    _inference_blocks["in_block"] = in_block
+    _new = _new_marking_inference if _inference_blocks["open"] > 0 else object.__new__
 
 
 def register_result_type(cls: type) -> None:

@@ -14,7 +14,7 @@ from .graph import Node, RetainGradHook
 from .observers import active_observers
 from .tensor_base import TensorBase, wrap
 
-__all__ = ["run_tensor_hooks", "apply_hooks"]
+__all__ = ["run_tensor_hooks", "apply_hooks", "run_node_prehooks", "run_node_posthooks"]
 
 
 def _as_tensor(grad: Any) -> TensorBase:
@@ -51,3 +51,49 @@ def apply_hooks(hooks, grad: Any, owner: Any) -> Any:
                 )
             grad = _as_tensor(result)
     return grad._data if was_array else grad
+
+
+def _hook_result(hook: Any, result: Any, given: tuple, node: Node, what: str) -> tuple:
+    """A node hook's replacement for ``given``, checked: one entry per gradient, same shapes."""
+    if result is None:
+        return given
+    result = tuple(result)
+    if len(result) != len(given):
+        raise RuntimeError(f"hook {getattr(hook, '__name__', hook)!r} on {node.name()} returned "
+                           f"{len(result)} {what}, expected {len(given)}")
+    for new, old in zip(result, given):
+        if new is not None and old is not None and tuple(new.shape) != tuple(old.shape):
+            raise RuntimeError(f"hook {getattr(hook, '__name__', hook)!r} on {node.name()} "
+                               f"returned a gradient of shape {tuple(new.shape)}, expected "
+                               f"{tuple(old.shape)}")
+    return result
+
+
+def _as_tensors(grads: Any) -> tuple:
+    return tuple(None if g is None else _as_tensor(g) for g in grads)
+
+
+def _like(grads: tuple, arrays: bool) -> list:
+    """Back to what the engine passes around: arrays in a plain backward, else Tensors."""
+    if not arrays:
+        return list(grads)
+    return [None if g is None else (g._data if isinstance(g, TensorBase) else g) for g in grads]
+
+
+def run_node_prehooks(node: Node, grads: list, arrays: bool) -> list:
+    """``Node.register_prehook`` hooks on the node's output gradients, in registration order."""
+    assert node._node_hooks is not None
+    given = _as_tensors(grads)
+    for hook in list(node._node_hooks[0].values()):
+        given = _hook_result(hook, hook(given), given, node, "output gradients")
+    return _like(given, arrays)
+
+
+def run_node_posthooks(node: Node, input_grads: Any, grads: list, arrays: bool) -> tuple:
+    """``Node.register_hook`` hooks on the gradients the node computed for its inputs."""
+    assert node._node_hooks is not None
+    outputs = _as_tensors(grads)
+    computed = _as_tensors(input_grads)
+    for hook in list(node._node_hooks[1].values()):
+        computed = _hook_result(hook, hook(computed, outputs), computed, node, "input gradients")
+    return tuple(_like(computed, arrays))

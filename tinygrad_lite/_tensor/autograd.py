@@ -21,9 +21,9 @@ def detach_(self: TensorBase) -> TensorBase:
 
 
 def is_inference(self: TensorBase) -> bool:
-    """False: tensors made inside ``inference_mode`` are ordinary tensors here (PyTorch marks
-    them as inference tensors, which refuse later use in autograd)."""
-    return False
+    """Whether the tensor was made inside ``inference_mode``: an inference tensor keeps no
+    version counter and refuses in-place changes outside such a block."""
+    return bool(self._inference)
 
 
 def _get_grad_dtype(self: TensorBase) -> Any:

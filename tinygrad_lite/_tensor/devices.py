@@ -45,4 +45,6 @@ def is_distributed(self: TensorBase) -> bool:
 
 METHODS: dict[str, Any] = {f.__name__: f for f in (
     get_device, cuda, pin_memory, is_pinned, is_distributed)}
-PROPERTIES = {"is_cuda": constant(False), "is_mps": constant(False)}
+# every accelerator PyTorch 2.13 asks about: tensors are never on one here
+PROPERTIES = {f"is_{name}": constant(False) for name in (
+    "cuda", "mps", "xpu", "ipu", "xla", "mtia", "maia", "vulkan", "hpu")}

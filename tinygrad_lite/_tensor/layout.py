@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.memory_format import is_in_format
+from .._core.memory_format import format_name, is_in_format
 from .._core.tensor_base import TensorBase
 from . import constant
 
@@ -50,7 +50,34 @@ def data_ptr(self: TensorBase) -> int:
 
 def dim_order(self: TensorBase, *, ambiguity_check: Any = False) -> tuple:
     """The dims from the outermost in memory to the innermost (largest stride first; equal
-    strides keep their order): ``(0, 1, ..., n-1)`` for a contiguous tensor."""
+    strides keep their order): ``(0, 1, ..., n-1)`` for a contiguous tensor.
+
+    ``ambiguity_check=True`` raises when the order is not unique (a size-1 dim, or two
+    neighbouring dims with equal strides, could sit anywhere); a list of memory formats raises
+    only when, besides being ambiguous, the tensor is contiguous in none or several of them."""
+    if isinstance(ambiguity_check, bool):
+        formats: list = []
+    elif isinstance(ambiguity_check, list):
+        formats = ambiguity_check
+        try:
+            for f in formats:
+                format_name(f)
+        except TypeError:
+            raise TypeError("dim_order: ambiguity_check must be a bool or a list of "
+                            f"memory formats, got {ambiguity_check!r}") from None
+    else:
+        raise TypeError("dim_order: ambiguity_check must be a bool or a list of memory formats, "
+                        f"got {type(ambiguity_check).__name__}")
+    if ambiguity_check is not False:
+        elements = self.stride()
+        ambiguous = (any(size == 1 for size in self.shape)
+                     or any(a == b for a, b in zip(elements, elements[1:])))
+        matching = sum(is_in_format(self._data, f) for f in formats)
+        if ambiguous and matching != 1:
+            raise RuntimeError("dim_order: the tensor of shape "
+                               f"{tuple(self.shape)} and strides {tuple(elements)} does not have "
+                               "a unique dim order, or cannot map to exactly one of the given "
+                               "memory formats")
     steps = self._data.strides
     return tuple(sorted(range(self.ndim), key=lambda d: -steps[d]))
 
@@ -66,5 +93,8 @@ PROPERTIES = {
     "nbytes": property(lambda self: int(self._data.nbytes)),  # bytes in all
     "itemsize": property(lambda self: int(self._data.itemsize)),  # bytes per element
     "is_sparse": constant(False),
+    "is_sparse_csr": constant(False),
+    "is_nested": constant(False),  # nested (jagged) tensors are not provided
+    "is_mkldnn": constant(False),  # oneDNN's blocked layout does not exist here
     "layout": constant("torch.strided"),
 }

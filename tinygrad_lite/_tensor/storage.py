@@ -16,7 +16,7 @@ import numpy as np
 from .._core.device import device as _device
 from .._core.shared_storage import is_shared_array
 from .._core.tensor_base import TensorBase
-from ..dtypes import from_numpy_dtype
+from ..dtypes import from_numpy_dtype, to_dtype
 
 __all__ = ["UntypedStorage", "TypedStorage", "is_storage", "METHODS", "PROPERTIES"]
 
@@ -28,15 +28,42 @@ def _root(array: np.ndarray) -> np.ndarray:
     return array
 
 
+def _new_memory(args: tuple, dtype: np.dtype, name: str) -> np.ndarray:
+    """New storage memory from PyTorch's constructor arguments: a size (zero-filled here,
+    where PyTorch leaves it uninitialised), a sequence of values, or nothing."""
+    if not args:
+        return np.zeros(0, dtype)
+    if len(args) == 1 and isinstance(args[0], (int, np.integer)) and not isinstance(args[0], bool):
+        if args[0] < 0:
+            raise RuntimeError(f"{name}: size must be non-negative, got {args[0]}")
+        return np.zeros(int(args[0]), dtype)
+    if len(args) == 1 and isinstance(args[0], (list, tuple, range)):
+        return np.array(list(args[0]), dtype=dtype)
+    raise TypeError(f"{name}(): expected a size or a sequence, got "
+                    f"{', '.join(type(a).__name__ for a in args)}")
+
+
 class UntypedStorage:
     """A tensor's memory as bytes (``torch.UntypedStorage``)."""
 
     device = _device("cpu")
     dtype = from_numpy_dtype(np.dtype(np.uint8))
 
-    def __init__(self, root: np.ndarray) -> None:
+    def __init__(self, *args: Any, device: Any = None) -> None:
+        """``UntypedStorage(nbytes)`` (zero-filled) or ``UntypedStorage(sequence of bytes)``,
+        as PyTorch's; a tensor's own storage wraps its memory (``Tensor.untyped_storage``)."""
+        self._attach(_new_memory(args, np.dtype(np.uint8), type(self).__name__))
+
+    def _attach(self, root: np.ndarray) -> None:
         self._root = root
         self._bytes = root.reshape(-1).view(np.uint8) if root.flags.c_contiguous else None
+
+    @classmethod
+    def _over(cls, root: np.ndarray, *extra: Any) -> Any:
+        """The storage of existing memory ``root`` (no copy)."""
+        storage = cls.__new__(cls)
+        storage._attach(root)
+        return storage
 
     def nbytes(self) -> int:
         """Bytes of memory."""
@@ -90,10 +117,19 @@ class TypedStorage(UntypedStorage):
     """A tensor's memory as elements of its dtype (``Tensor.storage()``; PyTorch's legacy
     ``TypedStorage``)."""
 
-    def __init__(self, root: np.ndarray, dtype: np.dtype) -> None:
-        super().__init__(root)
-        self._dtype = np.dtype(dtype)
+    def __init__(self, *args: Any, dtype: Any = None, device: Any = None) -> None:
+        """``TypedStorage(size, dtype=...)`` (zero-filled), ``TypedStorage(sequence,
+        dtype=...)`` or ``TypedStorage(dtype=...)`` (empty), as PyTorch's."""
+        self._dtype = np.dtype(to_dtype(dtype).np if dtype is not None else np.float32)
         self.dtype = from_numpy_dtype(self._dtype)
+        self._attach(_new_memory(args, self._dtype, "TypedStorage"))
+
+    @classmethod
+    def _over(cls, root: np.ndarray, *extra: Any) -> Any:
+        storage = super()._over(root)
+        storage._dtype = np.dtype(extra[0])
+        storage.dtype = from_numpy_dtype(storage._dtype)
+        return storage
 
     def size(self) -> int:
         """Elements of the dtype that fit in the memory."""
@@ -115,7 +151,7 @@ class TypedStorage(UntypedStorage):
 
     def untyped(self) -> UntypedStorage:
         """The same memory as bytes."""
-        return UntypedStorage(self._root)
+        return UntypedStorage._over(self._root)
 
     def __repr__(self) -> str:
         return (f"{type(self).__name__}(size={self.size()}, dtype={self.dtype}, "
@@ -129,12 +165,12 @@ def is_storage(obj: Any) -> bool:
 
 def untyped_storage(self: TensorBase) -> UntypedStorage:
     """The memory the tensor's data lies in, as bytes."""
-    return UntypedStorage(_root(self._data))
+    return UntypedStorage._over(_root(self._data))
 
 
 def storage(self: TensorBase) -> TypedStorage:
     """The memory the tensor's data lies in, as elements of its dtype."""
-    return TypedStorage(_root(self._data), self._data.dtype)
+    return TypedStorage._over(_root(self._data), self._data.dtype)
 
 
 # what tensor.py binds onto Tensor

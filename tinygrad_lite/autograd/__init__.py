@@ -14,6 +14,7 @@ from .._core.grad_mode import (
     set_grad_enabled,
 )
 from .._core.graph import Node, RemovableHandle
+from ..overrides import is_tensor_like
 from . import forward_ad, function, functional, grad_mode, graph, profiler, profiler_util
 from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .explain import explain
@@ -26,7 +27,7 @@ __all__ = [
     "RemovableHandle", "Function", "once_differentiable", "function", "functional", "gradcheck",
     "gradgradcheck", "GradcheckError", "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
     "explain", "grad_mode", "graph", "profiler", "profiler_util", "Variable", "inference_mode",
-    "set_multithreading_enabled", "forward_ad",
+    "set_multithreading_enabled", "forward_ad", "is_tensor_like",
 ]
 
 

@@ -7,19 +7,24 @@ Ranks are global ranks, as in PyTorch, translated to the group's own numbering f
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+import time
+from collections.abc import Callable, Iterator
+from datetime import timedelta
 from typing import Any
 
 import numpy as np
 
 from ..dtypes import is_float_dtype
 from ..tensor import Tensor
+from .errors import DistBackendError
 from .process_group import ProcessGroup, ReduceOp, Work, default_group, mpi, mpi_op
 
 __all__ = ["all_reduce", "broadcast", "reduce", "all_gather", "all_gather_into_tensor",
            "reduce_scatter", "reduce_scatter_tensor", "gather", "scatter", "all_to_all",
            "all_to_all_single", "send", "recv", "isend", "irecv", "barrier",
-           "broadcast_object_list", "all_gather_object", "gather_object", "scatter_object_list"]
+           "broadcast_object_list", "all_gather_object", "gather_object", "scatter_object_list",
+           "all_reduce_coalesced", "all_gather_coalesced", "monitored_barrier"]
 
 # dtypes MPI reduces natively; others (float16, bool) travel as a wider copy
 _NATIVE = {np.dtype(t) for t in (np.float32, np.float64, np.int8, np.int16, np.int32, np.int64,
@@ -64,6 +69,62 @@ def _run(start: Callable[[], list], finish: Callable[[], None], async_op: bool,
     return None
 
 
+class _CoalescingManager:
+    """What ``_coalescing_manager`` yields: the Works of the batched operations once the block
+    has ended (``async_ops=True``); ``wait()`` waits for all of them."""
+
+    def __init__(self) -> None:
+        self.works: list[Work] = []
+
+    def append(self, work: Work | None) -> None:
+        if work is not None:
+            self.works.append(work)
+
+    def wait(self) -> None:
+        for work in self.works:
+            work.wait()
+
+
+# the open _coalescing_manager blocks, innermost last: (group, the calls deferred to its end)
+_coalescing: list[tuple[ProcessGroup, list[tuple[Callable, tuple]]]] = []
+
+
+def _deferred(g: ProcessGroup, collective: Callable, *args: Any) -> bool:
+    """Inside a ``_coalescing_manager`` block of ``g``: note the call, to run at the block's end."""
+    if _coalescing and _coalescing[-1][0] is g:
+        _coalescing[-1][1].append((collective, args))
+        return True
+    return False
+
+
+@contextlib.contextmanager
+def _coalescing_manager(group: ProcessGroup | None = None, device: Any = None,
+                        async_ops: bool = False) -> Iterator[_CoalescingManager]:
+    """PyTorch's (private) batching of collectives: ``all_reduce``, ``all_gather_into_tensor``
+    and ``reduce_scatter_tensor`` calls on ``group`` inside the block run when it ends, the
+    all-reduces with one reduce op coalesced into one message per dtype. With ``async_ops`` the
+    manager's ``wait()`` finishes them; otherwise they are done when the block ends."""
+    g = default_group(group)
+    calls: list[tuple[Callable, tuple]] = []
+    manager = _CoalescingManager()
+    _coalescing.append((g, calls))
+    try:
+        yield manager
+    finally:
+        _coalescing.pop()
+    by_op: dict[ReduceOp, list[Tensor]] = {}
+    for collective, args in calls:
+        if collective is all_reduce:
+            by_op.setdefault(args[1], []).append(args[0])
+    for op, tensors in by_op.items():
+        manager.append(all_reduce_coalesced(tensors, op, g, async_op=True))
+    for collective, args in calls:
+        if collective is not all_reduce:
+            manager.append(collective(*args, group=g, async_op=True))
+    if not async_ops:
+        manager.wait()
+
+
 def _average(buf: np.ndarray, op: ReduceOp, size: int) -> None:
     if op is ReduceOp.AVG:
         if not is_float_dtype(buf.dtype):
@@ -76,6 +137,8 @@ def all_reduce(tensor: Tensor, op: ReduceOp = ReduceOp.SUM, group: ProcessGroup 
                async_op: bool = False) -> Work | None:
     """Combine ``tensor`` across the ranks with ``op``; every rank gets the result in place."""
     g = default_group(group)
+    if _deferred(g, all_reduce, tensor, op):
+        return None
     buf = _buffer(_check(tensor, "all_reduce"))
     if op is ReduceOp.AVG and not is_float_dtype(buf.dtype):
         _average(buf, op, 1)  # raises before any rank communicates
@@ -140,6 +203,8 @@ def all_gather_into_tensor(output_tensor: Tensor, input_tensor: Tensor,
                            async_op: bool = False) -> Work | None:
     """Every rank's ``input_tensor`` concatenated (along dim 0) into ``output_tensor``."""
     g = default_group(group)
+    if _deferred(g, all_gather_into_tensor, output_tensor, input_tensor):
+        return None
     buf = _buffer(_check(input_tensor, "all_gather_into_tensor"))
     out = _check(output_tensor, "all_gather_into_tensor")
     if out.size != buf.size * g.size():
@@ -166,6 +231,8 @@ def reduce_scatter_tensor(output: Tensor, input: Tensor, op: ReduceOp = ReduceOp
                           async_op: bool = False) -> Work | None:
     """Reduce ``input`` (``world_size`` chunks along dim 0) and give rank i chunk i."""
     g = default_group(group)
+    if _deferred(g, reduce_scatter_tensor, output, input, op):
+        return None
     data = _buffer(_check(input, "reduce_scatter_tensor"))
     return _reduce_scatter(output, data.reshape(g.size(), -1), op, g, async_op)
 
@@ -357,3 +424,110 @@ def scatter_object_list(scatter_object_output_list: list, scatter_object_input_l
     g = default_group(group)
     scatter_object_output_list[0] = g.comm.scatter(scatter_object_input_list,
                                                    root=g.group_rank(src))
+
+
+def all_reduce_coalesced(tensors: list[Tensor], op: ReduceOp = ReduceOp.SUM,
+                         group: ProcessGroup | None = None,
+                         async_op: bool = False) -> Work | None:
+    """``all_reduce`` of every tensor of ``tensors`` in one message per dtype (flattened and
+    concatenated), each result in place."""
+    g = default_group(group)
+    arrays = [_buffer(_check(t, "all_reduce_coalesced")) for t in tensors]
+    if op is ReduceOp.AVG and any(not is_float_dtype(a.dtype) for a in arrays):
+        _average(next(a for a in arrays if not is_float_dtype(a.dtype)), op, 1)
+    by_dtype: dict[np.dtype, list[int]] = {}
+    for i, a in enumerate(arrays):
+        by_dtype.setdefault(a.dtype, []).append(i)
+    flats = {dt: np.concatenate([arrays[i].reshape(-1) for i in idx]) if idx else
+             np.empty(0, dt) for dt, idx in by_dtype.items()}
+
+    def finish() -> None:
+        for dt, idx in by_dtype.items():
+            flat = flats[dt]
+            _average(flat, op, g.size())
+            offset = 0
+            for i in idx:
+                size = arrays[i].size
+                _store(tensors[i], flat[offset:offset + size])
+                offset += size
+
+    def blocking() -> None:
+        for flat in flats.values():
+            g.comm.Allreduce(mpi().IN_PLACE, flat, mpi_op(op))
+
+    return _run(lambda: [g.comm.Iallreduce(mpi().IN_PLACE, f, mpi_op(op))
+                         for f in flats.values()], finish, async_op, blocking)
+
+
+def all_gather_coalesced(output_tensor_lists: list[list[Tensor]], input_tensor_list: list[Tensor],
+                         group: ProcessGroup | None = None,
+                         async_op: bool = False) -> Work | None:
+    """``all_gather`` of several tensors in one message: rank r's ``input_tensor_list[i]`` into
+    ``output_tensor_lists[r][i]`` on every rank (the tensors share one dtype)."""
+    g = default_group(group)
+    inputs = [_buffer(_check(t, "all_gather_coalesced")) for t in input_tensor_list]
+    if len({a.dtype for a in inputs}) > 1:
+        raise ValueError(f"all_gather_coalesced: the input tensors must share one dtype, got "
+                         f"{sorted({str(a.dtype) for a in inputs})}")
+    if len(output_tensor_lists) != g.size() or any(
+            len(outs) != len(inputs) for outs in output_tensor_lists):
+        raise ValueError(f"all_gather_coalesced: output_tensor_lists needs {g.size()} lists "
+                         f"(one per rank) of {len(inputs)} tensors")
+    dtype = inputs[0].dtype if inputs else np.dtype(np.float32)
+    flat = np.concatenate([a.reshape(-1) for a in inputs]) if inputs else np.empty(0, dtype)
+    out = np.empty((g.size(), flat.size), dtype)
+
+    def finish() -> None:
+        for outs, row in zip(output_tensor_lists, out):
+            offset = 0
+            for t, a in zip(outs, inputs):
+                _store(t, row[offset:offset + a.size])
+                offset += a.size
+
+    return _run(lambda: [g.comm.Iallgather(flat, out)], finish, async_op,
+                lambda: g.comm.Allgather(flat, out))
+
+
+# monitored_barrier's messages: a tag of their own per call, so that a token that arrives after
+# its barrier gave up can never be taken for one of a later barrier
+_MONITOR_TAG = 0x5B00
+_monitor_calls: dict[int, int] = {}
+_abandoned: list[Any] = []  # receives of late tokens, kept alive until their token comes
+
+
+def monitored_barrier(group: ProcessGroup | None = None, timeout: timedelta | None = None,
+                      wait_all_ranks: bool = False) -> None:
+    """A barrier that names the ranks that did not reach it within ``timeout`` (default 30
+    minutes): every rank reports to group rank 0, which raises ``DistBackendError`` naming the
+    first missing rank (all of them with ``wait_all_ranks``); the other ranks then raise too."""
+    g = default_group(group)
+    seconds = (timeout or timedelta(minutes=30)).total_seconds()
+    call = _monitor_calls.get(id(g.comm), 0)
+    _monitor_calls[id(g.comm)] = call + 1
+    tag = _MONITOR_TAG + call % 4096
+    if g.rank() != 0:
+        g.comm.send(g.rank(), dest=0, tag=tag)
+        failure = g.comm.recv(source=0, tag=tag)
+        if failure:
+            raise DistBackendError(f"monitored_barrier failed on rank {g.ranks[0]}: {failure}")
+        return
+    pending = {r: g.comm.irecv(source=r, tag=tag) for r in range(1, g.size())}
+    deadline = time.monotonic() + seconds
+    while pending:
+        for r in [r for r, request in pending.items() if request.test()[0]]:
+            del pending[r]
+        if not pending or time.monotonic() >= deadline:
+            break
+        time.sleep(0.0005)
+    failure = ""
+    if pending:
+        _abandoned.extend(pending.values())
+        late = [g.ranks[r] for r in sorted(pending)]
+        ms = int(seconds * 1000)
+        failure = (f"Ranks {', '.join(map(str, late))} failed to pass monitoredBarrier in {ms} ms"
+                   if wait_all_ranks else f"Rank {late[0]} failed to pass monitoredBarrier in "
+                   f"{ms} ms")
+    for r in range(1, g.size()):
+        g.comm.send(failure, dest=r, tag=tag)
+    if failure:
+        raise DistBackendError(failure)

@@ -252,3 +252,88 @@ def new_group(ranks: list[int] | None = None, timeout: timedelta | None = None,
     if world.rank() not in members:
         return GroupMember.NON_GROUP_MEMBER
     return ProcessGroup(comm, members)
+
+
+def get_process_group_ranks(group: ProcessGroup | None) -> list[int]:
+    """The global ranks of ``group`` (None: the default group), in group order."""
+    return list(default_group(group).ranks)
+
+
+def get_global_rank(group: ProcessGroup | None, group_rank: int) -> int:
+    """The global rank of rank ``group_rank`` of ``group``."""
+    g = default_group(group)
+    if not 0 <= int(group_rank) < g.size():
+        raise ValueError(f"Group rank {group_rank} is not part of group {g.ranks}")
+    return g.ranks[int(group_rank)]
+
+
+def get_group_rank(group: ProcessGroup | None, global_rank: int) -> int:
+    """The rank within ``group`` of global rank ``global_rank``."""
+    g = default_group(group)
+    if int(global_rank) not in g.ranks:
+        raise ValueError(f"Global rank {global_rank} is not part of group {g.ranks}")
+    return g.ranks.index(int(global_rank))
+
+
+def get_node_local_rank(fallback_rank: int | None = None) -> int:
+    """This process's rank among those on its machine: ``LOCAL_RANK`` (set by torchrun-style
+    launchers) or, under mpiexec, Open MPI's ``OMPI_COMM_WORLD_LOCAL_RANK``; else
+    ``fallback_rank``."""
+    for variable in ("LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK"):
+        if variable in os.environ:
+            return int(os.environ[variable])
+    if fallback_rank is not None:
+        return int(fallback_rank)
+    raise RuntimeError("LOCAL_RANK is not in the environment. Consider passing fallback_rank to "
+                       "allow `get_node_local_rank` to work, assuming you are not running in a "
+                       "multi-device context and want the code to run locally instead.")
+
+
+def is_torchelastic_launched() -> bool:
+    """Whether torchrun (torch.distributed.elastic) started this process, which PyTorch reads
+    from ``TORCHELASTIC_RUN_ID``; False under mpiexec and ``tinygrad_lite.distributed.run``
+    (they do not set the torchrun variables that such programs go on to read)."""
+    return os.getenv("TORCHELASTIC_RUN_ID") is not None
+
+
+def new_subgroups_by_enumeration(ranks_per_subgroup_list: list[list[int]],
+                                 timeout: timedelta | None = None, backend: str | None = None,
+                                 pg_options: Any = None, group_desc: str | None = None
+                                 ) -> tuple[Any, list[Any]]:
+    """One group per list of global ranks (every rank calls it); returns (the group this rank
+    is in or None, all of them: ``GroupMember.NON_GROUP_MEMBER`` where this rank is not a
+    member). A rank may be in one subgroup at most."""
+    if not ranks_per_subgroup_list:
+        raise ValueError("The arg 'ranks_per_subgroup_list' cannot be empty")
+    seen: dict[int, list[int]] = {}
+    for ranks in ranks_per_subgroup_list:
+        for r in ranks:
+            if r in seen:
+                raise ValueError(f"Rank {r} has appeared in both subgroup {seen[r]} and "
+                                 f"{list(ranks)}")
+            seen[r] = list(ranks)
+    subgroups = [new_group(list(ranks)) for ranks in ranks_per_subgroup_list]
+    mine = next((g for g in subgroups if g is not GroupMember.NON_GROUP_MEMBER), None)
+    return mine, subgroups
+
+
+def new_subgroups(group_size: int | None = None, group: ProcessGroup | None = None,
+                  timeout: timedelta | None = None, backend: str | None = None,
+                  pg_options: Any = None, group_desc: str | None = None
+                  ) -> tuple[Any, list[Any]]:
+    """Split ``group`` (default: all ranks) into consecutive groups of ``group_size`` ranks
+    (default: the ranks on one machine, as Open MPI reports them); returns (this rank's
+    subgroup, all of them)."""
+    parent = get_process_group_ranks(group)
+    if group_size is None:
+        group_size = int(os.environ.get("OMPI_COMM_WORLD_LOCAL_SIZE", len(parent)))
+    if group_size <= 0:
+        raise ValueError(f"The arg 'group_size' ({group_size}) must be positive")
+    if group_size > len(parent):
+        raise ValueError(f"The arg 'group_size' ({group_size}) must not exceed the world size "
+                         f"({len(parent)})")
+    if len(parent) % group_size:
+        raise ValueError(f"The world size ({len(parent)}) must be divisible by "
+                         f"'group_size={group_size}'")
+    chunks = [parent[i:i + group_size] for i in range(0, len(parent), group_size)]
+    return new_subgroups_by_enumeration(chunks)

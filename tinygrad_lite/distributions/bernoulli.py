@@ -38,9 +38,9 @@ class Bernoulli(Distribution):
     def sample(self, sample_shape: Any = ()) -> TensorBase:
         """0/1 draws."""
         shape = self._extended_shape(sample_shape)
-        # (a uniform float below each probability, as PyTorch's bernoulli kernel draws)
-        draws = default_rng().uniform_as(0.0, 1.0, shape, np.float32) < np.broadcast_to(
-            self.probs._data, shape)
+        # (a uniform below each probability, as PyTorch's bernoulli kernel draws)
+        draws = default_rng().below(np.ascontiguousarray(np.broadcast_to(self.probs._data,
+                                                                         shape)))
         return wrap(draws.astype(self.probs._data.dtype))
 
     def log_prob(self, value: TensorBase) -> TensorBase:

@@ -1,5 +1,5 @@
 """``Beta`` with ``concentration1`` (alpha) and ``concentration0`` (beta), as
-``torch.distributions.beta``; samples reparameterised through Gamma draws."""
+``torch.distributions.beta``; drawn as PyTorch draws them: a Dirichlet over the two."""
 
 from __future__ import annotations
 
@@ -7,10 +7,8 @@ from typing import Any
 
 from .. import functions as _fn
 from .._core.tensor_base import TensorBase
-from ..dtypes import finfo_of
-from ..functions.creation import default_rng
-from ..ops.standard_gamma import standard_gamma
 from . import constraints
+from .dirichlet import dirichlet_sample
 from .distribution import Distribution, broadcast_all
 
 __all__ = ["Beta"]
@@ -30,12 +28,12 @@ class Beta(Distribution):
         super().__init__(self.concentration1.shape, validate_args=validate_args)
 
     def rsample(self, sample_shape: Any = ()) -> TensorBase:
-        """``X / (X + Y)`` for Gamma draws X, Y (differentiable in both concentrations)."""
+        """The first component of a Dirichlet draw over ``(concentration1, concentration0)``,
+        as PyTorch samples it (differentiable in both concentrations)."""
         shape = self._extended_shape(sample_shape)
-        x = standard_gamma(self.concentration1.expand(*shape), default_rng())
-        y = standard_gamma(self.concentration0.expand(*shape), default_rng())
-        return (x / (x + y)).clamp(min=float(finfo_of(x._data.dtype).tiny),
-                                   max=1 - float(finfo_of(x._data.dtype).eps))
+        pairs = _fn.stack([self.concentration1.expand(*shape),
+                           self.concentration0.expand(*shape)], -1)
+        return dirichlet_sample(pairs).select(-1, 0)
 
     def log_prob(self, value: TensorBase) -> TensorBase:
         """``(a-1) log x + (b-1) log(1-x) - log B(a, b)``."""

@@ -37,11 +37,11 @@ class Binomial(Distribution):
         return constraints.interval(0, self.total_count)
 
     def sample(self, sample_shape: Any = ()) -> TensorBase:
-        """Binomial draws."""
+        """Binomial draws, as PyTorch's ``binomial`` makes them."""
         shape = self._extended_shape(sample_shape)
-        draws = default_rng().binomial(np.broadcast_to(self.total_count._data, shape).astype(
-            np.int64), np.broadcast_to(self.probs._data, shape))
-        return wrap(draws.astype(self.probs._data.dtype))
+        dtype = self.probs._data.dtype
+        return wrap(default_rng().binomial_as(np.broadcast_to(self.total_count._data, shape),
+                                              np.broadcast_to(self.probs._data, shape), dtype))
 
     def log_prob(self, value: TensorBase) -> TensorBase:
         """``log C(n, k) + k log p + (n - k) log(1 - p)``."""

@@ -9,7 +9,7 @@ from typing import Any
 from .. import functions as _fn
 from .._core.tensor_base import TensorBase
 from . import constraints
-from ._draws import noise
+from ._draws import standard_cauchy
 from .distribution import Distribution, broadcast_all
 
 __all__ = ["Cauchy"]
@@ -28,8 +28,7 @@ class Cauchy(Distribution):
 
     def rsample(self, sample_shape: Any = ()) -> TensorBase:
         """``loc + scale * standard Cauchy``."""
-        eps = noise(self._extended_shape(sample_shape), self.loc,
-                     lambda g, s: g.standard_cauchy(s))
+        eps = standard_cauchy(self._extended_shape(sample_shape), self.loc)
         return self.loc + eps * self.scale
 
     def log_prob(self, value: TensorBase) -> TensorBase:

@@ -10,7 +10,7 @@ from .. import functions as _fn
 from .._core.tensor_base import TensorBase
 from ..nn.functional import binary_cross_entropy_with_logits
 from . import constraints
-from ._draws import noise
+from ._draws import uniform
 from .distribution import Distribution, broadcast_all
 from .utils import clamp_probs
 
@@ -89,7 +89,7 @@ class ContinuousBernoulli(Distribution):
     def rsample(self, sample_shape: Any = ()) -> TensorBase:
         """The inverse CDF at uniform noise."""
         shape = self._extended_shape(sample_shape)
-        return self.icdf(noise(shape, self.probs, lambda g, s: g.random(s)))
+        return self.icdf(uniform(shape, self.probs))
 
     def log_prob(self, value: TensorBase) -> TensorBase:
         """``-BCE(logits, x) + log C(p)``."""

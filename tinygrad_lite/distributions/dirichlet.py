@@ -6,13 +6,26 @@ from __future__ import annotations
 from typing import Any
 
 from .. import functions as _fn
-from .._core.tensor_base import TensorBase
+from .._core.grad_mode import grad_state
+from .._core.tensor_base import TensorBase, wrap
 from ..functions.creation import default_rng
-from ..ops.standard_gamma import standard_gamma
+from ..ops.standard_gamma import gamma_draws
 from . import constraints
 from .distribution import Distribution
 
-__all__ = ["Dirichlet"]
+__all__ = ["Dirichlet", "dirichlet_sample"]
+
+
+def dirichlet_sample(concentration: TensorBase) -> TensorBase:
+    """One Dirichlet draw per row of ``concentration``'s last dim, as PyTorch draws them."""
+    gammas, sample = default_rng().dirichlet_as(concentration._data, concentration._data.dtype)
+    if not (grad_state.enabled and concentration._requires_grad):
+        return wrap(sample)
+    g = gamma_draws(concentration, gammas)
+    normalised = g / g.sum(-1, keepdim=True)
+    # PyTorch's values (normalised in float64, then clamped) carrying the normalisation's
+    # gradient: the difference is a rounding, held constant
+    return normalised + (wrap(sample) - normalised).detach()
 
 
 class Dirichlet(Distribution):
@@ -29,10 +42,10 @@ class Dirichlet(Distribution):
         super().__init__(concentration.shape[:-1], concentration.shape[-1:], validate_args)
 
     def rsample(self, sample_shape: Any = ()) -> TensorBase:
-        """Normalised Gamma draws (differentiable in the concentration)."""
+        """Normalised Gamma draws: PyTorch's sampler and values; differentiable in the
+        concentration through the Gamma draws' reparameterisation."""
         shape = self._extended_shape(sample_shape)
-        g = standard_gamma(self.concentration.expand(*shape), default_rng())
-        return g / g.sum(-1, keepdim=True)
+        return dirichlet_sample(self.concentration.expand(*shape))
 
     def log_prob(self, value: TensorBase) -> TensorBase:
         """``sum (a_i - 1) log x_i + lgamma(sum a) - sum lgamma(a_i)``."""

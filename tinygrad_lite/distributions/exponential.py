@@ -6,7 +6,7 @@ from typing import Any
 
 from .._core.tensor_base import TensorBase
 from . import constraints
-from ._draws import noise
+from ._draws import exponential
 from .distribution import Distribution, broadcast_all
 
 __all__ = ["Exponential"]
@@ -25,8 +25,7 @@ class Exponential(Distribution):
 
     def rsample(self, sample_shape: Any = ()) -> TensorBase:
         """``-log(u) / rate``."""
-        e = noise(self._extended_shape(sample_shape), self.rate,
-                   lambda g, s: g.standard_exponential(s))
+        e = exponential(self._extended_shape(sample_shape), self.rate)
         return e / self.rate
 
     def log_prob(self, value: TensorBase) -> TensorBase:

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from .. import functions as _fn
 from .._core.tensor_base import TensorBase
+from ..dtypes import finfo_of
 from ..functions.creation import default_rng
 from ..ops.standard_gamma import standard_gamma
 from ..special import gammainc
@@ -30,8 +33,11 @@ class Gamma(Distribution):
     def rsample(self, sample_shape: Any = ()) -> TensorBase:
         """Standard Gamma draws over ``rate``; implicit reparameterisation gradients."""
         shape = self._extended_shape(sample_shape)
-        return (standard_gamma(self.concentration.expand(*shape), default_rng())
-                / self.rate.expand(*shape))
+        value = (standard_gamma(self.concentration.expand(*shape), default_rng())
+                 / self.rate.expand(*shape))
+        # as PyTorch: a draw that underflows is held at the dtype's smallest normal number
+        np.maximum(value._data, finfo_of(value._data.dtype).tiny, out=value._data)
+        return value
 
     def log_prob(self, value: TensorBase) -> TensorBase:
         """``a log b + (a - 1) log x - b x - lgamma(a)``."""

@@ -7,9 +7,9 @@ import math
 from typing import Any
 
 from .. import functions as _fn
-from .._core.tensor_base import TensorBase, wrap
-from ..functions.creation import default_rng
+from .._core.tensor_base import TensorBase
 from . import constraints
+from ._draws import uniform
 from .distribution import Distribution, broadcast_all
 
 __all__ = ["GeneralizedPareto"]
@@ -44,7 +44,7 @@ class GeneralizedPareto(Distribution):
     def rsample(self, sample_shape: Any = ()) -> TensorBase:
         """``icdf(U)`` for uniform U."""
         shape = self._extended_shape(sample_shape)
-        u = wrap(default_rng().random(shape).astype(self.loc._data.dtype))
+        u = uniform(shape, self.loc)
         return self.icdf(u)
 
     def log_prob(self, value: TensorBase) -> TensorBase:

@@ -30,8 +30,11 @@ class Geometric(Distribution):
     def sample(self, sample_shape: Any = ()) -> TensorBase:
         """Geometric draws (from 0)."""
         shape = self._extended_shape(sample_shape)
-        draws = default_rng().geometric(np.broadcast_to(self.probs._data, shape)) - 1
-        return wrap(draws.astype(self.probs._data.dtype))
+        probs = self.probs._data
+        dtype = probs.dtype
+        # as PyTorch: floor(log(u) / log1p(-p)) of a uniform u in [tiny, 1) of the dtype
+        u = default_rng().uniform_as(float(np.finfo(dtype).tiny), 1.0, shape, dtype)
+        return wrap(np.floor(np.log(u) / np.log1p(-probs)).astype(dtype))
 
     def log_prob(self, value: TensorBase) -> TensorBase:
         """``k log(1 - p) + log p``."""

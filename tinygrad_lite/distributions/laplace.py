@@ -10,7 +10,7 @@ import numpy as np
 from .. import functions as _fn
 from .._core.tensor_base import TensorBase
 from . import constraints
-from ._draws import noise
+from ._draws import uniform_between
 from .distribution import Distribution, broadcast_all
 
 __all__ = ["Laplace"]
@@ -29,9 +29,9 @@ class Laplace(Distribution):
 
     def rsample(self, sample_shape: Any = ()) -> TensorBase:
         """``loc - scale sign(u) log(1 - |u|)`` for uniform u in (-1, 1)."""
-        u = noise(self._extended_shape(sample_shape), self.loc,
-                   lambda g, s: g.uniform(np.nextafter(-1.0, 0), 1.0, s))
-        return self.loc - self.scale * u.sign() * (1 - u.abs()).log()
+        eps = float(np.finfo(self.loc._data.dtype).eps)
+        u = uniform_between(eps - 1, 1.0, self._extended_shape(sample_shape), self.loc)
+        return self.loc - self.scale * u.sign() * (-u.abs()).log1p()
 
     def log_prob(self, value: TensorBase) -> TensorBase:
         """``-log(2 scale) - |x - loc| / scale``."""

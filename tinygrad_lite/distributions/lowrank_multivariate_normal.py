@@ -12,7 +12,7 @@ from .. import linalg
 from .._core.tensor_base import TensorBase
 from . import constraints
 from ._constants import LOG_2PI
-from ._draws import noise
+from ._draws import standard_normal
 from .distribution import Distribution
 
 __all__ = ["LowRankMultivariateNormal"]
@@ -116,8 +116,8 @@ class LowRankMultivariateNormal(Distribution):
         """``loc + W eps_W + sqrt(D) eps_D``."""
         shape = self._extended_shape(sample_shape)
         w = self._unbroadcasted_cov_factor
-        eps_w = noise(shape[:-1] + (w.shape[-1],), self.loc, lambda g, s: g.standard_normal(s))
-        eps_d = noise(shape, self.loc, lambda g, s: g.standard_normal(s))
+        eps_w = standard_normal(shape[:-1] + (w.shape[-1],), self.loc)
+        eps_d = standard_normal(shape, self.loc)
         return self.loc + (w @ eps_w.unsqueeze(-1)).squeeze(-1) + \
             self._unbroadcasted_cov_diag.sqrt() * eps_d
 

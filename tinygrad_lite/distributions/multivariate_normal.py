@@ -11,7 +11,7 @@ from .. import linalg
 from .._core.tensor_base import TensorBase
 from . import constraints
 from ._constants import LOG_2PI
-from ._draws import noise
+from ._draws import standard_normal
 from .distribution import Distribution
 
 __all__ = ["MultivariateNormal"]
@@ -62,8 +62,7 @@ class MultivariateNormal(Distribution):
 
     def rsample(self, sample_shape: Any = ()) -> TensorBase:
         """``loc + L eps``."""
-        eps = noise(self._extended_shape(sample_shape), self.loc,
-                     lambda g, s: g.standard_normal(s))
+        eps = standard_normal(self._extended_shape(sample_shape), self.loc)
         return self.loc + (self._unbroadcasted_scale_tril @ eps.unsqueeze(-1)).squeeze(-1)
 
     def log_prob(self, value: TensorBase) -> TensorBase:

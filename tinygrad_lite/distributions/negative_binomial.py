@@ -5,15 +5,15 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from .. import functions as _fn
-from .._core.tensor_base import TensorBase, wrap
+from .._core.grad_mode import no_grad
+from .._core.tensor_base import TensorBase
 from ..dtypes import finfo_of
-from ..functions.creation import default_rng
+from ..functions.creation import poisson
 from ..nn.functional import logsigmoid
 from . import constraints
 from .distribution import Distribution, broadcast_all
+from .gamma import Gamma
 
 __all__ = ["NegativeBinomial"]
 
@@ -44,14 +44,12 @@ class NegativeBinomial(Distribution):
         super().__init__(self._param.shape, validate_args=validate_args)
 
     def sample(self, sample_shape: Any = ()) -> TensorBase:
-        """Gamma-Poisson draws."""
-        shape = self._extended_shape(sample_shape)
-        rng = default_rng()
-        n = np.broadcast_to(self.total_count._data.astype(np.float64), shape)
-        odds = np.broadcast_to(np.exp(self.logits._data.astype(np.float64)), shape)
-        rate = rng.gamma(np.where(n > 0, n, 1.0)) * odds
-        draws = np.where(n > 0, rng.poisson(np.where(n > 0, rate, 0.0)), 0)
-        return wrap(draws.astype(self._param._data.dtype))
+        """Gamma-Poisson draws, as PyTorch draws them: a Gamma(total_count, exp(-logits))
+        rate (a zero count gives the smallest rate), then a Poisson draw of it."""
+        with no_grad():
+            rate = Gamma(self.total_count, self.logits.neg().exp(),
+                         validate_args=False).sample(sample_shape)
+            return poisson(rate)
 
     def log_prob(self, value: TensorBase) -> TensorBase:
         """``lgamma(n + k) - lgamma(k + 1) - lgamma(n) + n log(1 - p) + k log p``."""

@@ -10,7 +10,7 @@ from .. import functions as _fn
 from .._core.tensor_base import TensorBase
 from . import constraints
 from ._constants import LOG_2PI
-from ._draws import noise
+from ._draws import standard_normal
 from .distribution import Distribution, broadcast_all
 
 __all__ = ["Normal"]
@@ -29,8 +29,7 @@ class Normal(Distribution):
 
     def rsample(self, sample_shape: Any = ()) -> TensorBase:
         """``loc + scale * eps`` with standard normal ``eps``."""
-        eps = noise(self._extended_shape(sample_shape), self.loc,
-                     lambda g, s: g.standard_normal(s))
+        eps = standard_normal(self._extended_shape(sample_shape), self.loc)
         return self.loc + eps * self.scale
 
     def log_prob(self, value: TensorBase) -> TensorBase:

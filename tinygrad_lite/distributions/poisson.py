@@ -28,7 +28,7 @@ class Poisson(Distribution):
     def sample(self, sample_shape: Any = ()) -> TensorBase:
         """Poisson draws."""
         shape = self._extended_shape(sample_shape)
-        draws = default_rng().poisson(np.broadcast_to(self.rate._data, shape))
+        draws = default_rng().poisson_as(np.broadcast_to(self.rate._data, shape))
         return wrap(draws.astype(self.rate._data.dtype))
 
     def log_prob(self, value: TensorBase) -> TensorBase:

@@ -11,7 +11,7 @@ from typing import Any
 from .. import functions as _fn
 from .._core.tensor_base import TensorBase
 from . import constraints
-from ._draws import noise
+from ._draws import standard_normal
 from .chi2 import Chi2
 from .distribution import Distribution, broadcast_all
 
@@ -41,7 +41,7 @@ class StudentT(Distribution):
     def rsample(self, sample_shape: Any = ()) -> TensorBase:
         """``loc + scale X / sqrt(Z / df)`` for X ~ Normal(0, 1), Z ~ Chi2(df)."""
         shape = self._extended_shape(sample_shape)
-        x = noise(shape, self.df, lambda g, s: g.standard_normal(s))
+        x = standard_normal(shape, self.df)
         z = self._chi2.rsample(sample_shape)
         return self.loc + self.scale * x * (z / self.df).rsqrt()
 

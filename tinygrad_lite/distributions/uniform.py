@@ -8,7 +8,7 @@ from typing import Any
 from .. import functions as _fn
 from .._core.tensor_base import TensorBase
 from . import constraints
-from ._draws import noise
+from ._draws import uniform
 from .distribution import Distribution, broadcast_all
 
 __all__ = ["Uniform"]
@@ -35,7 +35,7 @@ class Uniform(Distribution):
 
     def rsample(self, sample_shape: Any = ()) -> TensorBase:
         """``low + u (high - low)``."""
-        u = noise(self._extended_shape(sample_shape), self.low, lambda g, s: g.random(s))
+        u = uniform(self._extended_shape(sample_shape), self.low)
         return self.low + u * (self.high - self.low)
 
     def log_prob(self, value: TensorBase) -> TensorBase:

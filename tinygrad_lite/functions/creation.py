@@ -5,6 +5,8 @@ deprecated inclusive ``range``), and random (seeded by ``manual_seed``)."""
 from __future__ import annotations
 
 import builtins
+import operator
+import os
 from typing import Any
 
 import numpy as np
@@ -35,8 +37,8 @@ __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty"
            "rand_like", "randn_like", "manual_seed", "empty_like", "randint_like", "logspace",
            "randperm", "multinomial", "bernoulli", "normal", "poisson", "Generator", "seed",
            "initial_seed", "get_rng_state", "set_rng_state", "is_tensor", "is_floating_point",
-           "numel", "range", "scalar_tensor", "fill", "asarray", "frombuffer", "empty_strided",
-           "empty_permuted"]
+           "numel", "range", "scalar_tensor", "fill", "asarray", "frombuffer", "from_file",
+           "empty_strided", "empty_permuted"]
 
 declare("seed", "manual_seed", "set_rng_state", "initial_seed", "get_rng_state", "Generator",
         method=False)
@@ -65,12 +67,23 @@ def _values(shape: tuple, dt: np.dtype, device: Any, make: Any) -> np.ndarray:
 
 
 def _size(size: tuple) -> tuple[int, ...]:
-    """``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` all mean shape (2, 3)."""
+    """``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` all mean shape (2, 3). A size may be
+    anything with ``__index__`` (a NumPy integer, a one-element integer tensor) as in PyTorch;
+    a float is a TypeError, a negative size a RuntimeError."""
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
-    if not all(isinstance(n, (int, np.integer)) and n >= 0 for n in size):
-        raise ValueError(f"sizes must be non-negative integers, got {size}")
-    return tuple(int(n) for n in size)
+    sizes = []
+    for n in size:
+        if isinstance(n, (bool, float, np.floating)) or not hasattr(n, "__index__"):
+            raise TypeError(f"sizes must be a tuple of ints, got {type(n).__name__} in "
+                            f"{size}")
+        try:
+            sizes.append(operator.index(n))
+        except TypeError:
+            raise TypeError(f"sizes must be a tuple of ints, got {n!r} in {size}") from None
+    if any(n < 0 for n in sizes):
+        raise RuntimeError(f"sizes must be non-negative integers, got {tuple(sizes)}")
+    return tuple(sizes)
 
 
 def _np_dtype(dtype: Any, default: dtypes.DType | None = None) -> np.dtype:
@@ -385,8 +398,8 @@ def bernoulli(input: TensorBase, p: float | None = None, *,
     probs = input._data if p is None else np.full(input._data.shape, p)
     if ((probs < 0) | (probs > 1)).any():
         raise RuntimeError("bernoulli: all probabilities must be in [0, 1]")
-    # as PyTorch's kernel for a tensor of probabilities: a uniform float below each
-    draw = rng_of(generator).uniform_as(0.0, 1.0, input._data.shape, np.float32) < probs
+    # as PyTorch's kernel for a tensor of probabilities: a uniform below each
+    draw = rng_of(generator).below(np.asarray(probs))
     return wrap(draw.astype(input._data.dtype if is_float_dtype(input._data.dtype) else np.float32))
 
 
@@ -425,7 +438,7 @@ def poisson(input: TensorBase, generator: Generator | None = None) -> TensorBase
     rates = input._data
     if (rates < 0).any():
         raise RuntimeError("poisson: rates must be non-negative")
-    return wrap(rng_of(generator).poisson(rates).astype(rates.dtype))
+    return wrap(rng_of(generator).poisson_as(rates).astype(rates.dtype))
 
 
 @public(method=False)
@@ -522,6 +535,31 @@ def frombuffer(buffer: Any, *, dtype: Any, count: int = -1, offset: int = 0,
     if count == 0 or count < -1:
         raise ValueError(f"count must be positive or -1 (got {count})")
     return _finish(np.frombuffer(buffer, dt, count, offset), requires_grad)
+
+
+@public(method=False)
+def from_file(filename: Any, shared: bool | None = None, size: int = 0, *, dtype: Any = None,
+              layout: Any = None, device: Any = None, pin_memory: bool = False,
+              requires_grad: bool = False) -> TensorBase:
+    """A 1-D tensor of ``size`` elements read from the start of a file of raw values.
+    ``shared=True`` maps the file: writes to the tensor go to the file (and the file must hold
+    ``size`` elements); otherwise the values are read into memory of the tensor's own."""
+    check_device(device, "from_file")
+    dt = _np_dtype(dtype)
+    size = int(size)
+    if size < 0:
+        raise RuntimeError(f"from_file: size must be non-negative, got {size}")
+    path = os.fspath(filename)
+    available = os.path.getsize(path) // dt.itemsize
+    if size > available:
+        raise RuntimeError(f"from_file: the file {path!r} holds {available} elements of "
+                           f"{dt.name} ({os.path.getsize(path)} bytes), fewer than the "
+                           f"{size} asked for")
+    if size == 0:
+        return _finish(np.zeros(0, dt), requires_grad)
+    if shared:
+        return _finish(np.memmap(path, dtype=dt, mode="r+", shape=(size,)), requires_grad)
+    return _finish(np.fromfile(path, dtype=dt, count=size), requires_grad)
 
 
 @public(method=False)

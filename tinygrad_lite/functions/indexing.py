@@ -475,11 +475,19 @@ def index_fill(input: TensorBase, dim: int, index: TensorBase, value: Any) -> Te
 
 @public(inplace=True)
 def masked_scatter(input: TensorBase, mask: TensorBase, source: TensorBase) -> TensorBase:
-    """A copy of ``input`` with consecutive elements of ``source`` written where ``mask``
-    (broadcast) is true, in row-major order."""
+    """A copy of ``input`` with consecutive elements of ``source`` written where ``mask`` is
+    true, in row-major order; ``input`` and ``mask`` broadcast together (the in-place form
+    keeps ``input``'s shape)."""
     same_dtype(input, source, "masked_scatter: expected self and source to have same dtypes "
                               "but got {0} and {1}")
-    m = np.broadcast_to(mask._data.astype(bool), input.shape)
+    try:
+        shape = np.broadcast_shapes(input.shape, mask.shape)
+    except ValueError:
+        raise RuntimeError(f"masked_scatter: the mask of shape {tuple(mask.shape)} does not "
+                           f"broadcast with self of shape {tuple(input.shape)}") from None
+    if shape != tuple(input.shape):
+        input = input.expand(shape)
+    m = np.broadcast_to(mask._data.astype(bool), shape)
     n = int(m.sum())
     if source.numel() < n:
         raise RuntimeError(f"masked_scatter: expected source to have at least {n} elements, "

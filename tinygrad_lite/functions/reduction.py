@@ -248,9 +248,40 @@ def outer(input: TensorBase, vec2: TensorBase) -> TensorBase:
     return ops.reshape(input, (-1, 1)) * vec2
 
 
+def _subscript(index: Any) -> str:
+    """One entry of einsum's sublist format as a letter: 0-25 are A-Z, 26-51 are a-z (as
+    PyTorch maps them), Ellipsis is ``...``."""
+    if index is Ellipsis:
+        return "..."
+    if isinstance(index, (int, np.integer)) and 0 <= index < 26:
+        return chr(ord("A") + int(index))
+    if isinstance(index, (int, np.integer)) and 26 <= index < 52:
+        return chr(ord("a") + int(index) - 26)
+    raise ValueError(f"einsum(): subscript {index!r} in a subscript list is not within the "
+                     "valid range [0, 52)")
+
+
 @public(method=False)
-def einsum(equation: str, *operands: TensorBase) -> TensorBase:
-    """Einstein summation (any equation NumPy's einsum accepts), differentiable."""
+def einsum(*args: Any) -> TensorBase:
+    """Einstein summation, differentiable: ``einsum("ij,jk->ik", a, b)`` (any equation NumPy's
+    einsum accepts; the operands may also come as one list), or the sublist format
+    ``einsum(a, [0, 1], b, [1, 2], [0, 2])``."""
+    if not args:
+        raise TypeError("einsum(): expected an equation and operands")
+    if isinstance(args[0], TensorBase):
+        if len(args) < 2:
+            raise ValueError("einsum(): the sublist format needs at least one operand and "
+                             "its subscript list")
+        equation = ",".join("".join(_subscript(i) for i in sub) for sub in args[1::2])
+        if len(args) % 2:
+            equation += "->" + "".join(_subscript(i) for i in args[-1])
+            operands = args[:-1:2]
+        else:
+            operands = args[::2]
+    else:
+        equation, operands = args[0], args[1:]
+        if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+            operands = tuple(operands[0])
     return _einsum_op(equation, *operands)
 
 

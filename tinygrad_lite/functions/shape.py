@@ -564,7 +564,9 @@ def flipud(input: TensorBase) -> TensorBase:
 
 @public(out=True)
 def narrow_copy(input: TensorBase, dim: int, start: int, length: int) -> TensorBase:
-    """``narrow`` as a copy."""
+    """``narrow`` as a copy (of a sparse tensor too)."""
+    if getattr(input, "is_sparse", False) is True:
+        return input.narrow_copy(dim, start, length)
     return input.narrow(dim, start, length).clone()
 
 

@@ -40,6 +40,9 @@ __all__ = ["TorchStream", "draw_dtype"]
 _BLOCK = 16  # PyTorch's normal_fill block: 8 Box-Muller pairs
 _EXACT_LIBM = 1 << 12  # float64 Box-Muller pairs computed with the C library's functions
 _FAST_MASK = 1 << 15  # dropout masks from this size draw from a seeded PCG64
+# the gamma sampler's float literals 1.0f / 3.0f and 0.0331f, as float32 values
+_THIRD_F32 = float(np.float32(1.0) / np.float32(3.0))
+_SQUEEZE_F32 = float(np.float32(0.0331))
 
 
 class TorchStream(np.random.Generator):
@@ -132,6 +135,15 @@ class TorchStream(np.random.Generator):
         log = _libm(math.log1p, -u) if u.size <= _EXACT_LIBM else np.log1p(-u)
         return ((-1.0 / rate) * log).astype(dtype).reshape(shape)
 
+    def cauchy_as(self, size: Any, dtype: Any) -> np.ndarray:
+        """PyTorch's ``cauchy_()``: ``tan(pi (u - 0.5))`` of a uniform double per value,
+        rounded to ``dtype``."""
+        shape = _shape(size)
+        u = self._unit(math.prod(shape), np.dtype(np.float64))
+        angles = math.pi * (u - 0.5)
+        tangent = _libm(math.tan, angles) if u.size <= _EXACT_LIBM else np.tan(angles)
+        return tangent.astype(dtype).reshape(shape)
+
     def multinomial_rows(self, weights: np.ndarray, num_samples: int, replacement: bool
                          ) -> np.ndarray:
         """PyTorch's ``multinomial`` of each row of a float32/float64 (rows, categories)
@@ -218,6 +230,173 @@ class TorchStream(np.random.Generator):
         self.next_normal = radius * math.sin(theta)
         return radius * math.cos(theta)
 
+    # -- PyTorch's per-value samplers (ATen's Distributions.h / Distributions.cpp) ----------
+    # Each value consumes a number of uniforms that depends on rejections, value after value in
+    # row-major order; the scalar loops below follow the kernels step by step (float32 tensors
+    # do the gamma sampler's shape arithmetic in float32, as the kernel's scalar_t does).
+    def _scalar_uniform(self) -> float:
+        """One uniform double in [0, 1) by ``uniform_real_distribution<double>``."""
+        return float(self._unit(1, np.dtype(np.float64))[0])
+
+    def standard_gamma_as(self, alpha: np.ndarray, dtype: Any) -> np.ndarray:
+        """Gamma(alpha, 1) draws, PyTorch's ``_standard_gamma`` on a tensor of ``dtype``:
+        Marsaglia and Tsang's method, alpha below 1 boosted by one uniform. The result in
+        ``dtype``, at least its smallest normal number."""
+        dtype = np.dtype(dtype)
+        flat = np.ascontiguousarray(alpha, dtype=dtype).ravel()
+        out = np.empty(flat.shape, dtype)
+        tiny = np.finfo(dtype).tiny
+        for i, a in enumerate(flat):
+            out[i] = max(tiny, dtype.type(self._gamma_value(a, dtype)))
+        return out.reshape(np.shape(alpha))
+
+    def _gamma_value(self, alpha: Any, dtype: np.dtype) -> float:
+        """One value of ATen's ``sample_gamma`` (its float literals are float32 constants)."""
+        scalar = dtype.type
+        scale = 1.0
+        if alpha < 1.0:
+            if alpha == 0.0:
+                return 0.0
+            scale *= (1.0 - self._scalar_uniform()) ** float(scalar(1.0) / alpha)
+            alpha = alpha + scalar(1.0)
+        d = float(alpha - scalar(_THIRD_F32))
+        c = 1.0 / math.sqrt(9.0 * d)
+        while True:
+            while True:
+                x = self._scalar_normal()
+                y = 1.0 + c * x
+                if not y <= 0:  # (a NaN alpha leaves here too, as the C loop does)
+                    break
+            v = y * y * y
+            u = 1.0 - self._scalar_uniform()
+            xx = x * x
+            if u < 1.0 - _SQUEEZE_F32 * xx * xx:
+                return scale * d * v
+            if math.log(u) < 0.5 * xx + d * (1.0 - v + math.log(v)):
+                return scale * d * v
+
+    def dirichlet_as(self, alpha: np.ndarray, dtype: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Dirichlet draws over the last dim, PyTorch's ``_sample_dirichlet``: float64 gamma
+        values (at least float64's smallest normal), normalised, rounded to ``dtype`` and kept
+        inside ``[tiny, nextafter(1, 0)]``. Returns the gamma values and the sample."""
+        dtype = np.dtype(dtype)
+        a = np.ascontiguousarray(alpha, dtype=dtype)
+        flat = a.ravel()
+        drawn = np.empty(flat.shape, np.float64)
+        tiny64 = np.finfo(np.float64).tiny
+        for i, value in enumerate(flat):
+            drawn[i] = max(tiny64, self._gamma_value(np.float64(value), np.dtype(np.float64)))
+        gammas = drawn.reshape(a.shape)
+        ratio = (gammas / gammas.sum(-1, keepdims=True)).astype(dtype)
+        return gammas, np.clip(ratio, np.finfo(dtype).tiny,
+                               np.nextafter(dtype.type(1), dtype.type(0)))
+
+    def below(self, probs: np.ndarray) -> np.ndarray:
+        """PyTorch's ``bernoulli`` of a tensor of probabilities: per value, a uniform below its
+        probability (a double uniform for float64 probabilities, a float one otherwise)."""
+        precision = np.dtype(np.float64 if probs.dtype == np.float64 else np.float32)
+        return self._unit(probs.size, precision).reshape(probs.shape) < probs
+
+    def binomial_as(self, count: np.ndarray, prob: np.ndarray, dtype: Any) -> np.ndarray:
+        """Binomial draws, PyTorch's ``binomial``: inversion by geometric jumps when
+        ``count * p`` is below 10, else the BTRS transformed rejection; ``p`` above 0.5 by
+        symmetry. ``count`` and ``p`` keep ``dtype``'s precision where the kernel's do."""
+        dtype = np.dtype(dtype)
+        counts, probs = np.broadcast_arrays(np.asarray(count, dtype), np.asarray(prob, dtype))
+        out = np.empty(counts.size, dtype)
+        for i, (n, p) in enumerate(zip(counts.ravel(), probs.ravel())):
+            out[i] = self._binomial_value(n, p)
+        return out.reshape(counts.shape)
+
+    def _binomial_value(self, n: Any, p: Any) -> Any:
+        if n <= 0.0 or p <= 0.0:
+            return 0
+        if p >= 1.0:
+            return n
+        if p <= 0.5:
+            return self._btrs(n, p) if n * p >= 10.0 else self._binomial_inversion(n, p)
+        if p > 0.5:
+            q = type(p)(1.0 - float(p))
+            return n - (self._btrs(n, q) if n * q >= 10.0 else self._binomial_inversion(n, q))
+        return float("nan")
+
+    def _binomial_inversion(self, n: Any, p: Any) -> Any:
+        geom_sum, count = 0.0, type(n)(0)
+        logprob = float(np.log1p(-p))
+        while True:
+            geom_sum += math.ceil(math.log(self._scalar_uniform()) / logprob)
+            if geom_sum > n:
+                return count
+            count = count + 1
+
+    def _btrs(self, n: Any, p: Any) -> Any:
+        scalar = type(n)
+        stddev = float(np.sqrt(n * p * (1 - p)))
+        b = 1.15 + 2.53 * stddev
+        a = -0.0873 + 0.0248 * b + 0.01 * float(p)
+        c = float(n * p) + 0.5
+        v_r = 0.92 - 4.2 / b
+        r = float(p / (1 - p))
+        alpha = (2.83 + 5.1 / b) * stddev
+        m = float(np.floor((n + 1) * p))
+        count = float(n)
+        while True:
+            u = self._scalar_uniform() - 0.5
+            v = self._scalar_uniform()
+            us = 0.5 - abs(u)
+            k = scalar(math.floor((2 * a / us + b) * u + c))
+            if k < 0 or k > n:
+                continue
+            if us >= 0.07 and v <= v_r:
+                return k
+            v = math.log(v * alpha / (a / (us * us) + b))
+            kf = float(k)
+            bound = ((m + 0.5) * math.log((m + 1) / (r * (count - m + 1)))
+                     + float(n + 1) * math.log((count - m + 1) / float(n - k + 1))
+                     + (kf + 0.5) * math.log(r * float(n - k + 1) / float(k + 1))
+                     + _stirling_tail(m) + _stirling_tail(count - m)
+                     - _stirling_tail(kf) - _stirling_tail(float(n - k)))
+            if v <= bound:
+                return k
+
+    def poisson_as(self, rates: np.ndarray) -> np.ndarray:
+        """Poisson draws (as float64 counts), PyTorch's ``poisson``: Hoermann's transformed
+        rejection for rates of 10 and more, Knuth's product of uniforms below."""
+        flat = np.ascontiguousarray(rates, dtype=np.float64).ravel()
+        out = np.empty(flat.shape, np.float64)
+        for i, lam in enumerate(flat.tolist()):
+            out[i] = self._poisson_value(lam)
+        return out.reshape(np.shape(rates))
+
+    def _poisson_value(self, lam: float) -> int:
+        if lam >= 10:
+            slam, loglam = math.sqrt(lam), math.log(lam)
+            b = 0.931 + 2.53 * slam
+            a = -0.059 + 0.02483 * b
+            invalpha = 1.1239 + 1.1328 / (b - 3.4)
+            vr = 0.9277 - 3.6224 / (b - 2)
+            while True:
+                u = self._scalar_uniform() - 0.5
+                v = self._scalar_uniform()
+                us = 0.5 - abs(u)
+                k = math.floor((2 * a / us + b) * u + lam + 0.43)
+                if us >= 0.07 and v <= vr:
+                    return k
+                if k < 0 or (us < 0.013 and v > us):
+                    continue
+                if (math.log(v) + math.log(invalpha) - math.log(a / (us * us) + b)
+                        <= -lam + k * loglam - math.lgamma(k + 1.0)):
+                    return k
+        if lam == 0:
+            return 0
+        count, product, limit = 0, 1.0, math.exp(-lam)
+        while True:
+            product *= self._scalar_uniform()
+            if product > limit:
+                count += 1
+            else:
+                return count
+
     def standard_normal(self, size: Any = None, dtype: Any = np.float64, out: Any = None
                         ) -> Any:
         """Standard normal values, PyTorch's ``randn``."""
@@ -229,6 +408,20 @@ class TorchStream(np.random.Generator):
             return super().normal(loc, scale, size)
         return _numpy_result(self.normal_as(float(loc), float(scale), _shape_of(size),
                                             np.float64), size)
+
+
+# the tail of Stirling's approximation of log k! for k = 0..9 (BTRS's table), then its series
+_STIRLING_TAIL = (0.0810614667953272, 0.0413406959554092, 0.0276779256849983,
+                  0.02079067210376509, 0.0166446911898211, 0.0138761288230707,
+                  0.0118967099458917, 0.0104112652619720, 0.00925546218271273,
+                  0.00833056343336287)
+
+
+def _stirling_tail(k: float) -> float:
+    if k <= 9:
+        return _STIRLING_TAIL[int(k)]
+    kp1sq = (k + 1) * (k + 1)
+    return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1)
 
 
 def _restored(snapshot: tuple) -> TorchStream:

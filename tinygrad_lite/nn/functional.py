@@ -6,6 +6,12 @@ theme; ``pad`` (constant, reflect, replicate, circular) is the functions layer's
 from __future__ import annotations
 
 from ..functions.shape import pad
+from ..overrides import (
+    handle_torch_function,
+    has_torch_function,
+    has_torch_function_unary,
+    has_torch_function_variadic,
+)
 from ._functional import activation as _activation
 from ._functional import conv as _conv
 from ._functional import distance as _distance
@@ -71,5 +77,6 @@ __all__ = [
     "scaled_dot_product_attention", "multi_head_attention_forward", *_vision.__all__,
     "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout",
     "instance_norm", "local_response_norm", "ctc_loss", "embedding_bag", "affine_grid",
-    "grid_sample", "linear_cross_entropy",
+    "grid_sample", "linear_cross_entropy", "handle_torch_function", "has_torch_function",
+    "has_torch_function_unary", "has_torch_function_variadic",
 ]

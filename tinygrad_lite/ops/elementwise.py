@@ -221,7 +221,8 @@ def _rsqrt(x: np.ndarray) -> np.ndarray:
 # Exponents PyTorch's CPU kernel computes without pow() (square, sqrt, reciprocal, rsqrt): the
 # same values, including sqrt's -0.0 and NaN at -inf, several times faster.
 _FAST_POW: dict[float, Callable] = {2.0: np.square, 3.0: lambda x: x * x * x, 0.5: np.sqrt,
-                                    -1.0: np.reciprocal, -0.5: _rsqrt}
+                                    -1.0: np.reciprocal, -0.5: _rsqrt,
+                                    -2.0: lambda x: np.reciprocal(x * x)}
 
 
 # ... and a ** (e - 1) for those exponents, in a gradient (no bit-exactness with pow needed)

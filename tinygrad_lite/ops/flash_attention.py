@@ -26,7 +26,18 @@ from .._core.graph import Node
 from .._core.tensor_base import TensorBase, wrap
 from .common import first_order_grads
 
-__all__ = ["FlashAttentionBackward", "flash_attention"]
+__all__ = ["FlashAttentionBackward", "flash_attention", "causal_bias", "online_softmax_step",
+           "online_softmax_result", "tile_gradients", "sum_to_shape"]
+
+
+def causal_bias(q0: int, q1: int, k0: int, k1: int, dtype: np.dtype) -> np.ndarray | None:
+    """The causal mask (0 or -inf) of the tile of query positions ``[q0, q1)`` against key
+    positions ``[k0, k1)``: -inf where the key comes after the query. None when no key of the
+    tile does (positions are global: ring attention passes each shard's place in the sequence)."""
+    if k1 - 1 <= q0:
+        return None
+    above = np.arange(k0, k1)[None, :] > np.arange(q0, q1)[:, None]
+    return np.where(above, -np.inf, 0.0).astype(dtype)
 
 
 def _block_bias(mask: np.ndarray | None, is_causal: bool, q0: int, q1: int, k0: int, k1: int,
@@ -37,11 +48,73 @@ def _block_bias(mask: np.ndarray | None, is_causal: bool, q0: int, q1: int, k0: 
     if mask is not None:
         tile = mask[..., q0:q1, k0:k1]
         bias = np.where(tile, 0.0, -np.inf).astype(dtype) if tile.dtype == np.bool_ else tile
-    if is_causal and k1 - 1 > q0:  # the tile reaches above the diagonal
-        above = np.arange(k0, k1)[None, :] > np.arange(q0, q1)[:, None]
-        causal = np.where(above, -np.inf, 0.0).astype(dtype)
+    causal = causal_bias(q0, q1, k0, k1, dtype) if is_causal else None
+    if causal is not None:
         bias = causal if bias is None else bias + causal
     return bias
+
+
+def online_softmax_step(qs: np.ndarray, kj: np.ndarray, vj: np.ndarray,
+                        bias: np.ndarray | None, m: np.ndarray, l_sum: np.ndarray,
+                        acc: np.ndarray, keep: np.ndarray | None = None
+                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One key tile folded into the running state of some query rows: ``qs`` the scaled
+    queries (..., Lq, E), ``kj``/``vj`` the tile's keys and values, ``bias`` its mask; ``m`` the
+    row maxima so far, ``l_sum`` the normalisers, ``acc`` the unnormalised outputs. Returns the
+    new ``(m, l_sum, acc)``; the order in which tiles arrive does not change the result (beyond
+    rounding), which is what lets ring attention fold in key blocks as they come round."""
+    s = qs @ np.swapaxes(kj, -1, -2)
+    if bias is not None:
+        s = s + bias
+    m_new = np.maximum(m, s.max(-1, keepdims=True))
+    safe = np.where(np.isneginf(m_new), 0.0, m_new)  # rows with nothing yet
+    p = np.exp(s - safe)
+    rescale = np.exp(m - safe)
+    l_sum = l_sum * rescale + p.sum(-1, keepdims=True)
+    if keep is not None:
+        p = p * keep
+    acc = acc * rescale + p @ vj
+    return m_new, l_sum, acc
+
+
+def online_softmax_result(m: np.ndarray, l_sum: np.ndarray, acc: np.ndarray
+                          ) -> tuple[np.ndarray, np.ndarray]:
+    """The output and log-sum-exp (..., L, 1) of finished rows. A row that may attend nothing
+    gives output 0 and lse = +inf, which makes its recomputed probabilities zero in backward."""
+    alive = l_sum > 0
+    out = np.where(alive, acc / np.where(alive, l_sum, 1.0), 0.0)
+    lse = np.where(alive, m + np.log(np.where(alive, l_sum, 1.0)), np.inf)
+    return out, lse
+
+
+def tile_gradients(qs: np.ndarray, kj: np.ndarray, vj: np.ndarray, bias: np.ndarray | None,
+                   lse: np.ndarray, do: np.ndarray, d_rows: np.ndarray,
+                   keep: np.ndarray | None = None
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One tile's share of the gradients, its probabilities recomputed from the rows' ``lse``:
+    ``(dS K, dS^T qs, P^T dO)``, the first still to be multiplied by the scale. ``d_rows`` is
+    ``rowsum(dO * O)``, the softmax Jacobian's row term."""
+    s = qs @ np.swapaxes(kj, -1, -2)
+    if bias is not None:
+        s = s + bias
+    p = np.exp(s - lse)  # the normalised probabilities of this tile
+    dp = do @ np.swapaxes(vj, -1, -2)
+    if keep is not None:
+        dv = np.swapaxes(p * keep, -1, -2) @ do
+        dp = dp * keep
+    else:
+        dv = np.swapaxes(p, -1, -2) @ do
+    ds = p * (dp - d_rows)
+    return ds @ kj, np.swapaxes(ds, -1, -2) @ qs, dv
+
+
+def sum_to_shape(grad: np.ndarray, shape: tuple) -> np.ndarray:
+    """``grad`` summed over the leading dims that broadcasting added or stretched, to
+    ``shape``."""
+    extra = grad.ndim - len(shape)
+    axes = tuple(range(extra)) + tuple(extra + a for a, n in enumerate(shape)
+                                       if n == 1 and grad.shape[extra + a] != 1)
+    return grad.sum(axis=axes).reshape(shape) if axes else grad
 
 
 def _dropout_keep(seed: int, i: int, j: int, shape: tuple, p: float) -> np.ndarray:
@@ -82,30 +155,19 @@ class FlashAttentionBackward(Node):
                     break
                 k1 = min(k0 + block, n_k)
                 kj, vj = ka[..., k0:k1, :], va[..., k0:k1, :]
-                s = qi @ np.swapaxes(kj, -1, -2)
                 bias = _block_bias(mask, is_causal, q0, q1, k0, k1, dtype)
-                if bias is not None:
-                    s = s + bias
-                p = np.exp(s - lsei)  # the normalised probabilities of this tile
-                dp = doi @ np.swapaxes(vj, -1, -2)
-                if dropout_p > 0.0:
-                    keep = _dropout_keep(seed, i, j, p.shape, dropout_p)
-                    dv[..., k0:k1, :] += np.swapaxes(p * keep, -1, -2) @ doi
-                    dp = dp * keep
-                else:
-                    dv[..., k0:k1, :] += np.swapaxes(p, -1, -2) @ doi
-                ds = p * (dp - di)
-                dq[..., q0:q1, :] += ds @ kj
-                dk[..., k0:k1, :] += np.swapaxes(ds, -1, -2) @ qi
+                keep = _dropout_keep(seed, i, j, (*lead, q1 - q0, k1 - k0), dropout_p) \
+                    if dropout_p > 0.0 else None
+                dq_t, dk_t, dv_t = tile_gradients(qi, kj, vj, bias, lsei, doi, di, keep)
+                dq[..., q0:q1, :] += dq_t
+                dk[..., k0:k1, :] += dk_t
+                dv[..., k0:k1, :] += dv_t
         dq *= dtype.type(scale)
 
         def to_input(grad: np.ndarray, shape: tuple, input_dtype: np.dtype) -> np.ndarray:
-            extra = grad.ndim - len(shape)  # broadcast leading dims: sum them back
-            axes = tuple(range(extra)) + tuple(extra + a for a, n in enumerate(shape)
-                                               if n == 1 and grad.shape[extra + a] != 1)
-            summed = grad.sum(axis=axes).reshape(shape) if axes else grad
             # the result's dtype, then the input's (what PyTorch's Function machinery casts to)
-            return summed.astype(self.result_dtype, copy=False).astype(input_dtype, copy=False)
+            return sum_to_shape(grad, shape).astype(self.result_dtype, copy=False).astype(
+                input_dtype, copy=False)
 
         grads = tuple(to_input(g, a.shape, dt) for g, a, dt in
                       zip((dq, dk, dv), (qa, ka, va), self.dtypes))
@@ -139,24 +201,12 @@ def flash_attention(q: TensorBase, k: TensorBase, v: TensorBase, mask: np.ndarra
             if is_causal and k0 > q1 - 1:
                 break  # this key block and the rest lie above the diagonal
             k1 = min(k0 + block, n_k)
-            s = qi @ np.swapaxes(ka[..., k0:k1, :], -1, -2)
             bias = _block_bias(mask, is_causal, q0, q1, k0, k1, dtype)
-            if bias is not None:
-                s = s + bias
-            m_new = np.maximum(m, s.max(-1, keepdims=True))
-            safe = np.where(np.isneginf(m_new), 0.0, m_new)  # rows with nothing yet
-            p = np.exp(s - safe)
-            rescale = np.exp(m - safe)
-            l_sum = l_sum * rescale + p.sum(-1, keepdims=True)
-            if dropout_p > 0.0:
-                p = p * _dropout_keep(seed, i, j, p.shape, dropout_p)
-            acc = acc * rescale + p @ va[..., k0:k1, :]
-            m = m_new
-        alive = l_sum > 0
-        out[..., q0:q1, :] = np.where(alive, acc / np.where(alive, l_sum, 1.0), 0.0)
-        # a row that may attend nothing: lse = +inf makes its recomputed P zero in backward
-        lse[..., q0:q1, :] = np.where(alive, m + np.log(np.where(alive, l_sum, 1.0)),
-                                      np.inf)
+            keep = _dropout_keep(seed, i, j, (*lead, q1 - q0, k1 - k0), dropout_p) \
+                if dropout_p > 0.0 else None
+            m, l_sum, acc = online_softmax_step(qi, ka[..., k0:k1, :], va[..., k0:k1, :], bias,
+                                                m, l_sum, acc, keep)
+        out[..., q0:q1, :], lse[..., q0:q1, :] = online_softmax_result(m, l_sum, acc)
     result = out.astype(result_dtype, copy=False)
     if not (grad_state.enabled and (q._requires_grad or k._requires_grad or v._requires_grad)):
         return wrap(result)

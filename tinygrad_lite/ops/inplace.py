@@ -14,7 +14,7 @@ from typing import TypeVar
 
 import numpy as np
 
-from .._core.grad_mode import grad_state
+from .._core.grad_mode import grad_state, is_inference_mode_enabled
 from .._core.tensor_base import TensorBase
 from ..dtypes import is_float_dtype
 from .common import require_broadcastable_to, wrap
@@ -49,6 +49,10 @@ def check_writable(self: TensorBase, op: str) -> None:
         raise RuntimeError(f"{op}: a view of a leaf Variable that requires grad is being used in "
                            f"an in-place operation (view of shape {self._data.shape}, base of "
                            f"shape {base._data.shape})")
+    if (self._inference or base._inference) and not is_inference_mode_enabled():
+        raise RuntimeError(f"{op}: an in-place update to an inference tensor (made inside "
+                           "inference_mode) is not allowed outside inference_mode; clone() it "
+                           "to get a normal tensor first")
     if isinstance(self._data, np.generic):
         # NumPy gives some 0-d results as scalars (np.exp of a 0-d array, a mean): read-only
         # objects, not memory; the tensor takes a 0-d array of its own to be written into
@@ -255,7 +259,8 @@ def arith(self: _TensorT, op: str, ufunc: np.ufunc, other, compute: Callable) ->
                  or (isinstance(other_data, np.ndarray)
                      and other_data.dtype == self._data.dtype
                      and other_data.ndim <= self._data.ndim))
-            and not (grad_state.enabled and _root(self)._requires_grad)):
+            and not (grad_state.enabled and _root(self)._requires_grad)
+            and not self._inference):
         try:
             if ufunc is np.divide or ufunc is np.power:  # errstate costs ~3 us: only here
                 with np.errstate(divide="ignore", invalid="ignore"):

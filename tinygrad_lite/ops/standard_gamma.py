@@ -17,7 +17,6 @@ import numpy as np
 from .._core.grad_mode import grad_state
 from .._core.graph import Node
 from .._core.tensor_base import TensorBase
-from ..dtypes import finfo_of
 from . import special
 from .common import array_of, constant, wrap
 
@@ -99,13 +98,18 @@ class StandardGammaBackward0(Node):
 def standard_gamma(concentration: TensorBase, generator: Any) -> TensorBase:
     """Gamma(concentration, 1) draws of ``concentration``'s shape from ``generator`` (the
     package's stream); differentiable in ``concentration``."""
-    # drawn from a C-ordered float64 copy (the order the draws fill the sample in)
-    a = np.ascontiguousarray(concentration._data, dtype=np.float64)
-    tiny = finfo_of(concentration._data.dtype).tiny
-    x = np.maximum(generator.standard_gamma(a), tiny)
-    out = np.asarray(x, dtype=concentration._data.dtype)
+    # PyTorch's sampler value by value in row-major order (see TorchStream.standard_gamma_as)
+    out = generator.standard_gamma_as(concentration._data, concentration._data.dtype)
+    return gamma_draws(concentration, out)
+
+
+def gamma_draws(concentration: TensorBase, draws: np.ndarray) -> TensorBase:
+    """``draws`` (Gamma(concentration, 1) values already drawn) as a tensor whose gradient
+    with respect to ``concentration`` is the implicit reparameterisation one."""
+    out = np.asarray(draws, dtype=concentration._data.dtype)
     if not (grad_state.enabled and concentration._requires_grad):
         return wrap(out)
     node = StandardGammaBackward0(concentration)
-    node.a, node.x = a, x
+    node.a = np.ascontiguousarray(concentration._data, dtype=np.float64)
+    node.x = np.asarray(draws, dtype=np.float64)
     return wrap(out, node)

@@ -14,10 +14,12 @@ from .optimizer import (
     Optimizer,
     axpy,
     bump_step,
+    flat,
     implementation_options,
     operand,
     state_like,
     state_scalar,
+    update_kernels,
 )
 
 __all__ = ["Adam"]
@@ -54,8 +56,28 @@ class Adam(Optimizer):
                                                                capturable)))
 
     def _update(self, p: Tensor, grad: np.ndarray, group: dict, state: dict) -> None:
-        tmp = self.scratch(p, 1)
         lr, (b1, b2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
+        if not state:
+            state["step"] = state_scalar(0.0)
+            state["exp_avg"] = state_like(p)
+            state["exp_avg_sq"] = state_like(p)
+            if group["amsgrad"]:
+                state["max_exp_avg_sq"] = state_like(p)
+        moments = [state["exp_avg"]._data, state["exp_avg_sq"]._data]
+        if group["amsgrad"]:
+            moments.append(state["max_exp_avg_sq"]._data)
+        kernels = update_kernels(p, grad, (lr, b1, b2, eps, wd), *moments)
+        if kernels is not None:  # one pass over memory, the same operations as below
+            step = bump_step(state)
+            dt = p._data.dtype.type
+            decoupled = wd != 0 and group["decoupled_weight_decay"]
+            vmax = flat(moments[2]) if group["amsgrad"] else np.empty(0, p._data.dtype)
+            kernels.adam(flat(p._data), flat(grad), flat(moments[0]), flat(moments[1]), vmax,
+                         bool(group["maximize"]), decoupled, dt(1 - lr * wd),
+                         wd != 0 and not decoupled, dt(wd), dt(1 - b1), dt(b2), dt(1 - b2),
+                         dt(math.sqrt(1 - b2 ** step)), dt(eps), dt(-(lr / (1 - b1 ** step))))
+            return
+        tmp = self.scratch(p, 1)
         if group["maximize"]:
             g = self.scratch(p, 0)
             np.negative(grad, out=g)
@@ -64,12 +86,6 @@ class Adam(Optimizer):
             np.copyto(g, grad)
         else:
             g = grad  # only read below: no copy
-        if not state:
-            state["step"] = state_scalar(0.0)
-            state["exp_avg"] = state_like(p)
-            state["exp_avg_sq"] = state_like(p)
-            if group["amsgrad"]:
-                state["max_exp_avg_sq"] = state_like(p)
         step = bump_step(state, traceable=True)
         if wd != 0:
             if group["decoupled_weight_decay"]:

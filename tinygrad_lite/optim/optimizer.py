@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _kernels
 from .._core.grad_mode import enable_grad, no_grad
 from .._core.graph import RemovableHandle
 from .._core.tracing import tracing_state
@@ -29,7 +30,9 @@ from ..tensor import Tensor
 
 __all__ = ["Optimizer", "required", "axpy", "implementation_options",
            "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook",
-           "state_like", "state_scalar", "scalar_dtype", "bump_step"]
+           "state_like", "state_scalar", "scalar_dtype", "bump_step", "update_kernels", "flat"]
+
+_KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 # hooks every optimizer runs around step(), PyTorch's global ones
 _global_step_pre_hooks: OrderedDict[int, Callable] = OrderedDict()
@@ -117,6 +120,29 @@ def axpy(y: np.ndarray, x: np.ndarray, alpha: Any, tmp: np.ndarray) -> None:
     else:
         np.multiply(x, alpha, out=tmp)
         y += tmp
+
+
+def update_kernels(p: Tensor, grad: np.ndarray, hyperparameters: tuple,
+                   *state: np.ndarray) -> Any:
+    """The compiled ``optim`` kernels (``_kernels/source/optim.py``) when they can run this
+    parameter's update, else None (the NumPy update runs): float32 or float64 arrays, the
+    gradient and ``state`` of the parameter's dtype and shape, all C-contiguous, plain numbers
+    for the ``hyperparameters``, and not while tl.compile traces (its replay records the NumPy
+    calls; the kernels give the same bits, so eager and compiled runs agree)."""
+    data = p._data
+    if tracing_state.active or data.dtype not in _KERNEL_DTYPES:
+        return None
+    if not all(isinstance(h, (int, float)) for h in hyperparameters):
+        return None
+    for a in (data, grad, *state):
+        if a.dtype != data.dtype or a.shape != data.shape or not a.flags.c_contiguous:
+            return None
+    return _kernels.family("optim")
+
+
+def flat(a: np.ndarray) -> np.ndarray:
+    """A C-contiguous array as a 1-D view (what the update kernels take)."""
+    return a.reshape(-1)
 
 
 def operand(value: Any, dtype: np.dtype) -> Any:

@@ -8,7 +8,16 @@ from typing import Any
 import numpy as np
 
 from ..tensor import Tensor
-from .optimizer import Optimizer, axpy, bump_step, implementation_options, state_like, state_scalar
+from .optimizer import (
+    Optimizer,
+    axpy,
+    bump_step,
+    flat,
+    implementation_options,
+    state_like,
+    state_scalar,
+    update_kernels,
+)
 
 __all__ = ["RMSprop"]
 
@@ -36,11 +45,6 @@ class RMSprop(Optimizer):
                                                                capturable, without_fused=True)))
 
     def _update(self, p: Tensor, grad: np.ndarray, group: dict, state: dict) -> None:
-        g, tmp, avg = self.scratch(p, 0), self.scratch(p, 1), self.scratch(p, 2)
-        if group["maximize"]:
-            np.negative(grad, out=g)
-        else:
-            np.copyto(g, grad)
         alpha, eps, momentum = group["alpha"], group["eps"], group["momentum"]
         if not state:
             state["step"] = state_scalar(0.0)
@@ -49,6 +53,25 @@ class RMSprop(Optimizer):
                 state["momentum_buffer"] = state_like(p)
             if group["centered"]:
                 state["grad_avg"] = state_like(p)
+        arrays = [state["square_avg"]._data]
+        arrays += [state["grad_avg"]._data] if group["centered"] else []
+        arrays += [state["momentum_buffer"]._data] if momentum > 0 else []
+        kernels = update_kernels(p, grad, (group["lr"], alpha, eps, momentum,
+                                           group["weight_decay"]), *arrays)
+        if kernels is not None:  # one pass over memory, the same operations as below
+            bump_step(state)
+            dt, none = p._data.dtype.type, np.empty(0, p._data.dtype)
+            kernels.rmsprop(flat(p._data), flat(grad), flat(arrays[0]),
+                            flat(arrays[1]) if group["centered"] else none,
+                            flat(arrays[-1]) if momentum > 0 else none,
+                            bool(group["maximize"]), dt(group["weight_decay"]), dt(alpha),
+                            dt(1 - alpha), dt(eps), dt(momentum), dt(-group["lr"]))
+            return
+        g, tmp, avg = self.scratch(p, 0), self.scratch(p, 1), self.scratch(p, 2)
+        if group["maximize"]:
+            np.negative(grad, out=g)
+        else:
+            np.copyto(g, grad)
         bump_step(state, traceable=True)  # (the count itself is not used here)
         if group["weight_decay"] != 0:
             axpy(g, p._data, group["weight_decay"], tmp)

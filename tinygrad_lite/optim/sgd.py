@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..tensor import Tensor
-from .optimizer import Optimizer, axpy, implementation_options, operand
+from .optimizer import Optimizer, axpy, flat, implementation_options, operand, update_kernels
 
 __all__ = ["SGD"]
 
@@ -41,6 +41,8 @@ class SGD(Optimizer):
         # ``d_p`` starts as the gradient itself (never written to); it is copied into a scratch
         # array only when maximize or weight decay must change it, so the common case (momentum
         # only) runs the same four NumPy calls as a hand-written update.
+        if self._fused_update(p, grad, group, state):
+            return
         d_p = grad
         if group["maximize"]:
             d_p = np.negative(grad, out=self.scratch(p, 0))
@@ -63,6 +65,25 @@ class SGD(Optimizer):
             else:
                 d_p = buf
         axpy(p._data, d_p, -group["lr"], self.scratch(p, 1))
+
+    def _fused_update(self, p: Tensor, grad: np.ndarray, group: dict, state: dict) -> bool:
+        """The update as one compiled pass (the same operations as ``_update``'s), when the
+        kernels apply; False when the NumPy update must run."""
+        wd, momentum, lr = group["weight_decay"], group["momentum"], group["lr"]
+        held = state.get("momentum_buffer") if momentum != 0 else None
+        buffers = () if held is None else (held._data,)
+        kernels = update_kernels(p, grad, (lr, momentum, wd, group["dampening"]), *buffers)
+        if kernels is None:
+            return False
+        dt = p._data.dtype.type
+        if momentum != 0 and held is None:  # the first step: the kernel writes b = g
+            state["momentum_buffer"] = Tensor._wrap(np.empty_like(p._data))
+            buffers = (state["momentum_buffer"]._data,)
+        buf = flat(buffers[0]) if buffers else np.empty(0, p._data.dtype)
+        kernels.sgd(flat(p._data), flat(grad), buf, bool(group["maximize"]), dt(wd),
+                    dt(momentum), dt(1.0 - group["dampening"]), bool(group["nesterov"]),
+                    held is None, dt(-lr))
+        return True
 
     def _writable(self, p: Tensor, d_p: np.ndarray, grad: np.ndarray) -> np.ndarray:
         """``d_p`` as an array this step may modify: a scratch copy while it is the gradient."""

@@ -71,6 +71,29 @@ class SparseTensor:
         """How many leading dimensions are indexed by ``indices``."""
         return int(self._idx.shape[0])
 
+    def narrow_copy(self, dim: int, start: int, length: int) -> SparseTensor:
+        """The entries with ``start <= index < start + length`` along ``dim`` (a sparse dim:
+        the entries kept and their index shifted; a dense dim: the values narrowed)."""
+        nd = len(self._size)
+        if not -nd <= dim < nd:
+            raise IndexError(f"narrow_copy: dim {dim} is out of range for a sparse tensor of "
+                             f"{nd} dims")
+        dim %= nd
+        start = start + self._size[dim] if start < 0 else start
+        if start < 0 or length < 0 or start + length > self._size[dim]:
+            raise RuntimeError(f"narrow_copy: start ({start}) + length ({length}) exceeds "
+                               f"dimension size ({self._size[dim]})")
+        size = list(self._size)
+        size[dim] = length
+        if dim < self.sparse_dim():
+            keep = (self._idx[dim] >= start) & (self._idx[dim] < start + length)
+            idx = self._idx[:, keep].copy()
+            idx[dim] -= start
+            return SparseTensor(idx, self._vals[functions.tensor(keep)], tuple(size),
+                                self._coalesced)
+        values = self._vals.narrow(dim - self.sparse_dim() + 1, start, length).clone()
+        return SparseTensor(self._idx.copy(), values, tuple(size), self._coalesced)
+
     def dense_dim(self) -> int:
         """How many trailing dimensions each value has."""
         return self._vals.ndim - 1
@@ -321,9 +344,11 @@ def sparse_coo_tensor(indices: Any, values: Any, size: Any = None, *, dtype: Any
         idx = idx.reshape(len(size) if size is not None else 1, 0)
     if idx.ndim != 2:
         raise RuntimeError(f"indices must be sparse_dim x nnz, but got: {list(idx.shape)}")
-    if idx.dtype.kind not in "iu":
+    if idx.dtype.kind not in "iufb":
         raise RuntimeError(f"indices must be an int64 tensor, got {idx.dtype}")
-    idx = idx.astype(np.int64)
+    if idx.dtype.kind == "f" and not np.isfinite(idx).all():
+        raise RuntimeError("sparse_coo_tensor: indices must be finite numbers")
+    idx = idx.astype(np.int64)  # floats and bools convert (truncated), as in PyTorch
     if isinstance(values, Tensor):
         vals = values if dtype is None else values.to(dtype)
     else:

@@ -14,6 +14,7 @@ import numpy as np
 from ... import functions as _fn
 from ..._core.tensor_base import TensorBase, wrap
 from ..._core.warnings import warn
+from ...dtypes import bool as bool_
 from ...dtypes import is_float_dtype
 from ...functions import sigmoid, tanh
 from ...functions.creation import default_rng
@@ -236,21 +237,31 @@ def tanhshrink(input: TensorBase) -> TensorBase:
     return input - input.tanh()
 
 
+def _replacement(input: TensorBase, value: float) -> float | int:
+    """``value`` in the input's kind: the result keeps the input's dtype, as in PyTorch (an
+    integer tensor gets ``value`` truncated)."""
+    if input.dtype == bool_:
+        raise RuntimeError("threshold: not implemented for bool tensors")
+    return float(value) if input.is_floating_point() else int(value)
+
+
 def threshold(input: TensorBase, threshold: float, value: float,
               inplace: bool = False) -> TensorBase:
-    """``x`` where ``x > threshold``, else ``value``."""
-    return _maybe_inplace(input, inplace, "threshold_", lambda x: _threshold(x, threshold, value))
+    """``x`` where ``x > threshold``, else ``value`` (in the input's dtype)."""
+    fill = _replacement(input, value)
+    return _maybe_inplace(input, inplace, "threshold_", lambda x: _threshold(x, threshold, fill))
 
 
-def _threshold(x: TensorBase, threshold: float, value: float) -> TensorBase:
+def _threshold(x: TensorBase, threshold: float, fill: float | int) -> TensorBase:
     if is_float_dtype(x._data.dtype):  # one node, a NaN passing as in PyTorch
-        return piecewise.threshold(x, threshold, value)
-    return _fn.where(x > threshold, x, float(value))
+        return piecewise.threshold(x, threshold, fill)
+    return _fn.where(x > threshold, x, fill)
 
 
 def threshold_(input: TensorBase, threshold: float, value: float) -> TensorBase:
     """In place: ``threshold``."""
-    return ops_inplace.apply(input, "threshold_", lambda x: _threshold(x, threshold, value))
+    fill = _replacement(input, value)
+    return ops_inplace.apply(input, "threshold_", lambda x: _threshold(x, threshold, fill))
 
 
 def glu(input: TensorBase, dim: int = -1) -> TensorBase:

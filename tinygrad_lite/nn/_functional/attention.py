@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -18,7 +19,27 @@ from .dropout import dropout
 from .flash_attention import flash_attention
 from .linear import linear
 
-__all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
+__all__ = ["scaled_dot_product_attention", "multi_head_attention_forward",
+           "push_attention_override", "pop_attention_override"]
+
+# attention implementations that replace the local kernels while a context manager is active
+# (tl.distributed.tensor.experimental.context_parallel runs ring attention), innermost last;
+# each takes (query, key, value, attn_mask, dropout_p, is_causal, scale) after the argument
+# checks, the CausalBias conversion and the GQA head repetition
+_overrides: list[Callable[..., TensorBase]] = []
+
+
+def push_attention_override(fn: Callable[..., TensorBase]) -> None:
+    """Make ``fn`` compute ``scaled_dot_product_attention`` until ``pop_attention_override``."""
+    _overrides.append(fn)
+
+
+def pop_attention_override(fn: Callable[..., TensorBase]) -> None:
+    """Remove ``fn`` (the innermost override, or wherever it is)."""
+    for i in range(len(_overrides) - 1, -1, -1):
+        if _overrides[i] is fn:
+            del _overrides[i]
+            return
 
 # scores per (batch, head) from which scaled_dot_product_attention runs the blocked kernel
 # (nn/_functional/flash_attention.py); below it the plain matmul-softmax-matmul is as fast and
@@ -51,10 +72,13 @@ def scaled_dot_product_attention(query: TensorBase, key: TensorBase, value: Tens
     if is_causal and attn_mask is not None:
         raise RuntimeError("scaled_dot_product_attention: pass either attn_mask or "
                            "is_causal=True, not both")
-    if query.shape[-2] * key.shape[-2] >= FLASH_MIN_SCORES:
+    out: TensorBase
+    if _overrides:
+        out = _overrides[-1](query, key, value, attn_mask, dropout_p, is_causal, scale)
+    elif query.shape[-2] * key.shape[-2] >= FLASH_MIN_SCORES:
         # long sequences: the blocked algorithm never holds the (..., L, S) scores; it is as
         # fast from L = S = 1024 on and faster beyond (benchmarks/bench_attention.py)
-        out: TensorBase = flash_attention(query, key, value,  # type: ignore[arg-type]
+        out = flash_attention(query, key, value,  # type: ignore[arg-type]
                                           attn_mask, dropout_p, is_causal, scale)
     elif attn_mask is None and dropout_p == 0.0 and fused_attention_ok(query, key, value):
         out = attention(query, key, value, scale, is_causal)  # one node (ops/attention.py)

@@ -14,6 +14,7 @@ import numpy as np
 from ... import functions as _fn
 from ..._core.memory_format import keeps_channels_last
 from ..._core.tensor_base import TensorBase, wrap
+from ...ops import pooling as _pooling
 from ...ops.nn import max_pool_blocks, unfold
 from ._utils import batched, ntuple, pad_spatial
 
@@ -84,6 +85,18 @@ def _max_pool(input: TensorBase, kernel_size: Any, stride: Any, padding: Any, di
     kernel, stride, pads, dilation, out_sizes, extras = _pool_geometry(
         x, kernel_size, stride, padding, dilation, ceil_mode, nd, True)
     by_blocks = None if any(extras) else _max_pool_by_blocks(x, kernel, stride, pads, dilation)
+    # windows that overlap or pad: one compiled pass (ops/pooling.py) where the kernels are
+    # there, 3x faster than the windows' views; tiling windows keep the blocks path, which is
+    # as fast as the kernel (measured at LeNet's shapes)
+    kernels = _pooling.pooling_kernels(x) if nd == 2 and by_blocks is None else None
+    if kernels is not None:
+        values, index = _pooling.max_pool2d(x, kernel, stride, pads, dilation, out_sizes,
+                                            kernels)
+        if added:
+            values = values.squeeze(0)
+        if not return_indices:
+            return values
+        return values, wrap(index.squeeze(0) if added else index)
     if by_blocks is not None:
         values, arg_offsets = by_blocks
     else:  # padding and the ceil overhang count as -inf: never a window's first maximum
@@ -179,10 +192,15 @@ def _avg_pool(input: TensorBase, kernel_size: Any, stride: Any, padding: Any, ce
               count_include_pad: bool, divisor_override: int | None, nd: int, op: str
               ) -> TensorBase:
     x, added = batched(input, nd, op)
-    kernel, stride, pads, dilation, _, extras = _pool_geometry(
+    kernel, stride, pads, dilation, out_sizes, extras = _pool_geometry(
         x, kernel_size, stride, padding, 1, ceil_mode, nd, False)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
+    kernels = _pooling.pooling_kernels(x) if nd == 2 else None
+    if kernels is not None:  # one compiled pass (ops/pooling.py)
+        out = _pooling.avg_pool2d(x, kernel, stride, pads, out_sizes, count_include_pad,
+                                  divisor_override, kernels)
+        return out.squeeze(0) if added else out
     padded = pad_spatial(x, tuple((p, p + e) for p, e in zip(pads, extras)), 0.0)
     cols = unfold(padded, kernel, stride, dilation)
     total = cols.sum(tuple(range(2 + nd, 2 + 2 * nd)))

@@ -24,7 +24,8 @@ from ._utils import ntuple, pad_spatial
 from .pooling_adaptive import adaptive_avg_pool1d, adaptive_avg_pool2d
 
 __all__ = ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "pixel_shuffle",
-           "pixel_unshuffle", "unfold", "fold", "channel_shuffle"]
+           "pixel_unshuffle", "unfold", "fold", "channel_shuffle",
+           "native_channel_shuffle"]
 
 _MODE_DIMS = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
 _CUBIC_A = -0.75  # PyTorch's (and OpenCV's) cubic convolution coefficient
@@ -274,3 +275,8 @@ def fold(input: TensorBase, output_size: Any, kernel_size: Any, dilation: Any = 
     if any(pad):
         out = out[:, :, pad[0]:pad[0] + size[0], pad[1]:pad[1] + size[1]]
     return out if input.ndim == 3 else out.squeeze(0)
+
+
+def native_channel_shuffle(input: TensorBase, groups: int) -> TensorBase:
+    """PyTorch's name for the same shuffle without its dispatch layer: ``channel_shuffle``."""
+    return channel_shuffle(input, groups)

@@ -69,6 +69,64 @@ class Sequential(Module):
             self.append(m)
         return self
 
+    def insert(self, index: int, module: Module) -> Sequential:
+        """Put ``module`` before position ``index`` (``len(self)`` appends; negative counts from
+        the end); the later modules move up one name."""
+        if not isinstance(module, Module):
+            raise AssertionError(f"Sequential.insert: module should be of type Module, got "
+                                 f"{type(module).__name__}")
+        n = len(self)
+        if not -n <= index <= n:
+            raise IndexError(f"Sequential.insert: index {index} is out of range for "
+                             f"{n} modules")
+        items = list(self._modules.values())
+        items.insert(index + n if index < 0 else index, module)
+        self._renumber(items)
+        return self
+
+    def pop(self, key: int | slice) -> Any:
+        """Remove and return the module (or the Sequential of modules) at ``key``."""
+        taken = self[key]
+        del self[key]
+        return taken
+
+    def _renumber(self, items: list[Module]) -> None:
+        self._modules.clear()
+        for i, m in enumerate(items):
+            self.add_module(str(i), m)
+
+    def __add__(self, other: Sequential) -> Sequential:
+        """A new Sequential of this one's modules then ``other``'s (the same module objects)."""
+        if not isinstance(other, Sequential):
+            raise ValueError("Sequential: the add operator supports only Sequential objects, "
+                             f"but {type(other).__name__} is given")
+        return Sequential(*self, *other)
+
+    def __iadd__(self, other: Sequential) -> Sequential:
+        if not isinstance(other, Sequential):
+            raise ValueError("Sequential: the add operator supports only Sequential objects, "
+                             f"but {type(other).__name__} is given")
+        return self.extend(list(other))
+
+    def _repeated(self, times: Any) -> list[Module]:
+        if not isinstance(times, int) or isinstance(times, bool):
+            raise TypeError(f"Sequential: unsupported operand type(s) for *: 'Sequential' and "
+                            f"'{type(times).__name__}'")
+        if times <= 0:
+            raise ValueError(f"Sequential: non-positive multiplication factor {times}")
+        return list(self) * times
+
+    def __mul__(self, times: int) -> Sequential:
+        """A new Sequential repeating the modules ``times`` times (the same module objects, so
+        the repeats share parameters, as in PyTorch)."""
+        return Sequential(*self._repeated(times))
+
+    __rmul__ = __mul__
+
+    def __imul__(self, times: int) -> Sequential:
+        self._renumber(self._repeated(times))
+        return self
+
     def forward(self, input: Any) -> Any:
         """Run the modules in order."""
         for module in self._modules.values():

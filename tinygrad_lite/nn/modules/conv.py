@@ -187,10 +187,34 @@ class ConvTranspose1d(_ConvNd):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
                          groups, bias, padding_mode, output_padding, device, dtype)
 
-    def forward(self, input: TensorBase) -> TensorBase:
-        """The transposed convolution of the input."""
+    def _output_padding(self, input: TensorBase, output_size: Any) -> tuple:
+        """``output_padding``, or the one that makes the output ``output_size`` (the spatial
+        sizes, optionally led by the batch and channel sizes). A stride above 1 leaves the
+        output size ambiguous; this picks among the ``stride`` valid sizes."""
+        if output_size is None:
+            return tuple(self.output_padding)
+        nd = self._nd
+        lead = input.ndim - nd
+        wanted = [int(v) for v in output_size]
+        if len(wanted) == lead + nd:
+            wanted = wanted[lead:]
+        if len(wanted) != nd:
+            raise ValueError(f"{type(self).__name__}: for {nd}-D input, output_size must have "
+                             f"{nd} or {lead + nd} elements (got {len(output_size)})")
+        smallest = [(input.shape[lead + d] - 1) * self.stride[d] - 2 * self.padding[d]
+                    + self.dilation[d] * (self.kernel_size[d] - 1) + 1 for d in range(nd)]
+        largest = [low + self.stride[d] - 1 for d, low in enumerate(smallest)]
+        if any(not low <= size <= high for size, low, high in zip(wanted, smallest, largest)):
+            raise ValueError(f"{type(self).__name__}: requested an output size of {wanted}, but "
+                             f"valid sizes range from {smallest} to {largest} (for an input of "
+                             f"{list(input.shape[lead:])})")
+        return tuple(size - low for size, low in zip(wanted, smallest))
+
+    def forward(self, input: TensorBase, output_size: Any = None) -> TensorBase:
+        """The transposed convolution of the input (of ``output_size``, when given)."""
         return F.conv_transpose1d(input, self.weight, self.bias, self.stride, self.padding,
-                                  self.output_padding, self.groups, self.dilation)
+                                  self._output_padding(input, output_size), self.groups,
+                                  self.dilation)
 
 
 class ConvTranspose2d(ConvTranspose1d):
@@ -198,10 +222,11 @@ class ConvTranspose2d(ConvTranspose1d):
 
     _nd = 2
 
-    def forward(self, input: TensorBase) -> TensorBase:
-        """The transposed convolution of the input."""
+    def forward(self, input: TensorBase, output_size: Any = None) -> TensorBase:
+        """The transposed convolution of the input (of ``output_size``, when given)."""
         return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,
-                                  self.output_padding, self.groups, self.dilation)
+                                  self._output_padding(input, output_size), self.groups,
+                                  self.dilation)
 
 
 class ConvTranspose3d(ConvTranspose1d):
@@ -209,10 +234,11 @@ class ConvTranspose3d(ConvTranspose1d):
 
     _nd = 3
 
-    def forward(self, input: TensorBase) -> TensorBase:
-        """The transposed convolution of the input."""
+    def forward(self, input: TensorBase, output_size: Any = None) -> TensorBase:
+        """The transposed convolution of the input (of ``output_size``, when given)."""
         return F.conv_transpose3d(input, self.weight, self.bias, self.stride, self.padding,
-                                  self.output_padding, self.groups, self.dilation)
+                                  self._output_padding(input, output_size), self.groups,
+                                  self.dilation)
 
 
 class _LazyConvMixin(LazyModuleMixin, _ConvNd):

@@ -20,6 +20,7 @@ from ..._core.device import (
 )
 from ..._core.device import device as device_type
 from ..._core.memory_format import format_name, in_format, is_in_format
+from ..._kernels import cpu_share
 from ...tensor import Tensor
 from ..parameter import Buffer, Parameter
 from ._hooks import (
@@ -82,6 +83,8 @@ def _on_default_device(t: Tensor | None) -> None:
     if t is not None and wants_meta(None) and not is_meta_array(t._data):
         t._data = meta_array(t._data.shape, t._data.dtype)
 
+_cpu_choice = cpu_share._state  # [thread count wanted, applied, watcher]
+
 
 class Module(HookRegistrationMixin, StateDictMixin):
     """Base class for all layers: assigning a ``Parameter``, ``Module`` or registered buffer to an
@@ -136,6 +139,8 @@ class Module(HookRegistrationMixin, StateDictMixin):
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Run ``forward`` with the hooks around it (a fast path when there are none)."""
+        if _cpu_choice[0] != _cpu_choice[1]:  # another process took or freed a core
+            cpu_share.apply()
         if not (self._forward_pre_hooks or self._forward_hooks or self._backward_pre_hooks
                 or self._backward_hooks or global_forward_pre_hooks or global_forward_hooks
                 or global_backward_pre_hooks or global_backward_hooks):

@@ -3,7 +3,8 @@
 Parameter names, shapes, gate order and initialisation are PyTorch's (``weight_ih_l0``,
 ``weight_hh_l1_reverse``, LSTM gates i, f, g, o; GRU gates r, z, n), so a PyTorch state dict
 loads and gives the same outputs. Per layer and direction the input projection of the whole
-sequence is one matrix product; each time step adds one product with the hidden state. Packed
+sequence is one matrix product; each time step adds one product with the hidden state. LSTM
+(without projections) and GRU layers run as one autograd node each (``ops/rnn.py``). Packed
 sequences are unpacked, run with a per-step mask that freezes finished sequences (and runs the
 reverse direction over each sequence's own length), and packed again.
 """
@@ -20,7 +21,7 @@ from ... import functions as _fn
 from ..._core.grad_mode import grad_state
 from ..._core.tensor_base import TensorBase
 from ...functions.creation import default_rng
-from ...ops.rnn import lstm_layer
+from ...ops.rnn import gru_layer, lstm_layer
 from .. import functional as F  # noqa: N812 - PyTorch's conventional alias
 from .._packed_sequence import PackedSequence, pack_padded_sequence, pad_packed_sequence
 from ..parameter import Parameter
@@ -230,20 +231,26 @@ class RNNBase(Module):
             x = x.flip(0)
         dt = x._data.dtype
         half = _half_precision(dt)
-        if self.mode == "LSTM" and c is not None and w_hr is None and mask is None and \
-                (dt in _FUSED_DTYPES or half) and w_ih._data.dtype == dt and steps > 0:
-            # one node for the whole layer (ops/rnn.py): backward through time in NumPy; biases
-            # come in pairs (both or neither)
+        if (self.mode == "GRU" or (self.mode == "LSTM" and c is not None)) and w_hr is None \
+                and mask is None and (dt in _FUSED_DTYPES or half) and \
+                w_ih._data.dtype == dt and steps > 0:
+            # one node for the whole layer (ops/rnn.py): backward through time in NumPy or the
+            # compiled kernels; biases come in pairs (both or neither)
             inputs = (x, h, c, w_ih, w_hh, b_ih, b_hh)
             record = grad_state.enabled and any(
                 t is not None and t._requires_grad for t in inputs)
             if half:  # computed in float32 and rounded once, as PyTorch's CPU kernels do: the
                 # weights' gradients sum T * B terms, which 16-bit steps would spoil
-                x, h, c, w_ih, w_hh = (t.float() for t in (x, h, c, w_ih, w_hh))
+                x, h, w_ih, w_hh = (t.float() for t in (x, h, w_ih, w_hh))
+                c = None if c is None else c.float()
                 b_ih, b_hh = (None if b is None else b.float() for b in (b_ih, b_hh))
-            out, h, c = lstm_layer(x, h, c, w_ih, w_hh, b_ih, b_hh, record)
+            if c is None:
+                out, h = gru_layer(x, h, w_ih, w_hh, b_ih, b_hh, record)
+            else:
+                out, h, c = lstm_layer(x, h, c, w_ih, w_hh, b_ih, b_hh, record)
             if half:
-                out, h, c = out.to(dt), h.to(dt), c.to(dt)
+                out, h = out.to(dt), h.to(dt)
+                c = None if c is None else c.to(dt)
             return (out.flip(0) if direction else out), h, c
         # the whole sequence's input projection at once, cut into steps by one split node
         proj = F.linear(x, w_ih, b_ih).unbind(0)
