@@ -20,6 +20,7 @@ from .._core.tensor_base import TensorBase
 from ..dtypes import is_float_dtype
 from .common import array_of, is_array, unary_rule, wrap, writable
 from .elementwise import cast, where_rule
+from .piecewise import tie_zero_slope
 from .special import _erf_numpy
 from .special import erf as erf_op
 
@@ -134,8 +135,8 @@ class LeakyReluBackward0(Node):
     def backward(self, grad):
         (x,) = self.saved_tensors
         positive = array_of(x) > 0  # a constant mask: no graph needed
-        if not is_array(grad):
-            return (where_rule(positive, grad, grad * self.slope),)
+        if not is_array(grad):  # recorded, with a zero derivative towards the input
+            return (tie_zero_slope(where_rule(positive, grad, grad * self.slope), x),)
         if 0.0 <= self.slope <= 1.0:
             # grad * (1 or slope): the factor as max(mask, slope), branch-free (np.where on
             # a random sign mask is ~12x slower: a mispredicted branch per element); x * 1 is
