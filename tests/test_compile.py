@@ -1,6 +1,8 @@
 """tl.compile: traced once, replayed as straight-line NumPy. Compiled and eager training runs must
-agree step for step (bit for bit where the op order is the same), guards must retrace, graph
-breaks must fall back (or raise with fullgraph=True), and every pass must keep results."""
+agree step for step (bit for bit where the op order is the same, with the NumPy kernel backend;
+with numba's loop kernels within the few-ulp bound of tests/test_compile_kernels.py), guards
+must retrace, graph breaks must fall back (or raise with fullgraph=True), and every pass must
+keep results."""
 
 import re
 import warnings
@@ -12,6 +14,7 @@ from helpers import train_step
 import tinygrad_lite as tl
 import tinygrad_lite.nn as nn
 import tinygrad_lite.nn.functional as F  # noqa: N812 - PyTorch's spelling
+from tinygrad_lite import _kernels
 from tinygrad_lite.compiler import GraphBreakError, passes
 from tinygrad_lite.compiler.ir import Const, Graph, Op, Ref, Value
 
@@ -35,8 +38,12 @@ def _run_both(build, xs, ys, steps=100, exact=True, seed=0):
     eager_losses = [eager(xs[i % len(xs)], ys[i % len(ys)]).item() for i in range(steps)]
     tl.manual_seed(seed + 1)
     compiled_losses = [compiled(xs[i % len(xs)], ys[i % len(ys)]).item() for i in range(steps)]
-    check = np.testing.assert_array_equal if exact else (
-        lambda a, b: np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7))
+    # loop kernels evaluate exp/log/tanh with LLVM's math library, not NumPy's: the last bits
+    # may differ (and grow over the steps), so bit-for-bit holds with the NumPy backend only
+    kernels = _kernels.backend() == "numba"
+    check = np.testing.assert_array_equal if exact and not kernels else (
+        lambda a, b: np.testing.assert_allclose(a, b, rtol=1e-4 if kernels else 1e-6,
+                                                atol=1e-5 if kernels else 1e-7))
     check(np.array(compiled_losses), np.array(eager_losses))
     for p1, p2 in zip(m1.parameters(), m2.parameters()):
         check(p2.detach().numpy(), p1.detach().numpy())
@@ -532,7 +539,14 @@ def test_compiled_step_peak_memory_is_not_above_eager():
     assert peaks[1] <= peaks[0] * 1.02, peaks
 
 
-def test_replay_allocates_planned_buffers_once():
+@pytest.fixture
+def numpy_backend():
+    """The NumPy kernel backend: the replay is the straight-line NumPy these tests read."""
+    with _kernels.use_backend("numpy"):
+        yield
+
+
+def test_replay_allocates_planned_buffers_once(numpy_backend):
     model = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 4))
 
     @tl.compile
@@ -550,7 +564,8 @@ def test_replay_allocates_planned_buffers_once():
     assert re.search(r"v\d+ = b\d+ ", wide.code) and "np_empty" not in wide.code
 
 
-def test_single_outputs_are_passed_positionally_except_where_numpy_deprecates_it():
+def test_single_outputs_are_passed_positionally_except_where_numpy_deprecates_it(
+        numpy_backend):
     a = tl.randn(4, 4, requires_grad=True)
     b = tl.randn(4, 4)
 
