@@ -5,18 +5,20 @@ A ``LoopKernel`` is built by ``loop_fusion`` from a ``KernelPlan``: the group's 
 the arrays it reads and writes, and the shape it iterates over. Its source is a tensor program
 over those arrays: explicit nested loops over the shape, one pass over memory, each op one
 typed scalar expression per element (the intermediates live in registers, never in memory).
-Only the outermost loop runs on threads (``numba.prange``), and only for large arrays
-(``threads.PARALLEL_MIN_ELEMENTS``). The source names no sizes, so every group of the same
+Only the outermost loop runs on threads (``numba.prange``), and only for very large arrays
+(``PARALLEL_MIN_ELEMENTS``, far above ``threads.PARALLEL_MIN_ELEMENTS`` of the hand-written
+kernels: in a training step a loop kernel runs right after a BLAS product, whose threads are
+still spinning, and waking numba's pool then cost 20-35 ms per call on a 2-core machine, against
+0.05-1 ms for the serial loop). The source names no sizes, so every group of the same
 structure (each layer's layer norm, each parameter's optimizer update of one kind) shares one
 source text, one cache entry and one compiled function.
 
 Dtypes follow NumPy exactly: each op computes in NumPy's loop dtype for its operands (Python
 scalars are weak, ``np.result_type`` decides) and rounds its result to the dtype the trace
 recorded, so a float32 chain stays float32. Division by zero, NaN and inf behave as in NumPy
-(``error_model="numpy"``, no fastmath). Transcendental functions (``exp``, ``log``, ``tanh``) come
-from LLVM's math library rather than NumPy's (for a float32 operand: its float64 version, rounded
-back, as numba's float32 ``tanh`` is hundreds of ulps off near 0), which can differ in the last
-bit: the kernels' results are within a few float32 ulps of the NumPy replay, not bit-identical.
+(``error_model="numpy"``, no fastmath, so no contraction into fused multiply-adds). The ops a
+kernel runs are the correctly rounded ones (``+ - * /``, ``sqrt``, comparisons, selects, casts;
+see ``EXPRESSIONS``), so its results are the NumPy replay's, bit for bit.
 
 Compiling happens on one background thread (numba's compiler is slow: about half a second per
 kernel, far less from the on-disk cache). Until a kernel is ready, its ``__call__`` runs the
@@ -42,17 +44,20 @@ from .ir import Const, Op, Ref, callable_name
 
 __all__ = ["KernelPlan", "Arg", "LoopKernel", "EXPRESSIONS", "COMPARISONS", "compile_queue"]
 
-# ufunc -> scalar expression of its (already cast) operands; ``{one}`` is 1 in the loop dtype
+# ufunc -> scalar expression of its (already cast) operands; ``{one}`` is 1 in the loop dtype.
+# Only IEEE-exact operations (each correctly rounded, as NumPy's are): a kernel's results are
+# the NumPy replay's bits. ``exp``, ``log``, ``tanh``, ``power`` and the like stay NumPy calls
+# between kernels: numba's versions are scalar libm calls, several times slower than NumPy's
+# vectorised loops (measured: a GELU backward's kernel with ``exp`` took longer than its NumPy
+# ops), and differ from them in the last bits (numba's float32 ``tanh`` by hundreds of ulps
+# near 0).
 EXPRESSIONS: dict[Any, str] = {
     np.add: "({0} + {1})", np.subtract: "({0} - {1})", np.multiply: "({0} * {1})",
-    np.true_divide: "({0} / {1})", np.power: "({0} ** {1})",
+    np.true_divide: "({0} / {1})",
     np.maximum: "({0} if ({0} >= {1} or {0} != {0}) else {1})",
     np.minimum: "({0} if ({0} <= {1} or {0} != {0}) else {1})",
     np.negative: "(-{0})", np.positive: "(+{0})", np.absolute: "np.abs({0})",
-    np.exp: "np.exp({0})", np.log: "np.log({0})", np.sqrt: "np.sqrt({0})",
-    np.tanh: "np.tanh({0})", np.log1p: "np.log1p({0})", np.expm1: "np.expm1({0})",
-    np.sin: "np.sin({0})", np.cos: "np.cos({0})", np.reciprocal: "({one} / {0})",
-    np.square: "({0} * {0})",
+    np.sqrt: "np.sqrt({0})", np.reciprocal: "({one} / {0})", np.square: "({0} * {0})",
     np.greater: "({0} > {1})", np.greater_equal: "({0} >= {1})", np.less: "({0} < {1})",
     np.less_equal: "({0} <= {1})", np.equal: "({0} == {1})", np.not_equal: "({0} != {1})",
 }
@@ -159,7 +164,10 @@ def generate_source(plan: KernelPlan) -> str:
             if key not in regs:  # first read of an argument: load it
                 k = what
                 reg = f"x{k}"
-                body.append(f"{reg} = {names[k]}[{index[k]}]")
+                if plan.args[k].shape:
+                    body.append(f"{reg} = {names[k]}[{index[k]}]")
+                else:  # a 0-d value (a learning rate, a statistic) comes in as a scalar
+                    reg = names[k]
                 regs[key] = (reg, plan.args[k].dtype)
             reg, dtype = regs[key]
             condition = step.form == "where" and position == 0  # (tested as it is)
@@ -188,17 +196,8 @@ def generate_source(plan: KernelPlan) -> str:
     return "\n".join(lines) + "\n"
 
 
-# functions numba's float32 versions of which are far less accurate than NumPy's (its tanh is
-# hundreds of ulps off near 0): a float32 operand is evaluated in float64 and rounded back, which
-# is within an ulp of the exact result (the chain itself stays float32)
-_TRANSCENDENTAL = frozenset({np.exp, np.log, np.tanh, np.log1p, np.expm1, np.sin, np.cos})
-
-
 def _expression(step: Step, operands: list[str | None]) -> str:
     if step.form == "ufunc":
-        if step.ufunc in _TRANSCENDENTAL and step.loop == np.float32:
-            wide = EXPRESSIONS[step.ufunc].format(f"np.float64({operands[0]})")
-            return f"np.float32({wide})"
         return EXPRESSIONS[step.ufunc].format(*operands, one=_literal(1, step.loop))
     if step.form == "cast":
         return str(operands[0])
@@ -247,6 +246,7 @@ class _Compiler:
 
 
 compile_queue = _Compiler()
+PARALLEL_MIN_ELEMENTS = 1 << 24  # threads only from here (see the module's docstring)
 BACKGROUND = True  # compile on the background thread (False: in ``LoopKernel.start``)
 
 
@@ -263,12 +263,13 @@ class LoopKernel:
         self.ops = [op.label for op in plan.ops]
         self.shape = tuple(plan.shape)
         size = math.prod(plan.shape)
-        self.parallel = size >= threads.PARALLEL_MIN_ELEMENTS and plan.shape[0] > 1 and \
+        self.parallel = size >= PARALLEL_MIN_ELEMENTS and plan.shape[0] > 1 and \
             threads.budget() > 1
         short = ", ".join(label.replace("np.", "") for label in self.ops)
         self.ir_label = f"kernel{number}[{short}]"  # the IR table's name of the op
         self.kernel_name = f"kernel{number}"  # the generated replay's name of it
         self.__name__ = self.kernel_name
+        self.scalars = [k for k, a in enumerate(plan.args) if not a.shape]
         self.compiled: Any = None
         self.error: str | None = None
         self.compile_seconds: float | None = None
@@ -320,19 +321,35 @@ class LoopKernel:
         types = []
         for arg in self.plan.args:
             template = arg.template
+            if not arg.shape:
+                types.append(numba.from_dtype(arg.dtype))
+                continue
             if isinstance(template, Const):
                 types.append(numba.typeof(template.obj))
                 continue
             base = numba.from_dtype(arg.dtype)
-            layout = "C" if arg.c_order else "A"
-            types.append(numba.types.Array(base, len(arg.shape), layout))
+            array_type: Any = numba.types.Array
+            types.append(array_type(base, len(arg.shape), "C" if arg.c_order else "A"))
         return tuple(types)
 
     def __call__(self, *arrays: np.ndarray) -> None:
         compiled = self.compiled
-        if compiled is not None:
+        if compiled is None:
+            self.fallback(*arrays)
+            return
+        scalars = self.scalars
+        if scalars:  # a 0-d value is a 0-d array or a NumPy scalar: the kernel takes a scalar
+            given = list(arrays)
+            for k in scalars:
+                given[k] = given[k][()]
+            arrays = tuple(given)
+        try:
             compiled(*arrays)
-        else:
+        except Exception as error:  # noqa: BLE001 - argument types it was not compiled for
+            # (numba types the arguments before the kernel runs: nothing was written)
+            self.compiled, self.error = None, f"{type(error).__name__}: {error}"
+            logs.report("fusion", f"{self.kernel_name} failed ({self.error}); its NumPy ops "
+                        "run instead")
             self.fallback(*arrays)
 
     def fallback(self, *arrays: np.ndarray) -> None:
