@@ -7,6 +7,7 @@ the NumPy calls. Also: the IR names the optimizer's arena arrays as the state th
 
 import logging
 import re
+import time
 
 import numpy as np
 import pytest
@@ -190,17 +191,23 @@ def test_numpy_backend_replays_numpy_bit_for_bit():
         np.testing.assert_array_equal(p.detach().numpy(), q.detach().numpy())
 
 
-def test_replays_before_the_kernels_compile_are_bit_identical(monkeypatch):
-    monkeypatch.setattr(loop_kernels.compile_queue, "submit", lambda kernel: None)
+@pytest.mark.parametrize("compiles", [False, True], ids=["never-ready", "background"])
+def test_replays_while_kernels_compile_in_the_background_are_bit_identical(monkeypatch,
+                                                                          compiles):
+    if not compiles:  # the kernels never get compiled: every group runs its NumPy ops
+        monkeypatch.setattr(loop_kernels.compile_queue, "submit", lambda kernel: None)
     models = [_block(tl.float32) for _ in range(2)]
     opts = [tl.optim.SGD(m.parameters(), lr=0.05, momentum=0.9) for m in models]
     eager, compiled = train_step(models[0], opts[0]), tl.compile(train_step(models[1], opts[1]))
     x = tl.from_numpy(_array((24, 12)))
     y = tl.from_numpy(RNG.integers(0, 5, 24))
-    for _ in range(5):
-        np.testing.assert_array_equal(compiled(x, y).item(), eager(x, y).item())
-    assert compiled.replays >= 3 and compiled.kernels
-    assert not any(k.ready for k in compiled.kernels)  # every group ran its NumPy ops
+    with tl._dynamo.config.patch(kernels_in_background=True):
+        for step in range(6):
+            if compiles and step == 4:
+                assert compiled.wait_for_kernels(timeout=120)
+            np.testing.assert_array_equal(compiled(x, y).item(), eager(x, y).item())
+    assert compiled.replays >= 4 and compiled.kernels
+    assert all(k.ready == compiles for k in compiled.kernels)
     for p, q in zip(models[1].parameters(), models[0].parameters()):
         np.testing.assert_array_equal(p.detach().numpy(), q.detach().numpy())
 
@@ -218,7 +225,7 @@ def test_identical_layers_share_one_kernel():
                for k in f.kernels)
 
 
-def test_fusion_log_says_numpy_runs_until_kernels_are_ready(caplog):
+def test_fusion_log_names_the_kernels_and_when_they_run(caplog):
     tl._logging.set_logs(fusion=True)
     try:
         with caplog.at_level(logging.INFO, logger="tinygrad_lite.compile"):
@@ -229,8 +236,24 @@ def test_fusion_log_says_numpy_runs_until_kernels_are_ready(caplog):
     finally:
         tl._logging.set_logs()
     text = caplog.text
-    assert "1 loop kernels" in text and "run their NumPy ops until each is compiled" in text
-    assert "kernel0" in text and "np.clip" in text
+    assert "1 loop kernels (1 distinct); compiling them now" in text
+    assert "kernel0" in text and "np.clip" in text and "1 of 1 loop kernels compiled" in text
+    caplog.clear()
+    tl._logging.set_logs(fusion=True)
+    try:
+        with caplog.at_level(logging.INFO, logger="tinygrad_lite.compile"), \
+                tl._dynamo.config.patch(kernels_in_background=True):
+            g = tl.compile(lambda a, b: (a * b + 1.0) * a)
+            g(a, b)
+            g.wait_for_kernels(timeout=120)
+            deadline = time.monotonic() + 60  # (the report comes from a watching thread)
+            while "replays run them from now on" not in caplog.text and \
+                    time.monotonic() < deadline:
+                time.sleep(0.01)
+    finally:
+        tl._logging.set_logs()
+    assert "run their NumPy ops until each is compiled in the background" in caplog.text
+    assert "replays run them from now on" in caplog.text
 
 
 @pytest.mark.parametrize("backend", ["numba", "numpy"])

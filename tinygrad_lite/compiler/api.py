@@ -308,12 +308,13 @@ class CompiledFunction:
             logs.report("output_code", f"{_name(self.fn)}:\n{source}")
 
     def _start_kernels(self, kernels: list[LoopKernel]) -> None:
-        """Compile the loop kernels (see ``loop_kernels``: on a background thread, the
-        replays running the fused ops in NumPy until each is ready) and report them."""
+        """Compile the loop kernels (see ``loop_kernels``: now, or on a background thread
+        while the replays run the fused ops in NumPy) and report them."""
         distinct = len({k.name for k in kernels})
+        when = "replays run their NumPy ops until each is compiled in the background" if \
+            config.kernels_in_background else "compiling them now"
         logs.report("fusion", f"{_name(self.fn)}: {len(kernels)} loop kernels ({distinct} "
-                    "distinct); replays run their NumPy ops until each is compiled:\n"
-                    + describe(kernels))
+                    f"distinct); {when}:\n" + describe(kernels))
         if logs.enabled("kernel_code"):
             seen: set[str] = set()
             for k in kernels:
@@ -323,6 +324,9 @@ class CompiledFunction:
         for k in kernels:
             k.start()
         if logs.enabled("fusion"):
+            if not config.kernels_in_background:
+                _report_ready(_name(self.fn), kernels)
+                return
             watcher = threading.Thread(target=_report_ready, args=(_name(self.fn), kernels),
                                        daemon=True)
             watcher.start()
