@@ -379,7 +379,7 @@ def _loop_dtype(item: _Elementwise, inputs: list[Any], result: np.dtype) -> np.d
         values = values[1:]
     try:
         loop = np.result_type(*values)
-    except TypeError:
+    except (TypeError, ValueError, OverflowError):  # (a Python int beyond int64, say)
         return None
     if item.form == "ufunc" and item.ufunc in COMPARISONS:
         return loop if loop in _VALUE_DTYPES and loop.kind != "b" else None
