@@ -7,9 +7,10 @@ up, ``codegen`` turns it into a Python function, and later calls whose guards ho
 function instead: no Tensor or Node objects, no engine. With the numba kernel backend (the
 default when numba is installed; ``TINYGRAD_LITE_KERNELS=numpy`` turns it off) runs of
 elementwise ops between the GEMMs become generated loop kernels (``loop_fusion``,
-``loop_kernels``; ``compiled.kernels`` lists them), whose results are the NumPy ops' bits. A call the compiler cannot replay
-(a graph break, outputs that still need autograd, Python state the call changes) runs eagerly,
-with one warning that says why (``fullgraph=True`` raises instead).
+``loop_kernels``; ``compiled.kernels`` lists them), whose results are the NumPy ops' bits.
+A call the compiler cannot replay (a graph break, outputs that still need autograd, Python state
+the call changes) runs eagerly, with one warning that says why (``fullgraph=True`` raises
+instead).
 """
 
 from __future__ import annotations
