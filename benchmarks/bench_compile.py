@@ -1,7 +1,8 @@
 """``tl.compile`` against the hand-written NumPy floor, eager tinygrad_lite and the peers, in one
 process: the toy step (2-16-16-1, 200 points, hinge, SGD momentum), the MLP step (784-256-128-10,
 cross-entropy, SGD momentum) at batch 32 and 256, and the 8x8 op chain ``((a*b)+c).relu().sum()``
-forward + backward.
+forward + backward. ``compiled (NumPy backend)`` is the same compiled step traced with
+``TINYGRAD_LITE_KERNELS=numpy`` semantics (no loop kernels).
 
 On a shared machine a whole process can run 2x slower from one minute to the next, so every row of
 one workload runs interleaved in blocks, and the fastest block of each is reported as a ratio to
@@ -32,6 +33,7 @@ import _workloads as wl  # noqa: E402
 
 harness.add_repo_to_path()
 import tinygrad_lite as tl  # noqa: E402
+from tinygrad_lite import _kernels  # noqa: E402
 
 # Budgets from the compile issue: compiled time / NumPy floor.
 BUDGETS = {"toy": 1.0, "MLP B=32": 1.0, "MLP B=256": 1.0, "op chain 8x8": 1.5}
@@ -56,7 +58,8 @@ def chain_rows() -> dict[str, Callable[[], object]]:
         out.backward()
         return out
 
-    rows = {"numpy": floor, "tinygrad_lite": eager, "tl_compiled": tl.compile(eager)}
+    rows = {"numpy": floor, "tinygrad_lite": eager, "tl_compiled": tl.compile(eager),
+            "tl_compiled_numpy": numpy_backend(tl.compile(eager))}
     if importlib.util.find_spec("torch") is not None:
         import torch
 
@@ -88,11 +91,28 @@ def training_rows(kind: str, batch: int) -> dict[str, Callable[[], object]]:
         params, x, y = wl.toy_inputs()
         for fw in frameworks:
             rows[fw] = wl.TOY_BUILDERS[fw](params, x, y)[0]
+        rows["tl_compiled_numpy"] = numpy_backend(wl.TOY_BUILDERS["tl_compiled"](params, x, y)[0])
     else:
         params, xs, ys = wl.mlp_inputs(batch)
         for fw in frameworks:
             rows[fw] = wl.MLP_BUILDERS[fw](params, xs, ys)
+        rows["tl_compiled_numpy"] = numpy_backend(wl.MLP_BUILDERS["tl_compiled"](params, xs, ys))
     return rows
+
+
+def numpy_backend(step: Callable[[], object]) -> Callable[[], object]:
+    """``step`` (a compiled row) traced with the NumPy kernel backend: its replay is NumPy calls
+    only, no loop kernels (the backend is read when a call is traced: the first calls)."""
+    calls = [0]
+
+    def run() -> object:
+        if calls[0] < 4:
+            calls[0] += 1
+            with _kernels.use_backend("numpy"):
+                return step()
+        return step()
+
+    return run
 
 
 def measure(rows: dict[str, Callable[[], object]], blocks: int, number: int) -> dict[str, float]:
@@ -160,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
                  "MLP B=256": (lambda: training_rows("mlp", 256), 10),
                  "op chain 8x8": (chain_rows, 500)}
     table, budgets = [], []
-    names = ["numpy", "tinygrad_lite", "tl_compiled", "jax", "torch"]
+    names = ["numpy", "tinygrad_lite", "tl_compiled", "tl_compiled_numpy", "jax", "torch"]
     for label, (build, number) in workloads.items():
         rows = build()
         best = measure(rows, blocks, max(1, number // (3 if args.quick else 1)))
@@ -176,7 +196,8 @@ def main(argv: list[str] | None = None) -> int:
     eager_peak, compiled_peak = peak_memory()
     text = [f"### {title}", "",
             harness.markdown_table(["workload", "floor µs", "eager ×floor", "compiled ×floor",
-                                    "jax.jit ×floor", "torch ×floor"], table), "",
+                                    "compiled (NumPy backend) ×floor", "jax.jit ×floor",
+                                    "torch ×floor"], table), "",
             f"First compiled call (tracing) = {first:.1f} eager steps; first replay (code "
             f"generation) = {replay:.1f} eager steps (MLP B=32).",
             f"Peak traced memory over 20 MLP B=256 steps: eager {eager_peak / 2**20:.2f} MiB, "

@@ -1,6 +1,7 @@
 """tl.compile: traced once, replayed as straight-line NumPy. Compiled and eager training runs must
-agree step for step (bit for bit where the op order is the same), guards must retrace, graph
-breaks must fall back (or raise with fullgraph=True), and every pass must keep results."""
+agree step for step (bit for bit where the op order is the same, with either kernel backend),
+guards must retrace, graph breaks must fall back (or raise with fullgraph=True), and every pass
+must keep results."""
 
 import re
 import warnings
@@ -12,6 +13,7 @@ from helpers import train_step
 import tinygrad_lite as tl
 import tinygrad_lite.nn as nn
 import tinygrad_lite.nn.functional as F  # noqa: N812 - PyTorch's spelling
+from tinygrad_lite import _kernels
 from tinygrad_lite.compiler import GraphBreakError, passes
 from tinygrad_lite.compiler.ir import Const, Graph, Op, Ref, Value
 
@@ -532,7 +534,15 @@ def test_compiled_step_peak_memory_is_not_above_eager():
     assert peaks[1] <= peaks[0] * 1.02, peaks
 
 
-def test_replay_allocates_planned_buffers_once():
+@pytest.fixture
+def numpy_backend():
+    """The NumPy kernel backend: the replay is the straight-line NumPy these tests read (numba's
+    loop kernels would fuse the calls they look for)."""
+    with _kernels.use_backend("numpy"):
+        yield
+
+
+def test_replay_allocates_planned_buffers_once(numpy_backend):
     model = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 4))
 
     @tl.compile
@@ -550,7 +560,8 @@ def test_replay_allocates_planned_buffers_once():
     assert re.search(r"v\d+ = b\d+ ", wide.code) and "np_empty" not in wide.code
 
 
-def test_single_outputs_are_passed_positionally_except_where_numpy_deprecates_it():
+def test_single_outputs_are_passed_positionally_except_where_numpy_deprecates_it(
+        numpy_backend):
     a = tl.randn(4, 4, requires_grad=True)
     b = tl.randn(4, 4)
 

@@ -18,7 +18,7 @@ ERRORS = [
      "logical_and: shapes (3,) and (4,) cannot be broadcast"),
     ("in-place-broadcast", lambda: tl.ones(3).add_(tl.ones(2, 3)),
      "add_: output with shape (3,) doesn't match the broadcast shape (2, 3)"),
-    ("masked_fill-mask-shape", lambda: tl.ones(3).masked_fill(tl.ones(2, 3) > 0, 1.0),
+    ("masked_fill-mask-shape", lambda: tl.ones(3).masked_fill_(tl.ones(2, 3) > 0, 1.0),
      "masked_fill: the mask of shape (2, 3) must be broadcastable to the input's shape (3,)"),
     ("copy_-shape", lambda: tl.ones(3).copy_(tl.ones(4)),
      "copy_: the source of shape (4,) must be broadcastable to the destination's shape (3,)"),

@@ -100,3 +100,29 @@ for mode in ("sum", "mean", "max"):
         lambda w, mode=mode: F.embedding_bag(tl.tensor(_BAG_IDX), w, tl.tensor(_OFFSETS),
                                              mode=mode),
         [(4, 3)], "distinct", lambda w, mode=mode: _bag_ref(w, mode))
+# piecewise-linear activations and the losses and activations with a kink or threshold (their
+# kinks are in op_catalog/derived.py's SINGULAR_POINTS; domain "nonzero" keeps the central
+# differences of test_ops off them)
+row("hardtanh", lambda a: F.hardtanh(a, -0.7, 0.8), [(3, 4)], "nonzero",
+    lambda a: np.clip(a, -0.7, 0.8))
+row("relu6", lambda a: F.relu6(a * 4), [(3, 4)], "nonzero",
+    lambda a: np.clip(a * 4, 0, 6))
+row("softshrink", lambda a: F.softshrink(a, 0.3), [(3, 4)], "nonzero",
+    lambda a: np.where(a > 0.3, a - 0.3, np.where(a < -0.3, a + 0.3, 0.0)))
+row("threshold", lambda a: F.threshold(a, 0.2, -1.5), [(3, 4)], "nonzero",
+    lambda a: np.where(a > 0.2, a, -1.5))
+row("leaky_relu", lambda a: F.leaky_relu(a, 0.2), [(3, 4)], "nonzero",
+    lambda a: np.where(a > 0, a, 0.2 * a))
+row("rrelu-eval", lambda a: F.rrelu(a), [(3, 4)], "nonzero",
+    lambda a: np.where(a > 0, a, a * (1 / 8 + 1 / 3) / 2))
+row("softplus-threshold", lambda a: F.softplus(a, beta=2.0, threshold=1.0), [(3, 4)], "nonzero",
+    lambda a: np.where(a * 2 > 1.0, a, np.log1p(np.exp(2 * a)) / 2))
+row("smooth-l1-beta", lambda a, b: F.smooth_l1_loss(a, b, reduction="none", beta=0.5),
+    [(3, 4), (3, 4)], "real",
+    lambda a, b: np.where(np.abs(a - b) < 0.5, (a - b) ** 2, np.abs(a - b) - 0.25))
+row("huber-delta", lambda a: F.huber_loss(a, tl.zeros_like(a), delta=0.5), [(3, 4)], "nonzero",
+    lambda a: np.where(np.abs(a) < 0.5, 0.5 * a * a, 0.5 * (np.abs(a) - 0.25)).mean())
+row("kl-div-target", lambda a, t: F.kl_div(a, t, reduction="sum"), [(3, 4), (3, 4)],
+    "positive", lambda a, t: (t * (np.log(t) - a)).sum())
+row("normalize", lambda a: F.normalize(a, dim=1), [(3, 4)], "real",
+    lambda a: a / np.sqrt((a * a).sum(1, keepdims=True)))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
+from .._kernels import cpu_share
 from .grad_mode import grad_state
 
 __all__ = ["begin_backward", "end_backward", "queue_callback", "keep_graphs"]
@@ -44,6 +45,7 @@ def begin_backward(create_graph: bool) -> bool:
     ``create_graph``. Returns the grad mode to restore. (Two plain functions rather than a
     context manager: this runs once per backward, and ``with`` on an object costs a third of a
     microsecond more, 1-2 % of a small model's step.)"""
+    cpu_share.apply()  # the thread count for this machine's load (see _kernels/cpu_share.py)
     outer_mode = grad_state.enabled
     grad_state.enabled = create_graph
     _final_callbacks.depth += 1

@@ -34,7 +34,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from .._kernels import cpu_share
 from .accumulate_grad import count_leaf_edges, eager_leaves, finish_if_complete, finish_leaves
 from .backward_scope import begin_backward, end_backward, keep_graphs
 from .backward_watch import Watch, watch_for
@@ -50,8 +49,6 @@ def run_backward(roots: Sequence[TensorBase], root_grads: Sequence[TensorBase], 
     """Propagate ``root_grads`` from ``roots`` back through the graph. ``accumulate=True``
     (``Tensor.backward``) adds into ``.grad`` of the leaves (of ``inputs`` only, when given);
     ``accumulate=False`` (``autograd.grad``) returns the gradients of ``inputs`` instead."""
-    cpu_share.apply()  # the thread count for this machine's load (see _kernels/cpu_share.py)
-    retain_graph = retain_graph or keep_graphs[0] > 0  # inside vmap: see backward_scope
     pending, leaf_grads = _seed(roots, root_grads, create_graph)  # node -> sum; leaf -> sum
     deps = _count_dependencies(pending)  # node -> edges into it that have not delivered yet
     ready = [node for node in pending if deps[node] == 0]
@@ -68,7 +65,7 @@ def run_backward(roots: Sequence[TensorBase], root_grads: Sequence[TensorBase], 
                 input_grads = _run_node(node, grad, watch, create_graph)
                 if input_grads is None:  # autograd.grad: no wanted input lies behind this node
                     continue
-            if not retain_graph:
+            if not (retain_graph or keep_graphs[0]):  # (vmap keeps graphs: see backward_scope)
                 node._saved = node._saved_out = None  # free what it saved (see Node._released)
             for edge, grad in zip(node.next_edges, input_grads):
                 if grad is None or edge is None:

@@ -1,5 +1,6 @@
 """``tl.compiler`` (PyTorch's ``torch.compiler``): ``tl.compile`` traces a call once and replays
-it as straight-line NumPy (see ``api.py``); ``is_compiling`` says whether a trace is running.
+it as straight-line NumPy, runs of elementwise ops fused into generated numba loop kernels (see
+``api.py``, ``loop_fusion.py``); ``is_compiling`` says whether a trace is running.
 
 Eager code never imports this package; it sits above every other layer.
 """

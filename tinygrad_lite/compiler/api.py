@@ -4,15 +4,20 @@ The first call with a new signature runs the function eagerly while ``Trace`` re
 NumPy call it makes (the forward, the backward rules ``loss.backward()`` runs, gradient
 accumulation, ``zero_grad``, the optimizer's in-place updates). The passes clean the recording
 up, ``codegen`` turns it into a Python function, and later calls whose guards hold run that
-function instead: no Tensor or Node objects, no engine. A call the compiler cannot replay
-(a graph break, outputs that still need autograd, Python state the call changes) runs eagerly,
-with one warning that says why (``fullgraph=True`` raises instead).
+function instead: no Tensor or Node objects, no engine. With the numba kernel backend (the
+default when numba is installed; ``TINYGRAD_LITE_KERNELS=numpy`` turns it off) runs of
+elementwise ops between the GEMMs become generated loop kernels (``loop_fusion``,
+``loop_kernels``; ``compiled.kernels`` lists them), whose results are the NumPy ops' bits.
+A call the compiler cannot replay (a graph break, outputs that still need autograd, Python state
+the call changes) runs eagerly, with one warning that says why (``fullgraph=True`` raises
+instead).
 """
 
 from __future__ import annotations
 
 import builtins
 import re
+import threading
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -24,11 +29,13 @@ from .._core.grad_mode import grad_state
 from .._core.tensor_base import TensorBase, wrap
 from .._core.tracing import tracing_state
 from .._core.warnings import warn
+from .._kernels import backend as kernel_backend
 from ..functions.generator import default_generator
 from ..nn.modules.module import Module
-from . import codegen, fuse, logs, passes
+from . import codegen, fuse, logs, loop_fusion, passes
 from .config import config
 from .ir import Graph, Ref
+from .loop_kernels import LoopKernel, describe
 from .relocate import relocator
 from .state import StateWalk
 from .trace import Trace
@@ -65,6 +72,7 @@ class Entry:
         # draws the same numbers the replay did)
         self.generators: list = []
         self.walk: StateWalk | None = None  # kept in explain mode, to say which guard failed
+        self.kernels: list[LoopKernel] = []  # the fused loop kernels its replay calls
 
 
 class CompiledFunction:
@@ -92,6 +100,20 @@ class CompiledFunction:
         """The IR of the most recent compiled specialisation (print it for a table)."""
         entry = next((e for e in self.entries if e.graph is not None), None)
         return entry.graph if entry else None
+
+    @property
+    def kernels(self) -> list[LoopKernel]:
+        """The loop kernels of the most recent compiled specialisation, in replay order: each
+        lists the ops it fused (``.ops``), its generated numba source (``.source``) and
+        whether it is compiled yet (``.ready``). Empty with the NumPy kernel backend."""
+        entry = next((e for e in self.entries if e.replay is not None), None)
+        return list(entry.kernels) if entry else []
+
+    def wait_for_kernels(self, timeout: float | None = None) -> bool:
+        """Block until every loop kernel of the compiled specialisations finished compiling
+        (replays run their NumPy ops until then); whether all of them are ready."""
+        kernels = [k for e in self.entries for k in e.kernels]
+        return all([k.wait(timeout) for k in kernels])
 
     @property
     def code(self) -> str:
@@ -246,7 +268,17 @@ class CompiledFunction:
              guard: Callable[..., bool]) -> None:
         graph = trace.graph
         relocate = relocator(swapped, walk, guard)
-        buffers = passes.optimize(graph, lambda g: fuse.fuse_parallel_updates(g, relocate))
+        kernels: list[LoopKernel] = []
+        loops = kernel_backend() == "numba"  # (the NumPy backend replays NumPy calls only)
+
+        def fuse_all(g: Graph) -> int:
+            removed = fuse.fuse_parallel_updates(g, relocate)
+            if loops:
+                passes.eliminate_dead_code(g)  # (what the arenas replaced: not fused again)
+                removed += loop_fusion.fuse_loops(g, kernels)
+            return removed
+
+        buffers = passes.optimize(graph, fuse_all)
         names: dict[str, Any] = {"_wrap": wrap, "_F64": np.float64, **walk.env}
         readers = {vid: swapped["readers"][vid] for vid in graph.inputs}
         writes = [_write(target, attr, vid, swapped, names)
@@ -260,6 +292,9 @@ class CompiledFunction:
         source, replay = codegen.generate(graph, readers, writes, result, buffers, names,
                                           prologue)
         entry = Entry(key, guard, replay, graph, source)
+        entry.kernels = kernels
+        if kernels:
+            self._start_kernels(kernels)
         entry.walk = walk  # (says which guard failed, in explain mode and when giving up)
         if any(op.kind == "check" for op in graph.ops):
             entry.generators = list({id(op.target[0]): op.target[0] for op in graph.ops
@@ -275,6 +310,30 @@ class CompiledFunction:
                 logs.report(artifact, f"{_name(self.fn)}:\n{graph}")
         if logs.enabled("output_code"):
             logs.report("output_code", f"{_name(self.fn)}:\n{source}")
+
+    def _start_kernels(self, kernels: list[LoopKernel]) -> None:
+        """Compile the loop kernels (see ``loop_kernels``: now, or on a background thread
+        while the replays run the fused ops in NumPy) and report them."""
+        distinct = len({k.name for k in kernels})
+        when = "replays run their NumPy ops until each is compiled in the background" if \
+            config.kernels_in_background else "compiling them now"
+        logs.report("fusion", f"{_name(self.fn)}: {len(kernels)} loop kernels ({distinct} "
+                    f"distinct); {when}:\n" + describe(kernels))
+        if logs.enabled("kernel_code"):
+            seen: set[str] = set()
+            for k in kernels:
+                if k.name not in seen:
+                    seen.add(k.name)
+                    logs.report("kernel_code", f"{k.name}:\n{k.source}")
+        for k in kernels:
+            k.start()
+        if logs.enabled("fusion"):
+            if not config.kernels_in_background:
+                _report_ready(_name(self.fn), kernels)
+                return
+            watcher = threading.Thread(target=_report_ready, args=(_name(self.fn), kernels),
+                                       daemon=True)
+            watcher.start()
 
     def _give_up(self, reason: str, key: tuple, walk: StateWalk,
                  guard: Callable[..., bool] | None = None) -> None:
@@ -351,6 +410,16 @@ def compile(model: Callable | None = None, *, fullgraph: bool = False,  # noqa: 
 
 
 # -- helpers ---------------------------------------------------------------------------------
+
+
+def _report_ready(name: str, kernels: list[LoopKernel]) -> None:
+    """Log when every loop kernel of a compiled call is ready (the replays switch over)."""
+    for k in kernels:
+        k.wait()
+    failed = [k for k in kernels if not k.ready]
+    seconds = sum(k.compile_seconds or 0.0 for k in kernels)
+    logs.report("fusion", f"{name}: {len(kernels) - len(failed)} of {len(kernels)} loop "
+                f"kernels compiled ({seconds:.2f} s); replays run them from now on")
 
 
 def _name(fn: Any) -> str:

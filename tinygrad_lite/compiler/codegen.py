@@ -120,8 +120,10 @@ def _line(op: Op, index: int, names: _Names) -> str:
         return f"{lhs}b{op.out_buffer}"  # a planned buffer: nothing to allocate
     if op.kind == "call":
         name = callable_name(op.target)  # np.add -> np_add; a package kernel by its own name
-        fn = names.bind(_undispatched(op.target), name.replace("np.", "np_")
-                        if name.startswith("np.") else name.rsplit(".", 1)[-1])
+        hint = getattr(op.target, "kernel_name", None)  # a fused loop kernel: kernel3
+        fn = names.bind(_undispatched(op.target), hint if isinstance(hint, str) else
+                        name.replace("np.", "np_") if name.startswith("np.")
+                        else name.rsplit(".", 1)[-1])
         return f"{lhs}{fn}({_call_args(op, names)})"
     if op.kind == "method":
         return f"{lhs}{_render(op.args[0], names)}.{op.target}({_call_args(op, names, True)})"

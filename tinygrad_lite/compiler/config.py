@@ -23,6 +23,9 @@ class Config:
         self.cache_size_limit = 8  # specialisations kept per compiled function
         self.suppress_errors = False  # a compiler failure runs eagerly even with fullgraph=True
         self.verbose = False
+        # compile loop kernels on a background thread, the replays running their NumPy ops until
+        # each is ready, instead of in the call that traced (see loop_kernels)
+        self.kernels_in_background = False
 
     @property
     def recompile_limit(self) -> int:

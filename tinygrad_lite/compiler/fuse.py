@@ -445,13 +445,14 @@ class _Group:
             moved = relocate([v.vid for v in values])
             if moved is None:
                 return False
-            self.operand[k] = Const(moved)
+            self.operand[k] = Const(moved, _arena_name(values, "state"))
             self.per_lane[k] = [Ref(v.vid) for v in values]  # the tensors' views of it
             return True
         space = np.empty(total, dtype)
         self.space[k] = _new_value(graph, (total,), dtype, None, "const")
-        self.operand[k] = Const(space)
-        self.per_lane[k] = [Const(space[o:o + n].reshape(v.shape))
+        name = _arena_name(values, "scratch")
+        self.operand[k] = Const(space, name)
+        self.per_lane[k] = [Const(space[o:o + n].reshape(v.shape), name)
                             for o, n, v in zip(offsets, sizes, values)]
         return True
 
@@ -469,6 +470,30 @@ class _Group:
                       where=c.op.where)
         return Op("call", c.op.target, tuple(args), {"out": (out,)}, [], mutates=mutates,
                   where=c.op.where)
+
+
+def _arena_name(values: list[Value], default: str) -> str:
+    """What an arena holds, for the IR table: the state's own name when every lane's array has
+    the same last name (``exp_avg``, ``momentum_buffer``, ``_scratch``), else the lanes' common
+    owner with ``*`` (``opt.param_groups.0.params.*``), else ``default``."""
+    names = [v.name for v in values]
+    if not all(names):
+        return default
+    lasts = {_last_part(n) for n in names}
+    if len(lasts) == 1:
+        return lasts.pop()
+    owners = {n[:len(n) - len(_last_part(n))].rstrip(".") for n in names}
+    if len(owners) == 1:
+        owner = owners.pop()
+        return f"{owner}.*" if owner else default
+    return default
+
+
+def _last_part(name: str) -> str:
+    """``opt.state[Parameter].exp_avg`` -> ``exp_avg``; ``opt._scratch[tuple]`` ->
+    ``_scratch`` (a subscript says which entry, not what it holds)."""
+    last = name.rsplit(".", 1)[-1]
+    return last.split("[", 1)[0] or last
 
 
 def _new_value(graph: Graph, shape: tuple, dtype: np.dtype, view_of: int | None,

@@ -28,9 +28,11 @@ class Ref:
 
 @dataclass(frozen=True, eq=False, slots=True)
 class Const:
-    """A template slot holding an object captured while tracing (by reference)."""
+    """A template slot holding an object captured while tracing (by reference); ``name``
+    says what it is where the compiler knows (an optimizer arena: ``exp_avg``)."""
 
     obj: Any
+    name: str = ""
 
 
 @dataclass(slots=True)
@@ -88,7 +90,11 @@ class Op:
 
 
 def callable_name(fn: Any) -> str:
-    """``np.add``, ``np.add.reduce``, ``np.matmul``: how the table and the code name ``fn``."""
+    """``np.add``, ``np.add.reduce``, ``np.matmul``: how the table and the code name ``fn``
+    (a fused loop kernel names itself and the ops it fused)."""
+    label = getattr(fn, "ir_label", None)
+    if isinstance(label, str):
+        return label
     if isinstance(fn, np.ufunc):
         return f"np.{fn.__name__}"
     owner = getattr(fn, "__self__", None)
@@ -218,14 +224,15 @@ class Graph:
 
 
 def _constant_arrays(op: Op) -> list[str]:
-    """The arrays an op reads or writes that are constants of the replay (the fused update's
-    arenas, say), as ``const(337,)``."""
+    """The arrays an op reads or writes that are constants of the replay, by name where the
+    compiler gave them one (an optimizer's arena of every ``exp_avg``: ``exp_avg(337,)``),
+    else as ``const(337,)``."""
     found: list[str] = []
 
     def visit(template: Any) -> None:
         if isinstance(template, Const) and isinstance(template.obj, np.ndarray) and \
                 template.obj.ndim:
-            found.append(f"const{tuple(template.obj.shape)}")
+            found.append(f"{template.name or 'const'}{tuple(template.obj.shape)}")
         elif isinstance(template, (tuple, list)):
             for item in template:
                 visit(item)

@@ -7,7 +7,10 @@ PyTorch documents, ``TORCH_LOGS="recompiles,graph_breaks"``) turns reports on; e
 - ``graph_breaks``: why a call runs eagerly (the graph break and its line);
 - ``guards``: the guard of each new specialisation, readable;
 - ``graph_code`` / ``graph``: the IR table of each compiled call;
-- ``output_code``: the generated replay source.
+- ``output_code``: the generated replay source;
+- ``fusion``: the loop kernels a compiled call fused (which ops each runs), that its replays
+  run the NumPy ops while the kernels compile, and when they switch over;
+- ``kernel_code``: each loop kernel's generated numba source.
 ``dynamo`` (PyTorch's switch for its whole tracer) turns all of them on.
 """
 
@@ -19,7 +22,8 @@ from typing import Any
 
 __all__ = ["ARTIFACTS", "set_logs", "enabled", "report"]
 
-ARTIFACTS = ("recompiles", "graph_breaks", "guards", "graph_code", "graph", "output_code")
+ARTIFACTS = ("recompiles", "graph_breaks", "guards", "graph_code", "graph", "output_code",
+             "fusion", "kernel_code")
 _ALL_SWITCHES = ("dynamo", "all")  # PyTorch's names that cover every artifact above
 _on: set[str] = set()
 logger = logging.getLogger("tinygrad_lite.compile")

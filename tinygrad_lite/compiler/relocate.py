@@ -10,6 +10,7 @@ laid end to end in one array (by an earlier trace of the function) are used wher
 
 from __future__ import annotations
 
+import gc
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -50,7 +51,13 @@ def relocator(swapped: dict, walk: StateWalk, guard: Callable[..., bool]
                                               *swapped["slots"], *slots.values()]))
         known = _count_references([arrays, *chains], counted)
         if _shared(chains, known, owned=1):  # type: ignore[arg-type]
-            return None
+            # a reference may come from garbage not collected yet (a reference cycle of an
+            # earlier trace's objects, which the collector frees whenever allocations elsewhere
+            # happen to trigger it, a kernel compiling on another thread, say): collect, ask
+            # again
+            gc.collect()
+            if _shared(chains, known, owned=1):  # type: ignore[arg-type]
+                return None
         arena = np.empty(sum(a.size for a in arrays), arrays[0].dtype)
         offset = 0
         for owner, attr, arr in found:  # type: ignore[misc]

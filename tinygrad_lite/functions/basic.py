@@ -3,6 +3,7 @@ PyTorch's signatures, and composite ops built from them (their gradients come fo
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -253,14 +254,15 @@ def unsqueeze(input: TensorBase, dim: int) -> TensorBase:
 def flatten(input: TensorBase, start_dim: int = 0, end_dim: int = -1) -> TensorBase:
     """Merge dims ``start_dim..end_dim`` into one."""
     shape = input._data.shape
+    (s,) = ops.normalize_dims(start_dim, len(shape), "flatten") or (0,)
+    (e,) = ops.normalize_dims(end_dim, len(shape), "flatten") or (0,)
     if not shape:
         return ops.reshape(input, (1,))
-    (s,) = ops.normalize_dims(start_dim, len(shape), "flatten")
-    (e,) = ops.normalize_dims(end_dim, len(shape), "flatten")
     if s > e:
         raise RuntimeError(f"flatten() has invalid args: start_dim cannot come after end_dim "
                            f"(start_dim={start_dim}, end_dim={end_dim}, shape {shape})")
-    return ops.reshape(input, shape[:s] + (-1 if input._data.size else 0,) + shape[e + 1:])
+    merged = math.prod(shape[s:e + 1])  # explicit: -1 is ambiguous when a size is 0
+    return ops.reshape(input, shape[:s] + (merged,) + shape[e + 1:])
 
 
 # -- composite math -----------------------------------------------------------------------------

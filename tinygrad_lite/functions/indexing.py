@@ -275,8 +275,8 @@ def masked_fill(input: TensorBase, mask: TensorBase, value: Any) -> TensorBase:
     if isinstance(value, TensorBase) and value._data.ndim:
         raise RuntimeError(f"masked_fill: only supports a 0-dimensional value tensor, but got "
                            f"tensor with {value._data.ndim} dimension(s)")
-    ops.common.require_broadcastable_to(mask._data.shape, input._data.shape, "masked_fill", "mask",
-                                        "input")
+    # out of place the mask and the input broadcast together, as in PyTorch (in place,
+    # masked_fill_, the mask must fit the input)
     out = ops.where(mask, value, input)
     return out if out._data.dtype == input._data.dtype else ops.cast(out, input._data.dtype)
 

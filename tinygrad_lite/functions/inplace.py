@@ -16,6 +16,7 @@ from .._core.grad_mode import grad_state
 from .._core.size import Size
 from .._core.tensor_base import TensorBase, wrap
 from ..ops import inplace
+from ..ops.common import require_broadcastable_to
 from ..ops.indexing import index_put
 from .basic import add, exp, mul, neg, pow, relu, sub
 from .indexing import masked_fill
@@ -101,6 +102,9 @@ def exp_(input: _TensorT) -> _TensorT:
 @public(function=False)
 def masked_fill_(input: _TensorT, mask: Any, value: Any) -> _TensorT:
     """In place: ``value`` where ``mask`` is true."""
+    if isinstance(mask, TensorBase):
+        require_broadcastable_to(mask._data.shape, input._data.shape, "masked_fill", "mask",
+                                 "input")
     return inplace.apply(input, "masked_fill_", lambda s: masked_fill(s, mask, value))
 
 

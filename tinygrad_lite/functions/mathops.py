@@ -36,6 +36,7 @@ from ..ops.special import (
     sinh,
 )
 from ..ops.special import logit as _logit
+from ..ops.special import sinc as _sinc_op
 from .basic import sum as _sum
 from .basic import where
 from .creation import _np_dtype, ones_like
@@ -128,10 +129,8 @@ def logit(input: TensorBase, eps: float | None = None) -> TensorBase:
 @public(out=True, inplace=True, torch_inplace=True)
 @bfloat16_in_float32  # pi * x rounded to bfloat16 is far from the integers sinc vanishes at
 def sinc(input: TensorBase) -> TensorBase:
-    """``sin(pi x) / (pi x)``, 1 at 0."""
-    zero = input == 0
-    x = ops.where(zero, 1.0, input) * math.pi
-    return ops.where(zero, 1.0, ops.sin(x) / x)
+    """``sin(pi x) / (pi x)``, 1 at 0 (one node with PyTorch's rule, ops/special.py)."""
+    return _sinc_op(input)
 
 
 @public(out=True, inplace=True)
@@ -154,15 +153,7 @@ def heaviside(input: TensorBase, values: Any) -> TensorBase:
 def copysign(input: Any, other: Any) -> TensorBase:
     """The magnitude of ``input`` with the sign of ``other`` (including -0.0)."""
     x, y = _promoted(input, other, floating=True)
-    sign = wrap(np.where(np.signbit(np.broadcast_to(y._data, np.broadcast_shapes(
-        x._data.shape, y._data.shape))), -1.0, 1.0).astype(x._data.dtype))
-    out = x.abs() * sign
-    if isinstance(other, TensorBase) and y._requires_grad:
-        # PyTorch gives ``other`` a zero gradient rather than none: a where that never picks
-        # it (``y * 0`` would turn the result NaN where ``other`` is inf or NaN)
-        never = wrap(np.zeros(out._data.shape, np.bool_))
-        return ops.where(never, y, out)
-    return out
+    return binary_math.copysign(x, y)  # one node with PyTorch's rules (ops/binary_math.py)
 
 
 @public(out=True)

@@ -52,7 +52,7 @@ def _quantile(input: TensorBase, q: Any, dim: int | None, keepdim: bool, interpo
         d = ops.normalize_dims(dim, max(ndim, 1), op)[0]
         rows = movedim(input, d, -1) if ndim else input.reshape(1)
     n = rows.shape[-1]
-    if n == 0:
+    if input._data.size == 0:
         raise RuntimeError(f"{op}() input tensor must be non-empty")
     ordered = sort(rows, -1).values  # NaN sorts last
     nan = np.isnan(rows._data)

@@ -13,6 +13,7 @@ from ..dtypes import is_float_dtype
 from ..ops import return_types, scan, unary
 from ..ops.einsum import einsum as _einsum_op
 from ..ops.elementwise import bfloat16_in_float32
+from ..ops.norm import euclidean_norm, masked_sqrt
 from .basic import extremum_with_dim, is_sparse, matmul, sparse_matmul
 from .linalg.norms import matrix_norm, p_norm
 from .registry import public
@@ -113,17 +114,6 @@ def var(input: TensorBase, dim: Any = None, unbiased: bool | None = None, keepdi
     return total / builtins.max(count - correction, 0)
 
 
-def _sqrt_zero_grad_at_zero(total: TensorBase) -> TensorBase:
-    """``sqrt(total)`` whose gradient is 0 where ``total`` is exactly 0, as PyTorch's norm and std
-    give (a subgradient) rather than the ``inf * 0 = NaN`` of the chain rule. The masked form is
-    built only when there is such a zero."""
-    data = total._data  # no zero (NaN counts as nonzero)? item() is the cheapest test for 0-d
-    if (data.item() != 0) if data.ndim == 0 else data.all():
-        return ops.pow(total, 0.5)
-    mask = wrap(np.asarray(data == 0))
-    return ops.where(mask, 0.0, ops.pow(ops.where(mask, 1.0, total), 0.5))
-
-
 @public(out=True)
 @bfloat16_in_float32
 def std(input: TensorBase, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *,
@@ -132,7 +122,8 @@ def std(input: TensorBase, dim: Any = None, unbiased: bool | None = None, keepdi
     if isinstance(dim, bool):
         dim, unbiased = None, dim
     _require_float(input, "std")
-    return _sqrt_zero_grad_at_zero(var(input, dim, unbiased, keepdim, correction=correction))
+    # PyTorch's std rule: 0 where the result is 0, through a division (ops/norm.py)
+    return masked_sqrt(var(input, dim, unbiased, keepdim, correction=correction))
 
 
 @public(out=True)
@@ -169,7 +160,7 @@ def norm(input: TensorBase, p: Any = "fro", dim: Any = None, keepdim: bool = Fal
     if isinstance(p, str):
         raise RuntimeError(f"norm: p = {p!r} is not supported; use 'fro', 'nuc' or a number")
     if p == 2:
-        return _sqrt_zero_grad_at_zero(ops.reduce_sum(input * input, dim, keepdim))
+        return euclidean_norm(input, dim, keepdim)  # PyTorch's rule at 0 (ops/norm.py)
     if p == 0:
         return ops.reduce_sum(ops.cast(input != 0, input._data.dtype), dim, keepdim)
     magnitude = unary.abs(input)

@@ -18,6 +18,7 @@ from .. import ops
 from .._core.memory_format import format_name, is_in_format
 from .._core.size import Size, sizes_or_keyword
 from .._core.tensor_base import TensorBase, wrap
+from .._core.warnings import warn
 from ..ops import shape as ops_shape
 from ..ops.shape import cat, pad_constant
 from .basic import transpose
@@ -54,7 +55,12 @@ def unflatten(input: TensorBase, dim: int, sizes: Any) -> TensorBase:
     """Split dimension ``dim`` into ``sizes`` (one entry may be -1)."""
     shape = input._data.shape
     d = _dim(dim, len(shape), "unflatten")
-    return ops.reshape(input, shape[:d] + tuple(sizes) + shape[d + 1:])
+    sizes = tuple(int(n) for n in sizes)
+    known = math.prod(n for n in sizes if n != -1)
+    if -1 in sizes and known:  # inferred from the dim's own size (a reshape's -1 would be
+        # ambiguous when another dim is 0)
+        sizes = tuple(shape[d] // known if n == -1 else n for n in sizes)
+    return ops.reshape(input, shape[:d] + sizes + shape[d + 1:])
 
 
 def broadcast_to(input: TensorBase, size: Any) -> TensorBase:
@@ -480,6 +486,10 @@ def block_diag(*tensors: TensorBase) -> TensorBase:
 
 def cartesian_prod(*tensors: TensorBase) -> TensorBase:
     """All combinations of one element from each 1-D tensor, as rows."""
+    for t in tensors:
+        if t._data.ndim != 1:
+            raise RuntimeError(f"cartesian_prod: Expect a 1D vector, but got shape "
+                               f"{list(t._data.shape)}")
     if len(tensors) == 1:
         return tensors[0]
     grids = meshgrid(*tensors, indexing="ij")
@@ -492,8 +502,8 @@ def combinations(input: TensorBase, r: int = 2, with_replacement: bool = False) 
     chooser = itertools.combinations_with_replacement if with_replacement else \
         itertools.combinations
     picks = np.array(list(chooser(range(n), r)), np.int64).reshape(-1, r)
-    if picks.size == 0:
-        return input.new_zeros(0) if r else input.new_zeros(0)
+    if picks.size == 0:  # no combination: (0, r) as PyTorch shapes it (r = 0: empty 1-D)
+        return input.new_zeros((0, r)) if r else input.new_zeros(0)
     return input[wrap(picks)]
 
 
@@ -583,6 +593,9 @@ def argwhere(input: TensorBase) -> TensorBase:
 
 def adjoint(input: TensorBase) -> TensorBase:
     """The conjugate transpose of the last two dims (the transpose: tensors are real)."""
+    if input._data.ndim == 0:  # PyTorch still returns it, with a deprecation warning
+        warn("adjoint() is deprecated on 0-D tensors. Consider using x.conj().")
+        return input
     if input._data.ndim < 2:
         raise RuntimeError("tensor.adjoint() is only supported on matrices or batches of "
                            f"matrices. Got {input._data.ndim}-D tensor.")

@@ -83,9 +83,9 @@ def _select(x: TensorBase, index: np.ndarray, dim: int) -> TensorBase:
 def sort(input: TensorBase, dim: int = -1, descending: bool = False, stable: bool = False
          ) -> Any:
     """``(values, indices)`` sorted along ``dim`` (stable; NaN last, or first if descending)."""
+    d = _dim(input, dim, "sort")  # (checked first: a 0-d tensor takes dim 0 or -1 only)
     if input._data.ndim == 0:
         return SortResult(input, wrap(np.zeros((), np.int64)))
-    d = _dim(input, dim, "sort")
     idx, values = _sorted(input._data, d, descending)
     if values is None:
         return SortResult(_select(input, idx, d), wrap(idx.astype(np.int64)))

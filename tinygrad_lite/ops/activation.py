@@ -26,6 +26,7 @@ from ..dtypes import is_float_dtype
 from .common import array_of, is_array, unary_rule, wrap, writable
 from .elementwise import cast, where_rule
 from .kernel_choice import kernels_for, run, run_kernels
+from .piecewise import tie_zero_slope
 from .special import _erf_numpy
 from .special import erf as erf_op
 
@@ -182,8 +183,8 @@ class LeakyReluBackward0(Node):
     def backward(self, grad):
         (x,) = self.saved_tensors
         positive = array_of(x) > 0  # a constant mask: no graph needed
-        if not is_array(grad):
-            return (where_rule(positive, grad, grad * self.slope),)
+        if not is_array(grad):  # recorded, with a zero derivative towards the input
+            return (tie_zero_slope(where_rule(positive, grad, grad * self.slope), x),)
         kern = kernels_for("activation", grad, x) if grad.shape == x.shape else None
         if kern is not None:
             return (run_kernels(_leaky_relu_grad_kernel, kern, grad, x, self.slope),)

@@ -12,10 +12,10 @@ from .._core.grad_mode import grad_state
 from .._core.graph import Node
 from .._core.tensor_base import TensorBase
 from ..dtypes import is_float_dtype
-from .common import array_of, broadcast_error, sum_to, wrap
+from .common import array_of, broadcast_error, is_array, sum_to, wrap
 from .elementwise import cast, promote, where_rule
 
-__all__ = ["atan2", "hypot", "xlogy", "xlog1py"]
+__all__ = ["atan2", "hypot", "xlogy", "xlog1py", "copysign"]
 
 _FLOAT32 = np.dtype(np.float32)
 
@@ -29,7 +29,7 @@ def _float_operands(input: object, other: object) -> tuple[TensorBase, TensorBas
 
 
 def _binary(op: str, ufunc: Callable[[np.ndarray, np.ndarray], np.ndarray],
-            node_cls: type[Atan2Backward0 | HypotBackward0 | XlogyBackward0],
+            node_cls: type[Atan2Backward0 | HypotBackward0 | XlogyBackward0 | CopysignBackward0],
             input: object, other: object) -> TensorBase:
     """Compute ``ufunc(a, b)`` and, when recording, attach a ``node_cls`` that saves both."""
     a, b = _float_operands(input, other)
@@ -139,3 +139,31 @@ def xlog1py(x: TensorBase, y: TensorBase) -> TensorBase:
     """``x * log1p(y)``, 0 where x is 0 unless y is NaN (see ``xlogy``)."""
     return _binary("xlog1py", lambda a, b: np.asarray(_xlog(a, b, True)), Xlog1pyBackward0, x,
                    y)
+
+
+class CopysignBackward0(Node):
+    """PyTorch's rules: ``grad * result / input``, 0 where the input is 0 (masked after the
+    division, so the second derivative there is PyTorch's NaN); ``other`` gets a constant zero
+    gradient."""
+
+    needs_output = True
+
+    def backward(self, grad):
+        x, y = self.saved_tensors
+        ex, ey = self.next_edges
+        grad_x = grad_y = None
+        if ex:
+            result = self.saved_output()
+            zero = np.broadcast_to(array_of(x) == 0, array_of(result).shape)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                grad_x = sum_to(grad * where_rule(zero, 0.0, result / x), x.shape)
+        if ey:
+            zeros = np.zeros(array_of(y).shape, array_of(y).dtype)
+            grad_y = zeros if is_array(grad) else wrap(zeros)
+        return grad_x, grad_y
+
+
+def copysign(x: TensorBase, y: TensorBase) -> TensorBase:
+    """The magnitude of ``x`` with the sign of ``y`` (-0.0 included); tensors of one floating
+    dtype (the caller promotes)."""
+    return _binary("copysign", np.copysign, CopysignBackward0, x, y)

@@ -137,9 +137,12 @@ class DivBackward0(Node):
     def backward(self, grad):
         a, b = self.saved_tensors
         ea, eb = self.next_edges
-        grad_a = grad / b
-        return (sum_to(grad_a, a.shape) if ea else None,
-                sum_to(-(grad_a * a) / b, b.shape) if eb else None)
+        # a zero divisor gives PyTorch's inf or NaN, silently (a norm's rule at 0 differentiated
+        # again divides 0 by 0 on purpose)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            grad_a = grad / b
+            return (sum_to(grad_a, a.shape) if ea else None,
+                    sum_to(-(grad_a * a) / b, b.shape) if eb else None)
 
 
 def div(a, b, /) -> TensorBase:

@@ -28,7 +28,7 @@ class EmbeddingBackward0(Node):
         """The input gradients for the output gradient ``grad``."""
         dim = grad.shape[-1]
         if isinstance(grad, TensorBase):  # create_graph: the same scatter in tensor ops
-            g = grad.reshape(-1, dim)
+            g = grad.reshape(len(self.idx), dim)  # (rows spelled out: -1 fails at size 0)
             if self.scale is not None:
                 g = g * wrap(self.scale[:, None].astype(g._data.dtype))
             zeros = wrap(np.zeros((self.num_weights, dim), grad._data.dtype))

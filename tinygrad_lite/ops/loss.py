@@ -336,8 +336,13 @@ class SmoothL1LossBackward0(Node):
         x, t = self.saved_tensors
         edges = self.next_edges
         grad = _per_element(grad, self.count)
-        slope = ((x - t) / self.beta).clamp(-1.0, 1.0) if not is_array(x) else \
-            np.clip((x - t) / self.beta, -1.0, 1.0)
+        if is_array(x):
+            slope = np.clip((x - t) / self.beta, -1.0, 1.0)
+        else:  # create_graph: PyTorch's second derivative is 1 / beta strictly inside |d| < beta,
+            # a product with the mask (a NaN coming back stays NaN outside, as in PyTorch)
+            d = x._data - t._data
+            inside = (np.abs(d) < self.beta).astype(d.dtype)
+            slope = (x - t) * wrap(inside / self.beta) + wrap(np.sign(d) * (1 - inside))
         gx = slope * (grad * self.scale) if self.scale != 1.0 else slope * grad
         return (gx if edges[0] else None, -gx if edges[1] else None)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -313,9 +314,12 @@ class AddmmBackward0(Node):
     def backward(self, grad):
         x, w = self.saved_tensors
         edges = self.next_edges
-        grad2 = grad.reshape(-1, w.shape[0])  # batch dims flattened: (N, out), one 2-D GEMM
+        # batch dims flattened: (N, out), one 2-D GEMM (N spelled out: -1 is ambiguous when a
+        # size is 0)
+        rows = math.prod(x.shape[:-1])
+        grad2 = grad.reshape(rows, w.shape[0])
         grad_x = mm(grad2, w).reshape(x.shape) if edges[0] else None
-        grad_w = mm(swap_last_dims(grad2), x.reshape(-1, w.shape[1])) if edges[1] else None
+        grad_w = mm(swap_last_dims(grad2), x.reshape(rows, w.shape[1])) if edges[1] else None
         grad_b = sum_to(sum_rows(grad2), self.bias_shape) if len(edges) == 3 and edges[2] else None
         return grad_x, grad_w, grad_b
 

@@ -173,14 +173,24 @@ def cumsum(x: TensorBase, dim: int, dtype=None) -> TensorBase:
 
 
 def _cumprod_grad_with_zeros(x: np.ndarray, grad: np.ndarray, dim: int) -> np.ndarray:
-    """d(sum(grad * cumprod(x)))/dx exactly, in O(n^2) along ``dim`` (used only with zeros)."""
+    """d(sum(grad * cumprod(x)))/dx for slices with zeros, as PyTorch computes it: before a
+    slice's first zero z, ``reversed_cumsum(y * grad) / x`` over the positions before z; at z,
+    the sum over j >= z of ``grad[j]`` times the products of x before z and from z + 1 to j;
+    after z exactly 0 (however large or NaN ``grad`` is there, as in PyTorch)."""
     xm, gm = np.moveaxis(x, dim, -1), np.moveaxis(grad, dim, -1)
-    out = np.empty_like(xm)
-    for k in range(xm.shape[-1]):
-        others = xm.copy()
-        others[..., k] = 1
-        out[..., k] = (np.multiply.accumulate(others, -1)[..., k:] * gm[..., k:]).sum(-1)
-    return np.moveaxis(out, -1, dim)
+    zero = xm == 0
+    seen = np.cumsum(zero, -1)  # zeros up to and including each position
+    before, first = seen == 0, zero & (seen == 1)
+    one = np.ones((), xm.dtype)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        w = np.where(before, np.multiply.accumulate(xm, -1) * gm, np.zeros((), gm.dtype))
+        flip = (Ellipsis, slice(None, None, -1))
+        out = np.where(before, np.cumsum(w[flip], -1)[flip] / xm, np.zeros((), w.dtype))
+        prefix = np.where(before, xm, one).prod(-1, keepdims=True)  # x before the first zero
+        from_z = np.multiply.accumulate(np.where(before | first, one, xm), -1)
+        at_first = np.where(seen >= 1, gm * from_z, np.zeros((), w.dtype)).sum(-1, keepdims=True)
+        out = np.where(first, at_first * prefix, out)
+    return np.moveaxis(out.astype(w.dtype, copy=False), -1, dim)
 
 
 def _cumprod_grad_graph(x: TensorBase, grad: TensorBase, dim: int) -> TensorBase:

@@ -21,8 +21,8 @@ from .._core.grad_mode import grad_state
 from .._core.graph import Node
 from .._core.tensor_base import TensorBase
 from ..dtypes import is_float_dtype
-from .common import is_array, unary_result, unary_rule, wrap
-from .elementwise import cast
+from .common import array_of, is_array, unary_result, unary_rule, wrap
+from .elementwise import cast, where_rule
 
 __all__ = ["asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "erf", "erfc",
            "erfinv", "lgamma", "digamma", "polygamma", "logit", "entr", "erfcx", "scipy_special"]
@@ -438,3 +438,29 @@ def erfcx(x: TensorBase) -> TensorBase:
     result = wrap(out, node)
     node.save_output(result)
     return result
+
+
+class SincBackward0(Node):
+    """PyTorch's rule: ``grad * (pi x cos(pi x) - sin(pi x)) / (pi x^2)``, 0 where ``pi x^2`` is
+    0 (selected after the division, so the second derivative at 0 is PyTorch's NaN)."""
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            pi_x = x * math.pi
+            squared = x * x * math.pi
+            out = grad * (pi_x * unary_rule("cos", pi_x) - unary_rule("sin", pi_x)) / squared
+            zero = np.asarray(array_of(squared) == 0)
+            return (where_rule(zero, 0.0, out) if zero.any() else out,)
+
+
+def sinc(x: TensorBase) -> TensorBase:
+    """``sin(pi x) / (pi x)``, 1 at 0 (integers compute in float32)."""
+    if not is_float_dtype(x._data.dtype):
+        x = cast(x, np.dtype(np.float32))
+    data = x._data
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pi_x = data * math.pi
+        out = np.sin(pi_x) / pi_x
+    out = np.asarray(np.where(data == 0, np.ones((), out.dtype), out), dtype=data.dtype)
+    return unary_result(out, x, SincBackward0, save="input")

@@ -20,6 +20,7 @@ from ..dtypes import is_float_dtype, require_real
 from .common import array_of, is_array, masked_bits, unary_result, unary_rule, wrap, zero_of
 from .elementwise import cast, where_rule
 from .kernel_choice import kernels_for, run, run_kernels
+from .piecewise import tie_zero_slope
 
 _FLOAT32 = np.dtype(np.float32)
 _WHERE_MAX_SIZE = 1024  # see ReluBackward0
@@ -110,7 +111,8 @@ def cos(x: TensorBase) -> TensorBase:
 
 class ReluBackward0(Node):
     def backward(self, grad):
-        out = array_of(self.saved_output())
+        saved = self.saved_output()
+        out = array_of(saved)
         if is_array(grad) and grad.shape == out.shape:
             kern = kernels_for("activation", grad, out)
             if kern is not None:  # one pass: grad where the result is not 0, else +0.0
@@ -118,8 +120,8 @@ class ReluBackward0(Node):
         # PyTorch zeroes the gradient where the result is <= 0, so a NaN passes it. The result
         # is never negative, so that is ``out != 0``: one comparison, as cheap as ``out > 0``.
         positive = out != zero_of(out.dtype)  # a constant mask: no graph needed
-        if not is_array(grad):
-            return (where_rule(positive, grad, 0.0),)
+        if not is_array(grad):  # recorded, with a zero derivative towards the input
+            return (tie_zero_slope(where_rule(positive, grad, 0.0), saved),)
         # np.where gives PyTorch's result exactly (0 where x <= 0, even for an inf/NaN gradient)
         # but is slow on large random masks (256x256: 245 us, a branch per element). Above ~1k
         # elements the mask multiplies the gradient's bit pattern as integers instead: 1 keeps a
@@ -189,7 +191,7 @@ class AbsBackward0(Node):
     def backward(self, grad):
         (x,) = self.saved_tensors
         sign = np.sign(array_of(x))  # the gradient at 0 is 0, as in PyTorch
-        return (grad * _constant(sign, grad),)
+        return (tie_zero_slope(grad * _constant(sign, grad), x),)
 
 
 def abs(x: TensorBase) -> TensorBase:  # noqa: A001 - PyTorch's name
@@ -202,7 +204,12 @@ class _ZeroGradient(Node):
     """Step functions (sign, floor, ...): the gradient is zero everywhere, as in PyTorch."""
 
     def backward(self, grad):
-        return (np.zeros_like(grad) if is_array(grad) else grad * 0,)
+        # a constant zero under create_graph too (PyTorch's zeros_like(grad)): ``grad * 0``
+        # would tie it to the upstream gradient, and differentiating it again would reach rules
+        # that are 0/0 at a zero (std, norm) and report NaN where PyTorch reports 0
+        if is_array(grad):
+            return (np.zeros_like(grad),)
+        return (wrap(np.zeros_like(grad._data)),)
 
 
 class SignBackward0(_ZeroGradient):

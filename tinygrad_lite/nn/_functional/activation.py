@@ -12,13 +12,14 @@ from typing import Any
 import numpy as np
 
 from ... import functions as _fn
-from ..._core.tensor_base import TensorBase
+from ..._core.tensor_base import TensorBase, wrap
 from ..._core.warnings import warn
 from ...dtypes import bool as bool_
 from ...dtypes import is_float_dtype
 from ...functions import sigmoid, tanh
 from ...functions.creation import default_rng
 from ...ops import inplace as ops_inplace
+from ...ops import piecewise
 from ...ops.activation import gelu as _gelu_op
 from ...ops.activation import leaky_relu as _leaky_relu_op
 from ...ops.elementwise import bfloat16_in_float32
@@ -136,7 +137,17 @@ def softplus(input: TensorBase, beta: float = 1.0, threshold: float = 20.0) -> T
     linear_part = scaled > threshold
     safe = _fn.where(linear_part, 0.0, scaled)
     # log1p keeps the tiny values of very negative inputs (log(1 + 4e-18) would round to 0)
-    return _fn.where(linear_part, input, _fn.log1p(_fn.exp(safe)) / beta)
+    out = _fn.where(linear_part, input, _fn.log1p(_fn.exp(safe)) / beta)
+    at_threshold = scaled._data == threshold
+    if at_threshold.any():
+        # exactly at the threshold PyTorch's first derivative is the smooth branch's, its second
+        # derivative the linear branch's (0): a line through the value with that slope
+        with np.errstate(over="ignore", invalid="ignore"):
+            z = np.exp(np.asarray(threshold, scaled._data.dtype))
+            slope = float(z / (z + 1)) if np.isfinite(z) else 1.0
+        line = out.detach() + (input - input.detach()) * slope
+        out = _fn.where(wrap(at_threshold), line, out)
+    return out
 
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
@@ -154,9 +165,13 @@ def hardtanh(input: TensorBase, min_val: float = -1.0, max_val: float = 1.0,
     """``x`` clamped to ``[min_val, max_val]``."""
     if min_val > max_val:
         raise ValueError("hardtanh: min_val cannot be greater than max_val")
-    # PyTorch passes the gradient only strictly inside (min_val, max_val)
-    return _maybe_inplace(input, inplace, "hardtanh_", lambda x: _fn.where(
-        (x > min_val) & (x < max_val), x, x.clamp(min_val, max_val).detach()))
+    def fn(x: TensorBase) -> TensorBase:
+        if is_float_dtype(x._data.dtype):  # one node; its gradient differentiates to 0
+            return piecewise.hardtanh(x, min_val, max_val)
+        # PyTorch passes the gradient only strictly inside (min_val, max_val)
+        return _fn.where((x > min_val) & (x < max_val), x, x.clamp(min_val, max_val).detach())
+
+    return _maybe_inplace(input, inplace, "hardtanh_", fn)
 
 
 def hardtanh_(input: TensorBase, min_val: float = -1.0, max_val: float = 1.0) -> TensorBase:
@@ -172,6 +187,8 @@ def relu6(input: TensorBase, inplace: bool = False) -> TensorBase:
 def hardsigmoid(input: TensorBase, inplace: bool = False) -> TensorBase:
     """``relu6(x + 3) / 6``: a piecewise linear sigmoid."""
     def fn(x: TensorBase) -> TensorBase:
+        if is_float_dtype(x._data.dtype):
+            return piecewise.hardsigmoid(x)
         linear = x / 6.0 + 0.5  # gradient only strictly inside (-3, 3), as PyTorch
         return _fn.where((x > -3.0) & (x < 3.0), linear, linear.clamp(0.0, 1.0).detach())
 
@@ -186,6 +203,8 @@ def hardswish(input: TensorBase, inplace: bool = False) -> TensorBase:
 
 def hardshrink(input: TensorBase, lambd: float = 0.5) -> TensorBase:
     """``x`` where ``|x| > lambd``, else 0."""
+    if is_float_dtype(input._data.dtype):
+        return piecewise.hardshrink(input, lambd)
     return _fn.where(input.abs() > lambd, input, 0.0)
 
 
@@ -193,6 +212,8 @@ def softshrink(input: TensorBase, lambd: float = 0.5) -> TensorBase:
     """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0."""
     if lambd < 0:
         raise RuntimeError(f"softshrink: lambda must be >= 0, got {lambd}")
+    if is_float_dtype(input._data.dtype):
+        return piecewise.softshrink(input, lambd)
     return _fn.where(input > lambd, input - lambd, _fn.where(input < -lambd, input + lambd, 0.0))
 
 
@@ -228,14 +249,19 @@ def threshold(input: TensorBase, threshold: float, value: float,
               inplace: bool = False) -> TensorBase:
     """``x`` where ``x > threshold``, else ``value`` (in the input's dtype)."""
     fill = _replacement(input, value)
-    return _maybe_inplace(input, inplace, "threshold_",
-                          lambda x: _fn.where(x > threshold, x, fill))
+    return _maybe_inplace(input, inplace, "threshold_", lambda x: _threshold(x, threshold, fill))
+
+
+def _threshold(x: TensorBase, threshold: float, fill: float | int) -> TensorBase:
+    if is_float_dtype(x._data.dtype):  # one node, a NaN passing as in PyTorch
+        return piecewise.threshold(x, threshold, fill)
+    return _fn.where(x > threshold, x, fill)
 
 
 def threshold_(input: TensorBase, threshold: float, value: float) -> TensorBase:
     """In place: ``threshold``."""
     fill = _replacement(input, value)
-    return ops_inplace.apply(input, "threshold_", lambda x: _fn.where(x > threshold, x, fill))
+    return ops_inplace.apply(input, "threshold_", lambda x: _threshold(x, threshold, fill))
 
 
 def glu(input: TensorBase, dim: int = -1) -> TensorBase:
@@ -283,9 +309,13 @@ def rrelu(input: TensorBase, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
     def fn(x: TensorBase) -> TensorBase:
         if training:
             draws = default_rng().uniform(lower, upper, x._data.shape)
+            if is_float_dtype(x._data.dtype):
+                return piecewise.random_leaky_relu(x, draws.astype(x._data.dtype))
             slope: Any = _fn.tensor(draws.astype(x._data.dtype))
         else:
             slope = (lower + upper) / 2.0
+            if is_float_dtype(x._data.dtype):
+                return _leaky_relu_op(x, slope)
         return _fn.where(x > 0, x, x * slope)  # at 0 PyTorch takes the slope
 
     return _maybe_inplace(input, inplace, "rrelu_", fn)
@@ -314,6 +344,15 @@ def prelu(input: TensorBase, weight: TensorBase) -> TensorBase:
             raise RuntimeError(f"prelu: mismatch of parameter numbers ({weight.numel()}) and "
                                f"input channel size ({input.shape[1] if input.ndim > 1 else 1})")
         w = weight.reshape(-1, *([1] * (input.ndim - 2)))
+    if not weight.requires_grad and is_float_dtype(input._data.dtype):
+        # a fixed slope: one piecewise-linear node, its gradient recorded with a zero second
+        # derivative as PyTorch's (the composite's would not require grad)
+        data = input._data
+        slope = np.broadcast_to(w._data.astype(data.dtype), data.shape)
+        positive = data > 0
+        return piecewise.piecewise_linear(input, np.where(positive, data, data * slope),
+                                          np.where(positive, np.ones((), data.dtype), slope),
+                                          "PreluKernelBackward0")
     return _fn.where(input > 0, input, input * w)
 
 

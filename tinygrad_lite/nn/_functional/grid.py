@@ -7,6 +7,7 @@ corner gather is the primitive ``ops.grid_sample.gather``."""
 from __future__ import annotations
 
 import itertools
+import math
 from typing import Any
 
 import numpy as np
@@ -157,8 +158,9 @@ def grid_sample(input: TensorBase, grid: TensorBase, mode: str = "bilinear",
     n, c, *sizes = input.shape
     out_spatial = tuple(grid.shape[1:-1])
     nd = len(sizes)
-    flat = input.reshape(n, c, -1)
-    g = grid.reshape(n, -1, nd)
+    # sizes spelled out: -1 is ambiguous when one is 0
+    flat = input.reshape(n, c, math.prod(sizes))
+    g = grid.reshape(n, math.prod(out_spatial), nd)
     coords = [_unnormalise(g[:, :, d], sizes[nd - 1 - d], align) for d in range(nd)]
     if mode == "bicubic":
         out = _bicubic(flat, coords, sizes, padding_mode, align)

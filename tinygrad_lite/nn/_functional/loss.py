@@ -364,9 +364,9 @@ def kl_div(input: TensorBase, target: TensorBase, size_average: Any = None, redu
     if log_target:
         loss = _fn.exp(target) * (target - input)
     else:
-        pos = target._data > 0
-        safe = _fn.where(wrap(pos), target, 1.0)
-        loss = _fn.where(wrap(pos), target * _fn.log(safe), 0.0) - target * input
+        # PyTorch's xlogy(t, t): 0 at t = 0, NaN below, and its rules: the target's gradient
+        # log(t) + 1 - input, NaN at t = 0 (the t / t of xlogy's second argument)
+        loss = _fn.xlogy(target, target) - target * input
     if reduction == "batchmean":
         return loss.sum() / (input.shape[0] if input.ndim else 1)
     return _reduce(loss, reduction, "kl_div")

@@ -98,6 +98,10 @@ def layer_norm(input: TensorBase, normalized_shape: Any, weight: TensorBase | No
                bias: TensorBase | None = None, eps: float = 1e-5) -> TensorBase:
     """Normalise over the last ``len(normalized_shape)`` dims."""
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    if not shape:  # (an empty one would also reach the node's in-place passes with 0-d data)
+        raise RuntimeError(f"layer_norm: Expected normalized_shape to be at least 1-dimensional, "
+                           f"i.e., containing at least one element, but got normalized_shape = "
+                           f"{list(shape)}")
     if tuple(input.shape[input.ndim - len(shape):]) != shape:
         raise RuntimeError(
             f"layer_norm: expected input with shape [*, {', '.join(map(str, shape))}], but got "
@@ -148,17 +152,12 @@ def rms_norm(input: TensorBase, normalized_shape: Any, weight: TensorBase | None
 def normalize(input: TensorBase, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
               out: TensorBase | None = None) -> TensorBase:
     """``x / max(||x||_p, eps)`` along ``dim``. Where the norm is below ``eps`` it is the constant
-    eps, as in PyTorch: a zero vector gives 0 with the gradient ``grad / eps``, not NaN (the
-    norm's own derivative at 0 is 0/0). With ``out`` the result is written there."""
+    eps, as in PyTorch: a zero vector gives 0 with the gradient ``grad / eps``, not NaN; the
+    second derivative there goes back through the norm's own rule at 0 and is NaN, as
+    PyTorch's is. With ``out`` the result is written there."""
     if out is not None:
         return call_with_out(normalize, "normalize", (input, p, dim, eps), {}, out, False)
-    norm = _fn.norm(input, p, dim, keepdim=True)
-    small = norm._data < eps
-    if not small.any():  # the usual case: max(norm, eps) is the norm, gradient and all
-        return input / norm
-    # the norms below eps do not take part: computed of ones instead, then replaced by eps
-    safe = _fn.norm(_fn.where(wrap(small), 1.0, input), p, dim, keepdim=True)
-    return input / _fn.where(wrap(small), eps, safe)
+    return input / _fn.norm(input, p, dim, keepdim=True).clamp_min(eps)
 
 
 @bfloat16_in_float32(keep=("running_mean", "running_var"))
