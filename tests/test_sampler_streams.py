@@ -102,3 +102,20 @@ def test_reparameterised_samples_keep_their_gradients():
     assert np.isfinite(a.grad.numpy()).all() and np.isfinite(b.grad.numpy()).all()
     # d E[x] / d a = b / (a + b)^2 > 0 and d E[x] / d b < 0: the sample's gradient agrees in sign
     assert (a.grad.numpy() > 0).all() and (b.grad.numpy() < 0).all()
+
+
+@pytest.mark.parametrize("kind", ["hook", "parametrization"])
+def test_spectral_norm_starts_from_pytorchs_vectors(kind):
+    found = []
+    for lib in (tl, torch):
+        lib.manual_seed(0)
+        layer = lib.nn.Linear(20, 40)
+        if kind == "hook":
+            lib.nn.utils.spectral_norm(layer)
+            found.append((layer.weight_u.numpy(), layer.weight_v.numpy()))
+        else:  # 15 power iterations at the start, as PyTorch does
+            lib.nn.utils.parametrizations.spectral_norm(layer)
+            state = layer.parametrizations.weight[0]
+            found.append((state._u.numpy(), state._v.numpy()))
+    for ours, theirs in zip(*found):
+        np.testing.assert_allclose(ours, theirs, rtol=2e-6, atol=1e-7)

@@ -10,13 +10,13 @@ import numpy as np
 
 from ... import functions as _fn
 from ..._core.grad_mode import no_grad
-from ...functions import creation as _creation
 from ...tensor import Tensor
 from .. import functional as F  # noqa: N812 - PyTorch's conventional alias
 from ..modules.conv import _ConvNd
 from ..modules.module import Module
 from . import parametrize
 from ._orthogonal import MAPS, Orthogonal
+from .spectral_norm import random_unit_vector
 
 __all__ = ["weight_norm", "spectral_norm", "orthogonal", "norm_except_dim"]
 
@@ -78,10 +78,8 @@ class _SpectralNorm(Module):
         if ndim > 1:
             mat = self._reshape_weight_to_matrix(weight)
             h, w = mat.shape
-            rng = _creation.default_rng()
-            dt = weight._data.dtype
-            u = Tensor._wrap(_unit(rng.standard_normal(h), eps).astype(dt))
-            v = Tensor._wrap(_unit(rng.standard_normal(w), eps).astype(dt))
+            u = random_unit_vector(h, weight._data.dtype, eps)
+            v = random_unit_vector(w, weight._data.dtype, eps)
             self.register_buffer("_u", u)
             self.register_buffer("_v", v)
             self._power_method(mat, 15)

@@ -11,6 +11,7 @@ import numpy as np
 
 from ..._core.grad_mode import no_grad
 from ...functions import creation as _creation
+from ...functions.torch_stream import draw_dtype
 from ...tensor import Tensor
 from ..modules.conv import _ConvNd
 from ..modules.module import Module
@@ -21,6 +22,14 @@ __all__ = ["SpectralNorm", "spectral_norm", "remove_spectral_norm"]
 
 def _unit(x: np.ndarray, eps: float) -> np.ndarray:
     return x / max(float(np.linalg.norm(x)), eps)
+
+
+def random_unit_vector(length: int, dtype: np.dtype, eps: float) -> Tensor:
+    """The power iteration's start, drawn as PyTorch draws it:
+    ``normalize(weight.new_empty(length).normal_(0, 1), dim=0, eps=eps)`` in the weight's
+    dtype (the same numbers from the same seed, to an ulp)."""
+    draws = _creation.default_rng().normal_as(0.0, 1.0, (length,), draw_dtype(np.dtype(dtype)))
+    return Tensor._wrap(_unit(draws.astype(dtype), eps).astype(dtype))
 
 
 class SpectralNorm:
@@ -82,10 +91,8 @@ class SpectralNorm:
         fn = SpectralNorm(name, n_power_iterations, dim, eps)
         weight = module._parameters[name]
         h, w = fn.reshape_weight_to_matrix(weight).shape
-        rng = _creation.default_rng()
-        dt = weight._data.dtype
-        u = Tensor._wrap(_unit(rng.standard_normal(h), eps).astype(dt))
-        v = Tensor._wrap(_unit(rng.standard_normal(w), eps).astype(dt))
+        u = random_unit_vector(h, weight._data.dtype, eps)
+        v = random_unit_vector(w, weight._data.dtype, eps)
         delattr(module, name)
         module.register_parameter(name + "_orig", weight)
         setattr(module, name, weight.detach())
