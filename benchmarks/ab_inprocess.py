@@ -94,6 +94,8 @@ def fastest_blocks(steps: dict[str, Callable], blocks: int, seconds: float = 0.0
     """Per step, the fastest of ``blocks`` interleaved blocks, in microseconds per call."""
     loops = {}
     for name, fn in steps.items():
+        for _ in range(3):  # warm up first: a first call may compile kernels (seconds), which
+            fn()            # would otherwise leave one call per block and time it cold
         n = 1
         while timeit.timeit(fn, number=n) < seconds:
             n *= 2

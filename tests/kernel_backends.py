@@ -20,6 +20,7 @@ def backend(request, monkeypatch):
     if request.param == "numba":
         pytest.importorskip("numba")
     monkeypatch.setattr(kernel_choice, "MIN_ELEMENTS", 1)
+    monkeypatch.setattr(kernel_choice, "LARGE_MIN_ELEMENTS", 1)
     with _kernels.use_backend(request.param):
         yield request.param
 
@@ -29,6 +30,7 @@ def numba_only(monkeypatch):
     """The numba backend (skipped without numba), any size taking the kernels."""
     pytest.importorskip("numba")
     monkeypatch.setattr(kernel_choice, "MIN_ELEMENTS", 1)
+    monkeypatch.setattr(kernel_choice, "LARGE_MIN_ELEMENTS", 1)
     with _kernels.use_backend("numba"):
         yield
 

@@ -33,19 +33,28 @@ SOURCE = textwrap.dedent("""
 
 
 def test_backend_follows_the_environment_and_set_backend(monkeypatch):
+    # (the environment is read once; set_backend(None) reads it again)
     monkeypatch.setenv("TINYGRAD_LITE_KERNELS", "numpy")
+    _kernels.set_backend(None)
     assert _kernels.backend() == "numpy"
     assert _kernels.family("anything") is None  # the reference path runs
     monkeypatch.setenv("TINYGRAD_LITE_KERNELS", "numba")
+    assert _kernels.backend() == "numpy"  # not read again on its own
+    _kernels.set_backend(None)
     assert _kernels.backend() == "numba"
     with _kernels.use_backend("numpy"):
         assert _kernels.backend() == "numpy"
     assert _kernels.backend() == "numba"
     monkeypatch.setenv("TINYGRAD_LITE_KERNELS", "cuda")
+    _kernels.set_backend(None)
     with pytest.raises(ValueError, match="TINYGRAD_LITE_KERNELS='cuda'"):
         _kernels.backend()
+    monkeypatch.delenv("TINYGRAD_LITE_KERNELS")
+    _kernels.set_backend(None)
     with pytest.raises(ValueError, match="expected one of numba, numpy"):
         _kernels.set_backend("llvm")
+    monkeypatch.undo()  # the suite's own environment (CI runs some files with =numpy) back
+    _kernels.set_backend(None)
 
 
 def test_cache_dir_follows_xdg_and_the_override(monkeypatch, tmp_path):

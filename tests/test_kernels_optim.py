@@ -15,8 +15,15 @@ import pytest
 
 import tinygrad_lite as tl
 from tinygrad_lite import _kernels
+from tinygrad_lite.ops import kernel_choice
 
 torch = pytest.importorskip("torch")
+
+
+@pytest.fixture(autouse=True)
+def any_size_takes_the_kernels(monkeypatch):
+    """The parameters here are small; below ``MIN_ELEMENTS`` the NumPy update would run."""
+    monkeypatch.setattr(kernel_choice, "MIN_ELEMENTS", 1)
 
 CASES = [
     ("SGD", {"lr": 0.1}),
@@ -137,3 +144,15 @@ def test_float16_parameters_take_the_numpy_update():
     for a, b in zip(results["numpy"], results["numba"], strict=True):
         assert a.dtype == np.float16
         np.testing.assert_array_equal(a, b)
+
+
+def test_small_parameters_keep_the_numpy_update(monkeypatch):
+    """A kernel call's fixed cost is more than a small parameter's update: below
+    ``kernel_choice.MIN_ELEMENTS`` elements the NumPy update runs."""
+    from tinygrad_lite.optim import optimizer
+    monkeypatch.setattr(kernel_choice, "MIN_ELEMENTS", 2048)
+    small, large = tl.zeros(100, requires_grad=True), tl.zeros(4096, requires_grad=True)
+    with _kernels.use_backend("numba"):
+        assert optimizer.update_kernels(small, small._data, (0.1,)) is None
+        if _kernels.available():
+            assert optimizer.update_kernels(large, large._data, (0.1,)) is not None

@@ -33,7 +33,9 @@ BACKENDS = ("numba", "numpy")
 SOURCE_DIR = Path(__file__).resolve().parent / "source"
 
 _ENV = "TINYGRAD_LITE_KERNELS"
-_state: dict = {"requested": None, "available": None, "families": {}}
+# "environment": the backend TINYGRAD_LITE_KERNELS asks for, read once (hot paths ask for the
+# backend per call; os.environ costs a microsecond) and again after set_backend(None)
+_state: dict = {"requested": None, "available": None, "families": {}, "environment": None}
 
 
 def available() -> bool:
@@ -46,10 +48,12 @@ def available() -> bool:
 def _requested() -> str:
     if _state["requested"] is not None:
         return str(_state["requested"])
-    value = os.environ.get(_ENV, "numba").strip().lower() or "numba"
-    if value not in BACKENDS:
-        raise ValueError(f"{_ENV}={value!r}: expected one of {', '.join(BACKENDS)}")
-    return value
+    if _state["environment"] is None:
+        value = os.environ.get(_ENV, "numba").strip().lower() or "numba"
+        if value not in BACKENDS:
+            raise ValueError(f"{_ENV}={value!r}: expected one of {', '.join(BACKENDS)}")
+        _state["environment"] = value
+    return str(_state["environment"])
 
 
 def backend() -> str:
@@ -59,11 +63,14 @@ def backend() -> str:
 
 def set_backend(name: str | None) -> None:
     """Use ``name`` (``"numba"`` or ``"numpy"``) from now on; ``None`` goes back to what the
-    environment asks for. Asking for numba where it is not installed keeps the reference."""
+    environment asks for (read again now). Asking for numba where it is not installed keeps
+    the reference."""
     if name is not None and name not in BACKENDS:
         raise ValueError(f"set_backend: expected one of {', '.join(BACKENDS)} or None, "
                          f"got {name!r}")
     _state["requested"] = name
+    if name is None:
+        _state["environment"] = None  # read the environment again
 
 
 @contextlib.contextmanager
@@ -81,7 +88,7 @@ def family(name: str) -> ModuleType | None:
     """The compiled kernel family ``name`` (``source/<name>.py``) when the numba backend is on,
     else ``None``. Loaded once per process; a family that fails to load is reported once and
     the reference path is used from then on."""
-    if backend() != "numba":
+    if _state["requested"] == "numpy" or backend() != "numba":  # (the first test: hot paths)
         return None
     families = _state["families"]
     if name not in families:

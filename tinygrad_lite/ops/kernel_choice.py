@@ -33,29 +33,37 @@ from .._core.tracing import call_as_one_op
 from .._kernels import threads
 from .common import FAST_FLOATS
 
-__all__ = ["MIN_ELEMENTS", "THREADED", "kernels_for", "parallel", "run_kernels", "run"]
+__all__ = ["MIN_ELEMENTS", "LARGE_MIN_ELEMENTS", "THREADED", "kernels_for", "parallel",
+           "run_kernels", "run"]
 
 # Below this many elements the NumPy reference runs (read at each call: tests lower it to put
 # small float64 inputs, gradcheck's, through the kernels)
 MIN_ELEMENTS = 2048
+# ... and for ops whose NumPy reference is already one or two passes (ReLU's backward), where
+# only large arrays repay a kernel call's fixed cost (measured: the 200 x 16 toy step lost 4 %)
+LARGE_MIN_ELEMENTS = 1 << 15
 
 # Whether large inputs take the kernels' parallel variants (see the module's docstring)
 THREADED = False
 
 
-def kernels_for(name: str, *arrays: np.ndarray, min_elements: int | None = None
-                ) -> ModuleType | None:
-    """The kernel family ``name`` when ``arrays`` (the first sets the size) qualify, else None."""
+def kernels_for(name: str, *arrays: np.ndarray, min_elements: int | None = None,
+                large: bool = False) -> ModuleType | None:
+    """The kernel family ``name`` when ``arrays`` (the first sets the size) qualify, else None
+    (``large``: the op's reference is already one or two passes; see LARGE_MIN_ELEMENTS)."""
     first = arrays[0]
-    if first.size < (MIN_ELEMENTS if min_elements is None else min_elements):
+    least = LARGE_MIN_ELEMENTS if large else MIN_ELEMENTS if min_elements is None \
+        else min_elements
+    if first.size < least:
         return None
+    family = _kernels.family(name)  # (None at once on the NumPy backend: asked first)
     dtype = first.dtype
-    if dtype not in FAST_FLOATS:
+    if family is None or dtype not in FAST_FLOATS:
         return None
     for a in arrays:
         if a.dtype != dtype or not a.flags.c_contiguous:
             return None
-    return _kernels.family(name)
+    return family
 
 
 def parallel(size: int) -> bool:

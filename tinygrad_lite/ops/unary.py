@@ -114,7 +114,9 @@ class ReluBackward0(Node):
         saved = self.saved_output()
         out = array_of(saved)
         if is_array(grad) and grad.shape == out.shape:
-            kern = kernels_for("activation", grad, out)
+            # (ReLU's NumPy backward is already one or two passes: the kernel's fixed cost pays
+            # only on large arrays, measured on the toy and GPT steps)
+            kern = kernels_for("activation", grad, out, large=True)
             if kern is not None:  # one pass: grad where the result is not 0, else +0.0
                 return (run_kernels(_relu_grad_kernel, kern, grad, out),)
         # PyTorch zeroes the gradient where the result is <= 0, so a NaN passes it. The result

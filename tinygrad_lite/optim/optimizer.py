@@ -26,6 +26,7 @@ from .._core.graph import RemovableHandle
 from .._core.tracing import tracing_state
 from .._core.warnings import warn
 from ..dtypes import float64, get_default_dtype, is_float_dtype
+from ..ops import kernel_choice
 from ..tensor import Tensor
 
 __all__ = ["Optimizer", "required", "axpy", "implementation_options",
@@ -130,7 +131,9 @@ def update_kernels(p: Tensor, grad: np.ndarray, hyperparameters: tuple,
     for the ``hyperparameters``, and not while tl.compile traces (its replay records the NumPy
     calls; the kernels give the same bits, so eager and compiled runs agree)."""
     data = p._data
-    if tracing_state.active or data.dtype not in _KERNEL_DTYPES:
+    # (small parameters stay on NumPy: a kernel call's fixed cost is more than it saves there)
+    if (data.size < kernel_choice.MIN_ELEMENTS or tracing_state.active
+            or data.dtype not in _KERNEL_DTYPES):
         return None
     if not all(isinstance(h, (int, float)) for h in hyperparameters):
         return None

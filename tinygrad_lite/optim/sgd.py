@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from ..ops import kernel_choice
 from ..tensor import Tensor
 from .optimizer import Optimizer, axpy, flat, implementation_options, operand, update_kernels
 
@@ -41,7 +42,8 @@ class SGD(Optimizer):
         # ``d_p`` starts as the gradient itself (never written to); it is copied into a scratch
         # array only when maximize or weight decay must change it, so the common case (momentum
         # only) runs the same four NumPy calls as a hand-written update.
-        if self._fused_update(p, grad, group, state):
+        if p._data.size >= kernel_choice.MIN_ELEMENTS and self._fused_update(p, grad, group,
+                                                                              state):
             return
         d_p = grad
         if group["maximize"]:
