@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import collections
-import re
 import sys
 import time
 import warnings
@@ -36,26 +35,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import torch  # noqa: E402
 
 import tinygrad_lite as tl  # noqa: E402
+from tests.random_programs import INPUT_SHAPES, program_text, run  # noqa: E402
+from tests.random_programs import OPS as BASE_OPS  # noqa: E402
 
-SHAPE = (3, 4)  # every value broadcasts to this: full (3, 4), a row (1, 4) or a column (3, 1)
-FULL = "L.broadcast_to({}, (3, 4))"
-
-# name -> (arity, program text with a, b as operands and L as the library). Each keeps its
-# result broadcastable to SHAPE; most stay finite, the rest (log of a kink, kl_div at 0) are
-# there for their NaN and infinities, which must come out where PyTorch's do.
-OPS: dict[str, tuple[int, str]] = {
-    "add": (2, "a + b"),
-    "sub": (2, "a - b"),
-    "mul": (2, "a * b"),
-    "div": (2, "a / (b * b + 0.5)"),
-    "pow": (2, "(a * a + 0.5) ** L.tanh(b)"),
-    "maximum": (2, "L.maximum(a, b)"),
-    "minimum": (2, "L.minimum(a, b)"),
-    "atan2": (2, "L.atan2(a, b * b + 0.1)"),
-    "where": (2, "L.where(a > b, a, b * 2)"),
-    "lerp": (2, "L.lerp(a, b, 0.3)"),
-    "matmul": (2, "L.broadcast_to(a, (3, 4)) @ L.broadcast_to(b, (3, 4)).transpose(0, 1) "
-                  "@ L.broadcast_to(a, (3, 4)) / 4"),
+# the suite's op table (tests/random_programs.py) and, here, the ops with kinks, ties and
+# thresholds that singular-point fixes are checked on
+OPS: dict[str, tuple[int, str]] = {**BASE_OPS, **{
     "stack": (2, "L.stack([L.broadcast_to(a, (3, 4)), L.broadcast_to(b, (3, 4))], dim=2)"
                  ".sum(dim=2)"),
     "stack_first": (2, "L.stack([L.broadcast_to(a, (3, 4)), L.broadcast_to(b, (3, 4)) * 2])[1]"),
@@ -65,57 +50,20 @@ OPS: dict[str, tuple[int, str]] = {
                  "L.broadcast_to(b, (3, 4)), reduction='none', delta=1.0)"),
     "kl_div": (2, "L.nn.functional.kl_div(L.broadcast_to(a, (3, 4)), "
                   "L.broadcast_to(b * b, (3, 4)), reduction='none')"),
-    "exp": (1, "L.exp(L.tanh(a) * 3)"),
-    "log": (1, "L.log(a * a + 0.5)"),
-    "sqrt": (1, "L.sqrt(a * a + 0.1)"),
-    "tanh": (1, "L.tanh(a)"),
-    "sigmoid": (1, "L.sigmoid(a)"),
-    "sin": (1, "L.sin(a)"),
-    "abs": (1, "L.abs(a)"),
-    "relu": (1, "L.relu(a)"),
-    "square": (1, "a * a"),
-    "neg": (1, "-a"),
-    "clamp": (1, "L.clamp(a, -0.5, 0.7)"),
     "round": (1, "L.round(a * 2) * a"),
     "round_ste": (1, "a + (L.round(a * 3) / 3 - a).detach()"),
-    "softplus": (1, "L.nn.functional.softplus(a)"),
     "softplus_kink": (1, "L.nn.functional.softplus(a, beta=2.0, threshold=1.0)"),
-    "gelu": (1, "L.nn.functional.gelu(a)"),
-    "silu": (1, "L.nn.functional.silu(a)"),
-    "elu": (1, "L.nn.functional.elu(a)"),
-    "leaky_relu": (1, "L.nn.functional.leaky_relu(a, 0.1)"),
     "hardtanh": (1, "L.nn.functional.hardtanh(a, -0.5, 0.5)"),
     "relu6": (1, "L.nn.functional.relu6(a * 4)"),
     "hardshrink": (1, "L.nn.functional.hardshrink(a, 0.5)"),
     "softshrink": (1, "L.nn.functional.softshrink(a, 0.5)"),
     "threshold": (1, "L.nn.functional.threshold(a, 0.5, -1.0)"),
     "hardswish": (1, "L.nn.functional.hardswish(a * 3)"),
-    "softmax": (1, "L.softmax(L.broadcast_to(a, (3, 4)), dim=1)"),
-    "log_softmax": (1, "L.log_softmax(L.broadcast_to(a, (3, 4)), dim=0)"),
-    "logsumexp": (1, "L.logsumexp(a, dim=1, keepdim=True)"),
-    "sum_rows": (1, "a.sum(dim=0, keepdim=True)"),
-    "mean_cols": (1, "a.mean(dim=1, keepdim=True)"),
-    "amax": (1, "a.amax(dim=1, keepdim=True)"),
-    "max_dim": (1, "a.max(dim=0, keepdim=True)[0]"),
-    "prod": (1, "L.tanh(a).prod(dim=1, keepdim=True)"),
-    "norm": (1, "L.broadcast_to(a, (3, 4)).norm(dim=1, keepdim=True)"),
     "norm_all": (1, "L.broadcast_to(a, (3, 4)).norm(p='fro', dim=(0, 1), keepdim=True)"),
-    "var": (1, "L.broadcast_to(a, (3, 4)).var(dim=1, keepdim=True)"),
     "std": (1, "L.broadcast_to(a, (3, 4)).std(dim=1, keepdim=True)"),
-    "cumsum": (1, "L.cumsum(a, dim=1)"),
-    "cumprod": (1, "L.cumprod(L.tanh(a), dim=1)"),
-    "flip": (1, "L.flip(a, dims=(1,))"),
-    "normalize": (1, "L.nn.functional.normalize(L.broadcast_to(a, (3, 4)), dim=1)"),
-    "layer_norm": (1, "L.nn.functional.layer_norm(L.broadcast_to(a, (3, 4)), (4,))"),
-    "transpose2": (1, "L.broadcast_to(a, (3, 4)).transpose(0, 1).reshape(3, 4)"),
-    "cat_split": (1, "L.cat([a, a * 2], dim=1)[:, 1:1 + a.shape[1]]"),
-    "index": (1, "L.broadcast_to(a, (3, 4))[[2, 0, 1]]"),
-    "gather": (1, "L.broadcast_to(a, (3, 4)).gather(1, L.tensor([[1, 0, 3, 3]] * 3))"),
-}
-
-INPUT_SHAPES = [(3, 4), (1, 4), (3, 1)]
-WEIGHT = np.random.default_rng(1).standard_normal(SHAPE)
+}}
 NAMES = sorted(OPS)
+
 # Tolerances of the documented last-bit differences: values and gradients agree to these
 # relative errors wherever both are finite (second derivatives chain more roundings).
 RTOL = {"value": 1e-9, "grad": 1e-8, "hvp": 1e-7}
@@ -132,48 +80,6 @@ def draw(seed: int, max_steps: int, names: list[str] = NAMES
         inputs = [np.round(x * 2) / 2 for x in inputs]
     return steps, inputs
 
-
-def program_text(steps: list[tuple[str, int, int]]) -> str:
-    """The program as Python: ``v0, v1, v2`` are the inputs, each step adds one value."""
-    lines, n = [], len(INPUT_SHAPES)
-    for op, i, j in steps:
-        arity, expr = OPS[op]
-        a, b = f"v{i % n}", f"v{j % n}"
-        lines.append(f"v{n} = " + _substitute(expr, a, b if arity == 2 else a))
-        n += 1
-    lines.append(f"out = (v{n - 1} * W).sum()")
-    return "\n".join(lines)
-
-
-def _substitute(expr: str, a: str, b: str) -> str:
-    """Replace the operand names ``a``/``b`` (whole words only) in an op's text."""
-    return re.sub(r"\b[ab]\b", lambda m: a if m[0] == "a" else b, expr)
-
-
-def to_numpy(t) -> np.ndarray:
-    """A tensor's values (torch's lazily zero tensors included)."""
-    if hasattr(t, "_is_zerotensor") and t._is_zerotensor():
-        return np.zeros(tuple(t.shape))
-    return np.array(t.detach().numpy())
-
-
-def run(text: str, lib, inputs: list[np.ndarray]):
-    """Value, gradients and Hessian-vector products of the program in ``lib`` (tl or torch)."""
-    vs = [lib.tensor(x, dtype=lib.float64, requires_grad=True) for x in inputs]
-    scope = {"L": lib, "W": lib.tensor(WEIGHT, dtype=lib.float64),
-             **{f"v{i}": v for i, v in enumerate(vs)}}
-    exec(text, scope)
-    out = scope["out"]
-    grads = lib.autograd.grad(out, vs, create_graph=True, allow_unused=True)
-    grads = [lib.zeros_like(v) if g is None else g for v, g in zip(vs, grads)]
-    probe = sum(((g * lib.tensor(np.full(tuple(v.shape), 0.5 + i), dtype=lib.float64)).sum()
-                 for i, (g, v) in enumerate(zip(grads, vs))), lib.tensor(0.0, dtype=lib.float64))
-    if probe.requires_grad:
-        hvp = lib.autograd.grad(probe, vs, allow_unused=True)
-        hvp = [np.zeros(tuple(v.shape)) if h is None else to_numpy(h) for v, h in zip(vs, hvp)]
-    else:  # the program is linear in every input
-        hvp = [np.zeros(tuple(v.shape)) for v in vs]
-    return to_numpy(out), [to_numpy(g) for g in grads], hvp
 
 
 def differs(ours: np.ndarray, theirs: np.ndarray, rtol: float) -> str | None:
@@ -203,7 +109,7 @@ def check(seed: int, max_steps: int, names: list[str] = NAMES
           ) -> tuple[str, list[tuple[str, int, int]]] | None:
     """None when graph ``seed`` matches PyTorch; else (what differs, the program's steps)."""
     steps, inputs = draw(seed, max_steps, names)
-    text = program_text(steps)
+    text = program_text(steps, OPS)
     try:
         theirs = run(text, torch, inputs)
     except RuntimeError:  # PyTorch refuses (a rule it cannot differentiate twice): ours must too
@@ -261,7 +167,7 @@ def main() -> int:
         print(f"\n== {len(found)} x {what} in graphs of {', '.join(ops)}; smallest: seed {seed}")
         print(f"   {why}")
         print(f"   inputs = {[x.tolist() for x in inputs]!r}")
-        print("   " + program_text(steps).replace("\n", "\n   "))
+        print("   " + program_text(steps, OPS).replace("\n", "\n   "))
     return 1 if count else 0
 
 
