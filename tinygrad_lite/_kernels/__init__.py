@@ -93,7 +93,7 @@ def family(name: str) -> ModuleType | None:
     families = _state["families"]
     if name not in families:
         try:
-            families[name] = cache.load_family(name, (SOURCE_DIR / f"{name}.py").read_text())
+            families[name] = cache.load_source(name, (SOURCE_DIR / f"{name}.py").read_text())
         except Exception as error:  # a broken install or cache must not stop the reference path
             warn(f"tinygrad_lite: the compiled kernels '{name}' could not be loaded "
                  f"({type(error).__name__}: {error}); using the NumPy reference for them",

@@ -21,7 +21,7 @@ from types import ModuleType
 
 import numpy as np
 
-__all__ = ["cache_dir", "entry_key", "load_family", "load_source"]
+__all__ = ["cache_dir", "entry_key", "load_source"]
 
 
 def cache_dir() -> Path:
@@ -103,8 +103,3 @@ def _recompile_when_damaged(dispatcher: object) -> None:
             return None
 
     function_cache.load_overload = load_or_miss  # type: ignore[union-attr]
-
-
-def load_family(name: str, source: str) -> ModuleType:
-    """A hand-written kernel family (``source/<name>.py``), from the cache."""
-    return load_source(name, source)

@@ -21,7 +21,6 @@ threadpoolctl (the ``fast`` and ``jit`` extras).
 from __future__ import annotations
 
 import os
-import sys
 import threading
 import time
 from typing import Any
@@ -130,9 +129,7 @@ def apply() -> None:
     _state[1] = wanted
     for blas in _blas() or ():
         blas.set_num_threads(wanted)
-    numba = sys.modules.get("numba")
-    if numba is not None:
-        numba.set_num_threads(max(1, min(wanted, int(numba.config.NUMBA_NUM_THREADS))))
+    threads.sync_numba_threads(wanted)
 
 
 def current() -> int | None:

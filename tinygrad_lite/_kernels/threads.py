@@ -38,11 +38,13 @@ def set_budget(num: int) -> None:
     sync_numba_threads()
 
 
-def sync_numba_threads() -> None:
-    """Bring numba's pool to the budget, if numba is loaded (never imports it)."""
+def sync_numba_threads(count: int | None = None) -> None:
+    """Bring numba's pool to ``count`` threads (the budget by default), within what numba
+    started with, if numba is loaded (never imports it)."""
     numba = sys.modules.get("numba")
     if numba is None:
         return
-    wanted = max(1, min(budget(), int(numba.config.NUMBA_NUM_THREADS)))
+    wanted = max(1, min(budget() if count is None else count,
+                        int(numba.config.NUMBA_NUM_THREADS)))
     if numba.get_num_threads() != wanted:
         numba.set_num_threads(wanted)

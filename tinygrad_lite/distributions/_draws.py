@@ -3,22 +3,13 @@ wrapped as tensors (standard noise that ``rsample`` then shifts and scales)."""
 
 from __future__ import annotations
 
-from typing import Any
-
-import numpy as np
-
 from .._core.tensor_base import TensorBase, wrap
 from ..functions.creation import default_rng
 from ..functions.torch_stream import draw_dtype
 from .utils import clamp_probs
 
-__all__ = ["noise", "open_uniform", "standard_normal", "uniform", "uniform_between", "exponential",
+__all__ = ["open_uniform", "standard_normal", "uniform", "uniform_between", "exponential",
            "standard_cauchy"]
-
-
-def noise(shape: tuple, like: TensorBase, draw: Any) -> TensorBase:
-    """``draw(generator, shape)`` in ``like``'s dtype, as a tensor."""
-    return wrap(np.asarray(draw(default_rng(), shape), dtype=like._data.dtype))
 
 
 def open_uniform(shape: tuple, like: TensorBase) -> TensorBase:

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from ... import functions as _fn
 from ..._core.grad_mode import no_grad
 from ...tensor import Tensor
@@ -16,7 +14,7 @@ from ..modules.conv import _ConvNd
 from ..modules.module import Module
 from . import parametrize
 from ._orthogonal import MAPS, Orthogonal
-from .spectral_norm import random_unit_vector
+from .spectral_norm import random_unit_vector, unit
 
 __all__ = ["weight_norm", "spectral_norm", "orthogonal", "norm_except_dim"]
 
@@ -95,8 +93,8 @@ class _SpectralNorm(Module):
             w = mat._data
             u, v = self._u._data, self._v._data
             for _ in range(n):
-                u[...] = _unit(w @ v, self.eps)
-                v[...] = _unit(w.T @ u, self.eps)
+                u[...] = unit(w @ v, self.eps)
+                v[...] = unit(w.T @ u, self.eps)
             self._u._version_counter[0] += 1
             self._v._version_counter[0] += 1
 
@@ -114,10 +112,6 @@ class _SpectralNorm(Module):
     def right_inverse(self, value: Tensor) -> Tensor:
         """Assigning a weight stores it as is (it is normalised when read)."""
         return value
-
-
-def _unit(x: np.ndarray, eps: float) -> np.ndarray:
-    return x / max(float(np.linalg.norm(x)), eps)
 
 
 def spectral_norm(module: Module, name: str = "weight", n_power_iterations: int = 1,

@@ -20,7 +20,8 @@ from ..parameter import Parameter
 __all__ = ["SpectralNorm", "spectral_norm", "remove_spectral_norm"]
 
 
-def _unit(x: np.ndarray, eps: float) -> np.ndarray:
+def unit(x: np.ndarray, eps: float) -> np.ndarray:
+    """``x / max(||x||, eps)``: a power-iteration vector normalised as ``F.normalize`` does."""
     return x / max(float(np.linalg.norm(x)), eps)
 
 
@@ -29,7 +30,7 @@ def random_unit_vector(length: int, dtype: np.dtype, eps: float) -> Tensor:
     ``normalize(weight.new_empty(length).normal_(0, 1), dim=0, eps=eps)`` in the weight's
     dtype (the same numbers from the same seed, to an ulp)."""
     draws = _creation.default_rng().normal_as(0.0, 1.0, (length,), draw_dtype(np.dtype(dtype)))
-    return Tensor._wrap(_unit(draws.astype(dtype), eps).astype(dtype))
+    return Tensor._wrap(unit(draws.astype(dtype), eps).astype(dtype))
 
 
 class SpectralNorm:
@@ -59,8 +60,8 @@ class SpectralNorm:
         if do_power_iteration:
             w = mat._data
             for _ in range(self.n_power_iterations):
-                v._data[...] = _unit(w.T @ u._data, self.eps)
-                u._data[...] = _unit(w @ v._data, self.eps)
+                v._data[...] = unit(w.T @ u._data, self.eps)
+                u._data[...] = unit(w @ v._data, self.eps)
             u._version_counter[0] += 1
             v._version_counter[0] += 1
             u, v = u.clone(), v.clone()
