@@ -303,3 +303,72 @@ def test_writes_through_one_view_never_fuse_with_reads_of_another_view():
     np.testing.assert_array_equal(compiled(x2).numpy(), expected)
     np.testing.assert_array_equal(x2.numpy(), x1.numpy())
     assert compiled.replays == 1
+
+
+class _Recurrent(nn.Module):
+    """An LSTM, a GRU and a head on the last step."""
+
+    def __init__(self, dtype):
+        super().__init__()
+        self.lstm, self.gru = nn.LSTM(6, 8), nn.GRU(8, 8)
+        self.head = nn.Linear(8, 3)
+        self.to(dtype)
+
+    def forward(self, x):
+        out, _ = self.lstm(x)
+        out, _ = self.gru(out)
+        return self.head(out[-1])
+
+
+class _Pooled(nn.Module):
+    """A convolution, max and average pooling and a head."""
+
+    def __init__(self, dtype):
+        super().__init__()
+        self.conv, self.head = nn.Conv2d(2, 4, 3, padding=1), nn.Linear(4 * 2 * 2, 3)
+        self.to(dtype)
+
+    def forward(self, x):
+        y = nn.functional.max_pool2d(self.conv(x).relu(), 3, 2, padding=1)
+        return self.head(nn.functional.avg_pool2d(y, 2).flatten(1))
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+@pytest.mark.parametrize("dtype", [tl.float32, tl.float64])
+@pytest.mark.parametrize("build, shape, one_ops", [
+    (_Recurrent, (7, 4, 6), {"_lstm_forward", "_lstm_backward_steps", "_gru_forward",
+                             "_gru_backward"}),
+    (_Pooled, (4, 2, 8, 8), {"_max_forward", "_max_backward", "_avg_forward",
+                             "_avg_backward"})], ids=["lstm-gru", "pooling"])
+def test_recurrent_layers_and_pooling_are_one_op_each_in_a_compiled_step(
+        monkeypatch, backend, dtype, build, shape, one_ops):
+    # a whole layer's steps (or a pooling's kernel) are recorded as one op, which the replay
+    # calls again: the same code on the replay's data, so compiled steps equal eager ones bit
+    # for bit, on both backends
+    from tinygrad_lite.ops import kernel_choice
+    monkeypatch.setattr(kernel_choice, "MIN_ELEMENTS", 1)
+    with _kernels.use_backend(backend):
+        tl.manual_seed(3)
+        models = [build(dtype) for _ in range(2)]
+        models[1].load_state_dict(models[0].state_dict())
+        opts = [tl.optim.Adam(m.parameters(), lr=1e-2) for m in models]
+        eager, compiled = train_step(models[0], opts[0]), tl.compile(train_step(models[1],
+                                                                                opts[1]))
+        x = tl.from_numpy(_array(shape, np.float32 if dtype is tl.float32 else np.float64))
+        y = tl.from_numpy(RNG.integers(0, 3, shape[1] if build is _Recurrent else shape[0]))
+        for step in range(4):
+            if step == 2:
+                assert compiled.wait_for_kernels(timeout=120)
+            np.testing.assert_array_equal(compiled(x, y).item(), eager(x, y).item())
+        assert compiled.replays >= 2
+        names = {getattr(getattr(op.target, "func", op.target), "__name__", "")
+                 for op in compiled.graph.ops if op.kind == "call"}
+        # (without the kernels, pooling is nn.functional's reference: NumPy calls)
+        assert one_ops <= names if build is _Recurrent or backend == "numba" else \
+            not one_ops & names
+        for p, q in zip(models[1].parameters(), models[0].parameters()):
+            np.testing.assert_array_equal(p.detach().numpy(), q.detach().numpy())
+        if build is _Recurrent:  # twice the steps, the same recording: nothing per time step
+            longer = tl.compile(train_step(models[1], opts[1]))
+            longer(tl.from_numpy(_array((2 * shape[0],) + shape[1:], x.numpy().dtype)), y)
+            assert len(longer.graph.ops) == len(compiled.graph.ops)

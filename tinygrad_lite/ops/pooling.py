@@ -5,7 +5,10 @@ reference); with the kernels there, a 2-d float32/float64 pooling is one pass ov
 forward and one over the gradient backward instead (see ``_kernels/source/pooling.py``). The
 backward of an array gradient scatters with the kernel (or ``np.add.at`` if the backend was
 switched to NumPy in between); under ``create_graph`` it is the same scatter as a recorded
-``index_put`` with accumulation, linear in the gradient, so it differentiates again.
+``index_put`` with accumulation, linear in the gradient, so it differentiates again. Each
+kernel call is a function of plain arrays that returns fresh ones, run through
+``kernel_choice.run_kernels``: while ``tl.compile`` traces, it is recorded as one op that the
+replay calls again, so compiled steps pool with the kernels too.
 """
 
 from __future__ import annotations
@@ -16,9 +19,9 @@ from .. import _kernels
 from .._core.grad_mode import grad_state
 from .._core.graph import Node
 from .._core.tensor_base import TensorBase
-from .._core.tracing import tracing_state
 from .common import is_array, wrap
 from .indexing import index_put
+from .kernel_choice import run_kernels
 
 __all__ = ["pooling_kernels", "max_pool2d", "avg_pool2d"]
 
@@ -26,17 +29,12 @@ _KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def pooling_kernels(x: TensorBase):
-    """The compiled pooling kernels when they can pool ``x`` (N, C, H, W) of float32/float64
-    (not while tl.compile traces: a replay records NumPy calls), else None."""
+    """The compiled pooling kernels when they can pool ``x`` (N, C, H, W) of float32/float64,
+    else None."""
     data = x._data
-    if data.ndim != 4 or data.dtype not in _KERNEL_DTYPES or tracing_state.active:
+    if data.ndim != 4 or data.dtype not in _KERNEL_DTYPES:
         return None
     return _kernels.family("pooling")
-
-
-def _planes(x: TensorBase) -> np.ndarray:
-    n, c, h, w = x._data.shape
-    return np.ascontiguousarray(x._data).reshape(n * c, h, w)
 
 
 def _scatter(grad, index: np.ndarray, shape: tuple):
@@ -68,23 +66,37 @@ class MaxPool2dKernelBackward(Node):
         planes = self.index.shape[0]
         kernels = _kernels.family("pooling")
         if is_array(grad) and kernels is not None:
-            n, c, h, w = self.shape
-            out = np.zeros((planes, h * w), grad.dtype)
-            kernels.max_pool2d_backward(
-                np.ascontiguousarray(grad).reshape(self.index.shape), self.index, out)
-            return (out.reshape(self.shape),)
+            return (run_kernels(_max_backward, kernels, grad, self.index, self.shape),)
         return (_scatter(grad, self.index.reshape(planes, -1), self.shape),)
+
+
+def _max_forward(kernels, x: np.ndarray, geometry: tuple, out_sizes: tuple
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Max pooling's kernel on (N, C, H, W) ``x``: (values, flat positions of the maxima),
+    both (N * C, OH, OW)."""
+    n, c, h, w = x.shape
+    planes = np.ascontiguousarray(x).reshape(n * c, h, w)
+    out = np.empty((n * c,) + tuple(out_sizes), x.dtype)
+    index = np.empty(out.shape, np.int64)
+    kernels.max_pool2d_forward(planes, out, index, *geometry)
+    return out, index
+
+
+def _max_backward(kernels, grad: np.ndarray, index: np.ndarray, shape: tuple) -> np.ndarray:
+    """Max pooling's gradient kernel: ``grad`` added at the maxima of (N, C, H, W) zeros."""
+    n, c, h, w = shape
+    out = np.zeros((index.shape[0], h * w), grad.dtype)
+    kernels.max_pool2d_backward(np.ascontiguousarray(grad).reshape(index.shape), index, out)
+    return out.reshape(shape)
 
 
 def max_pool2d(x: TensorBase, kernel: tuple, stride: tuple, pads: tuple, dilation: tuple,
                out_sizes: tuple, kernels) -> tuple[TensorBase, np.ndarray]:
     """(values, flat input position of each maximum (N, C, OH, OW) int64) with the kernels."""
     n, c, h, w = x._data.shape
-    planes = _planes(x)
-    out = np.empty((n * c,) + tuple(out_sizes), x._data.dtype)
-    index = np.empty(out.shape, np.int64)
-    kernels.max_pool2d_forward(planes, out, index, kernel[0], kernel[1], stride[0], stride[1],
-                               pads[0], pads[1], dilation[0], dilation[1])
+    geometry = (kernel[0], kernel[1], stride[0], stride[1], pads[0], pads[1], dilation[0],
+                dilation[1])
+    out, index = run_kernels(_max_forward, kernels, x._data, geometry, tuple(out_sizes))
     values = out.reshape((n, c) + tuple(out_sizes))
     positions = index.reshape(values.shape)
     if not (grad_state.enabled and x._requires_grad):
@@ -109,11 +121,7 @@ class AvgPool2dKernelBackward(Node):
         n, c, h, w = self.shape
         kernels = _kernels.family("pooling")
         if is_array(grad) and kernels is not None:
-            out = np.zeros((n * c, h, w), grad.dtype)
-            kernels.avg_pool2d_backward(
-                np.ascontiguousarray(grad).reshape((n * c,) + grad.shape[2:]), out, kh, kw, sh,
-                sw, ph, pw, include_pad, override, np.empty(1, grad.dtype))
-            return (out.reshape(self.shape),)
+            return (run_kernels(_avg_backward, kernels, grad, self.geometry, self.shape),)
         # every (window, position) pair, as flat indices; the gradient over the divisors
         out_h, out_w = (grad.shape[2], grad.shape[3])
         h0 = np.arange(out_h)[:, None] * sh - ph
@@ -133,6 +141,29 @@ class AvgPool2dKernelBackward(Node):
         return (_scatter(picked, np.concatenate(pairs_in), self.shape),)
 
 
+def _avg_forward(kernels, x: np.ndarray, geometry: tuple, out_sizes: tuple) -> np.ndarray:
+    """Average pooling's kernel on (N, C, H, W) ``x``: (N * C, OH, OW) means."""
+    n, c, h, w = x.shape
+    (kh, kw), (sh, sw), (ph, pw), include_pad, override = geometry
+    out = np.empty((n * c,) + tuple(out_sizes), x.dtype)
+    kernels.avg_pool2d_forward(np.ascontiguousarray(x).reshape(n * c, h, w), out, kh, kw, sh,
+                               sw, ph, pw, include_pad, override, x.dtype.type(0),
+                               np.empty(1, x.dtype))
+    return out
+
+
+def _avg_backward(kernels, grad: np.ndarray, geometry: tuple, shape: tuple) -> np.ndarray:
+    """Average pooling's gradient kernel: each output's gradient over its divisor, added to
+    its window of (N, C, H, W) zeros."""
+    n, c, h, w = shape
+    (kh, kw), (sh, sw), (ph, pw), include_pad, override = geometry
+    out = np.zeros((n * c, h, w), grad.dtype)
+    kernels.avg_pool2d_backward(np.ascontiguousarray(grad).reshape((n * c,) + grad.shape[2:]),
+                                out, kh, kw, sh, sw, ph, pw, include_pad, override,
+                                np.empty(1, grad.dtype))
+    return out.reshape(shape)
+
+
 def _divisors(h0: np.ndarray, w0: np.ndarray, geometry: tuple, h: int, w: int) -> np.ndarray:
     """Each window's divisor (OH, OW), the kernel's rule in NumPy."""
     (kh, kw), _, (ph, pw), include_pad, override = geometry
@@ -149,12 +180,8 @@ def avg_pool2d(x: TensorBase, kernel: tuple, stride: tuple, pads: tuple, out_siz
     """2-d average pooling of (N, C, H, W) ``x`` with the kernels (``override``: PyTorch's
     ``divisor_override``, never 0 here)."""
     n, c, h, w = x._data.shape
-    dt = x._data.dtype
-    out = np.empty((n * c,) + tuple(out_sizes), dt)
     geometry = (tuple(kernel), tuple(stride), tuple(pads), bool(include_pad), int(override or 0))
-    kernels.avg_pool2d_forward(_planes(x), out, kernel[0], kernel[1], stride[0], stride[1],
-                               pads[0], pads[1], geometry[3], geometry[4], dt.type(0),
-                               np.empty(1, dt))
+    out = run_kernels(_avg_forward, kernels, x._data, geometry, tuple(out_sizes))
     values = out.reshape((n, c) + tuple(out_sizes))
     if not (grad_state.enabled and x._requires_grad):
         return wrap(values)

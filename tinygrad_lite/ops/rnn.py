@@ -17,6 +17,10 @@ the cell states, tanh of the cell states and the hidden states (7 H floats per c
 backward's coefficients are written into the gate gradient's own buffer. LSTM 64 -> 128,
 T = 64, batch 32: traced peak of a step 23 MiB. The forward stays in NumPy: its elementwise
 work is mostly exp and tanh, where NumPy's SIMD loops beat numba's scalar libm calls 10-20x.
+The forward's steps and backward through time are each a function of plain arrays that returns
+fresh ones (``_lstm_forward``, ``_lstm_backward_steps``), run through ``call_as_one_op``: while
+``tl.compile`` traces, a layer is two recorded ops instead of about ten per time step, and the
+replay calls the same code (the kernels included) on its data.
 
 The GRU layer is built the same way (gates r, z, n; r and z negated; ``b_hn`` added to the
 recurrent product inside ``r``'s product, as PyTorch does): saved are the activated gates,
@@ -33,12 +37,14 @@ differentiates again.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .. import _kernels
 from .._core.graph import Node
 from .._core.tensor_base import TensorBase
-from .._core.tracing import tracing_state
+from .._core.tracing import call_as_one_op
 from .common import array_sum, is_array, swap_last_dims, wrap
 from .reduce import mm, mm_into
 from .shape import cat
@@ -79,19 +85,8 @@ class LstmLayerBackward(Node):
         grad_steps = None if grad_out is None else _feature_major(grad_out, dt)
         order = _order(h)  # its own inverse: also maps the gradients back to PyTorch's rows
         w_back = swap_last_dims(w_hh[order])  # (H, 4H)
-        kernels = _fused(dt)
-        if kernels is not None:  # one fused pass per step (see _kernels/source/rnn.py)
-            dz = np.empty_like(gates)
-            no_out, one = np.empty((0, batch), dt), dt.type(1)
-            for t in range(steps - 1, -1, -1):
-                kernels.lstm_backward_step(gates[t], cells[t], tanh_c[t], dh, dc,
-                                           no_out if grad_steps is None else grad_steps[t],
-                                           dz[t], one)
-                if t or edges[1]:
-                    mm_into(w_back, dz[t], dh)
-        else:
-            dz = self._backward_steps(gates, cells, tanh_c, dh, dc, grad_steps, w_back,
-                                      bool(edges[1]))
+        dz, dh, dc = call_as_one_op(functools.partial(_lstm_backward_steps, _fused(dt)), gates,
+                                    cells, tanh_c, dh, dc, grad_steps, w_back, bool(edges[1]))
         grad_x = None
         if edges[0]:  # one (I, 4H) @ (4H, B) product per step, in one call
             grad_x = swap_last_dims(mm(swap_last_dims(w_ih[order]), dz)).copy()
@@ -115,7 +110,7 @@ class LstmLayerBackward(Node):
                         dh: np.ndarray, dc: np.ndarray, grad_steps: np.ndarray | None,
                         w_back: np.ndarray, to_h0: bool) -> np.ndarray:
         """The NumPy reference of backward through time: the gates' gradient (T, 4H, B);
-        ``dh`` and ``dc`` end as the initial states' gradients."""
+        ``dh`` and ``dc`` (updated in place) end as the initial states' gradients."""
         steps, _, batch = gates.shape
         h = dh.shape[0]
         dt = gates.dtype
@@ -201,12 +196,57 @@ class LstmLayerBackward(Node):
 
 
 def _fused(dt: np.dtype):
-    """The compiled ``rnn`` kernels for arrays of ``dt``, or None (run the NumPy reference).
-    While tl.compile traces, the reference runs: its NumPy calls are what a replay records (the
-    kernels compute the same bits, so eager and compiled runs still agree exactly)."""
-    if dt not in _KERNEL_DTYPES or tracing_state.active:
+    """The compiled ``rnn`` kernels for arrays of ``dt``, or None (run the NumPy reference)."""
+    if dt not in _KERNEL_DTYPES:
         return None
     return _kernels.family("rnn")
+
+
+def _lstm_backward_steps(kernels, gates: np.ndarray, cells: np.ndarray, tanh_c: np.ndarray,
+                         dh0: np.ndarray, dc0: np.ndarray, grad_steps: np.ndarray | None,
+                         w_back: np.ndarray, to_h0: bool
+                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """LSTM backward through time on plain arrays, its inputs left as they are: (the gates'
+    gradient (T, 4H, B), the initial states' gradients dh, dc (H, B)), from the last states'
+    gradients ``dh0``, ``dc0``. Per step one pass of the ``rnn`` kernels when ``kernels`` is
+    given, else the NumPy reference, and one GEMM."""
+    dh, dc = dh0.copy(), dc0.copy()
+    if kernels is None:
+        dz = LstmLayerBackward._backward_steps(gates, cells, tanh_c, dh, dc, grad_steps, w_back,
+                                               to_h0)
+        return dz, dh, dc
+    dz = np.empty_like(gates)
+    batch = gates.shape[2]
+    no_out, one = np.empty((0, batch), gates.dtype), gates.dtype.type(1)
+    for t in range(gates.shape[0] - 1, -1, -1):
+        kernels.lstm_backward_step(gates[t], cells[t], tanh_c[t], dh, dc,
+                                   no_out if grad_steps is None else grad_steps[t], dz[t], one)
+        if t or to_h0:
+            mm_into(w_back, dz[t], dh)
+    return dz, dh, dc
+
+
+def _gru_backward(kernels, gates: np.ndarray, hn: np.ndarray, hidden: np.ndarray,
+                  dh_direct0: np.ndarray, grad_steps: np.ndarray | None, w_back: np.ndarray,
+                  to_h0: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """GRU backward through time on plain arrays, its inputs left as they are: (the blocks'
+    gradients d (T, 4H, B), and the two parts of h0's gradient, ``dh_direct`` and ``d_rec``),
+    with the ``rnn`` kernels when given, else the NumPy reference."""
+    steps, _, batch = gates.shape
+    h = dh_direct0.shape[0]
+    dt = gates.dtype
+    dh_direct, d_rec = dh_direct0.copy(), np.zeros((h, batch), dt)
+    d = np.empty((steps, 4 * h, batch), dt)
+    if kernels is None:
+        _gru_backward_steps(gates, hn, hidden, dh_direct, d_rec, grad_steps, w_back, d, to_h0)
+        return d, dh_direct, d_rec
+    no_out, one = np.empty((0, batch), dt), dt.type(1)
+    for t in range(steps - 1, -1, -1):
+        kernels.gru_backward_step(gates[t], hn[t], hidden[t], dh_direct, d_rec,
+                                  no_out if grad_steps is None else grad_steps[t], d[t], one)
+        if t or to_h0:
+            mm_into(w_back, d[t, h:], d_rec)
+    return d, dh_direct, d_rec
 
 
 def _as_tensor(v):
@@ -242,6 +282,28 @@ def _forward_steps(gates: np.ndarray, recurrent: np.ndarray, w_step: np.ndarray,
             np.multiply(z[2 * h:3 * h], tanh_c[t], out=hidden[t + 1])
 
 
+def _lstm_forward(w_in: np.ndarray, columns: np.ndarray, w_step: np.ndarray, c0: np.ndarray,
+                  h0: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """An LSTM layer's forward on plain arrays: the input projections of all steps, then the
+    steps; (activated gates (T, 4H, B), cells (T + 1, H, B), tanh of the cells (T, H, B),
+    hidden states (T + 1, H, B)), all fresh. While tl.compile traces, this is one op (as a
+    kernel would be): a replay calls it again instead of about ten recorded calls per step."""
+    steps, _, batch = columns.shape
+    h = w_step.shape[1]
+    dt = columns.dtype
+    # feature-major: each step's gates are one contiguous (4H, B) block, so the elementwise
+    # work runs on whole blocks (3x faster than on column slices of (B, 4H) rows)
+    gates = np.empty((steps, 4 * h, batch), dt)
+    mm_into(w_in, columns, gates)  # all input projections
+    cells = np.empty((steps + 1, h, batch), dt)
+    hidden = np.empty((steps + 1, h, batch), dt)
+    tanh_c = np.empty((steps, h, batch), dt)
+    cells[0], hidden[0] = swap_last_dims(c0), swap_last_dims(h0)
+    recurrent = np.empty((4 * h, batch), dt)
+    _forward_steps(gates, recurrent, w_step, cells, tanh_c, hidden)
+    return gates, cells, tanh_c, hidden
+
+
 def lstm_layer(x: TensorBase, h0: TensorBase, c0: TensorBase, w_ih: TensorBase,
                w_hh: TensorBase, b_ih: TensorBase | None, b_hh: TensorBase | None,
                record: bool) -> tuple[TensorBase, TensorBase, TensorBase]:
@@ -252,9 +314,6 @@ def lstm_layer(x: TensorBase, h0: TensorBase, c0: TensorBase, w_ih: TensorBase,
     h = w_hh._data.shape[1]
     dt = data.dtype
     order = _order(h)
-    # feature-major: each step's gates are one contiguous (4H, B) block, so the elementwise
-    # work below runs on whole blocks (3x faster than on column slices of (B, 4H) rows)
-    gates = np.empty((steps, 4 * h, batch), dt)
     # the i, f, o rows with their signs flipped, so that the GEMMs give -z there and the
     # sigmoid is 1 / (1 + exp(-z)) without a negation pass per step (negation is exact: the
     # same values as negating afterwards). The bias rides in the input projection's GEMM as
@@ -266,14 +325,9 @@ def lstm_layer(x: TensorBase, h0: TensorBase, c0: TensorBase, w_ih: TensorBase,
     if b_ih is not None and b_hh is not None:
         w_in = np.concatenate([w_in, (b_ih._data + b_hh._data)[order][:, None] * signs], 1)
         columns = np.concatenate([columns, np.ones((steps, 1, batch), dt)], 1)
-    mm_into(w_in, columns, gates)  # all input projections
     w_step = w_hh._data[order] * signs  # (4H, H)
-    cells = np.empty((steps + 1, h, batch), dt)
-    hidden = np.empty((steps + 1, h, batch), dt)
-    tanh_c = np.empty((steps, h, batch), dt)
-    cells[0], hidden[0] = swap_last_dims(c0._data), swap_last_dims(h0._data)
-    recurrent = np.empty((4 * h, batch), dt)
-    _forward_steps(gates, recurrent, w_step, cells, tanh_c, hidden)
+    gates, cells, tanh_c, hidden = call_as_one_op(_lstm_forward, w_in, columns, w_step,
+                                                  c0._data, h0._data)
     out = swap_last_dims(hidden[1:]).copy()  # the caller's (T, B, H); the node keeps its own
     h_last, c_last = hidden[steps].T.copy(), cells[steps].T.copy()
     inputs = [x, h0, c0, w_ih, w_hh]
@@ -321,22 +375,11 @@ class GruLayerBackward(Node):
         dt = gates.dtype
         edges = self.next_edges
         dh_direct = np.zeros((h, batch), dt) if grad_h is None else _feature_major(grad_h, dt)
-        d_rec = np.zeros((h, batch), dt)
         grad_steps = None if grad_out is None else _feature_major(grad_out, dt)
         w_back = swap_last_dims(w_hh)  # (H, 3H): rows r, z, n as the blocks' H:4H
-        d = np.empty((steps, 4 * h, batch), dt)
-        kernels = _fused(dt)
-        if kernels is not None:  # one fused pass per step (see _kernels/source/rnn.py)
-            no_out, one = np.empty((0, batch), dt), dt.type(1)
-            for t in range(steps - 1, -1, -1):
-                kernels.gru_backward_step(gates[t], hn[t], hidden[t], dh_direct, d_rec,
-                                          no_out if grad_steps is None else grad_steps[t],
-                                          d[t], one)
-                if t or edges[1]:
-                    mm_into(w_back, d[t, h:], d_rec)
-        else:
-            _gru_backward_steps(gates, hn, hidden, dh_direct, d_rec, grad_steps, w_back, d,
-                                bool(edges[1]))
+        d, dh_direct, d_rec = call_as_one_op(functools.partial(_gru_backward, _fused(dt)),
+                                             gates, hn, hidden, dh_direct, grad_steps, w_back,
+                                             bool(edges[1]))
         to_input = _gru_input_rows(h)
         grad_x = None
         if edges[0]:  # (I, 3H) @ (3H, B) per step, in one call; the weight's rows as d's n, r, z
@@ -464,12 +507,37 @@ def gru_layer(x: TensorBase, h0: TensorBase, w_ih: TensorBase, w_hh: TensorBase,
         w_in = np.concatenate([w_in, bias[:, None] * signs], 1)
         columns = np.concatenate([columns, np.ones((steps, 1, batch), dt)], 1)
         b_n = b_hh._data[2 * h:, None].astype(dt)
+    w_step = w_hh._data * signs
+    gates, hn, hidden = call_as_one_op(_gru_forward, w_in, columns, w_step, h0._data, b_n)
+    out = swap_last_dims(hidden[1:]).copy()
+    h_last = hidden[steps].T.copy()
+    inputs = [x, h0, w_ih, w_hh]
+    if b_ih is not None and b_hh is not None:
+        inputs += [b_ih, b_hh]
+    if not record:
+        return wrap(out), wrap(h_last)
+    node = GruLayerBackward(*inputs)
+    node.n_outputs, node._direct = 2, False
+    node.has_bias, node.shapes = len(inputs) == 6, (steps, batch, size, h)
+    node.save_for_backward(*inputs, wrap(gates), wrap(hn), wrap(hidden))
+    results = wrap(out, node), wrap(h_last, node)
+    results[1]._output_nr = 1
+    return results
+
+
+def _gru_forward(w_in: np.ndarray, columns: np.ndarray, w_step: np.ndarray, h0: np.ndarray,
+                 b_n: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A GRU layer's forward on plain arrays (one op while tl.compile traces, as
+    ``_lstm_forward``): (activated gates (T, 3H, B), the recurrent n products (T, H, B), hidden
+    states (T + 1, H, B)), all fresh."""
+    steps, _, batch = columns.shape
+    h = w_step.shape[1]
+    dt = columns.dtype
     gates = np.empty((steps, 3 * h, batch), dt)
     mm_into(w_in, columns, gates)
-    w_step = w_hh._data * signs
     hidden = np.empty((steps + 1, h, batch), dt)
     hn = np.empty((steps, h, batch), dt)
-    hidden[0] = swap_last_dims(h0._data)
+    hidden[0] = swap_last_dims(h0)
     recurrent = np.empty((3 * h, batch), dt)
     with np.errstate(over="ignore"):  # exp(-z) overflows to inf for very negative z: sigmoid 0
         for t in range(steps):
@@ -491,17 +559,4 @@ def gru_layer(x: TensorBase, h0: TensorBase, w_ih: TensorBase, w_hh: TensorBase,
             np.subtract(hidden[t], n, out=hidden[t + 1])
             hidden[t + 1] *= z[h:2 * h]
             hidden[t + 1] += n
-    out = swap_last_dims(hidden[1:]).copy()
-    h_last = hidden[steps].T.copy()
-    inputs = [x, h0, w_ih, w_hh]
-    if b_ih is not None and b_hh is not None:
-        inputs += [b_ih, b_hh]
-    if not record:
-        return wrap(out), wrap(h_last)
-    node = GruLayerBackward(*inputs)
-    node.n_outputs, node._direct = 2, False
-    node.has_bias, node.shapes = len(inputs) == 6, (steps, batch, size, h)
-    node.save_for_backward(*inputs, wrap(gates), wrap(hn), wrap(hidden))
-    results = wrap(out, node), wrap(h_last, node)
-    results[1]._output_nr = 1
-    return results
+    return gates, hn, hidden
