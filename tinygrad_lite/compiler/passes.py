@@ -244,9 +244,9 @@ def eliminate_dead_code(graph: Graph) -> Graph:
         if op.pure and not any(o in live for o in op.outputs):
             continue
         kept.append(op)
-        for used in graph.uses(op):
-            live.add(used)
-            live.add(graph.root(used))
+        used = graph.uses(op)
+        live.update(used)
+        live.update(map(graph.root, used))
     graph.ops = kept[::-1]
     graph.inputs = [v for v in graph.inputs if v in live]
     return graph
@@ -274,15 +274,12 @@ def plan_memory(graph: Graph) -> list[tuple[tuple, np.dtype]]:
             last_use[graph.root(used)] = i
     buffers: list[tuple[tuple, np.dtype]] = []
     free: dict[tuple, list[int]] = {}
-    busy: list[tuple[int, int, tuple]] = []  # (last use, buffer, key)
+    # op index -> the (buffer, key)s free from then on: each value's last use comes after
+    # the op making it
+    released: dict[int, list[tuple[int, tuple]]] = {}
     for i, op in enumerate(graph.ops):
-        still = []
-        for end, buf, key in busy:
-            if end <= i:
-                free.setdefault(key, []).append(buf)
-            else:
-                still.append((end, buf, key))
-        busy = still
+        for buf, key in released.pop(i, ()):
+            free.setdefault(key, []).append(buf)
         if not _plannable(op):
             continue
         vid = op.outputs[0]
@@ -299,7 +296,7 @@ def plan_memory(graph: Graph) -> list[tuple[tuple, np.dtype]]:
             buf = len(buffers)
             buffers.append(key)
         op.out_buffer = buf
-        busy.append((last_use[vid], buf, key))
+        released.setdefault(last_use[vid], []).append((buf, key))
     return buffers
 
 
