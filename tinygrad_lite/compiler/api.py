@@ -16,10 +16,12 @@ instead).
 from __future__ import annotations
 
 import builtins
+import contextlib
+import gc
 import re
 import threading
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -169,7 +171,8 @@ class CompiledFunction:
                     "(a learning rate a scheduler sets each step, say)", key, None)
         if self.entries and (self.mode == "explain" or logs.enabled("recompiles")):
             self._explain(f"retracing: {self._why_not(key, tensors)}", "recompiles")
-        return self._trace(args, kwargs, key, tensors)
+        with _collector_paused():
+            return self._trace(args, kwargs, key, tensors)
 
     def _why_not(self, key: tuple, tensors: list[TensorBase]) -> str:
         """Why no cached specialisation applies (for ``mode="explain"``)."""
@@ -208,7 +211,6 @@ class CompiledFunction:
         problem = trace.broken
         result = _untrace(result)
         self.last_traced_ops = len(trace.graph.ops)  # (what ``tl._dynamo.explain`` counts)
-        passes.hoist_checks(trace.graph)  # (a check failing earlier has less to put back)
         problem = problem or out_problem or writes[1]
         guard = _make_guard(walk)  # (compiled once: also the new entry's guard)
         if problem is None:
@@ -227,6 +229,7 @@ class CompiledFunction:
         self._unstable = 0
         trace.graph.outputs = outputs
         trace.graph.writebacks = writes[0]
+        passes.hoist_checks(trace.graph)  # (a check failing earlier has less to put back)
         try:
             self._add(key, walk, trace, swapped, guard)
         except Exception as err:  # noqa: BLE001 - a compiler bug must not break the user's run
@@ -420,6 +423,26 @@ def _report_ready(name: str, kernels: list[LoopKernel]) -> None:
     seconds = sum(k.compile_seconds or 0.0 for k in kernels)
     logs.report("fusion", f"{name}: {len(kernels) - len(failed)} of {len(kernels)} loop "
                 f"kernels compiled ({seconds:.2f} s); replays run them from now on")
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector off for one trace and compile, then one collection of
+    the young objects. A trace and its passes allocate tens of thousands of objects (values,
+    ops, templates) that stay alive until the compile ends, so the collections they would
+    trigger find little to free, yet walk them, and every few the whole heap (tens of
+    milliseconds once numba is loaded). Reference counting frees most garbage as usual; the
+    cycles made meanwhile (a guard's globals hold the guard) go in the final collection, before
+    a next trace's arena move counts who refers to the state arrays (``relocate``)."""
+    if not gc.isenabled():  # (turned off by the user, or by another thread tracing now)
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+        gc.collect(0)
 
 
 def _name(fn: Any) -> str:

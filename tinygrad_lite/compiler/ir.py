@@ -119,8 +119,10 @@ def walk_template(template: Any, visit: Any) -> None:
         walk_template((template.start, template.stop, template.step), visit)
 
 
-# template items with no Ref inside (what ``refs`` and ``passes.substitute`` skip)
-LEAF_TYPES = frozenset({int, float, bool, str, type(None), type(Ellipsis), Const})
+# template items with no Ref inside (what ``refs`` and ``passes.substitute`` skip); a slice's
+# bounds are Python values (``Trace.template`` reads traced ones as ints)
+LEAF_TYPES = frozenset({int, float, bool, str, type(None), type(Ellipsis), Const, slice})
+_NESTING = (Ref, tuple, list, dict, slice)  # what else may hold a Ref (subclasses of these)
 
 
 def refs(template: Any, found: list[int] | None = None) -> list[int]:
@@ -142,8 +144,8 @@ def refs(template: Any, found: list[int] | None = None) -> list[int]:
         for item in template.values():
             if type(item) not in LEAF_TYPES:
                 refs(item, found)
-    elif kind not in LEAF_TYPES:
-        walk_template(template, lambda r: found.append(r.vid))  # (subclasses, slices)
+    elif kind not in LEAF_TYPES and isinstance(template, _NESTING):
+        walk_template(template, lambda r: found.append(r.vid))  # (subclasses)
     return found
 
 

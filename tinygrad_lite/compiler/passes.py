@@ -196,28 +196,39 @@ def eliminate_common_subexpressions(graph: Graph) -> Graph:
     """Merge repeated pure ops (same call, same arguments) that no write in between could
     tell apart."""
     unsafe = mutated_roots(graph) | escaping(graph)
-    seen: dict[Any, tuple[Op, set[int]]] = {}  # key -> (first op, the roots it read)
+    seen: dict[Any, Op] = {}  # key -> the first op
+    # root -> the keys of ops that read it (a key's arguments name its values, so the roots it
+    # reads are the same whichever op made the entry; a stale key only forgets an entry early
+    # when it reads the written root too, which it then does)
+    readers: dict[int, list[Any]] = {}
     mapping: dict[int, Any] = {}
     kept = []
+
+    def remember(key: Any, op: Op) -> None:
+        seen[key] = op
+        for r in {graph.root(v) for v in graph.uses(op)}:
+            readers.setdefault(r, []).append(key)
+
     for op in graph.ops:
         op.args, op.kwargs = substitute(op.args, mapping), substitute(op.kwargs, mapping)
         if op.mutates:  # a write changes what the ops that read its memory would give now
-            written = {graph.root(m) for m in op.mutates}
-            seen = {k: v for k, v in seen.items() if not v[1] & written}
+            for r in {graph.root(m) for m in op.mutates}:
+                for key in readers.pop(r, ()):
+                    seen.pop(key, None)
         if op.kind == "check":  # the same test of an unchanged value: decided already
             key = ("check", op.target, _key(op.args), repr(op.expected))
             if key in seen:
                 continue
-            seen[key] = (op, {graph.root(v) for v in graph.uses(op)})
+            remember(key, op)
         elif op.pure and op.outputs and not any(graph.root(o) in unsafe for o in op.outputs):
             key = (op.kind, _key(op.target) if op.kind != "call" else id(op.target),
                    _key(op.args), _key(op.kwargs))
             found = seen.get(key)
-            if found is not None and len(found[0].outputs) == len(op.outputs):
-                for mine, theirs in zip(op.outputs, found[0].outputs):
+            if found is not None and len(found.outputs) == len(op.outputs):
+                for mine, theirs in zip(op.outputs, found.outputs):
                     mapping[mine] = Ref(theirs)
                 continue
-            seen[key] = (op, {graph.root(v) for v in graph.uses(op)})
+            remember(key, op)
         kept.append(op)
     _rewrite(graph, kept, mapping)
     return graph
@@ -233,9 +244,9 @@ def eliminate_dead_code(graph: Graph) -> Graph:
         if op.pure and not any(o in live for o in op.outputs):
             continue
         kept.append(op)
-        for used in graph.uses(op):
-            live.add(used)
-            live.add(graph.root(used))
+        used = graph.uses(op)
+        live.update(used)
+        live.update(map(graph.root, used))
     graph.ops = kept[::-1]
     graph.inputs = [v for v in graph.inputs if v in live]
     return graph
@@ -263,15 +274,12 @@ def plan_memory(graph: Graph) -> list[tuple[tuple, np.dtype]]:
             last_use[graph.root(used)] = i
     buffers: list[tuple[tuple, np.dtype]] = []
     free: dict[tuple, list[int]] = {}
-    busy: list[tuple[int, int, tuple]] = []  # (last use, buffer, key)
+    # op index -> the (buffer, key)s free from then on: each value's last use comes after
+    # the op making it
+    released: dict[int, list[tuple[int, tuple]]] = {}
     for i, op in enumerate(graph.ops):
-        still = []
-        for end, buf, key in busy:
-            if end <= i:
-                free.setdefault(key, []).append(buf)
-            else:
-                still.append((end, buf, key))
-        busy = still
+        for buf, key in released.pop(i, ()):
+            free.setdefault(key, []).append(buf)
         if not _plannable(op):
             continue
         vid = op.outputs[0]
@@ -288,7 +296,7 @@ def plan_memory(graph: Graph) -> list[tuple[tuple, np.dtype]]:
             buf = len(buffers)
             buffers.append(key)
         op.out_buffer = buf
-        busy.append((last_use[vid], buf, key))
+        released.setdefault(last_use[vid], []).append((buf, key))
     return buffers
 
 
@@ -302,36 +310,47 @@ def hoist_checks(graph: Graph) -> Graph:
     if not checks:
         return graph
     root = graph.root
-    writes: dict[int, set[int]] = {}  # id(op) -> the roots it writes (asked of few ops)
-
-    def written_by(op: Op) -> set[int]:
-        found = writes.get(id(op))
-        if found is None:
-            found = writes[id(op)] = {root(v) for v in op.outputs} | {root(m) for m in op.mutates}
-        return found
-
+    # indexes built once (a trace has thousands of ops and may have a hundred checks): the op
+    # making each value, and the ops writing each root (making it or a view of it, or writing
+    # into it); ``index`` follows the ops as they move
+    producer: dict[int, Op] = {}
+    writers: dict[int, list[Op]] = {}
+    for op in ops:
+        for v in op.outputs:
+            producer[v] = op
+        for r in {root(v) for v in op.outputs} | {root(m) for m in op.mutates}:
+            writers.setdefault(r, []).append(op)
+    index = {id(op): i for i, op in enumerate(ops)}
     for check in checks:
-        k = next(i for i, op in enumerate(ops) if op is check)
-        chain, needed = [k], set(graph.uses(check))
-        for i in range(k - 1, -1, -1):
-            op = ops[i]
-            if op.pure and not needed.isdisjoint(op.outputs):
-                chain.append(i)
-                needed.update(graph.uses(op))
-        members = set(chain)
-        reads = {root(v) for i in chain for v in graph.uses(ops[i])}
-        position = 0  # just after the last op outside the chain that writes what it reads
-        for i in range(k - 1, -1, -1):
-            if i not in members and not reads.isdisjoint(written_by(ops[i])):
-                position = i + 1
-                break
+        k = index[id(check)]
+        # the check and, transitively, the pure ops making what it reads (all before it)
+        members, pending, visited = {k}, list(graph.uses(check)), set()
+        while pending:
+            vid = pending.pop()
+            if vid in visited:
+                continue
+            visited.add(vid)
+            made_by = producer.get(vid)
+            if made_by is not None and made_by.pure:
+                members.add(index[id(made_by)])
+                pending += graph.uses(made_by)
+        reads = {root(v) for i in members for v in graph.uses(ops[i])}
+        # just after the last op outside the chain that writes what it reads
+        position = max((index[id(w)] + 1 for r in reads for w in writers.get(r, ())
+                        if index[id(w)] < k and index[id(w)] not in members), default=0)
         moving = sorted(i for i in members if i >= position)
         if moving == list(range(position, position + len(moving))):
             continue  # already in place
-        moved = [ops[i] for i in moving]
-        moving_set = set(moving)
-        rest = [op for i, op in enumerate(ops) if i not in moving_set]
-        ops = rest[:position] + moved + rest[position:]
+        # (a check often moves thousands of ops up, an optimizer's test of its learning rate
+        # to the replay's start: the window is rebuilt from slices, its indexes in one update)
+        window = [ops[i] for i in moving]
+        start = position
+        for i in moving:
+            window += ops[start:i]
+            start = i + 1
+        window += ops[start:k + 1]
+        ops[position:k + 1] = window
+        index.update(zip(map(id, window), range(position, k + 1)))
     graph.ops = ops
     return graph
 
