@@ -8,6 +8,7 @@ import os
 from typing import Any
 
 from ._core.warnings import warn
+from ._kernels import cpu_share
 from ._kernels import threads as kernel_threads
 from .autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_detect_anomaly
 
@@ -61,8 +62,12 @@ def get_num_interop_threads() -> int:
 
 
 def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None:
-    """Accepted: every kernel here gives the same result run to run."""
+    """Same inputs, same bits, run to run: every op here is deterministic at a given thread
+    count, and ``mode=True`` also keeps BLAS at its thread budget on a busy machine (otherwise
+    it gives up cores other processes use, and a few products round differently with fewer
+    threads; see ``_kernels/cpu_share.py``)."""
     _state["deterministic"], _state["warn_only"] = bool(mode), bool(warn_only)
+    cpu_share.pin(bool(mode))
 
 
 def are_deterministic_algorithms_enabled() -> bool:

@@ -16,6 +16,13 @@ computing thread itself at safe points between operations (``apply()``: a module
 start of a backward), never while a product runs. Linux only (elsewhere, and with
 ``TINYGRAD_LITE_ADAPTIVE_THREADS=0``, BLAS keeps the budget); changing BLAS's threads needs
 threadpoolctl (the ``fast`` and ``jit`` extras).
+
+The price is reproducibility on a busy machine: OpenBLAS splits the inner dimension of a product
+with few outputs and a long sum (a convolution's weight gradient: 48 x 10,890 @ 10,890 x 16)
+over its threads, so such a product rounds differently with one thread than with two, and a
+ResNet's weights after a few steps differ in the last bits between a quiet run and a busy one.
+``pin`` (what ``tl.use_deterministic_algorithms(True)`` calls) keeps the budget whatever the
+load, so runs with the same settings give the same bits.
 """
 
 from __future__ import annotations
@@ -27,14 +34,15 @@ from typing import Any
 
 from . import threads
 
-__all__ = ["apply", "choose", "current", "INTERVAL", "stop"]
+__all__ = ["apply", "choose", "current", "pin", "INTERVAL", "stop"]
 
 INTERVAL = 0.05  # seconds between samples
 BUSY = 0.5  # cores of others' work at which one of ours is given up
 QUIET = 0.25  # ... and below which it is taken back (after two samples)
 
-# [wanted thread count or None, count applied or None, watcher thread or None / False]
-_state: list[Any] = [None, None, None]
+# [wanted thread count or None, count applied or None, watcher thread or None / False,
+#  pinned to the budget]
+_state: list[Any] = [None, None, None, False]
 _lock = threading.Lock()
 
 
@@ -122,14 +130,27 @@ def apply() -> None:
     """At a safe point of the computing thread: use the watcher's latest choice (a no-op
     costing two list reads when nothing changed)."""
     wanted = _state[0]
-    if wanted == _state[1]:
+    if wanted == _state[1] or _state[3]:
         if _state[2] is None:
             _start()
         return
-    _state[1] = wanted
+    _set(wanted)
+
+
+def _set(count: int | None) -> None:
+    _state[1] = count
     for blas in _blas() or ():
-        blas.set_num_threads(wanted)
-    threads.sync_numba_threads(wanted)
+        blas.set_num_threads(threads.budget() if count is None else count)
+    threads.sync_numba_threads(count)
+
+
+def pin(on: bool) -> None:
+    """Keep BLAS and the kernels at the thread budget whatever the load (``on``), so that a
+    product's rounding does not depend on other processes; ``False`` adapts again. Called
+    between operations (``tl.use_deterministic_algorithms``)."""
+    _state[3] = bool(on)
+    if on and _state[1] is not None:
+        _set(None)
 
 
 def current() -> int | None:
