@@ -170,7 +170,10 @@ def run_one(model_name: str, framework: str, steps: int, threads: int) -> dict:
     """Median step time, peak RSS and (for tinygrad_lite) the GEMM floor of one model.
     ``framework`` is ``torch`` or ``tinygrad_lite``, optionally ``+compile`` (``tl.compile`` /
     ``torch.compile`` of the whole step). ``first_ms``: the first call, and for a compiled step
-    the first two (the trace, then the first replay: together they compile)."""
+    the first two (for tl.compile two traces: the fresh optimizer creates its state in the
+    first call, so the second records the step again, now with state). ``retrace_ms``
+    (tl.compile): the same step compiled afresh later in the process, its trace and first
+    replay, with numba and the kernels already loaded."""
     framework, _, variant = framework.partition("+")
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     if framework == "torch":
@@ -190,7 +193,7 @@ def run_one(model_name: str, framework: str, steps: int, threads: int) -> dict:
         opt.step()
 
     # the first call: with a cold kernel cache the eager kernels compile in it; a compiled step
-    # traces in it and compiles its loop kernels there or in the next call, so both count
+    # traces in it and again in the next call (the optimizer's state is new), so both count
     first_start = time.perf_counter()
     plain_step = step
     if variant == "compile":
