@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from kernel_backends import backend
 
 import tinygrad_lite as tl
 from tinygrad_lite import _kernels
@@ -21,14 +22,7 @@ from tinygrad_lite.ops.rnn import gru_layer, lstm_layer
 
 torch = pytest.importorskip("torch")
 
-
-@pytest.fixture(params=["numba", "numpy"])
-def backend(request):
-    """Run the test with the compiled kernels, then with the NumPy reference."""
-    if request.param == "numba" and not _kernels.available():
-        pytest.skip("numba is not installed")
-    with _kernels.use_backend(request.param):
-        yield request.param
+__all__ = ["backend"]  # (a fixture, used by name)
 
 
 CONFIGS = [
