@@ -336,7 +336,7 @@ class _Pooled(nn.Module):
 @pytest.mark.parametrize("backend", ["numpy", "numba"])
 @pytest.mark.parametrize("dtype", [tl.float32, tl.float64])
 @pytest.mark.parametrize("build, shape, one_ops", [
-    (_Recurrent, (7, 4, 6), {"_lstm_forward", "_lstm_backward_steps", "_gru_forward",
+    (_Recurrent, (7, 4, 6), {"_lstm_forward", "_lstm_backward", "_gru_forward",
                              "_gru_backward"}),
     (_Pooled, (4, 2, 8, 8), {"_max_forward", "_max_backward", "_avg_forward",
                              "_avg_backward"})], ids=["lstm-gru", "pooling"])

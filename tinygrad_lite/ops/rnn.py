@@ -18,7 +18,7 @@ backward's coefficients are written into the gate gradient's own buffer. LSTM 64
 T = 64, batch 32: traced peak of a step 23 MiB. The forward stays in NumPy: its elementwise
 work is mostly exp and tanh, where NumPy's SIMD loops beat numba's scalar libm calls 10-20x.
 The forward's steps and backward through time are each a function of plain arrays that returns
-fresh ones (``_lstm_forward``, ``_lstm_backward_steps``), run through ``call_as_one_op``: while
+fresh ones (``_lstm_forward``, ``_lstm_backward``), run through ``call_as_one_op``: while
 ``tl.compile`` traces, a layer is two recorded ops instead of about ten per time step, and the
 replay calls the same code (the kernels included) on its data.
 
@@ -85,7 +85,7 @@ class LstmLayerBackward(Node):
         grad_steps = None if grad_out is None else _feature_major(grad_out, dt)
         order = _order(h)  # its own inverse: also maps the gradients back to PyTorch's rows
         w_back = swap_last_dims(w_hh[order])  # (H, 4H)
-        dz, dh, dc = call_as_one_op(functools.partial(_lstm_backward_steps, _fused(dt)), gates,
+        dz, dh, dc = call_as_one_op(functools.partial(_lstm_backward, _fused(dt)), gates,
                                     cells, tanh_c, dh, dc, grad_steps, w_back, bool(edges[1]))
         grad_x = None
         if edges[0]:  # one (I, 4H) @ (4H, B) product per step, in one call
@@ -104,50 +104,6 @@ class LstmLayerBackward(Node):
             grad_bias = array_sum(columns, 1)[order] if edges[5] or edges[6] else None
             results += [grad_bias if edges[5] else None, grad_bias if edges[6] else None]
         return tuple(results)
-
-    @staticmethod
-    def _backward_steps(gates: np.ndarray, cells: np.ndarray, tanh_c: np.ndarray,
-                        dh: np.ndarray, dc: np.ndarray, grad_steps: np.ndarray | None,
-                        w_back: np.ndarray, to_h0: bool) -> np.ndarray:
-        """The NumPy reference of backward through time: the gates' gradient (T, 4H, B);
-        ``dh`` and ``dc`` (updated in place) end as the initial states' gradients."""
-        steps, _, batch = gates.shape
-        h = dh.shape[0]
-        dt = gates.dtype
-        # the buffers hold the gates in the order i, f, o, g (see lstm_layer). Coefficients for
-        # the whole sequence at once, the activations' derivatives folded in, written where the
-        # gates' gradient will be (then scaled in place step by step, no second buffer):
-        # dz = [dc * ci, dc * cf, dh * co, dc * cg] and dc += dh * oc
-        i, f, o, g = (gates[:, k * h:(k + 1) * h] for k in range(4))
-        dz = np.empty_like(gates)
-        ci, cf, co, cg = (dz[:, k * h:(k + 1) * h] for k in range(4))
-        np.multiply(g, i, out=ci)
-        ci *= 1 - i
-        np.multiply(cells[:-1], f, out=cf)
-        cf *= 1 - f
-        np.multiply(tanh_c, o, out=co)
-        co *= 1 - o
-        np.multiply(g, g, out=cg)
-        np.subtract(1, cg, out=cg)
-        cg *= i
-        oc = np.multiply(tanh_c, tanh_c)
-        np.subtract(1, oc, out=oc)
-        oc *= o
-        tmp = np.empty((h, batch), dt)
-        for t in range(steps - 1, -1, -1):
-            if grad_steps is not None:
-                dh += grad_steps[t]
-            np.multiply(dh, oc[t], out=tmp)
-            dc += tmp
-            d = dz[t]
-            pair = d[:2 * h].reshape(2, h, batch)  # i and f: one contiguous block
-            pair *= dc
-            d[2 * h:3 * h] *= dh
-            d[3 * h:] *= dc
-            dc *= f[t]
-            if t or to_h0:
-                mm_into(w_back, d, dh)
-        return dz
 
     def _backward_tensors(self, saved: tuple, grad_out, grad_h, grad_c) -> tuple:
         """The same backward with recorded tensor operations (``create_graph``): the forward
@@ -202,18 +158,60 @@ def _fused(dt: np.dtype):
     return _kernels.family("rnn")
 
 
-def _lstm_backward_steps(kernels, gates: np.ndarray, cells: np.ndarray, tanh_c: np.ndarray,
-                         dh0: np.ndarray, dc0: np.ndarray, grad_steps: np.ndarray | None,
-                         w_back: np.ndarray, to_h0: bool
-                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _lstm_backward_steps(gates: np.ndarray, cells: np.ndarray, tanh_c: np.ndarray,
+                         dh: np.ndarray, dc: np.ndarray, grad_steps: np.ndarray | None,
+                         w_back: np.ndarray, to_h0: bool) -> np.ndarray:
+    """The NumPy reference of backward through time: the gates' gradient (T, 4H, B);
+    ``dh`` and ``dc`` (updated in place) end as the initial states' gradients."""
+    steps, _, batch = gates.shape
+    h = dh.shape[0]
+    dt = gates.dtype
+    # the buffers hold the gates in the order i, f, o, g (see lstm_layer). Coefficients for
+    # the whole sequence at once, the activations' derivatives folded in, written where the
+    # gates' gradient will be (then scaled in place step by step, no second buffer):
+    # dz = [dc * ci, dc * cf, dh * co, dc * cg] and dc += dh * oc
+    i, f, o, g = (gates[:, k * h:(k + 1) * h] for k in range(4))
+    dz = np.empty_like(gates)
+    ci, cf, co, cg = (dz[:, k * h:(k + 1) * h] for k in range(4))
+    np.multiply(g, i, out=ci)
+    ci *= 1 - i
+    np.multiply(cells[:-1], f, out=cf)
+    cf *= 1 - f
+    np.multiply(tanh_c, o, out=co)
+    co *= 1 - o
+    np.multiply(g, g, out=cg)
+    np.subtract(1, cg, out=cg)
+    cg *= i
+    oc = np.multiply(tanh_c, tanh_c)
+    np.subtract(1, oc, out=oc)
+    oc *= o
+    tmp = np.empty((h, batch), dt)
+    for t in range(steps - 1, -1, -1):
+        if grad_steps is not None:
+            dh += grad_steps[t]
+        np.multiply(dh, oc[t], out=tmp)
+        dc += tmp
+        d = dz[t]
+        pair = d[:2 * h].reshape(2, h, batch)  # i and f: one contiguous block
+        pair *= dc
+        d[2 * h:3 * h] *= dh
+        d[3 * h:] *= dc
+        dc *= f[t]
+        if t or to_h0:
+            mm_into(w_back, d, dh)
+    return dz
+
+
+def _lstm_backward(kernels, gates: np.ndarray, cells: np.ndarray, tanh_c: np.ndarray,
+                   dh0: np.ndarray, dc0: np.ndarray, grad_steps: np.ndarray | None,
+                   w_back: np.ndarray, to_h0: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """LSTM backward through time on plain arrays, its inputs left as they are: (the gates'
     gradient (T, 4H, B), the initial states' gradients dh, dc (H, B)), from the last states'
     gradients ``dh0``, ``dc0``. Per step one pass of the ``rnn`` kernels when ``kernels`` is
     given, else the NumPy reference, and one GEMM."""
     dh, dc = dh0.copy(), dc0.copy()
     if kernels is None:
-        dz = LstmLayerBackward._backward_steps(gates, cells, tanh_c, dh, dc, grad_steps, w_back,
-                                               to_h0)
+        dz = _lstm_backward_steps(gates, cells, tanh_c, dh, dc, grad_steps, w_back, to_h0)
         return dz, dh, dc
     dz = np.empty_like(gates)
     batch = gates.shape[2]
