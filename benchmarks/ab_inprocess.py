@@ -4,9 +4,11 @@ On a shared machine the speed of a whole process can move by 2x, so separate-pro
 resolve a 10-30 % change. Here the package at ``--base`` is exported with ``git archive`` into a
 temporary directory and imported under another name beside the working tree's; both run the same
 steps interleaved in blocks, and the fastest block of each is reported (GC on), together with the
-hand-written NumPy floor of the op chain measured in the same blocks.
+hand-written NumPy floor of the op chain measured in the same blocks. ``--models`` adds eager
+training steps of ``bench_models.py``'s models (cnn, resnet, gpt, lstm), for changes to the
+kernels and the convolution.
 
-    python3 benchmarks/ab_inprocess.py [--base HEAD~1] [--blocks 25]
+    python3 benchmarks/ab_inprocess.py [--base HEAD~1] [--blocks 25] [--models cnn,resnet]
 """
 
 from __future__ import annotations
@@ -90,6 +92,21 @@ def mlp_step(tl: object, sizes: tuple, batch: int, hinge: bool) -> Callable[[], 
     return step
 
 
+def model_step(tl: object, name: str) -> Callable[[], None]:
+    """One eager training step of ``bench_models``' model ``name``."""
+    import bench_models
+
+    tl.manual_seed(0)
+    model, opt, (x, y) = bench_models.BUILDERS[name](tl)
+
+    def step() -> None:
+        opt.zero_grad()
+        tl.nn.functional.cross_entropy(model(x), y).backward()
+        opt.step()
+
+    return step
+
+
 def fastest_blocks(steps: dict[str, Callable], blocks: int, seconds: float = 0.05) -> dict:
     """Per step, the fastest of ``blocks`` interleaved blocks, in microseconds per call."""
     loops = {}
@@ -112,6 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--base", default="HEAD~1", help="git revision to compare against")
     p.add_argument("--blocks", type=int, default=25)
+    p.add_argument("--models", default="", help="comma-separated bench_models models to add")
     args = p.parse_args(argv)
     sys.path.insert(0, str(REPO))
     import tinygrad_lite as current
@@ -125,6 +143,9 @@ def main(argv: list[str] | None = None) -> int:
             "MLP step (784-256-128-10, batch 32)": (
                 lambda tl: mlp_step(tl, (784, 256, 128, 10), 32, hinge=False), {}),
         }
+        for name in filter(None, args.models.split(",")):
+            cases[f"{name} step (bench_models)"] = (
+                lambda tl, name=name: model_step(tl, name), {})
         print(f"base {args.base} against the working tree; fastest of {args.blocks} blocks, µs")
         print("| step | base | current | current/base | numpy |")
         print("|---|---|---|---|---|")

@@ -209,7 +209,7 @@ class ConvolutionBackward0(Node):
                 grad_x = _input_grad_by_conv(grad, weight, self)[0]
             grad_x = _input_grad_array(grad_t, weight, self) if grad_x is None else \
                 _select(grad_x, finite, lambda: _input_grad_array(grad_t, weight, self))
-        grad_w = mm(grad_t, np.swapaxes(cols, 1, 2)).reshape(weight.shape) \
+        grad_w = _weight_grad_of_columns(grad_t, cols).reshape(weight.shape) \
             if len(edges) > 1 and edges[1] else None
         grad_b = grad.sum((0,) + tuple(range(2, 2 + nd))) \
             if len(edges) == 3 and edges[2] else None
@@ -229,8 +229,15 @@ class ConvolutionBackward0(Node):
         if wanted[1]:
             cols = _columns_by_row(_pad(x, self.pads), tuple(weight.shape[2:]), self.stride,
                                    self.dilation, g)[0]
-            grad_w = mm(grad_t, np.swapaxes(cols, 1, 2)).reshape(weight.shape)
+            grad_w = _weight_grad_of_columns(grad_t, cols).reshape(weight.shape)
         return grad_x, grad_w
+
+
+def _weight_grad_of_columns(grad_t: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """(G, O/G, C/G * K) from the (G, O/G, N * P) gradient and the (G, C/G * K, N * P)
+    columns, computed as columns times gradient: OpenBLAS runs this long-K product 1.3-3x
+    faster with the columns on the left (see ``conv_kernels``)."""
+    return np.swapaxes(mm(cols, np.swapaxes(grad_t, 1, 2)), 1, 2)
 
 
 def _select(fast: np.ndarray | None, ok: np.ndarray, exact: Callable[[], np.ndarray]
