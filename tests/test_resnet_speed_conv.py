@@ -161,23 +161,31 @@ def test_low_precision_dtypes(path, dtype, tol):
                                    rtol=tol, atol=tol * max(1.0, float(np.abs(theirs).max())))
 
 
+@pytest.mark.parametrize("groups", [1, 2])
+@pytest.mark.parametrize("wanted", [(True, True), (False, True)])
 @pytest.mark.parametrize("row_depth", [0, float("inf")])
-def test_batch_larger_than_a_chunk(monkeypatch, row_depth):
+def test_batch_larger_than_a_chunk(monkeypatch, row_depth, wanted, groups):
     """Several chunks of images, the last one partial: every chunk boundary is exact, with
-    the columns gathered by kernel row and all at once."""
+    the columns gathered by kernel row and all at once, for the weight gradient taken from the
+    input gradient's columns and for the weight gradient alone (the gradient grid copied
+    positions-first once per chunk into a buffer the chunks share), grouped or not."""
     monkeypatch.setattr(conv_ops.kernels, "_CHUNK_BYTES", 4096)
     monkeypatch.setattr(conv_ops.kernels, "_MIN_ROW_DEPTH", row_depth)
-    case = (2, 7, 3, 4, 1, (9, 9), (3, 3), 1, 1, 1)
+    case = (2, 7, 4, 6, groups, (9, 9), (3, 3), 1, 1, 1)
     arrays = _arrays(case, seed=5)
     for stride in (1, 2):
         strided = case[:7] + (stride,) + case[8:]
         ty, tx, tw, _ = _run(torch, strided, arrays if stride == 1 else _arrays(strided, 5),
-                             (True, True))
+                             wanted)
         ly, lx, lw, _ = _run(tl, strided, arrays if stride == 1 else _arrays(strided, 5),
-                             (True, True))
+                             wanted)
         np.testing.assert_allclose(ly.detach().numpy(), ty.detach().numpy(), rtol=1e-10,
                                    atol=1e-10)
-        np.testing.assert_allclose(lx.grad.numpy(), tx.grad.numpy(), rtol=1e-10, atol=1e-10)
+        if wanted[0]:
+            np.testing.assert_allclose(lx.grad.numpy(), tx.grad.numpy(), rtol=1e-10,
+                                       atol=1e-10)
+        else:
+            assert lx.grad is None
         np.testing.assert_allclose(lw.grad.numpy(), tw.grad.numpy(), rtol=1e-10, atol=1e-10)
 
 
