@@ -1,4 +1,6 @@
-"""GELU as one primitive: ``x * Phi(x)`` (exact, with erf) or its tanh approximation.
+"""Activations as primitives: GELU, leaky ReLU and the ELU family (ELU, SELU, CELU).
+
+**GELU**, ``x * Phi(x)`` (exact, with erf) or its tanh approximation.
 
 As a composite, GELU records six to eight elementwise nodes per call, each a full pass over a
 Transformer's widest activation, forward and backward. Here the forward is one erf (or tanh)
@@ -11,6 +13,14 @@ With the compiled kernels on (``_kernels``, family ``activation``), float32 exac
 fused pass, the others' chains of passes shrink to a kernel, NumPy's exp or tanh, and a kernel;
 leaky_relu and its gradient are one pass each. The kernels repeat the reference's operations
 in its order, so their results are the reference's bits but for exp/tanh (still NumPy's).
+
+**ELU** with PyTorch's three coefficients, ``x * scale`` where ``x > 0``, else ``alpha * scale
+* expm1(x * input_scale)`` (SELU and CELU are ELUs with other coefficients). Its rule
+``elu_backward(grad, x)`` is a primitive too, with PyTorch's double backward: towards ``grad``
+the rule again, towards ``x`` the rule of ``grad * grad_output`` times the mask ``x < 0``. The
+mask multiplies, so a NaN or inf in either gradient propagates where PyTorch's does. (A
+composite of ``where`` would drop it, and ``exp(x) - 1`` loses the small values that expm1
+keeps: ELU of -1e-10 is off by 8e-8 relative, of float32 -1e-5 by 1e-3.)
 """
 
 from __future__ import annotations
@@ -30,7 +40,7 @@ from .piecewise import tie_zero_slope
 from .special import _erf_numpy
 from .special import erf as erf_op
 
-__all__ = ["gelu", "leaky_relu"]
+__all__ = ["gelu", "leaky_relu", "elu", "elu_backward"]
 
 _INV_SQRT2 = 1.0 / math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
@@ -235,3 +245,89 @@ def _leaky_relu_numpy(data: np.ndarray, slope: float) -> np.ndarray:
     else:
         out = np.where(data > 0, data, scaled)
     return out
+
+
+# -- the ELU family ---------------------------------------------------------------------------
+
+class EluBackward0(Node):
+    """``elu``'s gradient, ``elu_backward(grad, x)``: recorded under ``create_graph``."""
+
+    coefficients: tuple  # (alpha, scale, input_scale)
+    label: str = "EluBackward0"
+
+    def name(self) -> str:
+        """PyTorch's name: CELU has its own node, ELU and SELU share this one."""
+        return self.label
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        return (elu_backward(grad, x, *self.coefficients),)
+
+
+class EluBackwardBackward0(Node):
+    """The derivatives of ``elu_backward(grad, x)``, PyTorch's: towards ``grad`` the rule
+    itself, towards ``x`` the rule of ``gg * grad * input_scale`` times the mask ``x < 0``."""
+
+    coefficients: tuple
+
+    def backward(self, gg):
+        grad, x = self.saved_tensors
+        edges = self.next_edges
+        alpha, scale, input_scale = self.coefficients
+        towards_grad = elu_backward(gg, x, *self.coefficients) if edges[0] else None
+        towards_x = None
+        if edges[1]:
+            data = array_of(x)
+            # a multiplied mask: 0 * NaN is NaN (a where-select would hide it)
+            mask = (data < 0).astype(data.dtype)
+            inner = elu_backward(gg * grad * input_scale, x, *self.coefficients)
+            towards_x = inner * (mask if is_array(inner) else wrap(mask))
+        return (towards_grad, towards_x)
+
+
+def _elu_rule(grad: np.ndarray, x: np.ndarray, alpha: float, scale: float,
+              input_scale: float) -> np.ndarray:
+    """PyTorch's ``elu_backward`` on arrays: ``grad * input_scale * alpha * scale *
+    exp(x * input_scale)`` where ``x <= 0``, else ``grad * scale`` (NaN input: the latter)."""
+    non_positive = x <= 0
+    slope = np.exp(np.minimum(x, 0) * input_scale)  # (no exp of a positive value: no overflow)
+    negative = grad * input_scale
+    negative *= alpha * scale
+    negative *= slope
+    return np.where(non_positive, negative, grad * scale)
+
+
+def elu_backward(grad, x, alpha: float, scale: float, input_scale: float):
+    """ELU's gradient from the upstream ``grad`` and the input ``x`` (arrays, or tensors under
+    ``create_graph``, then recorded: see ``EluBackwardBackward0``)."""
+    if is_array(grad) and is_array(x):
+        return _elu_rule(grad, x, alpha, scale, input_scale)
+    grad_t = grad if isinstance(grad, TensorBase) else wrap(np.asarray(grad))
+    x_t = x if isinstance(x, TensorBase) else wrap(np.asarray(x))
+    out = _elu_rule(grad_t._data, x_t._data, alpha, scale, input_scale)
+    if not (grad_state.enabled and (grad_t._requires_grad or x_t._requires_grad)):
+        return wrap(out)
+    node = EluBackwardBackward0(grad_t, x_t)
+    node.coefficients = (alpha, scale, input_scale)
+    node.save_for_backward(grad_t, x_t)
+    return wrap(out, node)
+
+
+def elu(x: TensorBase, alpha: float = 1.0, scale: float = 1.0, input_scale: float = 1.0,
+        label: str = "EluBackward0", grad_input_scale: float | None = None) -> TensorBase:
+    """PyTorch's ELU of a float32/float64 tensor: ``x * scale`` where ``x > 0``, else
+    ``alpha * scale * expm1(x * input_scale)``; ``label`` names the node (CeluBackward0 for
+    CELU), ``grad_input_scale`` is the gradient's ``input_scale`` where PyTorch's differs
+    (CELU's: ``1 / alpha`` with alpha rounded to float32 first)."""
+    data = x._data
+    negative = np.expm1(np.minimum(data, 0) * input_scale)
+    negative *= alpha * scale
+    out = np.where(data <= 0, negative, data * scale)
+    if not (grad_state.enabled and x._requires_grad):
+        return wrap(out)
+    node = EluBackward0(x)
+    node.coefficients = (alpha, scale,
+                         input_scale if grad_input_scale is None else grad_input_scale)
+    node.label = label
+    node.save_for_backward(x)
+    return wrap(out, node)

@@ -20,8 +20,10 @@ from ...functions import sigmoid, tanh
 from ...functions.creation import default_rng
 from ...ops import inplace as ops_inplace
 from ...ops import piecewise
+from ...ops.activation import elu as _elu_op
 from ...ops.activation import gelu as _gelu_op
 from ...ops.activation import leaky_relu as _leaky_relu_op
+from ...ops.common import FAST_FLOATS as _FAST_FLOATS
 from ...ops.elementwise import bfloat16_in_float32
 from ...ops.special import erf
 
@@ -105,18 +107,27 @@ def silu(input: TensorBase, inplace: bool = False) -> TensorBase:
     return _silu(input)
 
 
-def _elu(input: TensorBase, alpha: float) -> TensorBase:
+def _elu(input: TensorBase, alpha: float, scale: float = 1.0, input_scale: float = 1.0,
+         label: str = "EluBackward0", grad_input_scale: float | None = None) -> TensorBase:
+    """PyTorch's ELU with its three coefficients: the primitive (``ops/activation.py``) for
+    float32/float64, else a composite with the same kink (first derivative ``alpha * scale *
+    input_scale`` at 0, the x <= 0 branch; second derivative 0 there)."""
+    dtype = input._data.dtype
+    if dtype in _FAST_FLOATS:
+        return _elu_op(input, alpha, scale, input_scale, label, grad_input_scale)
+    if not is_float_dtype(dtype):
+        raise NotImplementedError(f"\"elu_cpu\" not implemented for '{dtype}' (ELU, SELU and "
+                                  f"CELU take floating tensors; got shape "
+                                  f"{tuple(input._data.shape)})")
     positive = input > 0
-    # PyTorch's kink at 0: first derivative alpha (the x <= 0 branch), second derivative 0 (its
-    # double backward tests x < 0). Split x into its strictly negative part ``u`` and the rest:
-    # alpha * (exp(u) - 1) + alpha * rest is the ELU branch with exactly those derivatives at 0,
-    # adds no gradient terms that cancel (exp(-30) stays exact), and exp sees no positive value,
-    # which could overflow (0 * inf is nan).
+    # split x into its strictly negative part ``u`` and the rest: alpha * expm1(u) + alpha *
+    # rest is the negative branch with those derivatives at 0, and expm1 sees no positive
+    # value, which could overflow (0 * inf is nan)
     negative = input < 0
-    u = _fn.where(negative, input, 0.0)
-    rest = _fn.where(negative, 0.0, input)
-    neg = alpha * (_fn.exp(u) - 1.0) + alpha * rest
-    return _fn.where(positive, input, neg)
+    u = _fn.where(negative, input, 0.0) * input_scale
+    rest = _fn.where(negative, 0.0, input) * input_scale
+    neg = (alpha * scale) * (_fn.expm1(u) + rest)
+    return _fn.where(positive, input * scale, neg)
 
 
 def elu(input: TensorBase, alpha: float = 1.0, inplace: bool = False) -> TensorBase:
@@ -128,7 +139,7 @@ def elu(input: TensorBase, alpha: float = 1.0, inplace: bool = False) -> TensorB
 
 def elu_(input: TensorBase, alpha: float = 1.0) -> TensorBase:
     """In place: ``elu`` written into ``input``."""
-    return ops_inplace.apply(input, "elu_", lambda s: _elu(s, alpha))
+    return ops_inplace.apply(input, "elu_", lambda s: _elu(s, alpha, label="EluBackward1"))
 
 
 def softplus(input: TensorBase, beta: float = 1.0, threshold: float = 20.0) -> TensorBase:
@@ -275,16 +286,15 @@ def glu(input: TensorBase, dim: int = -1) -> TensorBase:
 
 
 def celu(input: TensorBase, alpha: float = 1.0, inplace: bool = False) -> TensorBase:
-    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``: PyTorch's ELU with
+    ``input_scale = 1 / alpha``."""
     if alpha == 0:
         raise RuntimeError("celu: alpha of 0 is not supported")
-
-    def fn(x: TensorBase) -> TensorBase:
-        negative = x < 0  # split as ELU is: PyTorch's gradient 1 at 0
-        return (_fn.where(negative, 0.0, x)
-                + alpha * ((_fn.where(negative, x, 0.0) / alpha).exp() - 1.0))
-
-    return _maybe_inplace(input, inplace, "celu_", fn)
+    label = "CeluBackward1" if inplace else "CeluBackward0"
+    # PyTorch's gradient takes 1 / alpha with alpha rounded to float32 first
+    grad_scale = 1.0 / float(np.float32(alpha))
+    return _maybe_inplace(input, inplace, "celu_",
+                          lambda x: _elu(x, alpha, 1.0, 1.0 / alpha, label, grad_scale))
 
 
 def celu_(input: TensorBase, alpha: float = 1.0) -> TensorBase:
@@ -294,7 +304,9 @@ def celu_(input: TensorBase, alpha: float = 1.0) -> TensorBase:
 
 def selu(input: TensorBase, inplace: bool = False) -> TensorBase:
     """``scale * elu(x, alpha)`` with SELU's self-normalising constants."""
-    return _maybe_inplace(input, inplace, "selu_", lambda x: _SELU_SCALE * elu(x, _SELU_ALPHA))
+    label = "EluBackward1" if inplace else "EluBackward0"
+    return _maybe_inplace(input, inplace, "selu_",
+                          lambda x: _elu(x, _SELU_ALPHA, _SELU_SCALE, 1.0, label))
 
 
 def selu_(input: TensorBase) -> TensorBase:
