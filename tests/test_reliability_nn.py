@@ -435,6 +435,48 @@ def test_elu_family_float32_and_half_and_integer_input():
             getattr(tl.nn.functional, name)(tl.tensor([1, -2]))
 
 
+_HARDSWISH_POINTS = [-4.0, -3.0, -1.0, 0.0, 2.9, 3.0, 5.0, float("nan"), float("inf"),
+                     -float("inf"), 3.0000000000000004, 1e308, -2.999]
+_HARDSWISH_UPSTREAM = [1.0, float("nan"), 2.0, float("inf"), 1.0, float("nan"), 1.0, 1.0, 1.0,
+                       1.0, -1.0, 1.0, float("nan")]
+_HARDSWISH_SECOND = [float("nan"), 1.0, 1.0, 2.0, float("nan"), 1.0, float("nan"), 1.0,
+                     float("inf"), 1.0, 1.0, 1.0, 1.0]
+
+
+def _hardswish_orders(lib) -> tuple:
+    x = lib.tensor(_HARDSWISH_POINTS, dtype=lib.float64, requires_grad=True)
+    upstream = lib.tensor(_HARDSWISH_UPSTREAM, dtype=lib.float64, requires_grad=True)
+    y = lib.nn.functional.hardswish(x)
+    (g,) = lib.autograd.grad(y, x, upstream, create_graph=True)
+    hx, hu = lib.autograd.grad(g, (x, upstream),
+                               lib.tensor(_HARDSWISH_SECOND, dtype=lib.float64),
+                               create_graph=True)
+    (third,) = lib.autograd.grad(hu.sum(), x)
+    arrays = tuple(t.detach().numpy() for t in (y, g, hx, hu, third))
+    return arrays, y.grad_fn.name(), g.grad_fn.name()
+
+
+def test_hardswish_matches_pytorch_to_third_order_with_nan_inf_and_signed_zeros():
+    # hardswish(NaN) and hardswish(-inf) are NaN (they were 0), x <= -3 gives -0.0 for a
+    # negative x, x * 6 / 6 overflows at 1e308 as PyTorch's does; the double backward selects
+    # strictly inside (-3, 3) (std of constant rows under hardswish gave NaN where PyTorch has
+    # 0: fuzz_graphs seed 1050289)
+    torch = pytest.importorskip("torch")
+    ours, our_node, our_grad_node = _hardswish_orders(tl)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (PyTorch's own overflow warning at 1e308)
+        theirs, node, grad_node = _hardswish_orders(torch)
+    assert (our_node, our_grad_node) == (node, grad_node)
+    for a, b in zip(ours, theirs):
+        np.testing.assert_allclose(a, b, rtol=1e-15, atol=0)
+        np.testing.assert_array_equal(np.signbit(a), np.signbit(b))
+    x = (np.random.default_rng(0).standard_normal(1000) * 4).astype(np.float32)
+    np.testing.assert_array_equal(tl.nn.functional.hardswish(tl.tensor(x)).numpy(),
+                                  torch.nn.functional.hardswish(torch.tensor(x)).numpy())
+    with pytest.raises(NotImplementedError, match="hardswish_cpu.*int64"):
+        tl.nn.functional.hardswish(tl.tensor([1, -2]))
+
+
 def test_softplus_keeps_tiny_values_of_very_negative_inputs():
     """softplus(-40) = 4.25e-18 (was 0: log(1 + exp(x)) rounds where log1p does not)."""
     out = tl.nn.functional.softplus(tl.tensor([-40.0, -20.0], dtype=tl.float64))

@@ -1,4 +1,5 @@
-"""Activations as primitives: GELU, leaky ReLU and the ELU family (ELU, SELU, CELU).
+"""Activations as primitives: GELU, leaky ReLU, the ELU family (ELU, SELU, CELU) and
+hardswish.
 
 **GELU**, ``x * Phi(x)`` (exact, with erf) or its tanh approximation.
 
@@ -21,6 +22,11 @@ the rule again, towards ``x`` the rule of ``grad * grad_output`` times the mask 
 mask multiplies, so a NaN or inf in either gradient propagates where PyTorch's does. (A
 composite of ``where`` would drop it, and ``exp(x) - 1`` loses the small values that expm1
 keeps: ELU of -1e-10 is off by 8e-8 relative, of float32 -1e-5 by 1e-3.)
+
+**Hardswish**, PyTorch's ``x * min(max(x + 3, 0), 6) / 6`` (NaN and -inf give NaN), with the
+same pair of primitives: ``hardswish_backward(grad, x)`` is 0 where ``x <= -3``, ``grad * (x / 3
++ 1/2)`` where ``x < 3``, else ``grad``; its derivative towards ``x`` is ``gg * grad / 3``
+strictly inside (-3, 3), selected (PyTorch's ``where``), towards ``grad`` the rule itself.
 """
 
 from __future__ import annotations
@@ -40,7 +46,8 @@ from .piecewise import tie_zero_slope
 from .special import _erf_numpy
 from .special import erf as erf_op
 
-__all__ = ["gelu", "leaky_relu", "elu", "elu_backward"]
+__all__ = ["gelu", "leaky_relu", "elu", "elu_backward", "hardswish",
+           "hardswish_backward"]
 
 _INV_SQRT2 = 1.0 / math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
@@ -329,5 +336,68 @@ def elu(x: TensorBase, alpha: float = 1.0, scale: float = 1.0, input_scale: floa
     node.coefficients = (alpha, scale,
                          input_scale if grad_input_scale is None else grad_input_scale)
     node.label = label
+    node.save_for_backward(x)
+    return wrap(out, node)
+
+
+# -- hardswish --------------------------------------------------------------------------------
+
+class HardswishBackward0(Node):
+    """``hardswish``'s gradient, ``hardswish_backward(grad, x)``: recorded under
+    ``create_graph``."""
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        return (hardswish_backward(grad, x),)
+
+
+class HardswishBackwardBackward0(Node):
+    """The derivatives of ``hardswish_backward(grad, x)``, PyTorch's: towards ``grad`` the rule
+    itself, towards ``x`` ``gg * grad / 3`` where ``-3 < x < 3``, else 0 (selected)."""
+
+    def backward(self, gg):
+        grad, x = self.saved_tensors
+        edges = self.next_edges
+        towards_grad = hardswish_backward(gg, x) if edges[0] else None
+        towards_x = None
+        if edges[1]:
+            data = array_of(x)
+            inside = (data > -3.0) & (data < 3.0)  # a constant mask: no graph needed
+            towards_x = where_rule(inside, gg * grad / 3.0, 0.0)
+        return (towards_grad, towards_x)
+
+
+def _hardswish_rule(grad: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """PyTorch's ``hardswish_backward`` on arrays."""
+    inside = grad * (x / 3.0 + 0.5)
+    return np.where(x <= -3.0, np.zeros_like(inside), np.where(x < 3.0, inside, grad))
+
+
+def hardswish_backward(grad, x):
+    """Hardswish's gradient from the upstream ``grad`` and the input ``x`` (arrays, or tensors
+    under ``create_graph``, then recorded: see ``HardswishBackwardBackward0``)."""
+    if is_array(grad) and is_array(x):
+        return _hardswish_rule(grad, x)
+    grad_t = grad if isinstance(grad, TensorBase) else wrap(np.asarray(grad))
+    x_t = x if isinstance(x, TensorBase) else wrap(np.asarray(x))
+    out = _hardswish_rule(grad_t._data, x_t._data)
+    if not (grad_state.enabled and (grad_t._requires_grad or x_t._requires_grad)):
+        return wrap(out)
+    node = HardswishBackwardBackward0(grad_t, x_t)
+    node.save_for_backward(grad_t, x_t)
+    return wrap(out, node)
+
+
+def hardswish(x: TensorBase) -> TensorBase:
+    """PyTorch's hardswish of a floating tensor, ``x * min(max(x + 3, 0), 6) / 6``."""
+    data = x._data
+    with np.errstate(over="ignore", invalid="ignore"):  # (x * 6 of 1e308: inf, as PyTorch's)
+        out = np.minimum(np.maximum(data + 3.0, 0.0), 6.0)
+        out = writable(out)
+        out *= data
+        out /= 6.0
+    if not (grad_state.enabled and x._requires_grad):
+        return wrap(out)
+    node = HardswishBackward0(x)
     node.save_for_backward(x)
     return wrap(out, node)

@@ -22,6 +22,7 @@ from ...ops import inplace as ops_inplace
 from ...ops import piecewise
 from ...ops.activation import elu as _elu_op
 from ...ops.activation import gelu as _gelu_op
+from ...ops.activation import hardswish as _hardswish_op
 from ...ops.activation import leaky_relu as _leaky_relu_op
 from ...ops.common import FAST_FLOATS as _FAST_FLOATS
 from ...ops.elementwise import bfloat16_in_float32
@@ -208,8 +209,17 @@ def hardsigmoid(input: TensorBase, inplace: bool = False) -> TensorBase:
 
 def hardswish(input: TensorBase, inplace: bool = False) -> TensorBase:
     """``x * relu6(x + 3) / 6``."""
-    return _maybe_inplace(input, inplace, "hardswish_", lambda x: _fn.where(
-        x >= 3.0, x, _fn.where(x > -3.0, x * (x + 3.0) / 6.0, 0.0)))
+    def fn(x: TensorBase) -> TensorBase:
+        dtype = x._data.dtype
+        if dtype in _FAST_FLOATS:  # one node, PyTorch's rule and double backward
+            return _hardswish_op(x)
+        if not is_float_dtype(dtype):
+            raise NotImplementedError(f"\"hardswish_cpu\" not implemented for '{dtype}' "
+                                      f"(hardswish takes floating tensors; got shape "
+                                      f"{tuple(x._data.shape)})")
+        return _fn.where(x >= 3.0, x, _fn.where(x > -3.0, x * (x + 3.0) / 6.0, 0.0))
+
+    return _maybe_inplace(input, inplace, "hardswish_", fn)
 
 
 def hardshrink(input: TensorBase, lambd: float = 0.5) -> TensorBase:
