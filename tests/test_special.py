@@ -113,3 +113,39 @@ def test_multigammaln_and_aliases():
     with pytest.raises(RuntimeError, match="greater than"):
         special.multigammaln(tl.tensor([0.5]), 3)
     assert special.expit is tl.sigmoid and special.gammaln is tl.lgamma
+
+
+def test_log_ndtr_keeps_both_tails_in_float64_and_float32():
+    # above 0: log1p(-ndtr(-x)), so log_ndtr(6) keeps its last digits and log_ndtr(20) is
+    # -2.75e-89, not 0; below, erfcx: no underflow in float32 at -20 (it was -inf there), and
+    # no asymptotic series (1.5e-11 off at -20.5)
+    torch = pytest.importorskip("torch")
+    points = [-40.0, -20.5, -20.0, -10.5, -10.0, -5.0, 0.0, 6.0, 20.0, 40.0]
+    x = tl.tensor(points, dtype=tl.float64, requires_grad=True)
+    y = special.log_ndtr(x)
+    y.sum().backward()
+    tx = torch.tensor(points, dtype=torch.float64, requires_grad=True)
+    ty = torch.special.log_ndtr(tx)
+    ty.sum().backward()
+    np.testing.assert_allclose(y.detach().numpy(), ty.detach().numpy(), rtol=1e-12, atol=0)
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-10, atol=0)
+    x32 = tl.tensor(points, dtype=tl.float32, requires_grad=True)
+    y32 = special.log_ndtr(x32)
+    y32.sum().backward()
+    assert np.isfinite(y32.detach().numpy()).all() and np.isfinite(x32.grad.numpy()).all()
+    # (float32 erfc is a few ulps off in the upper tail: 2.5e-6 relative at 6, PyTorch's
+    # float32 1.6e-6; log_ndtr(20) is -2.75e-89 in float64, -0.0 in float32)
+    np.testing.assert_allclose(y32.detach().numpy(), ty.detach().numpy(), rtol=5e-6,
+                               atol=1e-37)
+    np.testing.assert_allclose(x32.grad.numpy(), tx.grad.numpy(), rtol=2e-5, atol=1e-37)
+
+
+@pytest.mark.parametrize("name", ["i0", "i0e", "i1", "i1e"])
+def test_bessel_functions_take_nan_and_huge_arguments(name):
+    # the number of series terms comes from the finite arguments (NaN raised ValueError, inf
+    # OverflowError, and 1e308 would have summed 5e307 terms)
+    x = tl.tensor([float("nan"), 2.0, -3.0], dtype=tl.float64)
+    out = getattr(special, name)(x).numpy()
+    assert np.isnan(out[0]) and np.isfinite(out[1:]).all()
+    huge = getattr(special, name)(tl.tensor([1e308, float("inf")], dtype=tl.float64)).numpy()
+    assert huge.shape == (2,)

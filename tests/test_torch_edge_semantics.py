@@ -288,3 +288,37 @@ def test_small_dtype_rules_of_unary_functions():
     assert squared.dtype == tl.int64 and squared.numpy().tolist() == [1, 0]
     near_zero = tl.sinc(tl.tensor([2.0, 3.0], dtype=tl.bfloat16)).float().numpy()
     np.testing.assert_allclose(near_zero, 0.0, atol=1e-6)  # computed in float32
+
+
+# -- NaN where PyTorch's rules put it, and nowhere else ------------------------------------------
+
+def test_sign_of_nan_is_zero_and_of_negative_zero_positive_zero():
+    # PyTorch's sign is (0 < x) - (x < 0): 0 at NaN (NumPy's is NaN), +0.0 at -0.0
+    for dtype in (tl.float32, tl.float64):
+        out = tl.sign(tl.tensor([float("nan"), -0.0, 0.0, -2.0, float("inf")], dtype=dtype))
+        np.testing.assert_array_equal(out.numpy(), [0.0, 0.0, 0.0, -1.0, 1.0])
+        assert not np.signbit(out.numpy()[:3]).any()
+    assert tl.sign(tl.tensor(float("nan"))).item() == 0.0
+
+
+@pytest.mark.parametrize("size", [4, 5000])
+def test_logit_gradient_is_nan_outside_the_unit_interval(size):
+    torch = pytest.importorskip("torch")
+    values = np.resize([-0.5, 0.0, 0.25, 1.0, 1.5], size)
+    for lib in (tl, torch):
+        x = lib.tensor(values, dtype=lib.float64, requires_grad=True)
+        lib.logit(x).sum().backward()
+        if lib is tl:
+            ours = x.grad.numpy()
+        else:
+            theirs = x.grad.numpy()
+    np.testing.assert_array_equal(ours, theirs)  # NaN outside, +inf at 0 and 1
+    x = tl.tensor(values, dtype=tl.float64, requires_grad=True)  # with eps: 0 outside
+    tl.logit(x, eps=0.1).sum().backward()
+    assert np.isfinite(x.grad.numpy()).all()
+    # under create_graph: the NaN outside is a constant, so its derivative there is 0
+    x = tl.tensor([-0.5, 0.25], dtype=tl.float64, requires_grad=True)
+    (g,) = tl.autograd.grad(tl.logit(x).sum(), x, create_graph=True)
+    (h,) = tl.autograd.grad(g.sum(), x)
+    assert np.isnan(g.detach().numpy()[0]) and h.numpy()[0] == 0.0
+    np.testing.assert_allclose(h.numpy()[1], (2 * 0.25 - 1) / (0.25 * 0.75) ** 2, rtol=1e-14)

@@ -322,12 +322,17 @@ def atanh(x: TensorBase) -> TensorBase:
 
 class LogitBackward0(Node):
     """``1 / (x (1 - x))``: +inf at 0 and 1, as PyTorch's (a composite of log and division
-    gives NaN there)."""
+    gives NaN there); NaN outside [0, 1], where PyTorch's rule gives NaN too."""
 
     def backward(self, grad):
         (x,) = self.saved_tensors
+        data = array_of(x)
+        outside = (data < 0) | (data > 1)  # a constant mask: no graph needed
         with np.errstate(divide="ignore", invalid="ignore"):
-            return (grad / (x * (1 - x)),)
+            inside = grad / (x * (1 - x))
+            if not outside.any():
+                return (inside,)
+            return (where_rule(outside, np.nan, inside),)
 
 
 def _logit_kernel(a: np.ndarray) -> np.ndarray:

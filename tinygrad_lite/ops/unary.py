@@ -269,6 +269,10 @@ def step(name: str, x: TensorBase) -> TensorBase:
             return wrap(x._data.copy())
         raise TypeError(f"{name}: not implemented for bool tensors")
     out = np.asarray(ufunc(x._data))
+    if name == "sign" and out.dtype.kind == "f" and out.ndim:
+        np.copyto(out, 0, where=np.isnan(out))  # PyTorch's (0 < x) - (x < 0): 0 at NaN
+    elif name == "sign" and out.dtype.kind == "f" and np.isnan(out):
+        out = np.zeros_like(out)
     if not (grad_state.enabled and x._requires_grad):
         return wrap(out)
     return wrap(out, node_class(x))

@@ -34,9 +34,10 @@ def _bessel(x: TensorBase, order: int, scaled: bool) -> TensorBase:
     total = term
     square = half * half
     # the terms (x/2)^2k / (k! (k + order)!) peak near k = |x|/2 and then fall off within a
-    # few sqrt(|x|): as many terms as the largest argument needs (|x| below ~700, where e^x
-    # stays finite)
-    largest = float(np.abs(half._data).max(initial=0.0)) * 2.0
+    # few sqrt(|x|): as many terms as the largest finite argument needs, up to |x| = 750 (past
+    # ~713 the terms overflow to inf, which is the unscaled value there; NaN stays NaN)
+    magnitudes = np.abs(half._data) * 2.0
+    largest = min(float(magnitudes[np.isfinite(magnitudes)].max(initial=0.0)), 750.0)
     for k in range(1, int(largest / 2 + 10 * math.sqrt(largest) + 20)):
         term = term * square / (k * (k + order))
         total = total + term
