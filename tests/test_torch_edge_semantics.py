@@ -322,3 +322,93 @@ def test_logit_gradient_is_nan_outside_the_unit_interval(size):
     (h,) = tl.autograd.grad(g.sum(), x)
     assert np.isnan(g.detach().numpy()[0]) and h.numpy()[0] == 0.0
     np.testing.assert_allclose(h.numpy()[1], (2 * 0.25 - 1) / (0.25 * 0.75) ** 2, rtol=1e-14)
+
+
+@pytest.mark.parametrize("name", ["fmod", "remainder"])
+@pytest.mark.parametrize("dtype", ["float64", "float32", "bfloat16"])
+def test_floating_remainders_are_exact_with_pytorch_gradients_and_names(name, dtype):
+    # x - trunc(x / y) * y rounds x / y: fmod(1e20, 3) was 0 (not 1), and an infinite divisor
+    # gave NaN (fmod(-2, inf) is -2, remainder(-2, inf) inf); remainder(0, -2) is +0.0
+    torch = pytest.importorskip("torch")
+    a = [1e20, 12345678.9, -7.5, 5.3, -1e17, 7.0, -2.0, 3.0, 0.0, -0.0, 4.0]
+    b = [3.0, 0.1, 2.0, -1.1, 3.7, float("inf"), float("inf"), 0.0, -2.0, 2.0, -2.0]
+    results = []
+    for lib in (tl, torch):
+        x = lib.tensor(a, dtype=getattr(lib, dtype), requires_grad=True)
+        y = lib.tensor(b, dtype=getattr(lib, dtype), requires_grad=True)
+        out = getattr(lib, name)(x, y)
+        out.sum().backward()
+        scalar = getattr(lib, name)(lib.tensor([5.5], requires_grad=True), 2.0)
+        results.append(([t.float().detach().numpy() for t in (out, x.grad, y.grad)],
+                        out.grad_fn.name(), scalar.grad_fn.name()))
+    (ours, our_name, our_scalar), (theirs, their_name, their_scalar) = results
+    assert (our_name, our_scalar) == (their_name, their_scalar)
+    for k, (p, q) in enumerate(zip(ours, theirs)):
+        np.testing.assert_array_equal(p, q)  # NaN where PyTorch has NaN
+        if k == 0:  # (a NaN's sign bit is not part of the result)
+            numbers = ~np.isnan(q)
+            np.testing.assert_array_equal(np.signbit(p[numbers]), np.signbit(q[numbers]))
+
+
+def test_logaddexp_gradients_at_infinity_follow_pytorch():
+    # grad / (1 + exp(b - a)): 1 and 0 where a is +inf and b finite (the softmax form gave
+    # inf / inf); the same in base 2
+    torch = pytest.importorskip("torch")
+    a = [float("inf"), float("inf"), -float("inf"), 1.0, -float("inf"), 2.0]
+    b = [-2.0, float("inf"), -float("inf"), 1.0, 3.0, float("nan")]
+    for name in ("logaddexp", "logaddexp2"):
+        results = []
+        for lib in (tl, torch):
+            x = lib.tensor(a, dtype=lib.float64, requires_grad=True)
+            y = lib.tensor(b, dtype=lib.float64, requires_grad=True)
+            out = getattr(lib, name)(x, y)
+            gx, gy = lib.autograd.grad(out.sum(), (x, y), create_graph=True)
+            hx, hy = lib.autograd.grad((gx + gy).sum(), (x, y))
+            results.append([t.detach().numpy() for t in (out, gx, gy, hx, hy)])
+        for p, q in zip(*results):
+            np.testing.assert_allclose(p, q, rtol=1e-15, atol=1e-300)
+
+
+def test_abs_gradient_is_zero_at_nan_and_smooth_l1_slope_is_one_at_infinity():
+    # abs: grad * sgn(x), 0 at NaN; smooth L1 under create_graph: +-1 beyond beta even for an
+    # infinite difference (a product with the mask gave inf * 0)
+    torch = pytest.importorskip("torch")
+    for lib in (tl, torch):
+        x = lib.tensor([float("nan"), -1.0, 0.0, float("inf")], dtype=lib.float64,
+                       requires_grad=True)
+        lib.abs(x).sum().backward()
+        np.testing.assert_array_equal(x.grad.numpy(), [0.0, -1.0, 0.0, 1.0])
+    for name in ("smooth_l1_loss", "huber_loss"):
+        results = []
+        for lib in (tl, torch):
+            x = lib.tensor([-float("inf"), float("inf"), 0.3, float("nan")], dtype=lib.float64,
+                           requires_grad=True)
+            t = lib.tensor([-2.0, 1.0, 0.0, 0.0], dtype=lib.float64)
+            loss = getattr(lib.nn.functional, name)(x, t, reduction="none")
+            (g,) = lib.autograd.grad(loss.sum(), x, create_graph=True)
+            (h,) = lib.autograd.grad(g.sum(), x)
+            results.append([g.detach().numpy(), h.numpy()])
+        for p, q in zip(*results):
+            np.testing.assert_array_equal(p, q)
+
+
+def test_clamp_with_tensor_bounds_propagates_nan_and_routes_gradients_as_pytorch():
+    # a NaN input or bound makes the value NaN (the composite kept x); the gradient still goes
+    # where PyTorch's masks send it (max where x > max or the bounds cross), -0.0 kept
+    torch = pytest.importorskip("torch")
+    a = [1.0, -1.0, float("nan"), 2.0, 0.5, -0.0, 5.0]
+    lo = [float("nan"), 0.0, 0.0, float("nan"), 0.5, -1.0, 3.0]
+    hi = [3.0, float("nan"), 1.0, 1.0, 0.5, 1.0, 2.0]
+    for bounds in ("both", "min", "max"):
+        results = []
+        for lib in (tl, torch):
+            x, low, high = (lib.tensor(v, dtype=lib.float64, requires_grad=True)
+                            for v in (a, lo, hi))
+            out = lib.clamp(x, min=low if bounds != "max" else None,
+                            max=high if bounds != "min" else None)
+            out.sum().backward()
+            values = out.detach().numpy()
+            results.append([values, np.signbit(values[~np.isnan(values)]), x.grad.numpy()]
+                           + [t.grad.numpy() for t in (low, high) if t.grad is not None])
+        for p, q in zip(*results):
+            np.testing.assert_array_equal(p, q)

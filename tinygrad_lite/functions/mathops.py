@@ -104,19 +104,14 @@ def xlogy(input: Any, other: Any) -> TensorBase:
 def logaddexp(input: TensorBase, other: Any) -> TensorBase:
     """``log(exp(a) + exp(b))`` without overflow."""
     a, b = _promoted(input, other, floating=True)
-    top = ops.maximum(a, b).detach()
-    # an infinite top is not a shift: both -inf give log(0) = -inf, a +inf gives +inf (not the
-    # NaN of inf - inf)
-    top = ops.where(wrap(np.isinf(top._data)), 0.0, top)
-    return top + ops.log(ops.exp(a - top) + ops.exp(b - top))
+    return binary_math.logaddexp(a, b)
 
 
 @public(out=True)
 def logaddexp2(input: TensorBase, other: Any) -> TensorBase:
     """``log2(2**a + 2**b)`` without overflow."""
-    ln2 = math.log(2.0)
     a, b = _promoted(input, other, floating=True)
-    return logaddexp(a * ln2, b * ln2) / ln2
+    return binary_math.logaddexp2(a, b)
 
 
 @public(out=True, inplace=True, torch_inplace=True)
@@ -207,22 +202,24 @@ def _promoted(x: Any, y: Any, floating: bool = False) -> tuple[TensorBase, Tenso
 
 @public(out=True, inplace=True)
 def fmod(input: TensorBase, other: Any) -> TensorBase:
-    """C-style remainder: the sign of the dividend (``x - trunc(x / y) * y``)."""
+    """C-style remainder: the sign of the dividend (``x - trunc(x / y) * y``, computed
+    exactly)."""
     ints = _int_operands(input, other)
     if ints is not None:
         return wrap(np.fmod(*ints))
     x, y = _promoted(input, other)
-    return x - trunc(x / y).detach() * y
+    return binary_math.fmod(x, y, not isinstance(other, TensorBase))
 
 
 @public(out=True, inplace=True)
 def remainder(input: Any, other: Any) -> TensorBase:
-    """Python-style remainder: the sign of the divisor (``x - floor(x / y) * y``)."""
+    """Python-style remainder: the sign of the divisor (``x - floor(x / y) * y``, computed
+    exactly)."""
     ints = _int_operands(input, other)
     if ints is not None:
         return wrap(np.remainder(*ints))
     x, y = _promoted(input, other)
-    return x - floor(x / y).detach() * y
+    return binary_math.remainder(x, y, not isinstance(other, TensorBase))
 
 
 @public(out=True, inplace=True)

@@ -81,11 +81,37 @@ def clamp(input: TensorBase, min: Any = None, max: Any = None) -> TensorBase:  #
         return unary.clamp(input, min, max)
     if min is None and max is None:
         raise RuntimeError("clamp: at least one of 'min' or 'max' must not be None")
-    out = input
-    if min is not None:  # tensor bounds: a composite, so the bounds get gradients too
-        out = ops.where(_tensor(out < min), min, out)
-    if max is not None:
-        out = ops.where(_tensor(out > max), max, out)
+    # tensor bounds: a composite of selections, so the bounds get gradients too, PyTorch's:
+    # the input where min <= x <= max, min where x < min < max, max where x > max or max < min
+    # (so max wins when the bounds cross), and NaN where any of them is NaN (no mask holds)
+    x = input._data
+    lo = (min._data if isinstance(min, TensorBase) else np.asarray(min)) if min is not None \
+        else None
+    hi = (max._data if isinstance(max, TensorBase) else np.asarray(max)) if max is not None \
+        else None
+    with np.errstate(invalid="ignore"):
+        keep = np.ones(np.broadcast_shapes(*(a.shape for a in (x, lo, hi) if a is not None)),
+                       bool)
+        if lo is not None:
+            keep = keep & (x >= lo)
+        if hi is not None:
+            keep = keep & (x <= hi)
+        crossed = (hi < lo) if lo is not None and hi is not None else False
+    out = ops.where(_tensor(keep), input, 0)
+    if hi is not None:
+        out = ops.where(_tensor((x > hi) | crossed), max, out)
+    if lo is not None:
+        below = (x < lo) & (lo < hi) if hi is not None else x < lo
+        out = ops.where(_tensor(below), min, out)
+    if out._data.dtype.kind == "f":
+        # a NaN anywhere makes the value NaN (max(x, NaN) is NaN) while the masks above still
+        # route the gradient, as PyTorch's; adding -0.0 elsewhere keeps every value and sign
+        nan = np.isnan(x)
+        for bound in (lo, hi):
+            if bound is not None and bound.dtype.kind == "f":
+                nan = nan | np.isnan(bound)
+        if nan.any():
+            out = out + wrap(np.where(nan, np.nan, -0.0).astype(out._data.dtype))
     return out
 
 

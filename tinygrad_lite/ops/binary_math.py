@@ -1,6 +1,7 @@
-"""Binary math primitives beyond arithmetic: ``atan2``, ``hypot`` and ``xlogy``/``xlog1py``,
-each forward beside its backward rule (broadcasting and promotion as for ``+``; integer inputs
-give float32)."""
+"""Binary math primitives beyond arithmetic: ``atan2``, ``hypot``, ``xlogy``/``xlog1py``,
+``copysign``, the floating remainders ``fmod``/``remainder`` and ``logaddexp``/``logaddexp2``,
+each forward beside its backward
+rule (broadcasting and promotion as for ``+``; integer inputs give float32)."""
 
 from __future__ import annotations
 
@@ -12,10 +13,11 @@ from .._core.grad_mode import grad_state
 from .._core.graph import Node
 from .._core.tensor_base import TensorBase
 from ..dtypes import is_float_dtype
-from .common import array_of, broadcast_error, is_array, sum_to, wrap
+from .common import array_of, broadcast_error, is_array, sum_to, unary_rule, wrap, writable
 from .elementwise import cast, promote, where_rule
 
-__all__ = ["atan2", "hypot", "xlogy", "xlog1py", "copysign"]
+__all__ = ["atan2", "hypot", "xlogy", "xlog1py", "copysign", "fmod", "remainder", "logaddexp",
+           "logaddexp2"]
 
 _FLOAT32 = np.dtype(np.float32)
 
@@ -29,7 +31,8 @@ def _float_operands(input: object, other: object) -> tuple[TensorBase, TensorBas
 
 
 def _binary(op: str, ufunc: Callable[[np.ndarray, np.ndarray], np.ndarray],
-            node_cls: type[Atan2Backward0 | HypotBackward0 | XlogyBackward0 | CopysignBackward0],
+            node_cls: type[Atan2Backward0 | HypotBackward0 | XlogyBackward0 | CopysignBackward0
+                           | FmodBackward0 | LogaddexpBackward0],
             input: object, other: object) -> TensorBase:
     """Compute ``ufunc(a, b)`` and, when recording, attach a ``node_cls`` that saves both."""
     a, b = _float_operands(input, other)
@@ -167,3 +170,116 @@ def copysign(x: TensorBase, y: TensorBase) -> TensorBase:
     """The magnitude of ``x`` with the sign of ``y`` (-0.0 included); tensors of one floating
     dtype (the caller promotes)."""
     return _binary("copysign", np.copysign, CopysignBackward0, x, y)
+
+
+class FmodBackward0(Node):
+    """PyTorch's rules for ``x - q * y`` with the quotient ``q`` rounded toward zero (fmod) or
+    down (remainder): ``grad`` towards ``x``, ``-grad * q`` towards ``y`` (``q`` a constant)."""
+
+    needs_output = False
+    label = "FmodBackward0"
+
+    @staticmethod
+    def quotient(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """``x / y`` rounded toward zero."""
+        return np.trunc(x / y)
+
+    def name(self) -> str:
+        """PyTorch's name: ``...Backward0`` with a Python number as the divisor, else 1."""
+        return self.label
+
+    def backward(self, grad):
+        x, y = self.saved_tensors
+        ex, ey = self.next_edges
+        grad_x = sum_to(grad, array_of(x).shape) if ex else None
+        grad_y = None
+        if ey:
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                quotient = self.quotient(array_of(x), array_of(y))
+            grad_y = sum_to(grad * -quotient if is_array(grad) else grad * wrap(-quotient),
+                            array_of(y).shape)
+        return grad_x, grad_y
+
+
+class RemainderBackward0(FmodBackward0):
+    @staticmethod
+    def quotient(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """Python's floor division, as PyTorch's ``div(rounding_mode="floor")`` (-2 // inf is
+        -1, where floor(-2 / inf) is -0)."""
+        return np.floor_divide(x, y)
+
+
+def _fmod(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):  # (x % 0 is NaN, as in PyTorch)
+        return np.asarray(np.fmod(a, b))
+
+
+def _remainder(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """PyTorch's ``fmod`` moved to the divisor's sign: a zero stays +0.0 (NumPy's remainder
+    gives it the divisor's sign)."""
+    mod = writable(_fmod(a, b))
+    shift = (mod != 0) & ((b < 0) != (mod < 0))
+    if shift.any():
+        mod = np.where(shift, mod + b, mod)
+    return mod
+
+
+def fmod(x: TensorBase, y: TensorBase, scalar_divisor: bool = False) -> TensorBase:
+    """C's remainder, with the sign of ``x``, exactly (``x - trunc(x / y) * y`` rounds ``x /
+    y``: fmod(1e20, 3) came out 0, not 1); tensors of one floating dtype (the caller
+    promotes; ``scalar_divisor``: ``y`` was a Python number, which names the node)."""
+    out = _binary("fmod", _fmod, FmodBackward0, x, y)
+    if out.grad_fn is not None:
+        out.grad_fn.label = "FmodBackward0" if scalar_divisor else "FmodBackward1"
+    return out
+
+
+def remainder(x: TensorBase, y: TensorBase, scalar_divisor: bool = False) -> TensorBase:
+    """Python's remainder, with the sign of ``y``, exactly (see ``fmod``); tensors of one
+    floating dtype (the caller promotes)."""
+    out = _binary("remainder", _remainder, RemainderBackward0, x, y)
+    if out.grad_fn is not None:
+        out.grad_fn.label = "RemainderBackward0" if scalar_divisor else "RemainderBackward1"
+    return out
+
+
+class LogaddexpBackward0(Node):
+    """PyTorch's rules: ``grad / (1 + exp(b - a))`` towards ``a`` and ``grad / (1 + exp(a -
+    b))`` towards ``b`` (1 and 0 where ``a`` is +inf and ``b`` finite, where the softmax form
+    ``exp(a - out)`` gives inf / inf); ``2 ** (b - a)`` for ``logaddexp2``."""
+
+    needs_output = False
+    power = "exp"
+
+    def backward(self, grad):
+        a, b = self.saved_tensors
+        ea, eb = self.next_edges
+        with np.errstate(over="ignore", invalid="ignore"):
+            grad_a = sum_to(grad / (1.0 + unary_rule(self.power, b - a)), array_of(a).shape) \
+                if ea else None
+            grad_b = sum_to(grad / (1.0 + unary_rule(self.power, a - b)), array_of(b).shape) \
+                if eb else None
+        return grad_a, grad_b
+
+
+class Logaddexp2Backward0(LogaddexpBackward0):
+    power = "exp2"
+
+
+def _quiet(ufunc: Callable[[np.ndarray, np.ndarray], np.ndarray]
+           ) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    def run(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore"):  # (+inf and -inf: NaN, as in PyTorch)
+            return np.asarray(ufunc(a, b))
+    return run
+
+
+def logaddexp(a: TensorBase, b: TensorBase) -> TensorBase:
+    """``log(exp(a) + exp(b))`` without overflow (NumPy's: +inf with anything but -inf is
+    +inf, two -inf are -inf); floating tensors of one dtype (the caller promotes)."""
+    return _binary("logaddexp", _quiet(np.logaddexp), LogaddexpBackward0, a, b)
+
+
+def logaddexp2(a: TensorBase, b: TensorBase) -> TensorBase:
+    """``log2(2 ** a + 2 ** b)`` without overflow (see ``logaddexp``)."""
+    return _binary("logaddexp2", _quiet(np.logaddexp2), Logaddexp2Backward0, a, b)

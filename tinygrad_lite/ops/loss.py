@@ -12,6 +12,7 @@ from .._core.graph import Node
 from .._core.tensor_base import TensorBase
 from ..dtypes import is_float_dtype
 from .common import is_array, wrap
+from .elementwise import where_rule
 from .kernel_choice import kernels_for, run_kernels
 
 __all__ = ["NllLossBackward0", "fused_cross_entropy", "nll_loss", "LogSigmoidBackward0",
@@ -338,11 +339,14 @@ class SmoothL1LossBackward0(Node):
         grad = _per_element(grad, self.count)
         if is_array(x):
             slope = np.clip((x - t) / self.beta, -1.0, 1.0)
-        else:  # create_graph: PyTorch's second derivative is 1 / beta strictly inside |d| < beta,
-            # a product with the mask (a NaN coming back stays NaN outside, as in PyTorch)
-            d = x._data - t._data
-            inside = (np.abs(d) < self.beta).astype(d.dtype)
-            slope = (x - t) * wrap(inside / self.beta) + wrap(np.sign(d) * (1 - inside))
+        else:  # create_graph: PyTorch's second derivative is 1 / beta strictly inside
+            # |d| < beta, the slope +-1 beyond selected (a product with the mask made the slope
+            # at an infinite difference inf * 0, NaN, where PyTorch's is +-1)
+            with np.errstate(invalid="ignore"):
+                d = x._data - t._data
+            inside = np.abs(d) < self.beta
+            slope = where_rule(inside, (x - t) * (1.0 / self.beta),
+                               wrap(np.sign(d).astype(d.dtype, copy=False)))
         gx = slope * (grad * self.scale) if self.scale != 1.0 else slope * grad
         return (gx if edges[0] else None, -gx if edges[1] else None)
 

@@ -192,7 +192,12 @@ def sigmoid(x: TensorBase) -> TensorBase:
 class AbsBackward0(Node):
     def backward(self, grad):
         (x,) = self.saved_tensors
-        sign = np.sign(array_of(x))  # the gradient at 0 is 0, as in PyTorch
+        data = array_of(x)
+        sign = np.sign(data)  # the gradient at 0 is 0, as in PyTorch
+        if sign.dtype.kind == "f" and sign.ndim and np.isnan(sign).any():
+            sign[np.isnan(sign)] = 0  # and at NaN: PyTorch's rule is grad * sgn(x), 0 there
+        elif sign.dtype.kind == "f" and not sign.ndim and np.isnan(sign):
+            sign = np.zeros_like(sign)
         return (tie_zero_slope(grad * _constant(sign, grad), x),)
 
 
