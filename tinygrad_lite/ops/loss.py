@@ -340,13 +340,17 @@ class SmoothL1LossBackward0(Node):
         if is_array(x):
             slope = np.clip((x - t) / self.beta, -1.0, 1.0)
         else:  # create_graph: PyTorch's second derivative is 1 / beta strictly inside
-            # |d| < beta, the slope +-1 beyond selected (a product with the mask made the slope
-            # at an infinite difference inf * 0, NaN, where PyTorch's is +-1)
+            # |d| < beta, through a product with the mask: a NaN coming back stays NaN outside.
+            # The slope's value selects (+-1 beyond beta; a product made an infinite
+            # difference's slope inf * 0), and a zero multiple of the finite differences
+            # carries the mask's product into the derivative
             with np.errstate(invalid="ignore"):
                 d = x._data - t._data
-            inside = np.abs(d) < self.beta
-            slope = where_rule(inside, (x - t) * (1.0 / self.beta),
+            inside, finite = np.abs(d) < self.beta, np.isfinite(d)
+            diff = x - t
+            slope = where_rule(inside, diff * (1.0 / self.beta),
                                wrap(np.sign(d).astype(d.dtype, copy=False)))
+            slope = slope + where_rule(finite, diff, 0.0) * wrap(np.zeros_like(d))
         gx = slope * (grad * self.scale) if self.scale != 1.0 else slope * grad
         return (gx if edges[0] else None, -gx if edges[1] else None)
 
