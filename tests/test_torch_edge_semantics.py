@@ -412,3 +412,31 @@ def test_clamp_with_tensor_bounds_propagates_nan_and_routes_gradients_as_pytorch
                            + [t.grad.numpy() for t in (low, high) if t.grad is not None])
         for p, q in zip(*results):
             np.testing.assert_array_equal(p, q)
+
+
+@pytest.mark.parametrize("nd", [1, 2, 3])
+def test_max_pool_gradient_of_an_all_minus_inf_padded_window_reaches_its_first_element(nd):
+    # the NumPy path's first maximum of such a window was its padded corner, so the gradient
+    # was dropped (the returned index was already PyTorch's); 2-d pools take that path on the
+    # NumPy backend
+    torch = pytest.importorskip("torch")
+    from tinygrad_lite import _kernels
+
+    shape = {1: (2, 3, 7), 2: (1, 2, 5, 6), 3: (1, 2, 3, 4, 5)}[nd]
+    data = np.random.default_rng(nd).standard_normal(shape)
+    data.flat[::3] = -np.inf
+    data[..., 0] = -np.inf
+    data.flat[4] = np.nan
+    def pooled(lib) -> tuple:
+        x = lib.tensor(data, requires_grad=True)
+        out, index = getattr(lib.nn.functional, f"max_pool{nd}d")(x, 3, 2, 1, ceil_mode=True,
+                                                                  return_indices=True)
+        weights = lib.tensor(np.linspace(1.0, 2.0, out.numel()).reshape(tuple(out.shape)))
+        (out * weights).sum().backward()
+        return out.detach().numpy(), index.numpy(), x.grad.numpy()
+
+    with _kernels.use_backend("numpy"):
+        ours = pooled(tl)
+    results = [ours, pooled(torch)]
+    for p, q in zip(*results):
+        np.testing.assert_array_equal(p, q)

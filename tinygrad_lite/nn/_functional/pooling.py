@@ -99,19 +99,46 @@ def _max_pool(input: TensorBase, kernel_size: Any, stride: Any, padding: Any, di
         return values, wrap(index.squeeze(0) if added else index)
     if by_blocks is not None:
         values, arg_offsets = by_blocks
-    else:  # padding and the ceil overhang count as -inf: never a window's first maximum
-        dt = x._data.dtype  # (integer tensors pad with their smallest value)
-        lowest = -np.inf if dt.kind in "fc" else (False if dt.kind == "b" else np.iinfo(dt).min)
-        padded = pad_spatial(x, tuple((p, p + e) for p, e in zip(pads, extras)), lowest)
-        cols = unfold(padded, kernel, stride, dilation)
-        flat = cols.reshape(*cols.shape[:2 + nd], -1)
-        # max over the window: the gradient goes to one (the first) maximum, as in PyTorch
-        values, arg = _fn.max(flat, -1)
-        arg_offsets = arg._data
+        if added:
+            values = values.squeeze(0)
+        if not return_indices:
+            return values
+        block_coords = _window_positions(arg_offsets, kernel, stride, pads, dilation, out_sizes)
+        flat_index = np.ravel_multi_index(block_coords, tuple(x.shape[2:])) if nd > 1 \
+            else block_coords[0]
+        block_index = wrap(np.asarray(flat_index, np.int64))
+        return values, (block_index.squeeze(0) if added else block_index)
+    # padding and the ceil overhang count as -inf: never a window's first maximum. The windows
+    # are searched without a graph; the values are then gathered from the input at the
+    # maxima's positions, so each gradient goes to PyTorch's element (an all -inf window's
+    # first real one, not its padded corner, which dropped the gradient)
+    dt = x._data.dtype  # (integer tensors pad with their smallest value)
+    lowest = -np.inf if dt.kind in "fc" else (False if dt.kind == "b" else np.iinfo(dt).min)
+    plain = x.detach()
+    padded = pad_spatial(plain, tuple((p, p + e) for p, e in zip(pads, extras)), lowest)
+    cols = unfold(padded, kernel, stride, dilation)
+    flat = cols.reshape(*cols.shape[:2 + nd], -1)
+    _, arg = _fn.max(flat, -1)  # the first maximum; NaN counts as the maximum, as in PyTorch
+    coords = _window_positions(arg._data, kernel, stride, pads, dilation, out_sizes)
+    index = np.ravel_multi_index(coords, tuple(x.shape[2:])) if nd > 1 else coords[0]
+    index = np.asarray(index, np.int64)
+    n, c = x.shape[:2]
+    values = x.reshape(n, c, -1).gather(2, wrap(index.reshape(n, c, -1))).reshape(
+        (n, c) + tuple(out_sizes))
     if added:
         values = values.squeeze(0)
     if not return_indices:
         return values
+    index_t = wrap(index)
+    return values, (index_t.squeeze(0) if added else index_t)
+
+
+def _window_positions(arg_offsets: np.ndarray, kernel: tuple, stride: tuple, pads: tuple,
+                      dilation: tuple, out_sizes: tuple) -> tuple:
+    """Per spatial dim, the input coordinate of each window's maximum, from its flat offset
+    in the window; an all -inf window's maximum at a padded position is its first real
+    element, as PyTorch names it."""
+    nd = len(kernel)
     offs = np.unravel_index(arg_offsets, kernel)  # window offsets of the maxima
     coords = []
     for i in range(nd):
@@ -119,13 +146,9 @@ def _max_pool(input: TensorBase, kernel_size: Any, stride: Any, padding: Any, di
         grid_shape[2 + i] = out_sizes[i]
         start = (np.arange(out_sizes[i]) * stride[i] - pads[i]).reshape(grid_shape)
         coord = start + offs[i] * dilation[i]
-        # an all -inf window's first maximum is its (padded) corner; PyTorch names the
-        # window's first real element instead
         first_real = start + -(start // dilation[i]) * dilation[i] * (start < 0)
         coords.append(np.where(coord < 0, first_real, coord))
-    index = np.ravel_multi_index(tuple(coords), tuple(x.shape[2:])) if nd > 1 else coords[0]
-    index = wrap(np.asarray(index, np.int64))
-    return values, (index.squeeze(0) if added else index)
+    return tuple(coords)
 
 
 def max_pool1d(input: TensorBase, kernel_size: Any, stride: Any = None, padding: Any = 0,
