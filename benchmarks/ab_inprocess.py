@@ -96,15 +96,7 @@ def model_step(tl: object, name: str) -> Callable[[], None]:
     """One eager training step of ``bench_models``' model ``name``."""
     import bench_models
 
-    tl.manual_seed(0)
-    model, opt, (x, y) = bench_models.BUILDERS[name](tl)
-
-    def step() -> None:
-        opt.zero_grad()
-        tl.nn.functional.cross_entropy(model(x), y).backward()
-        opt.step()
-
-    return step
+    return bench_models.training_step(tl, name)
 
 
 def fastest_blocks(steps: dict[str, Callable], blocks: int, seconds: float = 0.05) -> dict:

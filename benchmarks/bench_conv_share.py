@@ -26,22 +26,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+import bench_models
+
 REPO = Path(__file__).resolve().parent.parent
-
-
-def _step(lib: Any, model_name: str) -> Any:
-    """A training step of ``bench_models``' model in ``lib`` (torch or tinygrad_lite)."""
-    import bench_models
-
-    lib.manual_seed(0)
-    model, opt, (x, y) = bench_models.BUILDERS[model_name](lib)
-
-    def step() -> None:
-        opt.zero_grad()
-        lib.nn.functional.cross_entropy(model(x), y).backward()
-        opt.step()
-
-    return step
 
 
 def _tinygrad_lite(model_name: str, steps: int) -> dict:
@@ -66,7 +53,7 @@ def _tinygrad_lite(model_name: str, steps: int) -> dict:
     functional_conv.convolution = timed(conv_ops.convolution)
     conv_ops.ConvolutionBackward0.backward = timed(conv_ops.ConvolutionBackward0.backward)
     tl.set_num_threads(2)
-    step = _step(tl, model_name)
+    step = bench_models.training_step(tl, model_name)
     for _ in range(3):
         step()
     totals, convs = [], []
@@ -86,7 +73,7 @@ def _pytorch(model_name: str, steps: int) -> dict:
     from torch.profiler import ProfilerActivity, profile
 
     torch.set_num_threads(2)
-    step = _step(torch, model_name)
+    step = bench_models.training_step(torch, model_name)
     for _ in range(3):
         step()
     totals = []

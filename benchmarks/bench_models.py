@@ -46,6 +46,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -164,6 +165,21 @@ def lstm(lib: Any) -> tuple[Any, Any, Any]:
 BUILDERS = {"cnn": lenet, "resnet": resnet, "gpt": gpt, "lstm": lstm}
 
 
+def training_step(lib: Any, model_name: str) -> Callable[[], None]:
+    """One training step (forward, cross-entropy, backward, optimizer update) of model
+    ``model_name`` in ``lib`` (torch or tinygrad_lite), seeded with 0."""
+    lib.manual_seed(0)
+    model, opt, (x, y) = BUILDERS[model_name](lib)
+    loss_fn = lib.nn.functional.cross_entropy
+
+    def step() -> None:
+        opt.zero_grad()
+        loss_fn(model(x), y).backward()
+        opt.step()
+
+    return step
+
+
 # -- one (model, framework) in this process ------------------------------------------------------
 
 def run_one(model_name: str, framework: str, steps: int, threads: int) -> dict:
@@ -182,15 +198,8 @@ def run_one(model_name: str, framework: str, steps: int, threads: int) -> dict:
     else:
         sys.path.insert(0, str(REPO))
         lib = importlib.import_module("tinygrad_lite")
-    lib.manual_seed(0)
     rss_imported = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    model, opt, (x, y) = BUILDERS[model_name](lib)
-    loss_fn = lib.nn.functional.cross_entropy
-
-    def step() -> None:
-        opt.zero_grad()
-        loss_fn(model(x), y).backward()
-        opt.step()
+    step = training_step(lib, model_name)
 
     # the first call: with a cold kernel cache the eager kernels compile in it; a compiled step
     # traces in it and again in the next call (the optimizer's state is new), so both count

@@ -41,16 +41,7 @@ BUDGET = 5.0  # first compiled call / one eager step
 
 def make_step(name: str) -> Callable[[], None]:
     """One training step of model ``name`` (forward, backward, optimizer update)."""
-    tl.manual_seed(0)
-    model, opt, (x, y) = bench_models.BUILDERS[name](tl)
-    loss_fn = tl.nn.functional.cross_entropy
-
-    def step() -> None:
-        opt.zero_grad()
-        loss_fn(model(x), y).backward()
-        opt.step()
-
-    return step
+    return bench_models.training_step(tl, name)
 
 
 def eager_ms(step: Callable[[], None], steps: int) -> float:
