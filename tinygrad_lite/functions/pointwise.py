@@ -85,10 +85,8 @@ def clamp(input: TensorBase, min: Any = None, max: Any = None) -> TensorBase:  #
     # the input where min <= x <= max, min where x < min < max, max where x > max or max < min
     # (so max wins when the bounds cross), and NaN where any of them is NaN (no mask holds)
     x = input._data
-    lo = (min._data if isinstance(min, TensorBase) else np.asarray(min)) if min is not None \
-        else None
-    hi = (max._data if isinstance(max, TensorBase) else np.asarray(max)) if max is not None \
-        else None
+    lo = None if min is None else _tensor(min)._data
+    hi = None if max is None else _tensor(max)._data
     with np.errstate(invalid="ignore"):
         keep = np.ones(np.broadcast_shapes(*(a.shape for a in (x, lo, hi) if a is not None)),
                        bool)

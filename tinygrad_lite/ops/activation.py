@@ -304,20 +304,30 @@ def _elu_rule(grad: np.ndarray, x: np.ndarray, alpha: float, scale: float,
     return np.where(non_positive, negative, grad * scale)
 
 
+def _recorded_rule(rule, node_cls: type[Node], grad, x, **attributes):
+    """``rule(grad, x)`` of a gradient rule that is a primitive itself: on arrays, or on
+    tensors under ``create_graph``, then recorded as a ``node_cls`` node (its attributes
+    set from ``attributes``) that saves both, so the rule differentiates again."""
+    if is_array(grad) and is_array(x):
+        return rule(grad, x)
+    grad_t = grad if isinstance(grad, TensorBase) else wrap(np.asarray(grad))
+    x_t = x if isinstance(x, TensorBase) else wrap(np.asarray(x))
+    out = rule(grad_t._data, x_t._data)
+    if not (grad_state.enabled and (grad_t._requires_grad or x_t._requires_grad)):
+        return wrap(out)
+    node = node_cls(grad_t, x_t)
+    for name, value in attributes.items():
+        setattr(node, name, value)
+    node.save_for_backward(grad_t, x_t)
+    return wrap(out, node)
+
+
 def elu_backward(grad, x, alpha: float, scale: float, input_scale: float):
     """ELU's gradient from the upstream ``grad`` and the input ``x`` (arrays, or tensors under
     ``create_graph``, then recorded: see ``EluBackwardBackward0``)."""
-    if is_array(grad) and is_array(x):
-        return _elu_rule(grad, x, alpha, scale, input_scale)
-    grad_t = grad if isinstance(grad, TensorBase) else wrap(np.asarray(grad))
-    x_t = x if isinstance(x, TensorBase) else wrap(np.asarray(x))
-    out = _elu_rule(grad_t._data, x_t._data, alpha, scale, input_scale)
-    if not (grad_state.enabled and (grad_t._requires_grad or x_t._requires_grad)):
-        return wrap(out)
-    node = EluBackwardBackward0(grad_t, x_t)
-    node.coefficients = (alpha, scale, input_scale)
-    node.save_for_backward(grad_t, x_t)
-    return wrap(out, node)
+    return _recorded_rule(lambda g, v: _elu_rule(g, v, alpha, scale, input_scale),
+                          EluBackwardBackward0, grad, x,
+                          coefficients=(alpha, scale, input_scale))
 
 
 def elu(x: TensorBase, alpha: float = 1.0, scale: float = 1.0, input_scale: float = 1.0,
@@ -376,16 +386,7 @@ def _hardswish_rule(grad: np.ndarray, x: np.ndarray) -> np.ndarray:
 def hardswish_backward(grad, x):
     """Hardswish's gradient from the upstream ``grad`` and the input ``x`` (arrays, or tensors
     under ``create_graph``, then recorded: see ``HardswishBackwardBackward0``)."""
-    if is_array(grad) and is_array(x):
-        return _hardswish_rule(grad, x)
-    grad_t = grad if isinstance(grad, TensorBase) else wrap(np.asarray(grad))
-    x_t = x if isinstance(x, TensorBase) else wrap(np.asarray(x))
-    out = _hardswish_rule(grad_t._data, x_t._data)
-    if not (grad_state.enabled and (grad_t._requires_grad or x_t._requires_grad)):
-        return wrap(out)
-    node = HardswishBackwardBackward0(grad_t, x_t)
-    node.save_for_backward(grad_t, x_t)
-    return wrap(out, node)
+    return _recorded_rule(_hardswish_rule, HardswishBackwardBackward0, grad, x)
 
 
 def hardswish(x: TensorBase) -> TensorBase:

@@ -1,7 +1,7 @@
 """Binary math primitives beyond arithmetic: ``atan2``, ``hypot``, ``xlogy``/``xlog1py``,
 ``copysign``, the floating remainders ``fmod``/``remainder`` and ``logaddexp``/``logaddexp2``,
-each forward beside its backward
-rule (broadcasting and promotion as for ``+``; integer inputs give float32)."""
+each forward beside its backward rule (broadcasting and promotion as for ``+``; integer inputs
+give float32)."""
 
 from __future__ import annotations
 
@@ -185,7 +185,7 @@ class FmodBackward0(Node):
         return np.trunc(x / y)
 
     def name(self) -> str:
-        """PyTorch's name: ``...Backward0`` with a Python number as the divisor, else 1."""
+        """PyTorch's name (see ``_remainder_op``)."""
         return self.label
 
     def backward(self, grad):
@@ -224,23 +224,28 @@ def _remainder(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return mod
 
 
+def _remainder_op(op: str, rule: Callable[[np.ndarray, np.ndarray], np.ndarray],
+                  node_cls: type[FmodBackward0], x: TensorBase, y: TensorBase,
+                  scalar_divisor: bool) -> TensorBase:
+    """``rule(x, y)`` with its node, named as PyTorch names it: ``...Backward0`` with a Python
+    number as the divisor, ``...Backward1`` with a tensor."""
+    out = _binary(op, rule, node_cls, x, y)
+    if out.grad_fn is not None:
+        out.grad_fn.label = node_cls.__name__[:-1] + ("0" if scalar_divisor else "1")
+    return out
+
+
 def fmod(x: TensorBase, y: TensorBase, scalar_divisor: bool = False) -> TensorBase:
     """C's remainder, with the sign of ``x``, exactly (``x - trunc(x / y) * y`` rounds ``x /
     y``: fmod(1e20, 3) came out 0, not 1); tensors of one floating dtype (the caller
     promotes; ``scalar_divisor``: ``y`` was a Python number, which names the node)."""
-    out = _binary("fmod", _fmod, FmodBackward0, x, y)
-    if out.grad_fn is not None:
-        out.grad_fn.label = "FmodBackward0" if scalar_divisor else "FmodBackward1"
-    return out
+    return _remainder_op("fmod", _fmod, FmodBackward0, x, y, scalar_divisor)
 
 
 def remainder(x: TensorBase, y: TensorBase, scalar_divisor: bool = False) -> TensorBase:
     """Python's remainder, with the sign of ``y``, exactly (see ``fmod``); tensors of one
     floating dtype (the caller promotes)."""
-    out = _binary("remainder", _remainder, RemainderBackward0, x, y)
-    if out.grad_fn is not None:
-        out.grad_fn.label = "RemainderBackward0" if scalar_divisor else "RemainderBackward1"
-    return out
+    return _remainder_op("remainder", _remainder, RemainderBackward0, x, y, scalar_divisor)
 
 
 class LogaddexpBackward0(Node):

@@ -36,6 +36,14 @@ def _constant(value: np.ndarray, like):
     return value if is_array(like) else wrap(value)
 
 
+def _sign(data: np.ndarray) -> np.ndarray:
+    """PyTorch's sign of real numbers, ``(0 < x) - (x < 0)``: NumPy's, but 0 at NaN."""
+    sign = np.sign(data)
+    if sign.dtype.kind == "f" and np.isnan(sign).any():
+        return np.where(np.isnan(sign), 0, sign)
+    return sign
+
+
 def _no_bool(x: TensorBase, op: str) -> None:
     if x._data.dtype == np.bool_:
         raise TypeError(f"{op}: not implemented for bool tensors (got dtype {x.dtype})")
@@ -192,12 +200,8 @@ def sigmoid(x: TensorBase) -> TensorBase:
 class AbsBackward0(Node):
     def backward(self, grad):
         (x,) = self.saved_tensors
-        data = array_of(x)
-        sign = np.sign(data)  # the gradient at 0 is 0, as in PyTorch
-        if sign.dtype.kind == "f" and sign.ndim and np.isnan(sign).any():
-            sign[np.isnan(sign)] = 0  # and at NaN: PyTorch's rule is grad * sgn(x), 0 there
-        elif sign.dtype.kind == "f" and not sign.ndim and np.isnan(sign):
-            sign = np.zeros_like(sign)
+        # PyTorch's rule is grad * sgn(x): 0 at 0 and at NaN
+        sign = _sign(array_of(x))
         return (tie_zero_slope(grad * _constant(sign, grad), x),)
 
 
@@ -258,7 +262,7 @@ def round_decimals(x: TensorBase, decimals: int) -> TensorBase:
 
 
 _STEP_FUNCTIONS: dict[str, tuple[Callable[[np.ndarray], Any], type[Node]]] = {
-    "sign": (np.sign, SignBackward0),
+    "sign": (_sign, SignBackward0),
     "floor": (np.floor, FloorBackward0),
     "ceil": (np.ceil, CeilBackward0),
     "round": (np.round, RoundBackward0),
@@ -274,10 +278,6 @@ def step(name: str, x: TensorBase) -> TensorBase:
             return wrap(x._data.copy())
         raise TypeError(f"{name}: not implemented for bool tensors")
     out = np.asarray(ufunc(x._data))
-    if name == "sign" and out.dtype.kind == "f" and out.ndim:
-        np.copyto(out, 0, where=np.isnan(out))  # PyTorch's (0 < x) - (x < 0): 0 at NaN
-    elif name == "sign" and out.dtype.kind == "f" and np.isnan(out):
-        out = np.zeros_like(out)
     if not (grad_state.enabled and x._requires_grad):
         return wrap(out)
     return wrap(out, node_class(x))

@@ -103,10 +103,8 @@ def _max_pool(input: TensorBase, kernel_size: Any, stride: Any, padding: Any, di
             values = values.squeeze(0)
         if not return_indices:
             return values
-        block_coords = _window_positions(arg_offsets, kernel, stride, pads, dilation, out_sizes)
-        flat_index = np.ravel_multi_index(block_coords, tuple(x.shape[2:])) if nd > 1 \
-            else block_coords[0]
-        block_index = wrap(np.asarray(flat_index, np.int64))
+        block_index = wrap(_window_positions(arg_offsets, kernel, stride, pads, dilation,
+                                             out_sizes, tuple(x.shape[2:])))
         return values, (block_index.squeeze(0) if added else block_index)
     # padding and the ceil overhang count as -inf: never a window's first maximum. The windows
     # are searched without a graph; the values are then gathered from the input at the
@@ -119,9 +117,8 @@ def _max_pool(input: TensorBase, kernel_size: Any, stride: Any, padding: Any, di
     cols = unfold(padded, kernel, stride, dilation)
     flat = cols.reshape(*cols.shape[:2 + nd], -1)
     _, arg = _fn.max(flat, -1)  # the first maximum; NaN counts as the maximum, as in PyTorch
-    coords = _window_positions(arg._data, kernel, stride, pads, dilation, out_sizes)
-    index = np.ravel_multi_index(coords, tuple(x.shape[2:])) if nd > 1 else coords[0]
-    index = np.asarray(index, np.int64)
+    index = _window_positions(arg._data, kernel, stride, pads, dilation, out_sizes,
+                              tuple(x.shape[2:]))
     n, c = x.shape[:2]
     values = x.reshape(n, c, -1).gather(2, wrap(index.reshape(n, c, -1))).reshape(
         (n, c) + tuple(out_sizes))
@@ -134,9 +131,9 @@ def _max_pool(input: TensorBase, kernel_size: Any, stride: Any, padding: Any, di
 
 
 def _window_positions(arg_offsets: np.ndarray, kernel: tuple, stride: tuple, pads: tuple,
-                      dilation: tuple, out_sizes: tuple) -> tuple:
-    """Per spatial dim, the input coordinate of each window's maximum, from its flat offset
-    in the window; an all -inf window's maximum at a padded position is its first real
+                      dilation: tuple, out_sizes: tuple, spatial: tuple) -> np.ndarray:
+    """The flat int64 position in the (spatial) input of each window's maximum, from its flat
+    offset in the window; an all -inf window's maximum at a padded position is its first real
     element, as PyTorch names it."""
     nd = len(kernel)
     offs = np.unravel_index(arg_offsets, kernel)  # window offsets of the maxima
@@ -148,7 +145,8 @@ def _window_positions(arg_offsets: np.ndarray, kernel: tuple, stride: tuple, pad
         coord = start + offs[i] * dilation[i]
         first_real = start + -(start // dilation[i]) * dilation[i] * (start < 0)
         coords.append(np.where(coord < 0, first_real, coord))
-    return tuple(coords)
+    flat = np.ravel_multi_index(tuple(coords), spatial) if nd > 1 else coords[0]
+    return np.asarray(flat, np.int64)
 
 
 def max_pool1d(input: TensorBase, kernel_size: Any, stride: Any = None, padding: Any = 0,
