@@ -191,3 +191,25 @@ def test_cumprod_gradient_with_zeros_like_pytorch(row):
     np.testing.assert_allclose(results[0], results[1], rtol=1e-12, equal_nan=True)
     _, second = assert_like_pytorch(lambda lib, x: lib.cumprod(x, 1), x0)
     assert all(np.isfinite(h).all() for h in second)
+
+
+def test_cumprod_second_derivative_keeps_nan_through_zero_products_like_pytorch():
+    """kl_div at a zero target sends an infinite slope back into cumprod's gradient; PyTorch's
+    double backward multiplies it by the zero product of the others (prod of x before k times
+    cumprod after k), so the Hessian-vector product is NaN along the whole row, also at the
+    positions after the zeros (the fuzzer's seed 1018488: ours was 0 at the last one)."""
+    def run(lib):
+        v0 = lib.tensor([[-1.0, -0.0, 0.0, 0.5], [0.3, 1.0, -2.0, 0.5]], dtype=lib.float64,
+                        requires_grad=True)
+        v1 = lib.tensor([[1.0, -2.0, -2.0, -0.5]], dtype=lib.float64)
+        x = lib.nn.functional.kl_div(v1.expand(2, 4), v0 * v0, reduction="none")
+        out = (lib.cumprod(x, dim=1) * lib.tensor([1.0, 2.0, 3.0, 4.0], dtype=lib.float64)).sum()
+        (g,) = lib.autograd.grad(out, v0, create_graph=True)
+        u = lib.tensor([[0.3, -0.7, 1.1, 0.9]], dtype=lib.float64)
+        (h,) = lib.autograd.grad((g * u).sum(), v0)
+        return g.detach().numpy(), h.detach().numpy()
+
+    (g, h), (g_ref, h_ref) = run(tl), run(torch)
+    np.testing.assert_allclose(g, g_ref, rtol=1e-12, equal_nan=True)
+    np.testing.assert_allclose(h, h_ref, rtol=1e-10, equal_nan=True)
+    assert np.isnan(h[0]).all() and np.isfinite(h[1]).all()

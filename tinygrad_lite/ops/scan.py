@@ -19,7 +19,7 @@ from .common import array_of, is_array, is_half_float, normalize_dims, wrap
 from .elementwise import cast, where
 from .movement import permute, reshape
 from .reduce import reduce_sum
-from .shape import pad_constant
+from .shape import cat, pad_constant
 
 _INT64 = np.dtype(np.int64)
 
@@ -194,18 +194,32 @@ def _cumprod_grad_with_zeros(x: np.ndarray, grad: np.ndarray, dim: int) -> np.nd
 
 
 def _cumprod_grad_graph(x: TensorBase, grad: TensorBase, dim: int) -> TensorBase:
-    """``_cumprod_grad_with_zeros`` from recorded ops (under create_graph), without division:
-    row k of an (n, n) block is x with x[k] set to 1, its cumulative product gives every
-    d(cumprod(x)[i])/dx[k], and the entries with i >= k are weighted by grad and summed. It
-    costs O(n^2) memory along ``dim``; it runs only under create_graph with zeros in x."""
-    flat, perm, shape = _group_last(x, (dim,))
-    g = reshape(_group_last(grad, (dim,))[0], flat._data.shape[:-1] + (1, -1))
-    n = flat._data.shape[-1]
-    rows = where(wrap(np.eye(n, dtype=bool)), 1.0,
-                 reshape(flat, flat._data.shape[:-1] + (1, n)))  # (..., k, i)
-    later = wrap(np.triu(np.ones((n, n), dtype=bool)))  # i >= k
-    terms = where(later, cumprod(rows, -1) * g, 0.0)
-    return _ungroup(reduce_sum(terms, -1), perm, shape)
+    """``_cumprod_grad_with_zeros`` from recorded ops (under create_graph), without division,
+    in PyTorch's differentiable form: x[k]'s gradient sums ``grad[j]`` (j >= k) times the
+    product that omits x[k], built as ``prod(x[:k]) * cumprod(x[k + 1:])``. Keeping that product
+    of two factors (rather than one masked cumulative product) matters at zeros: a higher
+    derivative then multiplies a NaN or inf coming back by the zero factor and stays NaN where
+    PyTorch's does. O(n) recorded ops and O(n^2) work along ``dim``; it runs only under
+    create_graph with zeros in x."""
+    n = x._data.shape[dim]
+    lead = (slice(None),) * dim
+
+    def part(start: int, stop: int | None) -> tuple:
+        return lead + (slice(start, stop),)
+
+    columns = []
+    for k in range(n):
+        before = prod(x[part(0, k)], dim, keepdim=True) if k else None
+        if k == n - 1:
+            omitted = before
+        else:
+            after = cumprod(x[part(k + 1, None)], dim)
+            first = before if before is not None else wrap(
+                np.ones(after._data.shape[:dim] + (1,) + after._data.shape[dim + 1:],
+                        after._data.dtype))
+            omitted = cat([first, after if before is None else before * after], dim)
+        columns.append(reduce_sum(grad[part(k, None)] * omitted, (dim,), keepdim=True))
+    return cat(columns, dim)
 
 
 class CumprodBackward0(Node):
