@@ -63,7 +63,7 @@ def promote_types(type1: Any, type2: Any) -> dtypes.DType:
 def can_cast(from_: Any, to: Any) -> bool:
     """Whether PyTorch's casting rules allow ``from_`` to ``to`` in an in-place or ``out=`` op:
     anything but a lower category (bool < integer < floating)."""
-    return dtypes.to_dtype(from_).category <= dtypes.to_dtype(to).category
+    return dtypes.can_cast(dtypes.to_dtype(from_).np, dtypes.to_dtype(to).np)
 
 
 def result_type(tensor1: Any, tensor2: Any) -> dtypes.DType:

@@ -10,7 +10,7 @@ import numpy as np
 __all__ = [
     "DType", "bool", "uint8", "int8", "int16", "int32", "int64", "uint16", "uint32", "uint64",
     "float16", "float32", "float64", "bfloat16", "get_default_dtype", "set_default_dtype",
-    "to_dtype", "result_type", "is_float_dtype", "finfo_of", "require_real",
+    "to_dtype", "result_type", "is_float_dtype", "finfo_of", "require_real", "can_cast",
 ]
 
 _BOOL, _INT, _FLOAT = 0, 1, 2  # promotion categories, lowest to highest
@@ -166,6 +166,40 @@ def from_numpy_dtype(np_dtype: np.dtype) -> DType:
         return _FROM_NUMPY[np_dtype]
     except KeyError:
         return to_dtype(np_dtype)
+
+
+def wrap_int(value: int, np_dtype: np.dtype) -> int:
+    """A Python int taken modulo 2**bits into an integer dtype's range, as PyTorch converts a
+    number for an integer tensor (``uint8 tensor + (-3)`` adds 253, ``full((2,), -1,
+    dtype=uint8)`` holds 255); NumPy would raise instead."""
+    info = np.iinfo(np_dtype)
+    span = 1 << info.bits
+    value %= span
+    return value - span if value > info.max else value
+
+
+def checked_int(value: int, np_dtype: np.dtype) -> int:
+    """A Python int converted for an integer dtype as PyTorch's ``full``/``fill_`` convert it:
+    RuntimeError outside the dtype's range, except that an unsigned dtype takes negatives down
+    to ``-max`` wrapped (``full((2,), -1, dtype=uint8)`` holds 255, c10's overflow rule)."""
+    info = np.iinfo(np_dtype)
+    low = -int(info.max) if info.min == 0 else int(info.min)
+    if not low <= value <= info.max:
+        raise RuntimeError(f"value cannot be converted to type {np.dtype(np_dtype).name}_t "
+                           f"without overflow")
+    return wrap_int(value, np_dtype)
+
+
+def can_cast(source: np.dtype, target: np.dtype) -> builtins.bool:
+    """PyTorch's rule for writing a result of dtype ``source`` into a tensor of dtype
+    ``target`` (in-place ops, ``out=``): allowed unless it lowers the category (bool < integer
+    < floating). Unlike NumPy's "same_kind", int16 into uint8 is allowed (and wraps)."""
+    return _category_of_dtype(source) <= _category_of_dtype(target)
+
+
+def _category_of_dtype(np_dtype: np.dtype) -> int:
+    kind = np_dtype.kind
+    return _BOOL if kind == "b" else _INT if kind in "iu" else _FLOAT  # (bfloat16's kind is V)
 
 
 def _category_of_scalar(value: Any) -> int:

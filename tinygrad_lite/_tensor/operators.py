@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import functions
+from .. import dtypes, functions
 from .._core.tensor_base import TensorBase
 
 __all__ = ["METHODS", "PROPERTIES"]
@@ -87,9 +87,9 @@ def _in_place(name: str, method: str | None, result_of: Any) -> Any:
         if method is not None:
             return getattr(self, method)(other)
         result = result_of(self, other)
-        if not np.can_cast(result._data.dtype, self._data.dtype, casting="same_kind"):
-            raise RuntimeError(f"{name}: result type {result.dtype} can't be cast to the "
-                               f"desired output type {self.dtype}")
+        if not dtypes.can_cast(result._data.dtype, self._data.dtype):
+            raise RuntimeError(f"{name}: result type {result.dtype.name} can't be cast to the "
+                               f"desired output type {self.dtype.name}")
         return functions.copy_(self, result)
 
     operator.__name__ = name

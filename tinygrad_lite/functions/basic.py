@@ -14,6 +14,7 @@ from .._core.tensor_base import TensorBase, wrap
 from ..dtypes import is_float_dtype
 from ..ops import (
     cos,
+    elementwise,
     exp,
     log,
     maximum,
@@ -59,17 +60,36 @@ def where(condition: Any, input: Any = None, other: Any = None) -> Any:
 @public(out=True)
 def add(input: Any, other: Any, *, alpha: Any = 1) -> TensorBase:
     """``input + alpha * other`` with broadcasting."""
-    return ops.add(input, other if alpha == 1 else _scaled(other, alpha))
+    if type(alpha) is int and alpha == 1:  # (a float or bool 1 is still checked)
+        return ops.add(input, other)
+    return ops.add(*_scaled_operands(input, other, alpha))
 
 
 @public(out=True)
 def sub(input: Any, other: Any, *, alpha: Any = 1) -> TensorBase:
     """``input - alpha * other`` with broadcasting."""
-    return ops.sub(input, other if alpha == 1 else _scaled(other, alpha))
+    if type(alpha) is int and alpha == 1:  # (a float or bool 1 is still checked)
+        return ops.sub(input, other)
+    elementwise.refuse_bool_sub(input, other)  # before the scaling hides a bool operand
+    return ops.sub(*_scaled_operands(input, other, alpha))
 
 
-def _scaled(other: Any, alpha: Any) -> Any:
-    return ops.mul(other, alpha) if isinstance(other, TensorBase) else other * alpha
+def _scaled_operands(input: Any, other: Any, alpha: Any) -> tuple[Any, Any]:
+    """``input`` and ``alpha * other`` for add/sub, as PyTorch computes them: the result dtype
+    is that of ``input`` and ``other`` alone (``uint8 + bool * 2`` stays uint8), both are
+    promoted to it before ``other`` is scaled (``float32 + uint8(200) * 2`` is 401, not 145),
+    and ``alpha`` must fit it (no float alpha for integers, bool alpha only for bools)."""
+    if not (isinstance(input, TensorBase) or isinstance(other, TensorBase)):
+        return input, other * alpha
+    a, b = ops.promote(input, other)
+    kind = a._data.dtype.kind
+    if kind in "iub" and isinstance(alpha, (float, np.floating)):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
+                           "point number.")
+    if kind != "b" and isinstance(alpha, (bool, np.bool_)):
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    # a bool result: alpha is cast to bool, and the product is a logical and
+    return a, ops.mul(b, bool(alpha) if kind == "b" else alpha)
 
 
 # ``max(x, dim)`` returns ``(values, indices)``: ``tl.return_types.max``, as PyTorch's
@@ -271,7 +291,9 @@ def flatten(input: TensorBase, start_dim: int = 0, end_dim: int = -1) -> TensorB
 @public(out=True, inplace=True, torch_inplace=True)
 def sqrt(input: TensorBase) -> TensorBase:
     """Elementwise square root."""
-    return pow(input if is_float_dtype(input._data.dtype) else input.float(), 0.5)
+    if not is_float_dtype(input._data.dtype):  # integers: the default float dtype
+        input = ops.cast(input, dtypes.get_default_dtype().np)
+    return pow(input, 0.5)
 
 
 def _float_only(input: TensorBase, op: str) -> None:
@@ -330,4 +352,7 @@ declare("multiply", "subtract", inplace=True)
 
 def rsub(input: Any, other: Any, *, alpha: Any = 1) -> TensorBase:
     """``other - alpha * input`` (``sub`` with the operands swapped)."""
-    return ops.sub(other, input if alpha == 1 else _scaled(input, alpha))
+    if type(alpha) is int and alpha == 1:
+        return ops.sub(other, input)
+    elementwise.refuse_bool_sub(other, input)
+    return ops.sub(*_scaled_operands(other, input, alpha))

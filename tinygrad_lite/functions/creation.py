@@ -168,6 +168,8 @@ def full(size: Any, fill_value: Any, *, dtype: Any = None, requires_grad: bool =
         dtype = to_array(fill_value, None, float_default=False).dtype
     dt = _np_dtype(dtype)
     dtypes.require_real(fill_value, dt, "full")
+    if dt.kind in "iu" and isinstance(fill_value, int) and not isinstance(fill_value, bool):
+        fill_value = dtypes.checked_int(fill_value, dt)  # full((2,), -1, dtype=uint8): 255
     return _finish(_values(_size((size,)), dt, device,
                            lambda shape, dt: np.full(shape, fill_value, dt)), requires_grad, device)
 
@@ -187,7 +189,7 @@ def arange(start: Any = None, end: Any = None, step: Any = 1, *, dtype: Any = No
         raise RuntimeError("arange: step must be nonzero")
     if dtype is None:
         whole = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
-        dtype = dtypes.int64 if whole else dtypes.float32
+        dtype = dtypes.int64 if whole else dtypes.get_default_dtype()
     return _finish(np.arange(start, end, step).astype(_np_dtype(dtype)), requires_grad, device)
 
 

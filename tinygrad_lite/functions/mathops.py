@@ -68,15 +68,19 @@ arcsinh, arccosh, arctanh = asinh, acosh, atanh
 declare("arctanh", "arcsinh", "arccosh", out=True, inplace=True, torch_inplace=True)
 
 
-def _int_operands(x: Any, y: Any) -> tuple[np.ndarray, np.ndarray] | None:
+def _int_operands(x: Any, y: Any, kernel: str) -> tuple[np.ndarray, np.ndarray] | None:
     """Both as arrays of PyTorch's promoted dtype when both are integer (tensors or Python
-    ints: ``int32 // 2`` stays int32); None otherwise."""
+    ints: ``int32 // 2`` stays int32); None otherwise. A bool result dtype is refused, as
+    PyTorch's ``kernel`` ("div_floor_cpu"...) refuses it, and a zero divisor raises PyTorch's
+    RuntimeError (integers have no inf)."""
     xa = x._data if isinstance(x, TensorBase) else np.asarray(x)
     ya = y._data if isinstance(y, TensorBase) else np.asarray(y)
     if xa.dtype.kind not in "iub" or ya.dtype.kind not in "iub":
         return None
     target = dtypes.result_type(xa if isinstance(x, TensorBase) else x,
                                 ya if isinstance(y, TensorBase) else y)
+    if target.kind == "b":
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
     if (ya == 0).any():
         raise RuntimeError("ZeroDivisionError")
     return xa.astype(target, copy=False), ya.astype(target, copy=False)
@@ -204,7 +208,7 @@ def _promoted(x: Any, y: Any, floating: bool = False) -> tuple[TensorBase, Tenso
 def fmod(input: TensorBase, other: Any) -> TensorBase:
     """C-style remainder: the sign of the dividend (``x - trunc(x / y) * y``, computed
     exactly)."""
-    ints = _int_operands(input, other)
+    ints = _int_operands(input, other, "fmod_cpu")
     if ints is not None:
         return wrap(np.fmod(*ints))
     x, y = _promoted(input, other)
@@ -215,7 +219,7 @@ def fmod(input: TensorBase, other: Any) -> TensorBase:
 def remainder(input: Any, other: Any) -> TensorBase:
     """Python-style remainder: the sign of the divisor (``x - floor(x / y) * y``, computed
     exactly)."""
-    ints = _int_operands(input, other)
+    ints = _int_operands(input, other, "remainder_cpu")
     if ints is not None:
         return wrap(np.remainder(*ints))
     x, y = _promoted(input, other)
@@ -225,7 +229,7 @@ def remainder(input: Any, other: Any) -> TensorBase:
 @public(out=True, inplace=True)
 def floor_divide(input: Any, other: Any) -> TensorBase:
     """``floor(input / other)`` (integer dtypes stay integer; no gradient)."""
-    ints = _int_operands(input, other)
+    ints = _int_operands(input, other, "div_floor_cpu")
     if ints is not None:
         return wrap(np.floor_divide(*ints))
     x, y = _promoted(input, other)
@@ -234,8 +238,9 @@ def floor_divide(input: Any, other: Any) -> TensorBase:
 
 @public(out=True, inplace=True)
 def true_divide(dividend: Any, divisor: Any) -> TensorBase:
-    """``dividend / divisor`` in floating point."""
-    return _t(dividend) / divisor
+    """``dividend / divisor`` in floating point (either may be a Python number, which keeps
+    its weak type: ``true_divide(2.5, int_tensor)`` is float32)."""
+    return ops.div(dividend, divisor)
 
 
 @public(out=True)
@@ -332,25 +337,37 @@ def diff(input: TensorBase, n: int = 1, dim: int = -1, prepend: Any = None,
 
 def count_nonzero(input: TensorBase, dim: Any = None) -> TensorBase:
     """How many elements are nonzero (over ``dim``, or all), as int64."""
-    axis = tuple(dim) if isinstance(dim, (list, tuple)) else dim
-    return wrap(np.asarray(np.count_nonzero(input._data, axis=axis), np.int64))
+    a = input._data
+    if dim is None or (isinstance(dim, (list, tuple)) and not dim):  # () counts all, too
+        return wrap(np.asarray(np.count_nonzero(a), np.int64))
+    axis = ops.normalize_dims(dim, max(a.ndim, 1), "count_nonzero")  # (checked: repeats)
+    if a.ndim == 0:
+        return wrap(np.asarray(np.count_nonzero(a), np.int64))
+    return wrap(np.asarray(np.count_nonzero(a, axis=axis), np.int64))
 
 
 def bincount(input: TensorBase, weights: TensorBase | None = None,
              minlength: int = 0) -> TensorBase:
     """How often each value 0, 1, ... occurs in a 1-D non-negative integer tensor (or the sum
-    of ``weights`` per value)."""
+    of ``weights`` per value): int64 counts; weighted sums are float32 for float32 weights and
+    float64 for any other, as PyTorch's (an empty input gives int64 zeros either way)."""
     a = input._data
-    if a.ndim != 1 or a.dtype.kind not in "iub":
-        raise RuntimeError(f"bincount only supports 1-d non-negative integral inputs, got "
-                           f"{a.dtype} of shape {a.shape}")
-    if (a < 0).any():
-        raise RuntimeError("bincount only supports 1-d non-negative integral inputs")
-    w = None if weights is None else weights._data
-    out = np.bincount(a, weights=w, minlength=minlength)
-    if w is None:
-        return wrap(out.astype(np.int64))
-    return wrap(out.astype(w.dtype if is_float_dtype(w.dtype) else np.float64))
+    if a.dtype.kind not in "iu":
+        name = {"b": "Bool", "f": {2: "Half", 4: "Float"}.get(a.dtype.itemsize, "Double")
+                }.get(a.dtype.kind, str(a.dtype))
+        raise NotImplementedError(f"\"bincount_cpu\" not implemented for '{name}'")
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    if a.ndim == 1 and a.size == 0:  # (before the weights are looked at, as PyTorch)
+        return wrap(np.zeros(minlength, np.int64))
+    if a.ndim != 1 or (a < 0).any():
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if weights is not None and (weights._data.ndim != 1 or weights._data.shape != a.shape):
+        raise RuntimeError("weights should be 1-d and have the same length as input")
+    if weights is None:
+        return wrap(np.bincount(a, minlength=minlength).astype(np.int64))
+    dt = np.float32 if weights._data.dtype == np.float32 else np.float64
+    return wrap(np.bincount(a, weights=weights._data.astype(dt), minlength=minlength).astype(dt))
 
 
 @bfloat16_in_float32
@@ -401,9 +418,18 @@ def mvlgamma(input: TensorBase, p: int) -> TensorBase:
 
 @public(inplace=True, torch_inplace=True)
 def ldexp(input: TensorBase, other: Any) -> TensorBase:
-    """``input * 2 ** other`` (floating point; integer inputs give the default dtype)."""
-    x, e = _promoted(input, other, floating=True)
-    return x * ops.pow(2.0, e)
+    """``input * 2 ** other``, as PyTorch composes it: ``2 ** other`` in ``other``'s own
+    float dtype (a float16 exponent rounds the power to float16), times ``input``, converted
+    to the promoted float dtype of ``input`` and ``other`` (float16 ldexp int64 is float16)."""
+    target = dtypes.float_result_type(
+        *(v._data if isinstance(v, TensorBase) else v for v in (input, other)))
+    if not isinstance(other, TensorBase):
+        power: Any = 2.0 ** other
+    elif is_float_dtype(other._data.dtype):
+        power = ops.pow(2.0, other)
+    else:  # an integer exponent: the power in the result dtype (2 ** 200 fits float64)
+        power = ops.pow(2.0, ops.cast(other, target))
+    return ops.cast(ops.mul(input, power), target)
 
 
 # Real tensors only (complex dtypes are out of scope): conjugation is the identity, and a real

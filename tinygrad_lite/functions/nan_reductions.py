@@ -23,8 +23,8 @@ def _tensor(x: Any) -> TensorBase:
 
 def _int_trunc_divide(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Integer division rounding toward zero, exactly (no float round trip for int64)."""
-    if (b == 0).any():
-        raise ZeroDivisionError("div(rounding_mode='trunc'): integer division by zero")
+    if (b == 0).any():  # PyTorch's error: a RuntimeError whose message is the Python name
+        raise RuntimeError("ZeroDivisionError")
     q = np.floor_divide(a, b)
     # floor and trunc differ where the quotient is negative and inexact
     fix = (np.remainder(a, b) != 0) & ((a < 0) != (b < 0))
@@ -46,7 +46,7 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> TensorBa
     target = dtypes.result_type(a._data, other if not isinstance(other, TensorBase) else b._data)
     if np.dtype(target).kind in "biu":
         if np.dtype(target).kind == "b":
-            target = np.dtype(np.int64)
+            raise NotImplementedError("\"div_trunc_cpu\" not implemented for 'Bool'")
         x, y = np.broadcast_arrays(a._data.astype(target), b._data.astype(target))
         return wrap(np.asarray(_int_trunc_divide(x, y)))
     return trunc(ops.div(input, other))  # (a Python number stays a wrapped number)

@@ -276,19 +276,30 @@ def isfinite(input: TensorBase) -> TensorBase:
     return wrap(np.isfinite(input._data))
 
 
-def _bitwise(name: str, ufunc: np.ufunc, input: TensorBase, other: Any) -> TensorBase:
-    """``~ & | ^``: logical on bool tensors, bitwise on integers (no gradient)."""
-    x = input._data
+def _bitwise(name: str, ufunc: np.ufunc, input: Any, other: Any) -> TensorBase:
+    """``~ & | ^``: logical on bool tensors, bitwise on integers (no gradient). Either operand
+    of a binary one may be a Python number (``tl.bitwise_and(3, t)``, as PyTorch allows)."""
+    x = input._data if isinstance(input, TensorBase) else np.asarray(input)
     if is_float_dtype(x.dtype):
-        raise _not_for_float(name, input.dtype)
+        raise _not_for_float(name, x.dtype)
     if other is None:
         return wrap(ufunc(x))
     y = other._data if isinstance(other, TensorBase) else np.asarray(other)
     if is_float_dtype(y.dtype):
         raise _not_for_float(name, y.dtype)
-    # PyTorch's promotion: a Python int keeps the tensor's dtype (int32 & 0x1337 is int32)
-    target = dtypes.result_type(x, other if not isinstance(other, TensorBase) else y)
-    return wrap(np.asarray(ufunc(x.astype(target, copy=False), y.astype(target, copy=False))))
+    # PyTorch's promotion: a Python int keeps the tensor's dtype (int32 & 0x1337 is int32),
+    # wrapped into it (uint8 & -2 is uint8 & 254)
+    target = dtypes.result_type(*(v._data if isinstance(v, TensorBase) else v
+                                  for v in (input, other)))
+    x, y = (_as_int_operand(v, arr, target) for v, arr in ((input, x), (other, y)))
+    return wrap(np.asarray(ufunc(x, y)))
+
+
+def _as_int_operand(value: Any, array: np.ndarray, target: np.dtype) -> np.ndarray:
+    """An operand of a bitwise op as an array of ``target``: a Python int wrapped into it."""
+    if type(value) is int and target.kind in "iu":
+        return np.asarray(dtypes.wrap_int(value, target), target)
+    return array.astype(target, copy=False)
 
 
 def _not_for_float(name: str, dtype: Any) -> NotImplementedError:
@@ -411,10 +422,13 @@ def nextafter(input: TensorBase, other: Any) -> TensorBase:
     return wrap(np.asarray(np.nextafter(input._data.astype(target, copy=False), b)))
 
 
+@public(out=True)
 def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False,
          invert: bool = False) -> TensorBase:
     """Whether each element of ``elements`` is in ``test_elements`` (bool, ``elements``' shape)."""
     a, b = _tensor(elements)._data, _tensor(test_elements)._data
+    if a.dtype == np.bool_ or b.dtype == np.bool_:  # (PyTorch's isin sorts; bool can't)
+        raise RuntimeError("Unsupported input type encountered for isin(): Bool")
     return wrap(np.asarray(np.isin(a, b, assume_unique=assume_unique, invert=invert)))
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import ops
+from .. import dtypes, ops
 from .._core.tensor_base import TensorBase, wrap
 from ..dtypes import is_float_dtype
 from ..ops import return_types, scan, unary
@@ -47,6 +47,8 @@ def amin(input: TensorBase, dim: Any = (), keepdim: bool = False) -> TensorBase:
 
 
 def _arg(pick, name: str, input: TensorBase, dim: Any, keepdim: bool) -> TensorBase:
+    if input._data.dtype == np.bool_:
+        raise RuntimeError(f"{name}(): does not support bool input")
     if dim is not None:
         ops.common.require_int_dim(dim, name)
     if input._data.size == 0:
@@ -130,8 +132,8 @@ def std(input: TensorBase, dim: Any = None, unbiased: bool | None = None, keepdi
 @bfloat16_in_float32
 def logsumexp(input: TensorBase, dim: Any, keepdim: bool = False) -> TensorBase:
     """``log(sum(exp(x), dim))``, shifted by the max so it neither overflows nor underflows."""
-    if not is_float_dtype(input._data.dtype):
-        input = input.float()
+    if not is_float_dtype(input._data.dtype):  # integers: the default float dtype
+        input = ops.cast(input, dtypes.get_default_dtype().np)
     dims = ops.normalize_dims(dim, input._data.ndim, "logsumexp")
     if input._data.size == 0:  # the log of an empty sum is -inf (nothing to shift by)
         return ops.log(ops.reduce_sum(ops.exp(input), dims, keepdim=keepdim))
@@ -238,7 +240,10 @@ def dot(input: TensorBase, other: TensorBase) -> TensorBase:
     if input._data.shape != other._data.shape:
         raise RuntimeError(f"dot: inconsistent tensor size: expected tensors of the same number "
                            f"of elements, got {input._data.shape} and {other._data.shape}")
-    return ops.reduce_sum(input * other)
+    product = input * other
+    # an integer dot product keeps its dtype (wrapping), unlike sum's int64
+    return ops.reduce_sum(product, dtype=dtypes.from_numpy_dtype(product._data.dtype)
+                          if product._data.dtype.kind in "iu" else None)
 
 
 @public(out=True)

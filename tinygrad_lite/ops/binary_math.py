@@ -1,7 +1,7 @@
 """Binary math primitives beyond arithmetic: ``atan2``, ``hypot``, ``xlogy``/``xlog1py``,
 ``copysign``, the floating remainders ``fmod``/``remainder`` and ``logaddexp``/``logaddexp2``,
 each forward beside its backward rule (broadcasting and promotion as for ``+``; integer inputs
-give float32)."""
+give the default float dtype)."""
 
 from __future__ import annotations
 
@@ -14,19 +14,17 @@ from .._core.graph import Node
 from .._core.tensor_base import TensorBase
 from ..dtypes import is_float_dtype
 from .common import array_of, broadcast_error, is_array, sum_to, unary_rule, wrap, writable
-from .elementwise import cast, promote, where_rule
+from .elementwise import float_operands, promote, where_rule
 
 __all__ = ["atan2", "hypot", "xlogy", "xlog1py", "copysign", "fmod", "remainder", "logaddexp",
            "logaddexp2"]
 
-_FLOAT32 = np.dtype(np.float32)
-
-
 def _float_operands(input: object, other: object) -> tuple[TensorBase, TensorBase]:
-    """Promote the operands to one dtype; integers and bools compute in float32."""
+    """Promote the operands to one dtype; integers and bools compute in the default float
+    dtype, each converted from its own values (``float_operands``)."""
     a, b = promote(input, other)
     if not is_float_dtype(a._data.dtype):
-        a, b = cast(a, _FLOAT32), cast(b, _FLOAT32)
+        a, b = float_operands(input, other)
     return a, b
 
 

@@ -35,15 +35,6 @@ def zero_of(dtype: np.dtype) -> np.ndarray:
     return zero
 
 
-def _wrapped_int(value: int, dtype: np.dtype) -> int:
-    """A Python int outside an integer dtype's range taken modulo 2**bits into it, as PyTorch
-    converts it (``uint8 tensor + (-3)`` adds 253, wrapping around; NumPy would raise)."""
-    info = np.iinfo(dtype)
-    span = 1 << info.bits
-    value %= span
-    return value - span if value > info.max else value
-
-
 def as_tensor(value: object, like: TensorBase) -> TensorBase:
     """A non-tensor operand (Python scalar, array, list) as a tensor; scalars keep PyTorch's
     'weak' typing, so ``float32_tensor * 2.5`` stays float32."""
@@ -52,7 +43,7 @@ def as_tensor(value: object, like: TensorBase) -> TensorBase:
         try:
             return wrap(np.asarray(value, dtype=dtype))
         except OverflowError:  # an int outside an integer dtype's range (a bool never is)
-            return wrap(np.asarray(_wrapped_int(int(value), dtype), dtype=dtype))
+            return wrap(np.asarray(dtypes.wrap_int(int(value), dtype), dtype=dtype))
     if isinstance(value, TensorBase):
         return value
     if getattr(value, "is_sparse", False) is True and hasattr(value, "to_dense"):

@@ -32,6 +32,10 @@ from .common import (
 )
 
 _FLOAT32 = np.dtype(np.float32)
+# (min, max) of each integer dtype, for comparisons with a Python number
+_INT_RANGES = {np.dtype(t): (int(np.iinfo(t).min), int(np.iinfo(t).max))
+               for t in (np.uint8, np.int8, np.int16, np.int32, np.int64, np.uint16, np.uint32,
+                         np.uint64)}
 
 
 # -- binary ops (NumPy broadcasting; each gradient is summed back to its input's shape) ---------
@@ -69,15 +73,20 @@ class SubBackward0(Node):
         return (sum_to(grad, sa) if ea else None, sum_to(-grad, sb) if eb else None)
 
 
-def sub(a, b, /) -> TensorBase:
-    """``a - b`` with broadcasting."""
+def refuse_bool_sub(a: Any, b: Any) -> None:
+    """PyTorch's error for a subtraction with any bool operand (tensor or Python bool)."""
     bools = [isinstance(v, (bool, np.bool_)) or isinstance(v, TensorBase)
              and v._data.dtype == np.bool_ for v in (a, b)]
-    if any(bools):  # PyTorch refuses any bool operand
+    if any(bools):
         raise RuntimeError("Subtraction, the `-` operator, with " + (
             "two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead."
             if all(bools) else "a bool tensor is not supported. If you are trying to invert a "
             "mask, use the `~` or `logical_not()` operator instead."))
+
+
+def sub(a, b, /) -> TensorBase:
+    """``a - b`` with broadcasting."""
+    refuse_bool_sub(a, b)
     a, b = promote(a, b)
     try:
         out = a._data - b._data
@@ -152,11 +161,14 @@ def div(a, b, /) -> TensorBase:
     if isinstance(a, TensorBase) != isinstance(b, TensorBase):
         tensor = a if isinstance(a, TensorBase) else b
         if not is_float_dtype(tensor._data.dtype):
-            floating = cast(tensor, _FLOAT32)
+            floating = cast(tensor, dtypes.get_default_dtype().np)
             a, b = (floating, b) if tensor is a else (a, floating)
+    a0, b0 = a, b
     a, b = promote(a, b)
     if not is_float_dtype(a._data.dtype):
-        a, b = cast(a, _FLOAT32), cast(b, _FLOAT32)
+        # two integer tensors: each converts to the float straight from its own dtype, as
+        # PyTorch's does (uint8 / int8(-3) divides by -3.0, not by -3 wrapped into uint8)
+        a, b = float_operands(a0, b0)
     try:
         with np.errstate(divide="ignore", invalid="ignore"):
             out = a._data / b._data
@@ -243,6 +255,16 @@ def _int_pow_with_negative_exponents(base: np.ndarray, exponent: np.ndarray) -> 
     return np.where(negative, reciprocal, out).astype(out.dtype, copy=False)
 
 
+def _check_int_exponent(exponent: Any, dtype: np.dtype) -> None:
+    """PyTorch's errors for a Python-number exponent of an integer ``base ** exponent``: a
+    negative integer, or one the result's integer dtype cannot hold (uint8 ** 300)."""
+    if not isinstance(exponent, int) or isinstance(exponent, bool) or dtype.kind == "b":
+        return
+    if exponent < 0:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    dtypes.checked_int(exponent, dtype)  # PyTorch's overflow error for uint8 ** 300
+
+
 def pow(a, b) -> TensorBase:  # noqa: A001 - PyTorch's name
     """``a ** b`` with broadcasting; either side may be a Python scalar."""
     if type(b) in (int, float) and isinstance(a, TensorBase) and is_float_dtype(a._data.dtype):
@@ -256,11 +278,17 @@ def pow(a, b) -> TensorBase:  # noqa: A001 - PyTorch's name
             node = PowBackward0(a, b)
             node.save_for_backward(a, b)
             return wrap(out, node)
-    scalar_exponent = not isinstance(b, TensorBase)
+    exponent = b
     a, b = promote(a, b)
-    if a._data.dtype.kind in "iu" and (b._data < 0).any():
-        if scalar_exponent:
-            raise RuntimeError("pow: integers to negative integer powers are not allowed")
+    kind = a._data.dtype.kind
+    if kind in "biu" and not isinstance(exponent, TensorBase):
+        _check_int_exponent(exponent, a._data.dtype)  # (checked before promote wrapped it)
+    if kind == "b":
+        if not isinstance(exponent, bool):
+            raise NotImplementedError("\"pow\" not implemented for 'Bool'")
+        # bool tensor ** Python bool stays bool: x ** True is x, x ** False is all True
+        return wrap(a._data.copy() if exponent else np.ones_like(a._data))
+    if kind in "iu" and (b._data < 0).any():
         return wrap(_int_pow_with_negative_exponents(a._data, b._data))
     try:
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -363,7 +391,9 @@ def where(condition, x, y) -> TensorBase:
     """Elementwise ``x`` where ``condition`` is true, else ``y`` (all three broadcast)."""
     cond = condition if isinstance(condition, TensorBase) else wrap(np.asarray(condition))
     if cond._data.dtype != np.bool_:
-        raise TypeError(f"where: condition must be a bool tensor, got {cond.dtype}")
+        if cond._data.dtype != np.uint8:  # PyTorch still takes a uint8 condition (deprecated)
+            raise RuntimeError(f"where: condition must be a bool tensor, got {cond.dtype}")
+        cond = wrap(cond._data.astype(np.bool_))
     if not isinstance(x, TensorBase) and not isinstance(y, TensorBase):
         x = wrap(to_array(x, None, float_default=False))  # where(c, 1.0, 0.0): default dtypes
     x, y = promote(x, y)
@@ -383,8 +413,17 @@ def where(condition, x, y) -> TensorBase:
 
 def compare(ufunc: np.ufunc, a, b, name: str) -> TensorBase:
     """A comparison such as ``np.less``: a bool tensor that never requires grad."""
-    if isinstance(b, (int, float)) and isinstance(a, TensorBase):  # NumPy compares scalars exactly
-        return wrap(ufunc(a._data, b))
+    if isinstance(b, (int, float)) and isinstance(a, TensorBase):
+        bounds = _INT_RANGES.get(a._data.dtype)
+        if bounds is None or type(b) is int and bounds[0] <= b <= bounds[1]:
+            # a float tensor (NumPy casts the number to its dtype, as PyTorch), or an int the
+            # integer tensor's dtype holds: NumPy compares exactly, as PyTorch
+            return wrap(ufunc(a._data, b))
+        # else PyTorch converts the number to the promoted dtype first: an int outside the
+        # tensor's range wraps (uint8 < -2 compares with 254), a float compares in float32
+        # (int64 2**24 + 1 == 2.0**24)
+        a, b = promote(a, b)
+        return wrap(ufunc(a._data, b._data))
     a, b = promote(a, b)
     try:
         return wrap(ufunc(a._data, b._data))
@@ -406,7 +445,12 @@ def cast(x: TensorBase, dtype: np.dtype) -> TensorBase:
     """``x`` converted to the NumPy dtype ``dtype`` (``x`` itself when it already has it)."""
     if x._data.dtype == dtype:
         return x
-    out = x._data.astype(dtype)
+    if x._data.dtype is dtypes.bfloat16.np and dtype.kind in "iu":
+        # ml_dtypes converts bfloat16 to integers through its own rule (-2.25 to uint8 gives
+        # 0); PyTorch converts as from float32 (254, wrapping), as NumPy's float32 does
+        out = x._data.astype(_FLOAT32).astype(dtype)
+    else:
+        out = x._data.astype(dtype)
     # gradients flow only between float dtypes
     if not (grad_state.enabled and x._requires_grad and is_float_dtype(dtype)):
         return wrap(out)
@@ -500,6 +544,16 @@ def promote(a: Any, b: Any) -> tuple[TensorBase, TensorBase]:
         return a, b
     dt = dtypes.result_type(a._data, b._data)
     return cast(a, dt), cast(b, dt)  # a cast is a recorded op
+
+
+def float_operands(a: Any, b: Any) -> tuple[TensorBase, TensorBase]:
+    """Integer or bool operands (tensors or Python numbers) of a float-valued op (``/``, atan2,
+    hypot...), both converted to the default float dtype straight from their own values: as
+    PyTorch computes them, never wrapping one into the other's integer dtype first (uint8
+    tensor / int8 tensor(-3) divides by -3.0, not by 253)."""
+    floating = dtypes.get_default_dtype().np
+    return tuple(cast(v, floating) if isinstance(v, TensorBase)  # type: ignore[return-value]
+                 else wrap(np.asarray(v, floating)) for v in (a, b))
 
 
 def where_rule(mask, x, y):

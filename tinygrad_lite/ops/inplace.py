@@ -14,6 +14,7 @@ from typing import TypeVar
 
 import numpy as np
 
+from .. import dtypes
 from .._core.grad_mode import grad_state, is_inference_mode_enabled
 from .._core.tensor_base import TensorBase
 from ..dtypes import is_float_dtype
@@ -108,7 +109,7 @@ def store(self: TensorBase, result: TensorBase, op: str) -> None:
             f"{result._data.shape}"
         )
     if result._data.dtype != self._data.dtype:
-        if not np.can_cast(result._data.dtype, self._data.dtype, casting="same_kind"):
+        if not dtypes.can_cast(result._data.dtype, self._data.dtype):
             raise RuntimeError(
                 f"{op}: result type {result.dtype.name} can't be cast to the desired output type "
                 f"{self.dtype.name}"
@@ -222,7 +223,12 @@ def fill(self: _TensorT, value, op: str = "fill_") -> _TensorT:
 
         return apply(self, op, lambda s: where(_all_true(s), value, s))
     check_writable(self, op)
-    self._data.fill(value._data.item() if isinstance(value, TensorBase) else value)
+    if isinstance(value, TensorBase):
+        value = value._data.item()
+    elif self._data.dtype.kind in "iu" and isinstance(value, int) and not isinstance(value,
+                                                                                       bool):
+        value = dtypes.checked_int(value, self._data.dtype)  # fill_(-1) on uint8: 255
+    self._data.fill(value)
     self._version_counter[0] += 1
     return self
 

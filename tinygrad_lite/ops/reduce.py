@@ -62,6 +62,8 @@ def reduce_sum(x: TensorBase, dim=None, keepdim: bool = False, dtype=None) -> Te
     elif x._data.dtype.kind in "biu":
         x = cast(x, _INT64)
     out = np.asarray(array_sum(x._data, dims, keepdim))
+    if dtype is not None and out.dtype != x._data.dtype:
+        out = out.astype(x._data.dtype)  # NumPy sums int32 in int64; sum(dtype=int32) is int32
     if not (grad_state.enabled and x._requires_grad):
         return wrap(out)
     node = SumBackward0(x) if dim is None else SumBackward1(x)

@@ -158,7 +158,8 @@ def _accumulate(ufunc: np.ufunc, data: np.ndarray, dim: int) -> np.ndarray:
         return data.copy()
     if is_half_float(data.dtype):
         return ufunc.accumulate(data.astype(np.float32), axis=dim).astype(data.dtype)
-    return ufunc.accumulate(data, axis=dim)
+    # dtype=: NumPy would widen int32 (a cumsum(dtype=int32)) to int64
+    return ufunc.accumulate(data, axis=dim, dtype=data.dtype)
 
 
 def cumsum(x: TensorBase, dim: int, dtype=None) -> TensorBase:

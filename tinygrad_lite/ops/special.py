@@ -20,14 +20,13 @@ import numpy as np
 from .._core.grad_mode import grad_state
 from .._core.graph import Node
 from .._core.tensor_base import TensorBase
-from ..dtypes import is_float_dtype
+from ..dtypes import get_default_dtype, is_float_dtype
 from .common import array_of, is_array, unary_result, unary_rule, wrap
 from .elementwise import cast, where_rule
 
 __all__ = ["asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "erf", "erfc",
            "erfinv", "lgamma", "digamma", "polygamma", "logit", "entr", "erfcx", "scipy_special"]
 
-_FLOAT32 = np.dtype(np.float32)
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
 
@@ -41,7 +40,8 @@ def scipy_special() -> Any:
 
 
 def _float(x: TensorBase) -> TensorBase:
-    return x if is_float_dtype(x._data.dtype) else cast(x, _FLOAT32)
+    """An integer input converted to the default float dtype, as PyTorch's float functions do."""
+    return x if is_float_dtype(x._data.dtype) else cast(x, get_default_dtype().np)
 
 
 def _apply(fn: Callable[[np.ndarray], np.ndarray], x: Any) -> Any:
@@ -460,9 +460,8 @@ class SincBackward0(Node):
 
 
 def sinc(x: TensorBase) -> TensorBase:
-    """``sin(pi x) / (pi x)``, 1 at 0 (integers compute in float32)."""
-    if not is_float_dtype(x._data.dtype):
-        x = cast(x, np.dtype(np.float32))
+    """``sin(pi x) / (pi x)``, 1 at 0 (integers compute in the default float dtype)."""
+    x = _float(x)
     data = x._data
     with np.errstate(divide="ignore", invalid="ignore"):
         pi_x = data * math.pi

@@ -16,13 +16,12 @@ import numpy as np
 from .._core.grad_mode import grad_state
 from .._core.graph import Node
 from .._core.tensor_base import TensorBase
-from ..dtypes import is_float_dtype, require_real
+from ..dtypes import get_default_dtype, is_float_dtype, require_real
 from .common import array_of, is_array, masked_bits, unary_result, unary_rule, wrap, zero_of
 from .elementwise import cast, where_rule
 from .kernel_choice import kernels_for, run, run_kernels
 from .piecewise import tie_zero_slope
 
-_FLOAT32 = np.dtype(np.float32)
 _WHERE_MAX_SIZE = 1024  # see ReluBackward0
 # NumPy's maximum against a scalar runs an unvectorised broadcast loop; against a contiguous row
 # of zeros it takes the SIMD loop, about 2x faster on large arrays (1.25 M float32: 0.69 ->
@@ -51,7 +50,7 @@ def _no_bool(x: TensorBase, op: str) -> None:
 
 def _float_input(x: TensorBase) -> TensorBase:
     """exp, log, sin... of an integer tensor compute in the default float dtype, as in PyTorch."""
-    return x if is_float_dtype(x._data.dtype) else cast(x, _FLOAT32)
+    return x if is_float_dtype(x._data.dtype) else cast(x, get_default_dtype().np)
 
 
 class NegBackward0(Node):
@@ -346,7 +345,8 @@ def clamp(x: TensorBase, min: float | None = None, max: float | None = None,  # 
     for bound in (min, max):
         require_real(bound, data.dtype, "clamp")
     if x._data.dtype.kind in "iu" and any(isinstance(b, float) for b in (min, max)):
-        data = data.astype(np.float32)  # int tensor, float bound: PyTorch computes in float
+        # int tensor, float bound: PyTorch computes in (and returns) the default float dtype
+        data = data.astype(get_default_dtype().np)
     out = np.clip(data, min, max)
     if out.dtype != data.dtype:
         out = out.astype(data.dtype)
