@@ -37,11 +37,13 @@ def _index_array(index: Any, op: str) -> np.ndarray:
 
 def _grid(input: TensorBase, dim: int, index: Any, op: str) -> tuple[int, np.ndarray, tuple]:
     """Check a gather/scatter index and build the advanced index that selects
-    ``input[i][j][index[i][j][k]]`` (for dim 2) at every position of ``index``."""
+    ``input[i][j][index[i][j][k]]`` (for dim 2) at every position of ``index``. As in PyTorch,
+    a 0-d input or index counts as 1-D (callers pass those through ``_as_1d``), and an index
+    must lie in ``[0, size)``: negative ones are out of bounds (a RuntimeError)."""
     idx = _index_array(index, op)
     ndim = input._data.ndim
     d = ops.normalize_dims(dim, ndim, op)[0]
-    if idx.ndim != max(ndim, 1) and not (ndim == 0 and idx.ndim <= 1):
+    if max(idx.ndim, 1) != max(ndim, 1):
         raise RuntimeError(f"{op}: index tensor must have the same number of dimensions as input "
                            f"tensor: index has shape {idx.shape}, input has shape "
                            f"{input._data.shape}")
@@ -51,26 +53,45 @@ def _grid(input: TensorBase, dim: int, index: Any, op: str) -> tuple[int, np.nda
                                f"{idx.shape} to be smaller than self {input._data.shape} apart "
                                f"from dimension {d}")
     n = input._data.shape[d] if ndim else 1
-    if idx.size and (idx.min() < -n or idx.max() >= n):
+    if idx.size and (idx.min() < 0 or idx.max() >= n):
         bad = idx.max() if idx.max() >= n else idx.min()
-        raise IndexError(f"{op}: index {bad} is out of bounds for dimension {d} with size {n}")
+        raise RuntimeError(f"{op}: index {bad} is out of bounds for dimension {d} with size {n}")
     grid = ops.common.open_grid(idx.shape)
     grid[d] = idx
     return d, idx, tuple(grid)
 
 
+def _as_1d(x: Any) -> Any:
+    """A 0-d tensor as a 1-element 1-D one (gather/scatter read a 0-d input, index or source
+    as 1-D); anything else unchanged."""
+    return reshape(x, (1,)) if isinstance(x, TensorBase) and x._data.ndim == 0 else x
+
+
+def _has_0d(*tensors: Any) -> bool:
+    return any(isinstance(t, TensorBase) and t._data.ndim == 0 for t in tensors)
+
+
 @public(out=True)
-def gather(input: TensorBase, dim: int, index: TensorBase) -> TensorBase:
-    """``out[i][j] = input[i][index[i][j]]`` (for dim 1): values picked along ``dim``."""
+def gather(input: TensorBase, dim: int, index: TensorBase, *,
+           sparse_grad: bool = False) -> TensorBase:
+    """``out[i][j] = input[i][index[i][j]]`` (for dim 1): values picked along ``dim``
+    (``sparse_grad`` only changes the layout of PyTorch's gradient: ignored, it is dense)."""
+    if _has_0d(input, index):
+        ops.normalize_dims(dim, input._data.ndim, "gather")
+        return reshape(gather(_as_1d(input), dim, _as_1d(index)), tuple(index.shape))
     _, _, grid = _grid(input, dim, index, "gather")
     return ops.getitem(input, grid)
 
 
 @public(out=True)
 def take_along_dim(input: TensorBase, indices: TensorBase, dim: int | None = None) -> TensorBase:
-    """Like gather, but ``input`` and ``indices`` broadcast in the other dims (and dim=None
-    works on the flattened tensor)."""
+    """Like gather, but ``input`` and ``indices`` (int64) broadcast in the other dims, and
+    negative indices count from the end; dim=None works on the flattened tensor (as gather:
+    no negatives)."""
     idx = _index_array(indices, "take_along_dim")
+    if idx.dtype != np.int64:
+        raise RuntimeError(f"take_along_dim(): dtype of indices should be Long (int64) but got "
+                           f"{torch_dtype_name(idx.dtype)}")
     if dim is None:
         return gather(ops.reshape(input, (-1,)), 0, wrap(idx.reshape(-1)))
     d = ops.normalize_dims(dim, input._data.ndim, "take_along_dim")[0]
@@ -84,6 +105,8 @@ def take_along_dim(input: TensorBase, indices: TensorBase, dim: int | None = Non
         raise RuntimeError(f"take_along_dim: shapes {input._data.shape} and {idx.shape} cannot "
                            f"be broadcast together outside dimension {d}") from None
     in_shape = shape[:d] + (input._data.shape[d],) + shape[d + 1:]
+    if idx.size and idx.min() < 0:  # along a dim PyTorch counts negatives from the end
+        idx = np.where(idx < 0, idx + input._data.shape[d], idx)
     idx = np.broadcast_to(idx, shape[:d] + (idx.shape[d],) + shape[d + 1:])
     return gather(ops.expand(input, in_shape), d, wrap(idx))
 
@@ -103,7 +126,7 @@ SCATTER_DTYPES = "scatter(): Expected self.dtype to be equal to src.dtype (self 
 def _scatter_source(src: Any, index_shape: tuple, input: TensorBase) -> Any:
     """The part of ``src`` that scatter uses: its leading ``index_shape`` block."""
     if isinstance(src, TensorBase):
-        if src._data.ndim != len(index_shape) or any(
+        if max(src._data.ndim, 1) != max(len(index_shape), 1) or any(
                 a > b for a, b in zip(index_shape, src._data.shape)):
             raise RuntimeError(f"scatter: expected index {index_shape} to be no larger than "
                                f"src {src._data.shape} in every dimension")
@@ -125,6 +148,10 @@ def scatter(input: TensorBase, dim: int, index: TensorBase, src: Any = None, *, 
         raise RuntimeError(f"scatter: reduce argument must be either add or multiply, got "
                            f"'{reduce}'")
     same_dtype(input, src, SCATTER_DTYPES)
+    if _has_0d(input, index, src):
+        ops.normalize_dims(dim, input._data.ndim, "scatter")
+        out = scatter(_as_1d(input), dim, _as_1d(index), _as_1d(src), reduce=reduce)
+        return reshape(out, tuple(input.shape))
     _, idx, grid = _grid(input, dim, index, "scatter")
     if reduce == "multiply":  # scatter_reduce's "prod" with the input's own values included
         factors = src if isinstance(src, TensorBase) else wrap(
@@ -139,6 +166,10 @@ def scatter(input: TensorBase, dim: int, index: TensorBase, src: Any = None, *, 
 def scatter_add(input: TensorBase, dim: int, index: TensorBase, src: TensorBase) -> TensorBase:
     """A copy of ``input`` with ``src`` added at ``index`` along ``dim`` (repeats add up)."""
     same_dtype(input, src, SCATTER_DTYPES)
+    if _has_0d(input, index, src):
+        ops.normalize_dims(dim, input._data.ndim, "scatter_add")
+        out = scatter_add(_as_1d(input), dim, _as_1d(index), _as_1d(src))
+        return reshape(out, tuple(input.shape))
     _, idx, grid = _grid(input, dim, index, "scatter_add")
     values = _scatter_source(src, idx.shape, input)
     return index_put(input, grid, values, accumulate=True, op="scatter_add")
@@ -153,12 +184,13 @@ def scatter_reduce(input: TensorBase, dim: int, index: TensorBase, src: TensorBa
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got "
                            f"{reduce}")
     same_dtype(input, src, SCATTER_DTYPES)
-    d = dim % input.ndim
-    idx = index._data
-    grid: list[Any] = list(np.indices(idx.shape, sparse=True))
-    grid[d] = idx
-    target = tuple(grid)
-    values = src[tuple(slice(0, n) for n in idx.shape)]
+    if _has_0d(input, index, src):
+        ops.normalize_dims(dim, input._data.ndim, "scatter_reduce")
+        out = scatter_reduce(_as_1d(input), dim, _as_1d(index), _as_1d(src), reduce,
+                             include_self=include_self)
+        return reshape(out, tuple(input.shape))
+    _, idx, target = _grid(input, dim, index, "scatter_reduce")
+    values = _scatter_source(src, idx.shape, input)
     if reduce in ("sum", "mean"):
         base = input if include_self else ops.index_put(input, target, 0.0)
         total = ops.index_put(base, target, values, accumulate=True)
@@ -249,16 +281,28 @@ def _differentiable_prod(input: TensorBase, values: TensorBase, target: tuple,
 
 @public(out=True)
 def index_select(input: TensorBase, dim: int, index: TensorBase) -> TensorBase:
-    """The entries ``index`` (a 1-D integer tensor) of dimension ``dim``."""
+    """The entries ``index`` (a 0-d or 1-D int64/int32 tensor, each in ``[0, size)``: PyTorch
+    takes no negative ones) of dimension ``dim``."""
     idx = _index_array(index, "index_select")
+    if idx.dtype not in (np.int64, np.int32):
+        raise RuntimeError(f"index_select(): Expected dtype int32 or int64 for index, got "
+                           f"{torch_dtype_name(idx.dtype)}")
     if idx.ndim > 1:
-        raise RuntimeError(f"index_select: index must be 0- or 1-D, got shape {idx.shape}")
-    d = ops.normalize_dims(dim, input._data.ndim, "index_select")[0]
-    n = input._data.shape[d] if input._data.ndim else 1
-    if idx.size and (idx.min() < -n or idx.max() >= n):
+        raise IndexError(f"index_select(): Index is supposed to be a vector, got shape "
+                         f"{idx.shape}")
+    d = ops.normalize_dims(dim, max(input._data.ndim, 1), "index_select")[0]
+    scalar = input._data.ndim == 0
+    if scalar:  # a 0-d input is read as 1-D, for one index only, and stays 0-d
+        if idx.size != 1:
+            raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got "
+                               f"{idx.size} value(s)")
+        input = reshape(input, (1,))
+    n = input._data.shape[d]
+    if idx.size and (idx.min() < 0 or idx.max() >= n):
         raise IndexError(f"index_select: index out of range in self: index values must be in "
-                         f"[{-n}, {n - 1}] for dimension {d} of shape {input._data.shape}")
-    return ops.getitem(input, (slice(None),) * d + (idx.reshape(-1),))
+                         f"[0, {n - 1}] for dimension {d} of shape {input._data.shape}")
+    out = ops.getitem(input, (slice(None),) * d + (idx.reshape(-1),))
+    return reshape(out, ()) if scalar else out
 
 
 def _bool_mask(mask: Any, op: str) -> TensorBase:
@@ -269,12 +313,35 @@ def _bool_mask(mask: Any, op: str) -> TensorBase:
     return mask
 
 
+def _check_fill_value(value: Any, dtype: np.dtype, op: str) -> None:
+    """PyTorch converts a fill value (a number or 0-d tensor) to the tensor's dtype with a
+    check: a complex one into a real dtype, inf/nan or one out of range into an integer dtype
+    (an unsigned one takes negatives down to ``-max``, wrapping), or a finite one beyond a
+    float dtype's range is a RuntimeError (NumPy would wrap, or give garbage, silently)."""
+    if isinstance(value, TensorBase):
+        value = value._data.item()
+    if isinstance(value, (bool, np.bool_)) or dtype == np.bool_:
+        return
+    if isinstance(value, (complex, np.complexfloating)):
+        bad = True
+    elif dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        low = -int(info.max) if dtype.kind == "u" else int(info.min)
+        bad = not (np.isfinite(value) and low <= value <= int(info.max))
+    else:
+        bad = bool(np.isfinite(value) and abs(value) > finfo_of(dtype).max)
+    if bad:
+        raise RuntimeError(f"{op}: value {value!r} cannot be converted to type "
+                           f"{torch_dtype_name(dtype)} without overflow")
+
+
 def masked_fill(input: TensorBase, mask: TensorBase, value: Any) -> TensorBase:
     """``input`` with ``value`` (a number or 0-dim tensor) where ``mask`` (broadcast) is true."""
     mask = _bool_mask(mask, "masked_fill")
     if isinstance(value, TensorBase) and value._data.ndim:
         raise RuntimeError(f"masked_fill: only supports a 0-dimensional value tensor, but got "
                            f"tensor with {value._data.ndim} dimension(s)")
+    _check_fill_value(value, input._data.dtype, "masked_fill")
     # out of place the mask and the input broadcast together, as in PyTorch (in place,
     # masked_fill_, the mask must fit the input)
     out = ops.where(mask, value, input)
@@ -434,12 +501,52 @@ def nonzero_static(input: TensorBase, *, size: int, fill_value: int = -1) -> Ten
 
 @public(out=True)
 def take(input: TensorBase, index: TensorBase) -> TensorBase:
-    """Elements of the flattened input at ``index`` (its shape kept)."""
-    return input.reshape(-1)[index]
+    """Elements of the flattened input at ``index`` (an int64 tensor; its shape kept)."""
+    if not isinstance(index, TensorBase) or index._data.dtype != np.int64:
+        got = index._data.dtype if isinstance(index, TensorBase) else type(index).__name__
+        raise RuntimeError(f"take(): Expected a long tensor for index, but got "
+                           f"{torch_dtype_name(got) if isinstance(got, np.dtype) else got}")
+    return ops.getitem(reshape(input, (-1,)), (index._data,))
 
 
 def _along(dim: int, ndim: int, index: Any) -> tuple:
     return (slice(None),) * dim + (index,) + (slice(None),) * (ndim - dim - 1)
+
+
+def _check_index_write(input: TensorBase, dim: int, index: Any, source: TensorBase, op: str,
+                       dtypes: tuple, error: type[Exception]) -> tuple[int, np.ndarray]:
+    """PyTorch's checks of index_add/index_copy (``op``): an index of ``dtypes``, 0-d or 1-D,
+    with one entry per ``source`` slice along ``dim``, each in ``[0, size)`` (``error`` is
+    the exception of a bad entry, a wrong count or (index_copy) a wrong number of dims:
+    RuntimeError for index_add, IndexError for index_copy);
+    ``source`` shaped as ``input`` apart from ``dim`` (0-d ones read as 1-D). Returns the
+    normalized dim and the index as a 1-D array."""
+    idx = _index_array(index, op)
+    if idx.dtype not in dtypes:
+        raise RuntimeError(f"{op}(): Expected dtype {'/'.join(np.dtype(t).name for t in dtypes)}"
+                           f" for index but got: {torch_dtype_name(idx.dtype)}")
+    if idx.ndim > 1:
+        raise IndexError(f"{op}(): Index is supposed to be a vector, but got dim: {idx.ndim} "
+                         f"and size: {list(idx.shape)}")
+    d = ops.normalize_dims(dim, max(input._data.ndim, 1), op)[0]
+    s_shape, x_shape = input._data.shape or (1,), source._data.shape or (1,)
+    if len(s_shape) != len(x_shape) and error is IndexError:
+        raise IndexError(f"{op}(): When source and destination are not scalars, their "
+                         f"dimensionality must match. Source dimensionality ({len(x_shape)}), "
+                         f"destination dimensionality ({len(s_shape)})")
+    if len(s_shape) != len(x_shape) or s_shape[:d] + s_shape[d + 1:] != \
+            x_shape[:d] + x_shape[d + 1:]:
+        raise RuntimeError(f"{op}(): source tensor shape must match self tensor shape, "
+                           f"excluding the specified dimension. Got self.shape = "
+                           f"{list(input._data.shape)} source.shape = {list(source._data.shape)}")
+    if idx.size != x_shape[d]:
+        raise error(f"{op}(): Number of indices ({idx.size}) should be equal to "
+                    f"source.size(dim): ({x_shape[d]}), for dim: {d}")
+    n = s_shape[d]
+    if idx.size and (idx.min() < 0 or idx.max() >= n):
+        bad = idx.max() if idx.max() >= n else idx.min()
+        raise error(f"{op}(): index {bad} is out of bounds for dimension {d} with size {n}")
+    return d, idx.reshape(-1)
 
 
 @public(out=True, inplace=True)
@@ -449,28 +556,54 @@ def index_add(input: TensorBase, dim: int, index: TensorBase, source: TensorBase
     (repeats add up)."""
     same_dtype(input, source, "index_add_(): self ({0}) and source ({1}) must have the same "
                               "scalar type")
-    d = dim % input.ndim
-    values = source if alpha == 1 else source * alpha
-    return ops.index_put(input, _along(d, input.ndim, index._data), values, accumulate=True,
-                         op="index_add")
+    d, idx = _check_index_write(input, dim, index, source, "index_add", (np.int64, np.int32),
+                                RuntimeError)
+    values = _as_1d(source if alpha == 1 else source * alpha)
+    out = ops.index_put(_as_1d(input), _along(d, max(input.ndim, 1), idx), values,
+                        accumulate=True, op="index_add")
+    return out if input.ndim else reshape(out, ())
 
 
 @public(out=True, inplace=True)
 def index_copy(input: TensorBase, dim: int, index: TensorBase, source: TensorBase) -> TensorBase:
-    """A copy of ``input`` with ``source`` slices written at ``index`` along ``dim``."""
+    """A copy of ``input`` with ``source`` slices written at ``index`` (int64) along ``dim``."""
     same_dtype(input, source, "index_copy_(): self and source expected to have the same "
                               "dtype, but got (self) {0} and (source) {1}")
-    d = dim % input.ndim
-    return ops.index_put(input, _along(d, input.ndim, index._data), source, op="index_copy")
+    d, idx = _check_index_write(input, dim, index, source, "index_copy", (np.int64,),
+                                IndexError)
+    out = ops.index_put(_as_1d(input), _along(d, max(input.ndim, 1), idx), _as_1d(source),
+                        op="index_copy")
+    return out if input.ndim else reshape(out, ())
 
 
 @public(inplace=True)
 def index_fill(input: TensorBase, dim: int, index: TensorBase, value: Any) -> TensorBase:
-    """A copy of ``input`` with ``value`` at ``index`` along ``dim``."""
-    d = dim % input.ndim
-    v = value if isinstance(value, TensorBase) else wrap(np.asarray(value,
-                                                                    input._data.dtype))
-    return ops.index_put(input, _along(d, input.ndim, index._data), v, op="index_fill")
+    """A copy of ``input`` with ``value`` (a number or 0-d tensor) at ``index`` (0-d or 1-D
+    int64; negative entries count from the end, as PyTorch's index_fill allows) along
+    ``dim``."""
+    idx = index._data if isinstance(index, TensorBase) else np.asarray(index)
+    if idx.dtype != np.int64:
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    if idx.ndim > 1:
+        raise RuntimeError(f"index_fill_(): Index has to be a vector/scalar, got shape "
+                           f"{idx.shape}")
+    if isinstance(value, TensorBase) and value._data.ndim:
+        raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got "
+                           f"tensor with {value._data.ndim} dimension(s).")
+    _check_fill_value(value, input._data.dtype, "index_fill")
+    ndim = max(input.ndim, 1)
+    d = ops.normalize_dims(dim, ndim, "index_fill")[0]
+    n = (input._data.shape or (1,))[d]
+    if idx.size and (idx.min() < -n or idx.max() >= n):
+        bad = idx.max() if idx.max() >= n else idx.min()
+        raise IndexError(f"index_fill_(): index {bad} is out of bounds for dimension {d} with "
+                         f"size {n}")
+    # (astype, not asarray(value, dtype): a negative int wraps into an unsigned dtype)
+    v = value if isinstance(value, TensorBase) else wrap(np.asarray(value).astype(
+        input._data.dtype))
+    out = ops.index_put(_as_1d(input), _along(d, ndim, idx.reshape(-1) % max(n, 1)), v,
+                        op="index_fill")
+    return out if input.ndim else reshape(out, ())
 
 
 @public(inplace=True)
@@ -480,6 +613,7 @@ def masked_scatter(input: TensorBase, mask: TensorBase, source: TensorBase) -> T
     keeps ``input``'s shape)."""
     same_dtype(input, source, "masked_scatter: expected self and source to have same dtypes "
                               "but got {0} and {1}")
+    mask = _bool_mask(mask, "masked_scatter_")
     try:
         shape = np.broadcast_shapes(input.shape, mask.shape)
     except ValueError:
@@ -492,4 +626,5 @@ def masked_scatter(input: TensorBase, mask: TensorBase, source: TensorBase) -> T
     if source.numel() < n:
         raise RuntimeError(f"masked_scatter: expected source to have at least {n} elements, "
                            f"got {source.numel()}")
-    return ops.index_put(input, np.nonzero(m), source.reshape(-1)[:n], op="masked_scatter")
+    # the mask itself as the index (not np.nonzero, which refuses a 0-d mask)
+    return ops.index_put(input, (m,), source.reshape(-1)[:n], op="masked_scatter")

@@ -20,6 +20,7 @@ from .._core.size import Size, sizes_or_keyword
 from .._core.tensor_base import TensorBase, wrap
 from .._core.warnings import warn
 from ..ops import shape as ops_shape
+from ..ops.movement import diagonal_view
 from ..ops.shape import cat, pad_constant
 from .basic import transpose
 from .creation import tensor as _tensor
@@ -104,8 +105,14 @@ def flip(input: TensorBase, dims: Any) -> TensorBase:
 
 def narrow(input: TensorBase, dim: int, start: int, length: int) -> TensorBase:
     """The slice ``start:start + length`` of dimension ``dim`` (a view)."""
+    if input._data.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     d = _dim(dim, input._data.ndim, "narrow")
     n = input._data.shape[d]
+    start = int(start)  # (a 0-d integer tensor too)
+    if not -n <= start <= n:
+        raise IndexError(f"narrow: start out of range (expected to be in range of [{-n}, {n}], "
+                         f"but got {start})")
     if start < 0:
         start += n
     if not (0 <= start <= n and length >= 0 and start + length <= n):
@@ -240,18 +247,16 @@ def triu(input: TensorBase, diagonal: int = 0) -> TensorBase:
 def diagonal(input: TensorBase, offset: int = 0, dim1: int = 0, dim2: int = 1) -> TensorBase:
     """The diagonal of dims ``dim1``/``dim2`` (shifted by ``offset``), as a new last dim."""
     ndim = input._data.ndim
+    # (a dim beyond a 0-d/1-D tensor's range is PyTorch's IndexError, from the dim check)
+    d1, d2 = _dim(dim1, ndim, "diagonal"), _dim(dim2, ndim, "diagonal")
     if ndim < 2:
         raise RuntimeError(f"diagonal: expected a tensor with at least 2 dimensions, got shape "
                            f"{input._data.shape}")
-    d1, d2 = _dim(dim1, ndim, "diagonal"), _dim(dim2, ndim, "diagonal")
     if d1 == d2:
         raise RuntimeError(f"diagonal: dimensions cannot be identical {dim1}, {dim2}")
     order = [i for i in range(ndim) if i not in (d1, d2)] + [d1, d2]
-    moved = ops.permute(input, tuple(order))
-    rows, cols = input._data.shape[d1], input._data.shape[d2]
-    length = max(min(rows, cols - offset) if offset >= 0 else min(rows + offset, cols), 0)
-    i = np.arange(length) + max(-offset, 0)
-    return ops.getitem(moved, (Ellipsis, i, i + offset))
+    # a view of a view, as PyTorch's: writing through the diagonal writes ``input``
+    return diagonal_view(ops.permute(input, tuple(order)), offset)
 
 
 def contiguous(input: TensorBase, memory_format: Any = None) -> TensorBase:
@@ -271,6 +276,10 @@ def pad(input: TensorBase, pad: Any, mode: str = "constant",
         value: float | None = None) -> TensorBase:
     """Pad the last ``len(pad) // 2`` dims: ``pad = (left_last, right_last, left_prev, ...)``.
     Modes: constant (``value``, default 0; negative pads crop), reflect, replicate, circular."""
+    for i, p in enumerate(pad):  # ints (or integer scalars), as PyTorch's argument parser
+        if isinstance(p, bool) or not hasattr(p, "__index__"):
+            raise TypeError(f"pad(): argument 'pad' (position 2) must be tuple of ints, but "
+                            f"found element of type {type(p).__name__} at pos {i}")
     pad = tuple(int(p) for p in pad)
     if len(pad) % 2 or len(pad) // 2 > input._data.ndim:
         raise RuntimeError(f"pad: padding length must be even and at most twice the number of "
@@ -287,6 +296,10 @@ def pad(input: TensorBase, pad: Any, mode: str = "constant",
             f"tensor (shape {input._data.shape}, mode '{mode}'). Supported combinations for "
             "non-constant padding: 2D or 3D input, padding size 2 (the last dimension); 3D or "
             "4D input, padding size 4 (the last 2); 4D or 5D input, padding size 6 (the last 3)")
+    if mode != "constant" and value:  # (an explicit 0 is accepted, as in PyTorch)
+        raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
+    if mode in ("reflect", "replicate"):
+        _check_reflect_replicate_sizes(input._data.shape, pad)
     out = input
     for k in range(len(pad) // 2):
         d = input._data.ndim - 1 - k
@@ -321,9 +334,28 @@ def pad(input: TensorBase, pad: Any, mode: str = "constant",
     return out
 
 
+def _check_reflect_replicate_sizes(shape: tuple[int, ...], pad: tuple[int, ...]) -> None:
+    """PyTorch's checks of reflect and replicate padding: every dim but the batch dim is
+    non-empty, and every padded dim keeps at least one element (negative pads crop)."""
+    dims = len(pad) // 2
+    batch = 1 if len(shape) == dims + 2 else 0
+    if any(n == 0 for n in shape[batch:]):
+        raise RuntimeError(f"Expected {dims + 1}D or {dims + 2}D (batch mode) tensor with "
+                           f"possibly 0 batch size and other non-zero dimensions for input, but "
+                           f"got: {list(shape)}")
+    for k, name in zip(range(dims), "WHD"):
+        n = shape[len(shape) - 1 - k]
+        if n + pad[2 * k] + pad[2 * k + 1] < 1:
+            raise RuntimeError(f"input ({name}: {n}) is too small. Calculated output {name}: "
+                               f"{n + pad[2 * k] + pad[2 * k + 1]}")
+
+
 def _pad_constant(x: TensorBase, d: int, left: int, right: int, value: float) -> TensorBase:
-    """Pad dim ``d`` with ``value``; negative widths crop instead, as in PyTorch."""
+    """Pad dim ``d`` with ``value``; negative widths crop instead, as in PyTorch (down to an
+    empty dim, not beyond)."""
     n = x._data.shape[d]
+    if n + left + right < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
     if left < 0 or right < 0:
         x = ops.getitem(x, _along(d, slice(max(-left, 0), n - max(-right, 0))))
         left, right = max(left, 0), max(right, 0)

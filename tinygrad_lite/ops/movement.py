@@ -151,17 +151,53 @@ def is_basic_index(index: tuple) -> bool:
                for i in index)
 
 
+# the dtypes PyTorch takes for an index tensor as they are (see _unusual_tensor_index)
+_INDEX_DTYPES = frozenset(np.dtype(t) for t in (np.int64, np.int32, np.bool_))
+
+
+def _sequence_as_tuple(index: list) -> bool:
+    """PyTorch's (and old NumPy's) rule for a list index: one holding a sequence, a tensor, a
+    slice, None or ``...`` (and shorter than 32) means the tuple of its items, so
+    ``x[[[0, 1], [1, 0]]]`` is ``x[[0, 1], [1, 0]]``; any other list is one index array."""
+    return len(index) < 32 and any(
+        i is None or i is Ellipsis or isinstance(i, (list, tuple, slice, TensorBase, np.ndarray))
+        for i in index)
+
+
+def _unusual_tensor_index(i: np.ndarray):
+    """A tensor index that is not a plain int64/int32/bool array, as PyTorch reads it: a 0-d
+    integer tensor is an int (a select: a view, and no advanced-index reordering), a uint8
+    tensor a (deprecated) bool mask; other dtypes are refused."""
+    if i.dtype == np.uint8:
+        return i.astype(np.bool_)
+    if i.dtype.kind in "iu" and i.ndim == 0:
+        return int(i)
+    if i.dtype in _INDEX_DTYPES:
+        return i  # a 0-d bool tensor: a mask, as in NumPy
+    raise IndexError(f"getitem: tensors used as indices must be long, int or bool tensors (or "
+                     f"byte, read as a mask), not {i.dtype}")
+
+
 def normalize_index(index) -> tuple:
-    """An index as a tuple of ints, slices, None, Ellipsis and arrays (tensors become arrays)."""
+    """An index as a tuple of ints, slices, None, Ellipsis and arrays (tensors become arrays),
+    read as PyTorch reads it (see _sequence_as_tuple, _unusual_tensor_index)."""
     if not isinstance(index, tuple):
-        index = (index,)
+        index = tuple(index) if type(index) is list and _sequence_as_tuple(index) else (index,)
     out = []
     for i in index:
         if isinstance(i, TensorBase):
             i = i._data
+            if i.ndim == 0 or i.dtype not in _INDEX_DTYPES:
+                i = _unusual_tensor_index(i)
         elif isinstance(i, (list, tuple)) or (hasattr(i, "__array__") and not isinstance(
                 i, (np.ndarray, np.generic))):
-            i = np.asarray(i)  # (other array libraries' arrays too: PyTorch's rules apply)
+            # (other array libraries' arrays too: PyTorch's rules apply); an empty list is an
+            # empty int64 index, as in PyTorch (NumPy would make it float64)
+            i = np.asarray(i) if not isinstance(i, (list, tuple)) or len(i) else \
+                np.zeros(0, np.int64)
+            if i.dtype == object:
+                raise RuntimeError(f"getitem: could not infer the dtype of the index {index!r}: "
+                                   "a list index holds only ints, bools or tensors")
         if isinstance(i, np.ndarray) and i.dtype.kind not in "biu":
             raise IndexError(
                 f"getitem: tensors used as indices must be long, int or bool, not {i.dtype}"
@@ -283,6 +319,31 @@ def getitem(x: TensorBase, index) -> TensorBase:
     if basic:
         return _view(out, x, node, ("getitem", index))
     return wrap(out, node)
+
+
+class DiagonalBackward0(IndexBackward0):
+    """Backward of ``diagonal_view``: the gradient scattered back onto the diagonal."""
+
+
+def diagonal_view(x: TensorBase, offset: int) -> TensorBase:
+    """The diagonal of the last two dims of ``x`` (shifted by ``offset``) as a new last dim:
+    a view sharing ``x``'s memory, as PyTorch's diagonal is (writing through it writes ``x``),
+    recorded as the advanced index ``x[..., i, i + offset]`` for its gradient and for in-place
+    ops on it (ops/inplace.py)."""
+    rows, cols = x._data.shape[-2:]
+    first_row, first_col = max(-offset, 0), max(offset, 0)
+    length = max(min(rows - first_row, cols - first_col), 0)
+    i = np.arange(length) + first_row
+    index = (Ellipsis, i, i + offset)
+    corner = x._data[..., first_row:, first_col:]  # a view starting at the first element
+    strides = corner.strides
+    out = np.lib.stride_tricks.as_strided(corner, corner.shape[:-2] + (length,),
+                                          strides[:-2] + (strides[-2] + strides[-1],))
+    node = None
+    if grad_state.enabled and x._requires_grad:
+        node = DiagonalBackward0(x)
+        node.index, node.input_shape = index, x._data.shape
+    return _view(out, x, node, ("getitem", index))
 
 
 def gathered(x: TensorBase, index: tuple, out: np.ndarray) -> TensorBase:
