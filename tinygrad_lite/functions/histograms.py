@@ -13,6 +13,7 @@ from .._core.tensor_base import TensorBase, wrap
 from ..dtypes import is_float_dtype
 from ..ops import return_types
 from .registry import public
+from .sorting import bisect_rows
 
 __all__ = ["histogramdd", "histc", "histogram"]
 
@@ -46,18 +47,54 @@ def histogramdd(input: TensorBase, bins: Any = 10, *, range: Any = None,  # noqa
                              tuple(wrap(e.astype(data.dtype)) for e in edges))
 
 
+def _dtype_name(a: np.ndarray) -> str:
+    """PyTorch's name for a dtype in its "not implemented for 'Long'" messages."""
+    return {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+            "bool": "Bool", "float16": "Half", "float32": "Float", "float64": "Double"}.get(
+                a.dtype.name, a.dtype.name)
+
+
+def _check_bins(bins: int) -> None:
+    if bins <= 0:
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
+
+
+def _bin_counts(data: np.ndarray, lo: Any, hi: Any, pos: np.ndarray, bins: int,
+                weight: np.ndarray | None, dtype: Any) -> np.ndarray:
+    """PyTorch's histogram kernel on flat ``data`` with each element's bin ``pos``: elements
+    outside ``[lo, hi]`` and NaN are skipped, and the last bin includes its right edge. The
+    sums run in ``dtype``, as PyTorch's do."""
+    keep = (data >= lo) & (data <= hi)
+    hist = np.zeros(bins, dtype)
+    np.add.at(hist, np.minimum(pos[keep], bins - 1),
+              1 if weight is None else weight[keep].astype(dtype))
+    return hist
+
+
 @public(out=True)
 def histc(input: TensorBase, bins: int = 100, min: float = 0, max: float = 0) -> TensorBase:  # noqa: A002
     """A histogram of ``bins`` equal bins between ``min`` and ``max`` (the data's range when
-    both are 0); values outside are ignored."""
+    they are equal; widened by 1 each way when that is a point); values outside and NaN are
+    ignored. PyTorch's binning: ``int((x - min) * bins / (max - min))`` in the input's dtype."""
     a = input._data
+    if not is_float_dtype(a.dtype):
+        raise NotImplementedError(f'"histogram_cpu" not implemented for \'{_dtype_name(a)}\'')
+    _check_bins(int(bins))
     lo, hi = float(min), float(max)
-    if lo == hi == 0 and a.size:
+    if lo == hi and a.size:  # (not only 0 and 0: any empty range means "the data's")
         lo, hi = float(a.min()), float(a.max())
     if lo == hi:
         lo, hi = lo - 1, hi + 1
-    counts, _ = np.histogram(a, bins=bins, range=(lo, hi))
-    return wrap(counts.astype(a.dtype if is_float_dtype(a.dtype) else np.float32))
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise RuntimeError(f"torch.histc: range of [{lo:g}, {hi:g}] is not finite")
+    if not lo < hi:
+        raise RuntimeError("torch.histc: max must be larger than min")
+    dt = a.dtype.type
+    data = a.reshape(-1)
+    with np.errstate(invalid="ignore"):
+        scaled = (data - dt(lo)) * dt(bins) / (dt(hi) - dt(lo))
+        pos = np.where(np.isfinite(scaled), scaled, 0).astype(np.int64)
+    return wrap(_bin_counts(data, dt(lo), dt(hi), pos, int(bins), None, a.dtype))
 
 
 @public(out=True)
@@ -65,41 +102,58 @@ def histogram(input: TensorBase, bins: Any = 100, *, range: Any = None,  # noqa:
               weight: TensorBase | None = None, density: bool = False) -> Any:
     """``(hist, bin_edges)``: counts (or weights, or a density) of ``input`` in ``bins`` equal
     bins over ``range`` (the data's min..max by default), or between given edges."""
-    if not is_float_dtype(input._data.dtype):
-        raise RuntimeError(f"torch.histogram: input tensor and bins tensors should have the same "
-                           f"floating point dtype, got {input.dtype}")
-    data = input._data.reshape(-1)
-    dt = input._data.dtype
+    a = input._data
+    if a.dtype not in (np.float32, np.float64):
+        raise NotImplementedError(f'"histogramdd" not implemented for \'{_dtype_name(a)}\'')
+    data = a.reshape(-1)
+    dt = a.dtype
     if isinstance(bins, TensorBase):
-        edges = bins._data.astype(np.float64)
+        edges = bins._data
+        if edges.dtype != dt:
+            raise RuntimeError(f"torch.histogramdd: input tensor and bins tensors should have "
+                               f"the same dtype, but got input with dtype {a.dtype} and bins "
+                               f"for dimension 0 with dtype {edges.dtype}")
         if edges.ndim != 1 or edges.size < 2:
             raise RuntimeError(f"torch.histogram: bins tensor should have one dimension and at "
                                f"least 2 elements, got shape {tuple(bins._data.shape)}")
     else:
-        if int(bins) <= 0:
-            raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for "
-                               "dimension 0")
+        _check_bins(int(bins))
         if range is not None:
             lo, hi = (float(v) for v in range)
-            if lo > hi:
-                raise RuntimeError(f"torch.histogram: min should not exceed max, got min {lo} "
-                                   f"max {hi}")
         elif data.size:
             lo, hi = float(data.min()), float(data.max())
-        else:
-            lo, hi = 0.0, 0.0
-        if lo == hi:  # an empty range is widened as PyTorch does
-            lo, hi = lo - 0.5, hi + 0.5
+        else:  # PyTorch's default range without data
+            lo, hi = 0.0, 1.0
         if not (math.isfinite(lo) and math.isfinite(hi)):
-            raise RuntimeError(f"torch.histogram: range of [{lo}, {hi}] is not finite")
-        edges = np.linspace(lo, hi, int(bins) + 1)
+            raise RuntimeError(f"torch.histogramdd: dimension 0's range [{lo:g}, {hi:g}] is not "
+                               "finite")
+        if lo > hi:
+            raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min "
+                               f"{lo:g} max {hi:g} for dimension 0")
+        if lo == hi:  # an empty range is widened as PyTorch (and NumPy) do
+            lo, hi = lo - 0.5, hi + 0.5
+        edges = np.linspace(lo, hi, int(bins) + 1).astype(dt)
     w = None if weight is None else weight._data.reshape(-1)
-    if w is not None and w.shape != data.shape:
+    if weight is not None and weight._data.shape != a.shape:
         raise RuntimeError(f"torch.histogram: if weight tensor is provided it should have the "
-                           f"same shape as the input tensor, got {tuple(w.shape)} "
-                           f"and {tuple(input._data.shape)}")
-    hist, _ = np.histogram(data, bins=edges, weights=w, density=density)
-    return HistogramResult(wrap(hist.astype(dt)), wrap(edges.astype(dt)))
+                           f"same shape as the input tensor, got {tuple(weight._data.shape)} "
+                           f"and {tuple(a.shape)}")
+    if weight is not None and weight._data.dtype != dt:
+        raise RuntimeError(f"torch.histogramdd: if weight tensor is provided, input tensor and "
+                           f"weight tensor should have the same dtype, but got input({a.dtype}),"
+                           f" and weight({weight._data.dtype})")
+    # the last edge not above each element (a binary search, as PyTorch's for given edges; its
+    # search near the linear guess for equal bins finds the same bin). NumPy's search assumes
+    # sorted edges: others take C++'s upper_bound, step for step
+    if (np.diff(edges) >= 0).all():
+        pos = np.searchsorted(edges, data, side="right") - 1
+    else:
+        pos = bisect_rows(edges[None], data[None], True)[0] - 1
+    hist = _bin_counts(data, edges[0], edges[-1], pos, edges.size - 1, w, dt)
+    if density:  # PyTorch: divided by the total, then by each bin's width
+        with np.errstate(divide="ignore", invalid="ignore"):
+            hist = (hist / hist.sum() / np.diff(edges)).astype(dt)
+    return HistogramResult(wrap(hist), wrap(edges.copy()))
 
 
 HistogramResult = return_types.histogram  # torch.return_types.histogram

@@ -16,6 +16,7 @@ from .._core.tensor_base import TensorBase, wrap
 from ..dtypes import is_float_dtype
 from .basic import matmul, sqrt
 from .indexing import take_along_dim
+from .registry import public
 from .shape import movedim
 from .sorting import sort
 
@@ -25,57 +26,83 @@ _MODES = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
 def _q_values(q: Any, op: str, dtype: np.dtype) -> tuple[np.ndarray, bool]:
-    """The probabilities as a float64 vector, and whether ``q`` was a scalar."""
-    if isinstance(q, TensorBase) and q._data.dtype != dtype:
-        raise RuntimeError(f"{op}() q tensor must be same dtype as the input tensor (got "
-                           f"{q.dtype} and the input's {dtype})")
-    values = q._data if isinstance(q, TensorBase) else np.asarray(q, dtype=np.float64)
-    if values.ndim > 1:
-        raise RuntimeError(f"{op}() q must be a scalar or 1D tensor")
-    if ((values < 0) | (values > 1)).any():
-        raise RuntimeError(f"{op}() q values must be in the range [0, 1]")
-    return np.atleast_1d(values).astype(np.float64), values.ndim == 0
+    """The probabilities as a vector of the input's dtype (PyTorch computes the ranks in it),
+    and whether ``q`` was a scalar. ``q`` is a Python number or a tensor, as PyTorch's
+    overloads take (a list is a TypeError there too)."""
+    if isinstance(q, TensorBase):
+        if q._data.dtype != dtype:
+            raise RuntimeError(f"{op}() q tensor must be same dtype as the input tensor (got "
+                               f"{q.dtype} and the input's {dtype})")
+        values = q._data
+        if values.ndim > 1:
+            raise RuntimeError(f"{op}() q must be a scalar or 1D tensor")
+        if not ((values >= 0) & (values <= 1)).all():  # (NaN fails too)
+            raise RuntimeError(f"{op}() q values must be in the range [0, 1]")
+    else:
+        if not 0 <= q <= 1:
+            raise RuntimeError(f"{op}() q must be in the range [0, 1] but got {q}")
+        values = np.asarray(q)
+    return np.atleast_1d(values).astype(dtype), values.ndim == 0
+
+
+def _lerp(start: TensorBase, end: TensorBase, weight: np.ndarray) -> TensorBase:
+    """PyTorch's ``lerp``: ``start + w * (end - start)`` for ``w < 0.5``, else
+    ``end - (end - start) * (1 - w)``; the two forms differ where the ends are infinite (the
+    rank's weight 0 or 1 must not meet ``inf * 0``) and in the last bit."""
+    w = wrap(weight)
+    below = wrap(weight < 0.5)
+    return ops.where(below, start + w * (end - start), end - (end - start) * (1 - w))
 
 
 def _quantile(input: TensorBase, q: Any, dim: int | None, keepdim: bool, interpolation: str,
               ignore_nan: bool, op: str) -> TensorBase:
+    """PyTorch's algorithm step for step (aten's quantile_compute), so values, NaN handling
+    and gradients agree: sort, rank ``q * (n - 1)`` in the input's dtype, gather the order
+    statistics below and above it, and ``lerp`` between them. A slice with a NaN ranks at its
+    last element (a NaN: quantile) and an all-NaN slice at its first (nanquantile), so the
+    result is NaN and the gradient goes to that NaN element, as in PyTorch."""
+    if not isinstance(q, (TensorBase, int, float, np.number)):  # (bool is an int)
+        # (PyTorch's argument parser: its overloads take a float or a Tensor)
+        raise TypeError(f"{op}() received an invalid combination of arguments - got q of type "
+                        f"{type(q).__name__}, but expected a float or a Tensor")
+    # (PyTorch's CPU kernel also refuses float16/bfloat16; those are kept working here, as the
+    # project's low-precision op suite expects of every differentiable op)
     if not is_float_dtype(input._data.dtype):
         raise RuntimeError(f"{op}() input tensor must be either float or double dtype")
+    probabilities, scalar_q = _q_values(q, op, input._data.dtype)
     if interpolation not in _MODES:
         raise RuntimeError(f"{op}() interpolation must be one of linear, lower, higher, "
-                           f"midpoint or nearest. Got {interpolation}")
-    probabilities, scalar_q = _q_values(q, op, input._data.dtype)
+                           f"midpoint or nearest, but got {interpolation}")
     ndim = input.ndim
     if dim is None:
         rows, d = input.reshape(-1), 0
     else:
         d = ops.normalize_dims(dim, max(ndim, 1), op)[0]
         rows = movedim(input, d, -1) if ndim else input.reshape(1)
-    n = rows.shape[-1]
     if input._data.size == 0:
         raise RuntimeError(f"{op}() input tensor must be non-empty")
+    dt = input._data.dtype.type
     ordered = sort(rows, -1).values  # NaN sorts last
     nan = np.isnan(rows._data)
-    valid = (n - nan.sum(-1)) if ignore_nan else np.full(rows.shape[:-1], n)
-    rank = probabilities * (np.maximum(valid, 1) - 1)[..., None]  # (..., Q)
-    lower, upper = np.floor(rank), np.ceil(rank)
-    if interpolation == "nearest":
-        lower = upper = np.round(rank)  # half to even, as torch.round
-    lo_values = take_along_dim(ordered, wrap(lower.astype(np.int64)), -1)
-    hi_values = take_along_dim(ordered, wrap(upper.astype(np.int64)), -1)
-    if interpolation in ("lower", "nearest"):
-        result = lo_values
+    if ignore_nan:  # ranks among the non-NaN values; an all-NaN slice ranks at 0 (a NaN)
+        valid = (~nan).sum(-1, keepdims=True)
+        rank = probabilities * (valid - 1).astype(dt)  # (..., Q)
+        rank = np.where(rank < 0, dt(0), rank)
+    else:  # a slice with a NaN ranks at its last element, a NaN
+        last = rows.shape[-1] - 1
+        rank = np.where(nan.any(-1, keepdims=True), dt(last), probabilities * dt(last))
+    if interpolation == "lower":
+        rank = np.floor(rank)
     elif interpolation == "higher":
-        result = hi_values
-    elif interpolation == "midpoint":
-        result = (lo_values + hi_values) * 0.5
-    else:
-        weight = wrap((rank - lower).astype(input._data.dtype))
-        result = lo_values + (hi_values - lo_values) * weight
-    undefined = (valid == 0) if ignore_nan else nan.any(-1)  # all NaN / any NaN
-    if undefined.any():
-        result = ops.where(wrap(np.broadcast_to(undefined[..., None], result.shape)),
-                           float("nan"), result)
+        rank = np.ceil(rank)
+    elif interpolation == "nearest":
+        rank = np.round(rank)  # half to even, as torch.round
+    below = rank.astype(np.int64)
+    result = take_along_dim(ordered, wrap(below), -1)
+    if interpolation in ("linear", "midpoint"):
+        weight = np.full_like(rank, 0.5) if interpolation == "midpoint" else rank - below
+        above = take_along_dim(ordered, wrap(np.ceil(rank).astype(np.int64)), -1)
+        result = _lerp(result, above, weight.astype(dt))
     result = movedim(result, -1, 0)  # (Q, ...)
     if keepdim:
         kept = [1] * ndim if dim is None else list(input.shape)
@@ -85,6 +112,7 @@ def _quantile(input: TensorBase, q: Any, dim: int | None, keepdim: bool, interpo
     return result[0] if scalar_q else result
 
 
+@public(out=True)
 def quantile(input: TensorBase, q: Any, dim: int | None = None, keepdim: bool = False, *,
              interpolation: str = "linear") -> TensorBase:
     """The ``q``-th quantiles along ``dim`` (all elements when None); a 1-D ``q`` adds a
@@ -92,6 +120,7 @@ def quantile(input: TensorBase, q: Any, dim: int | None = None, keepdim: bool = 
     return _quantile(input, q, dim, keepdim, interpolation, False, "quantile")
 
 
+@public(out=True)
 def nanquantile(input: TensorBase, q: Any, dim: int | None = None, keepdim: bool = False, *,
                 interpolation: str = "linear") -> TensorBase:
     """``quantile`` ignoring NaN (a slice of only NaN gives NaN)."""
