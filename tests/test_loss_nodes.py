@@ -59,7 +59,7 @@ def test_nll_loss_is_one_node_as_in_pytorch():
     seq_target = tl.tensor(rng.integers(0, 3, (2, 4)))
     assert gradgradcheck(lambda p: F.nll_loss(p, seq_target), (seq,))
     # weights and ignored entries keep the general path, with the same values
-    weighted = F.nll_loss(logp, target, weight=tl.tensor([1.0, 2.0, 0.5]))
+    weighted = F.nll_loss(logp, target, weight=tl.tensor([1.0, 2.0, 0.5], dtype=tl.float64))
     picked = logp.detach().numpy()[np.arange(5), target.numpy()]
     w = np.array([1.0, 2.0, 0.5])[target.numpy()]
     np.testing.assert_allclose(weighted.item(), -(picked * w).sum() / w.sum(), rtol=1e-12)

@@ -93,7 +93,7 @@ def test_default_align_corners_warns_and_errors():
         f(tl.randn(1, 1, 2, 2, 2), tl.zeros(1, 1, 1, 1, 3), mode="bicubic", align_corners=False)
     with pytest.raises(NotImplementedError):
         tl.nn.functional.affine_grid(tl.zeros(1, 2, 3), (1, 1, 2), align_corners=False)
-    with pytest.raises(ValueError):
+    with pytest.raises(RuntimeError):  # PyTorch's batched-matmul error for a batch mismatch
         tl.nn.functional.affine_grid(tl.zeros(1, 2, 3), (2, 1, 2, 2), align_corners=False)
 
 

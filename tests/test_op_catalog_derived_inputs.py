@@ -75,9 +75,6 @@ KNOWN: dict[str, dict[str, str]] = {
     "gradient-coords-edge2": {v: "float32 input with float64 coordinates: PyTorch promotes to "
                                  "float64" for v in ("base", "non-contiguous")},
     "view_as": {"non-contiguous": "PyTorch refuses a view of incompatible strides; ours copies"},
-    "pad-reflect": {"size-0": "PyTorch refuses to pad a tensor with a zero-size dim; ours pads"},
-    "pad-replicate": {"size-0": "PyTorch refuses to pad a tensor with a zero-size dim; ours "
-                                "pads"},
     "cov": {"0-d": "ours: a NumPy warning from matmul's backward at the inf of 1 / 0"},
 }
 

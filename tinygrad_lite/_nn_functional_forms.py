@@ -9,6 +9,7 @@ and ignored. The ``*_`` forms write the result into ``input``."""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -295,8 +296,11 @@ def threshold_(input: TensorBase, threshold: float, value: float) -> TensorBase:
 
 def kl_div(input: TensorBase, target: TensorBase, reduction: Any = 1, *,
            log_target: bool = False) -> TensorBase:
-    """The Kullback-Leibler divergence of log-probabilities ``input`` from ``target``."""
-    return F.kl_div(input, target, reduction=_reduction(reduction), log_target=log_target)
+    """The Kullback-Leibler divergence of log-probabilities ``input`` from ``target``. Unlike
+    ``nn.functional.kl_div``, PyTorch's op form gives no warning for its default ``'mean'``."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "reduction: 'mean' divides", UserWarning)
+        return F.kl_div(input, target, reduction=_reduction(reduction), log_target=log_target)
 
 
 def binary_cross_entropy_with_logits(input: TensorBase, target: TensorBase,

@@ -277,7 +277,9 @@ def _reduced(losses: np.ndarray, reduction: str) -> tuple[np.ndarray, int | None
     ``MeanBackward0``): one node, the same values as ``losses.mean()``."""
     if reduction == "none":
         return np.asarray(losses), None
-    with np.errstate(invalid="ignore", divide="ignore"):  # the mean of nothing is NaN
+    if reduction == "mean" and not losses.size:  # the mean of nothing: NaN, without NumPy's
+        total = np.asarray(np.nan, losses.dtype)  # "Mean of empty slice" warning (PyTorch has none)
+    else:
         total = losses.mean() if reduction == "mean" else losses.sum()
     return np.asarray(total, dtype=losses.dtype), losses.size if reduction == "mean" else 1
 

@@ -4,7 +4,9 @@ ops/linalg/distance.py, or matmul's expansion for p=2 as PyTorch chooses)."""
 from __future__ import annotations
 
 from ..._core.tensor_base import TensorBase
+from ...dtypes import is_float_dtype
 from ...ops.linalg.distance import cdist_direct
+from ...ops.linalg.inverse import torch_dtype_name
 
 __all__ = ["cdist"]
 
@@ -19,6 +21,13 @@ def cdist(x1: TensorBase, x2: TensorBase, p: float = 2.0,
     if compute_mode not in ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
                             "donot_use_mm_for_euclid_dist"):
         raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    for name, x in (("X1", x1), ("X2", x2)):
+        if x.ndim < 2:
+            raise RuntimeError(f"cdist only supports at least 2D tensors, {name} got: {x.ndim}D")
+    for name, x in (("X1", x1), ("X2", x2)):
+        if not is_float_dtype(x._data.dtype):
+            raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: "
+                               f"{torch_dtype_name(x._data.dtype)}")
     if x1.shape[-1] != x2.shape[-1]:
         raise RuntimeError(f"cdist: X1 and X2 must have the same number of columns. X1: "
                            f"{x1.shape[-1]} X2: {x2.shape[-1]}")

@@ -60,9 +60,12 @@ def affine_grid(theta: TensorBase, size: Any, align_corners: bool | None = None)
         raise NotImplementedError("affine_grid only supports 4D and 5D sizes, for 2D and 3D "
                                   f"affine transforms, respectively. Got size {size}.")
     nd = len(size) - 2
-    if theta.ndim != 3 or tuple(theta.shape[1:]) != (nd, nd + 1) or theta.shape[0] != size[0]:
+    if theta.ndim != 3 or tuple(theta.shape[1:]) != (nd, nd + 1):
         raise ValueError(f"Expected a batch of {nd}D affine matrices of shape Nx{nd}x{nd + 1} "
                          f"for size {size}. Got {tuple(theta.shape)}.")
+    if theta.shape[0] != size[0]:  # PyTorch's error is its batched matmul's (a RuntimeError)
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{size[0]}, {nd + 1}] but got: [{theta.shape[0]}, {nd + 1}].")
     if align and min(size[2:]) == 1:
         warn("Since version 1.3.0, affine_grid behavior has changed for unit-size "
              "grids when align_corners=True. This is not an intended use case of "

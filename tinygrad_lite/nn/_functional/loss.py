@@ -12,10 +12,12 @@ from typing import Any
 import numpy as np
 
 from ... import functions as _fn
+from ..._core.autocast_state import autocast_state
 from ..._core.tensor_base import TensorBase, wrap
 from ..._core.warnings import warn
 from ...dtypes import is_float_dtype
 from ...ops.elementwise import autocast_fp32, bfloat16_in_float32
+from ...ops.linalg.inverse import torch_dtype_name
 from ...ops.loss import binary_cross_entropy as _bce_elementwise
 from ...ops.loss import binary_cross_entropy_with_logits as _bce_logits_elementwise
 from ...ops.loss import fused_cross_entropy, log_sigmoid
@@ -110,6 +112,9 @@ def _check_class_weight(weight: TensorBase | None, input: TensorBase, op: str) -
         raise RuntimeError(
             f"{op}: weight tensor should be defined either for all {classes} classes or no "
             f"classes but got weight tensor of shape: {list(weight.shape)}")
+    if weight._data.dtype != input._data.dtype:  # PyTorch's kernels take one dtype, no promotion
+        raise RuntimeError(f"{op}: expected scalar type {torch_dtype_name(input._data.dtype)} "
+                           f"but found {torch_dtype_name(weight._data.dtype)}")
 
 
 def _check_index_target_dtype(input: TensorBase, target: object, op: str) -> None:
@@ -156,9 +161,11 @@ def huber_loss(input: TensorBase, target: TensorBase, reduction: str = "mean", d
                weight: TensorBase | None = None) -> TensorBase:
     """Quadratic for ``|d| < delta``, linear (slope delta) beyond (``weight``: per-element
     weights, averaged over the element count as PyTorch does)."""
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
     input, target = autocast_fp32(input, _as_tensor(target, input))
     _warn_if_broadcast(input, target, "huber_loss")
-    if _one_node(input, target, weight, reduction) and delta > 0:
+    if _one_node(input, target, weight, reduction):
         return _smooth_l1_node(input, target, delta, reduction, delta=delta)
     d = input - target
     a = _fn.abs(d)
@@ -172,6 +179,8 @@ def smooth_l1_loss(input: TensorBase, target: TensorBase, size_average: Any = No
                    ) -> TensorBase:
     """``0.5 d^2 / beta`` for ``|d| < beta``, ``|d| - 0.5 beta`` beyond (L1 when beta=0)."""
     reduction = legacy_reduction(size_average, reduce, reduction)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     input, target = autocast_fp32(input, _as_tensor(target, input))
     _warn_if_broadcast(input, target, "smooth_l1_loss")
     if _one_node(input, target, None, reduction) and beta > 0:
@@ -267,9 +276,9 @@ def cross_entropy(input: TensorBase, target: TensorBase, weight: TensorBase | No
     with ``label_smoothing`` the target is mixed with the uniform distribution."""
     reduction = legacy_reduction(size_average, reduce, reduction)
     (input,) = autocast_fp32(input)  # PyTorch's CPU autocast runs losses in float32
-    if not 0.0 <= label_smoothing <= 1.0:
-        raise ValueError(f"cross_entropy: label_smoothing must be in [0, 1], got "
-                         f"{label_smoothing}")
+    if label_smoothing > 1.0:  # PyTorch's check; a negative value smooths nothing (no error)
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
+                           f"{label_smoothing:g}")
     _check_class_weight(weight, input, "cross_entropy")
     _check_index_target_dtype(input, target, "cross_entropy")
     fused = fused_cross_entropy(input, target, weight, ignore_index, reduction, label_smoothing)
@@ -312,7 +321,10 @@ def binary_cross_entropy(input: TensorBase, target: TensorBase, weight: TensorBa
         raise RuntimeError("binary_cross_entropy: all elements of input should be between 0 "
                            "and 1")
     if target._data.dtype != input._data.dtype:
-        target = target.to(input.dtype)
+        if autocast_state.dtype is None:  # PyTorch's kernel takes one dtype, no promotion
+            raise RuntimeError(f"Found dtype {torch_dtype_name(target._data.dtype)} but "
+                               f"expected {torch_dtype_name(input._data.dtype)}")
+        target = target.to(input.dtype)  # autocast casts the input alone to float32
     # one node: PyTorch's gradient (x - t) / max(x (1 - x), 1e-12) stays finite at 0 and 1
     if weight is None and reduction in ("none", "mean", "sum"):
         return _bce_elementwise(input, target, reduction)
@@ -358,6 +370,11 @@ def kl_div(input: TensorBase, target: TensorBase, size_average: Any = None, redu
            reduction: str = "mean", log_target: bool = False) -> TensorBase:
     """``target * (log(target) - input)`` with log-probabilities ``input``; ``batchmean``
     divides the sum by the batch size (the mathematically correct KL)."""
+    if reduction == "mean" and size_average is None and reduce is None:
+        warn("reduction: 'mean' divides the total loss by both the batch size and the support "
+             "size.'batchmean' divides only by the batch size, and aligns with the KL div math "
+             "definition.'mean' will be changed to behave the same as 'batchmean' in the next "
+             "major release.")
     reduction = legacy_reduction(size_average, reduce, reduction)
     (input,) = autocast_fp32(input)
     target = _as_tensor(target, input)
@@ -378,13 +395,17 @@ def poisson_nll_loss(input: TensorBase, target: TensorBase, log_input: bool = Tr
                      reduce: Any = None, reduction: str = "mean") -> TensorBase:
     """Negative log-likelihood of a Poisson target: ``exp(x) - t x`` with ``log_input``,
     else ``x - t log(x + eps)``; ``full`` adds Stirling's term for targets > 1."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
     loss = input.exp() - target * input if log_input else input - target * (input + eps).log()
     if full:
+        # PyTorch's Stirling term of every target, masked to 0 where t <= 1: the mask passes
+        # no gradient, but the target's gradient there is still 0 * d(stirling)/dt, NaN at t = 0
+        # (log(0) and 1 / 0), as in PyTorch
         t = target
-        safe = _fn.where(t > 1, t, 2.0)
-        stirling = safe * safe.log() - safe + 0.5 * (2 * math.pi * safe).log()
+        stirling = t * t.log() - t + 0.5 * (2 * math.pi * t).log()
         loss = loss + _fn.where(t > 1, stirling, 0.0)
-    reduction = legacy_reduction(size_average, reduce, reduction)
     return _reduce(loss, reduction, "poisson_nll_loss")
 
 
@@ -393,15 +414,24 @@ def gaussian_nll_loss(input: TensorBase, target: TensorBase, var: Any, full: boo
                       eps: float = 1e-6, reduction: str = "mean") -> TensorBase:
     """``0.5 (log(var) + (input - target)^2 / var)`` (+ ``0.5 log(2 pi)`` with ``full``);
     ``var`` is clamped to ``eps`` (without gradient through the clamp, as PyTorch)."""
-    v = var if isinstance(var, TensorBase) else _fn.tensor(float(var))
+    if not isinstance(var, TensorBase):  # a Python number: a constant of the input's dtype
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = wrap(np.full(input._data.shape, var, input._data.dtype))
+    elif (var.detach() < 0).any():
+        raise ValueError("var has negative entry/entries")
+    v = var
     in_shape, var_shape = tuple(input.shape), tuple(v.shape)
-    if isinstance(var, TensorBase) and var_shape != in_shape:
+    if var_shape != in_shape:
         if var_shape == in_shape[:-1]:  # one variance per sample (homoscedastic)
             v = v.unsqueeze(-1)
-        elif not (var_shape[:-1] == in_shape[:-1] and var_shape[-1:] == (1,)):
+        # else PyTorch's rule: the same rank, and the sizes where they differ from the
+        # input's sum to 1 (one dim of size 1 that broadcasts, (N, 1, H, W) for (N, C, H, W))
+        elif not (len(var_shape) == len(in_shape) and sum(
+                b for a, b in zip(in_shape, var_shape) if a != b) == 1):
             raise ValueError("var is of incorrect size")
-    if isinstance(var, TensorBase) and (v.detach() < 0).any():
-        raise ValueError("gaussian_nll_loss: var has negative entry/entries")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not valid")
     v = _fn.where(v.detach() < eps, v - v.detach() + eps, v)
     loss = 0.5 * (v.log() + (input - target) ** 2 / v)
     if full:

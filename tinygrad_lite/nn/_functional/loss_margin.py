@@ -55,6 +55,8 @@ def cosine_embedding_loss(input1: TensorBase, input2: TensorBase, target: Tensor
                           margin: float = 0.0, size_average: Any = None, reduce: Any = None,
                           reduction: str = "mean") -> TensorBase:
     """``1 - cos(x1, x2)`` for target 1, ``max(0, cos(x1, x2) - margin)`` for -1."""
+    if target.ndim > 1:  # PyTorch: one target per pair of rows, no (N, 1) or batched forms
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     # PyTorch's own formula here (not cosine_similarity's): 1e-12 added to each squared norm
     dot = (input1 * input2).sum(-1)
     squared1 = (input1 * input1).sum(-1) + 1e-12
@@ -71,6 +73,9 @@ def triplet_margin_loss(anchor: TensorBase, positive: TensorBase, negative: Tens
                         swap: bool = False, size_average: Any = None, reduce: Any = None,
                         reduction: str = "mean") -> TensorBase:
     """``max(d(a, p) - d(a, n) + margin, 0)`` with the p-norm distance."""
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+
     def distance(a: TensorBase, b: TensorBase) -> TensorBase:
         return pairwise_distance(a, b, p, eps)
 
@@ -85,6 +90,15 @@ def triplet_margin_with_distance_loss(anchor: TensorBase, positive: TensorBase,
                                       margin: float = 1.0, swap: bool = False,
                                       reduction: str = "mean") -> TensorBase:
     """The triplet loss with any distance (default: pairwise_distance)."""
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    if not anchor.ndim == positive.ndim == negative.ndim:
+        raise RuntimeError(
+            f"The anchor, positive, and negative tensors are expected to have the same number "
+            f"of dimensions, but got: anchor {anchor.ndim}D, positive {positive.ndim}D, and "
+            f"negative {negative.ndim}D inputs")
     dist = distance_function or pairwise_distance
     d_pos, d_neg = dist(anchor, positive), dist(anchor, negative)
     if swap:
@@ -105,6 +119,15 @@ def multilabel_soft_margin_loss(input: TensorBase, target: TensorBase,
     return _reduce(loss.mean(-1), reduction, "multilabel_soft_margin_loss")
 
 
+def _check_vector_or_matrix(input: TensorBase) -> None:
+    """The multi-class margin losses take a scalar, a non-empty (C,) vector or an (N, C)
+    matrix with C > 0 (N may be 0), as PyTorch's kernels do."""
+    if not (input.ndim == 0 or (input.ndim == 1 and input.numel())
+            or (input.ndim == 2 and input.shape[1])):
+        raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch "
+                           f"size, but got: {list(input.shape)}")
+
+
 @bfloat16_in_float32
 def multi_margin_loss(input: TensorBase, target: TensorBase, p: int = 1, margin: float = 1.0,
                       weight: TensorBase | None = None, size_average: Any = None,
@@ -112,7 +135,15 @@ def multi_margin_loss(input: TensorBase, target: TensorBase, p: int = 1, margin:
     """Multi-class hinge loss: ``sum_{i != y} max(0, margin - x[y] + x[i])^p / C``."""
     if p not in (1, 2):
         raise ValueError("multi_margin_loss: only p == 1 and p == 2 supported")
-    x = input if input.ndim == 2 else input.unsqueeze(0)
+    if weight is not None:
+        if weight.ndim != 1:
+            raise ValueError("weight must be one-dimensional")
+        classes = input.shape[-1] if input.ndim else 1
+        if weight.shape[0] != classes:
+            raise RuntimeError(f"inconsistent weight size, expected {classes} but got "
+                               f"{list(weight.shape)}")
+    _check_vector_or_matrix(input)
+    x = input if input.ndim == 2 else input.reshape(1, -1)  # a scalar is one sample, one class
     y = target.reshape(-1, 1)
     t = target._data
     if t.size != x.shape[0] or (t.size and (t.min() < 0 or t.max() >= x.shape[1])):
@@ -136,7 +167,8 @@ def multilabel_margin_loss(input: TensorBase, target: TensorBase, size_average: 
                            reduce: Any = None, reduction: str = "mean") -> TensorBase:
     """For each sample, ``sum_{j in targets, i not in targets} max(0, 1 - (x[j] - x[i])) / C``;
     the target lists class indices, ended by the first -1."""
-    x = input if input.ndim == 2 else input.unsqueeze(0)
+    _check_vector_or_matrix(input)
+    x = input if input.ndim == 2 else input.reshape(1, -1)  # a scalar is one sample, one class
     t = np.asarray(target._data if isinstance(target, TensorBase) else target)
     if t.shape != tuple(input.shape):
         raise RuntimeError(f"multilabel_margin_loss: inconsistent target size: {list(t.shape)} "

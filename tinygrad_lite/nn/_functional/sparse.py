@@ -136,8 +136,10 @@ def embedding_bag(input: TensorBase, weight: TensorBase, offsets: Any = None,
 def one_hot(tensor: TensorBase, num_classes: int = -1) -> TensorBase:
     """Integer class indices as an int64 one-hot tensor with a new last dimension."""
     idx = tensor._data
-    if idx.dtype.kind not in "iu":
-        raise RuntimeError("one_hot is only applicable to index tensor of integer dtype")
+    if idx.dtype != np.int64:  # PyTorch takes int64 indices only
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if num_classes == -1 and not idx.size:
+        raise RuntimeError("Can not infer total number of classes from empty tensor.")
     n = int(idx.max()) + 1 if num_classes == -1 else num_classes
     if idx.size and (idx.min() < 0 or idx.max() >= n):
         raise RuntimeError(f"one_hot: class values must be in [0, {n}), got {idx.min()}.."

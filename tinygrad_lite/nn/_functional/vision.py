@@ -21,7 +21,7 @@ from ..._core.warnings import warn
 from ...ops.nn import fold as _fold_windows
 from ...ops.nn import unfold as _unfold_windows
 from ._utils import ntuple, pad_spatial
-from .pooling_adaptive import adaptive_avg_pool1d, adaptive_avg_pool2d
+from .pooling_adaptive import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 
 __all__ = ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "pixel_shuffle",
            "pixel_unshuffle", "unfold", "fold", "channel_shuffle",
@@ -96,6 +96,40 @@ def _taps(mode: str, n_in: int, n_out: int, scale: float | None,
     return [(np.clip(base + k - 1, 0, n_in - 1), w) for k, w in enumerate(weights)]
 
 
+def _antialias_taps(mode: str, n_in: int, n_out: int, scale: float | None,
+                    align_corners: bool) -> list[tuple[np.ndarray, np.ndarray | None]]:
+    """PyTorch's (and PIL's) antialiased taps: when downsampling, the filter (triangle for
+    bilinear, Keys cubic with a = -0.5 for bicubic) is stretched by the ratio so that every
+    input pixel contributes; each output's weights are normalised to sum to 1. Upsampling keeps
+    the plain support but still normalises the weights cut off at the borders."""
+    if align_corners:
+        ratio = (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+    else:
+        ratio = n_in / n_out if scale is None else scale
+    half = 1.0 if mode == "bilinear" else 2.0  # half the filter's width, in input pixels
+    support = half * ratio if ratio >= 1.0 else half
+    invscale = 1.0 / ratio if ratio >= 1.0 else 1.0
+    max_taps = int(math.ceil(support)) * 2 + 1
+    center = ratio * (np.arange(n_out, dtype=np.float64) + 0.5)
+    # C's truncation toward zero of center -/+ support + 0.5, as PyTorch computes the window
+    xmin = np.maximum(np.trunc(center - support + 0.5), 0).astype(np.int64)
+    xsize = np.clip(np.minimum(np.trunc(center + support + 0.5).astype(np.int64), n_in) - xmin,
+                    0, max_taps)
+    j = np.arange(max_taps)
+    x = np.abs((j[None, :] + xmin[:, None] - center[:, None] + 0.5) * invscale)
+    if mode == "bilinear":
+        w = np.where(x < 1.0, 1.0 - x, 0.0)
+    else:
+        a = -0.5
+        w = np.where(x < 1.0, ((a + 2) * x - (a + 3)) * x * x + 1,
+                     np.where(x < 2.0, ((a * x - 5 * a) * x + 8 * a) * x - 4 * a, 0.0))
+    w = np.where(j[None, :] < xsize[:, None], w, 0.0)
+    total = w.sum(1, keepdims=True)
+    w = np.divide(w, total, out=np.zeros_like(w), where=total != 0)
+    index = np.minimum(xmin[:, None] + j[None, :], n_in - 1)  # (zero-weight taps past the end)
+    return [(index[:, k], w[:, k]) for k in range(max_taps) if w[:, k].any()]
+
+
 def _resample_dim(x: TensorBase, dim: int, taps: list) -> TensorBase:
     """Mix the rows of ``x`` along ``dim`` by ``taps`` (index, weight) pairs."""
     shape = [1] * x.ndim
@@ -134,25 +168,32 @@ def interpolate(input: TensorBase, size: Any = None, scale_factor: Any = None,
     if mode in _MODE_DIMS and _MODE_DIMS[mode] != nd:
         raise NotImplementedError(f"interpolate: got {nd + 2}D input, but {mode} mode needs "
                                   f"{_MODE_DIMS[mode] + 2}D input")
-    if antialias:
-        raise NotImplementedError("interpolate: antialias=True is not supported")
+    if recompute_scale_factor and size is not None:
+        raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+    if antialias and not (mode in ("bilinear", "bicubic") and input.ndim == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos "
+                         "modes and requires a 4-D tensor as input")
     spatial = tuple(input.shape[2:])
     sizes, scales = _output_sizes("interpolate", spatial, size, scale_factor,
                                   recompute_scale_factor)
-    if any(s <= 0 for s in sizes):
-        raise RuntimeError(f"interpolate: input spatial size {spatial} gives output size "
-                           f"{sizes}, which should be greater than 0")
+    if any(s <= 0 for s in sizes) or any(n <= 0 for n in spatial):
+        names = "WHD"[:nd][::-1]  # PyTorch names the spatial dims (D, H, W)
+        inp = ", ".join(f"{k}: {n}" for k, n in zip(names, spatial))
+        outp = ", ".join(f"{k}: {n}" for k, n in zip(names, sizes))
+        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input "
+                           f"({inp}) and output ({outp})")
     if mode == "area":
-        if nd == 1:
-            return adaptive_avg_pool1d(input, sizes[0])
-        if nd == 2:
-            return adaptive_avg_pool2d(input, sizes)
-        raise NotImplementedError("interpolate: mode 'area' supports 3-D and 4-D input")
+        pool = (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[nd - 1]
+        return pool(input, sizes if nd > 1 else sizes[0])
     out = input
     for d, (n_in, n_out, scale) in enumerate(zip(spatial, sizes, scales)):
-        if n_in == n_out and scale in (None, 1.0) and mode != "bicubic":
+        taps: list[tuple[np.ndarray, np.ndarray | None]]
+        if antialias:  # (applies at every size: the cut-off weights differ at the borders)
+            taps = _antialias_taps(mode, n_in, n_out, scale, bool(align_corners))
+        elif n_in == n_out and scale in (None, 1.0) and mode != "bicubic":
             continue  # identity along this dim (bicubic too, but it is rare)
-        taps = _taps(mode, n_in, n_out, scale, bool(align_corners))
+        else:
+            taps = _taps(mode, n_in, n_out, scale, bool(align_corners))
         out = _resample_dim(out, 2 + d, taps)
     return out
 

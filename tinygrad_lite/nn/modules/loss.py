@@ -205,6 +205,9 @@ class TripletMarginLoss(_Loss):
                  swap: bool = False, size_average: Any = None, reduce: Any = None,
                  reduction: str = "mean") -> None:
         super().__init__(size_average, reduce, reduction)
+        if margin <= 0:  # PyTorch rejects it at construction, not at the first call
+            raise ValueError(f"TripletMarginLoss: expected margin to be greater than 0, got "
+                             f"{margin} instead")
         self.margin, self.p, self.eps, self.swap = margin, p, eps, swap
 
     def forward(self, anchor: TensorBase, positive: TensorBase,
@@ -220,6 +223,9 @@ class TripletMarginWithDistanceLoss(_Loss):
     def __init__(self, *, distance_function: Any = None, margin: float = 1.0,
                  swap: bool = False, reduction: str = "mean") -> None:
         super().__init__(reduction=reduction)
+        if margin <= 0:
+            raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater than "
+                             f"0, got {margin} instead")
         self.distance_function, self.margin, self.swap = distance_function, margin, swap
 
     def forward(self, anchor: TensorBase, positive: TensorBase,
