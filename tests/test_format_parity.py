@@ -16,7 +16,6 @@ Differences consciously left:
 * forward-AD dual tensors: PyTorch adds ``tangent=...``; tinygrad_lite keeps tangents outside
   the tensor (``autograd.forward_ad``, a layer above printing) and prints ``requires_grad=True``.
 * complex tensors and devices other than the CPU and ``meta`` do not exist in tinygrad_lite.
-* ``set_printoptions(profile=...)`` with an unknown name raises ValueError (PyTorch ignores it).
 
 Run as a script (``python tests/test_format_parity.py [COUNT] [SEED]``) for the checker's
 report: each tensor printed differently, then the number of differences."""

@@ -172,7 +172,7 @@ _LAZY_SUBMODULES = (
     "autograd", "backends", "compiler", "cpu", "cuda", "distributed", "distributions", "func",
     "functional", "jit", "linalg", "multiprocessing", "nn", "onnx", "optim", "overrides",
     "profiler", "quasirandom", "random", "return_types", "serialization", "signal", "sparse",
-    "special", "testing", "types", "utils", "viz",
+    "special", "storage", "testing", "types", "utils", "viz",
 )
 
 # submodule -> the tl.* names it defines (what ``from .submodule import ...`` used to bind here)

@@ -18,6 +18,8 @@ class finfo:  # noqa: N801 - PyTorch's name
     """The limits of a floating dtype: ``bits``, ``eps``, ``max``, ``min``, ``tiny`` (=
     ``smallest_normal``), ``resolution``, ``dtype`` (its name)."""
 
+    __module__ = "tinygrad_lite"  # prints as PyTorch's <class 'torch.finfo'>
+
     def __init__(self, type: Any = None) -> None:  # noqa: A002 - PyTorch's argument name
         dtype = dtypes.get_default_dtype() if type is None else dtypes.to_dtype(type)
         if not dtype.is_floating_point:
@@ -34,24 +36,39 @@ class finfo:  # noqa: N801 - PyTorch's name
                 f"eps={self.eps:g}, smallest_normal={self.smallest_normal:g}, "
                 f"tiny={self.tiny:g}, dtype={self.dtype})")
 
+    def __eq__(self, other: object) -> bool:
+        # PyTorch's finfo objects are equal when they describe the same dtype
+        # (finfo() == finfo(float32) under the default dtype) and are unhashable
+        return isinstance(other, finfo) and self.dtype == other.dtype
+
+    __hash__ = None  # type: ignore[assignment]
+
 
 class iinfo:  # noqa: N801 - PyTorch's name
-    """The limits of an integer (or bool) dtype: ``bits``, ``max``, ``min``, ``dtype``."""
+    """The limits of an integer dtype (not bool, as PyTorch): ``bits``, ``max``, ``min``,
+    ``dtype``."""
+
+    __module__ = "tinygrad_lite"  # prints as PyTorch's <class 'torch.iinfo'>
 
     def __init__(self, type: Any) -> None:  # noqa: A002 - PyTorch's argument name
         dtype = dtypes.to_dtype(type)
         if dtype.is_floating_point:
             raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo "
                             "to handle 'torch.iinfo'")
-        if dtype.np.kind == "b":
-            self.bits, self.min, self.max = 8, 0, 1
-        else:
-            info = np.iinfo(dtype.np)
-            self.bits, self.min, self.max = int(info.bits), int(info.min), int(info.max)
+        if dtype.np.kind == "b":  # PyTorch's iinfo has no limits for bool
+            raise TypeError(f"torch.{dtype.name} is not supported by torch.iinfo")
+        info = np.iinfo(dtype.np)
+        self.bits, self.min, self.max = int(info.bits), int(info.min), int(info.max)
         self.dtype = dtype.name
 
     def __repr__(self) -> str:
         return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"
+
+    def __eq__(self, other: object) -> bool:
+        # as finfo: equal for the same dtype, unhashable
+        return isinstance(other, iinfo) and self.dtype == other.dtype
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 def promote_types(type1: Any, type2: Any) -> dtypes.DType:

@@ -34,11 +34,39 @@ class DType:
         """True for float16/32/64, the only dtypes that can require gradients."""
         return self.category == _FLOAT
 
+    @property
+    def is_signed(self) -> builtins.bool:
+        """Whether the type holds negative values: not bool nor the unsigned ints."""
+        return self.category == _FLOAT or (self.category == _INT and self.np.kind == "i")
+
+    @property
+    def is_complex(self) -> builtins.bool:
+        """False: tinygrad_lite has no complex dtypes."""
+        return False
+
+    def to_real(self) -> DType:
+        """The real counterpart of a complex dtype: a real dtype is its own."""
+        return self
+
+    @property
+    def abbr(self) -> str:
+        """PyTorch's short name: ``f32``, ``bf16``, ``i64``, ``u8``, ``b8``."""
+        if self.name == "bfloat16":
+            return "bf16"
+        kind = "b" if self.category == _BOOL else "f" if self.category == _FLOAT else self.np.kind
+        return f"{kind}{self.itemsize * 8}"
+
     def __repr__(self) -> str:
         return f"tinygrad_lite.{self.name}"
 
     def __reduce__(self) -> str:  # pickles as the module-level singleton
         return self.name
+
+
+# the class prints as PyTorch's (<class 'torch.dtype'>): tl.dtype is it, and the dtypes pickle
+# as the package's names (tinygrad_lite.float32), which are these singletons too
+DType.__name__ = DType.__qualname__ = "dtype"
+DType.__module__ = "tinygrad_lite"
 
 
 bool = DType("bool", np.bool_, _BOOL)  # noqa: A001 - PyTorch's name, shadowing is intended

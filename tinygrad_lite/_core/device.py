@@ -44,6 +44,7 @@ class device:  # noqa: N801 - PyTorch's name
     ``.type`` and ``.index``; equal to another device or to its string."""
 
     __slots__ = ("type", "index")
+    __module__ = "tinygrad_lite"  # prints as <class 'torch.device'> prints: tl.device is it
 
     type: str
     index: int | None

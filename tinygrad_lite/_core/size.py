@@ -11,6 +11,8 @@ __all__ = ["Size", "sizes_or_keyword"]
 class Size(tuple):
     """A tensor's shape: a tuple of ints with ``numel()``; slices and sums stay Sizes."""
 
+    __module__ = "tinygrad_lite"  # prints as <class 'torch.Size'> prints: tl.Size is it
+
     def numel(self) -> int:
         """The number of elements a tensor of this shape holds."""
         return math.prod(self)

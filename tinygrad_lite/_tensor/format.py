@@ -45,11 +45,9 @@ def set_printoptions(precision: int | None = None, threshold: float | None = Non
                      profile: str | None = None, sci_mode: bool | None = None) -> None:
     """How tensors print, as ``torch.set_printoptions``: digits after the point, how many
     elements before summarising with ``...``, elements kept at each end, line width, a profile
-    ("default", "short", "full"), and scientific notation forced on/off (None: automatic)."""
-    if profile is not None:
-        if profile not in _PROFILES:
-            raise ValueError(f"set_printoptions: unknown profile {profile!r}; expected one of "
-                             f"{sorted(_PROFILES)}")
+    ("default", "short", "full"), and scientific notation forced on/off (None: automatic).
+    An unknown profile name changes nothing, as in PyTorch."""
+    if profile in _PROFILES:
         _OPTIONS.update(_PROFILES[profile])
     for key, value in (("precision", precision), ("threshold", threshold),
                        ("edgeitems", edgeitems), ("linewidth", linewidth)):

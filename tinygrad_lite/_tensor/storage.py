@@ -20,6 +20,8 @@ from ..dtypes import from_numpy_dtype, to_dtype
 
 __all__ = ["UntypedStorage", "TypedStorage", "is_storage", "METHODS", "PROPERTIES"]
 
+_PACKAGE = __name__.split(".")[0]
+
 
 def _root(array: np.ndarray) -> np.ndarray:
     """The array at the root of a chain of views (the one owning the memory's start)."""
@@ -45,6 +47,8 @@ def _new_memory(args: tuple, dtype: np.dtype, name: str) -> np.ndarray:
 
 class UntypedStorage:
     """A tensor's memory as bytes (``torch.UntypedStorage``)."""
+
+    __module__ = f"{_PACKAGE}.storage"  # PyTorch's path (torch.storage.UntypedStorage)
 
     device = _device("cpu")
     dtype = from_numpy_dtype(np.dtype(np.uint8))
@@ -109,13 +113,29 @@ class UntypedStorage:
         """Itself."""
         return self
 
+    def _elements(self) -> np.ndarray:
+        """The elements in memory order (bytes here; the dtype's elements in a TypedStorage)."""
+        if self._bytes is not None:
+            return self._bytes
+        return np.ravel(self._root, order="K").view(np.uint8)  # a non-contiguous root's memory
+
+    def _info(self) -> str:
+        return f"device={self.device}"
+
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(nbytes={self.nbytes()}, device='cpu')"
+        # PyTorch's: one element a line, each after a space, then
+        # "[torch.storage.UntypedStorage(device=cpu) of size 8]"
+        values = self._elements().tolist()
+        kind = f"{type(self).__module__}.{type(self).__qualname__}"  # torch.typename's
+        info = f"[{kind}({self._info()}) of size {len(self)}]"
+        return " " + "\n ".join(str(v) for v in values) + "\n" + info
 
 
 class TypedStorage(UntypedStorage):
     """A tensor's memory as elements of its dtype (``Tensor.storage()``; PyTorch's legacy
     ``TypedStorage``)."""
+
+    __module__ = f"{_PACKAGE}.storage"
 
     def __init__(self, *args: Any, dtype: Any = None, device: Any = None) -> None:
         """``TypedStorage(size, dtype=...)`` (zero-filled), ``TypedStorage(sequence,
@@ -153,9 +173,13 @@ class TypedStorage(UntypedStorage):
         """The same memory as bytes."""
         return UntypedStorage._over(self._root)
 
-    def __repr__(self) -> str:
-        return (f"{type(self).__name__}(size={self.size()}, dtype={self.dtype}, "
-                "device='cpu')")
+    def _elements(self) -> np.ndarray:
+        elements = super()._elements().view(self._dtype)
+        # Python floats of the values (str of a float32 element: its exact double, as PyTorch)
+        return elements.astype(np.float64) if self.dtype.is_floating_point else elements
+
+    def _info(self) -> str:
+        return f"dtype={self.dtype}, device={self.device}"
 
 
 def is_storage(obj: Any) -> bool:

@@ -37,7 +37,7 @@ _DEFAULT_SAFE = frozenset({
     "tinygrad_lite._tensor.pickling.rebuild_tensor", "tinygrad_lite.tensor.Tensor",
     "tinygrad_lite.Tensor",
     "tinygrad_lite.nn.parameter.Parameter", "tinygrad_lite.nn.parameter.Buffer",
-    "tinygrad_lite._core.size.Size",
+    "tinygrad_lite._core.size.Size", "tinygrad_lite.Size",  # older files: the former path
 })
 _user_safe: dict[str, Any] = {}  # "module.qualname" -> the allowed object
 
