@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..tensor import Tensor
-from ._update_inputs import check_hyperparameters, descent_gradient
+from ._update_inputs import check_hyperparameters, check_implementation_flags, descent_gradient
 from .optimizer import Optimizer, bump_step, state_like, state_scalar
 
 __all__ = ["Adadelta"]
@@ -22,11 +22,14 @@ class Adadelta(Optimizer):
                  eps: float = 1e-6, weight_decay: float = 0, foreach: Any = None, *,
                  capturable: bool = False, maximize: bool = False,
                  differentiable: bool = False) -> None:
-        check_hyperparameters(lr, eps, weight_decay)
+        check_hyperparameters(lr)
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"Invalid rho value: {rho}")
+        check_hyperparameters(0.0, eps, weight_decay)
+        check_implementation_flags(foreach, None, differentiable)
         super().__init__(params, dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay,
-                                      maximize=maximize))
+                                      maximize=maximize, capturable=capturable,
+                                      foreach=foreach, differentiable=differentiable))
 
     def _update(self, p: Tensor, grad: np.ndarray, group: dict, state: dict) -> None:
         g = descent_gradient(grad, group)

@@ -9,7 +9,8 @@ import numpy as np
 
 from .._core.tracing import tracing_state
 from ..tensor import Tensor
-from .optimizer import Optimizer, axpy, bump_step, implementation_options, state_like, state_scalar
+from ._update_inputs import check_hyperparameters, check_implementation_flags
+from .optimizer import Optimizer, axpy, bump_step, state_like, state_scalar
 
 __all__ = ["Adagrad"]
 
@@ -22,18 +23,20 @@ class Adagrad(Optimizer):
                  weight_decay: float = 0, initial_accumulator_value: float = 0,
                  eps: float = 1e-10, foreach: bool | None = None, *, maximize: bool = False,
                  differentiable: bool = False, fused: bool | None = None) -> None:
-        if lr < 0.0:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if lr_decay < 0.0:
+        check_hyperparameters(lr)  # (PyTorch's order of checks: the first failing one raises)
+        if not 0.0 <= lr_decay:
             raise ValueError(f"Invalid lr_decay value: {lr_decay}")
-        if initial_accumulator_value < 0.0:
+        check_hyperparameters(0.0, 0.0, weight_decay)
+        if not 0.0 <= initial_accumulator_value:
             raise ValueError(f"Invalid initial_accumulator_value value: "
                              f"{initial_accumulator_value}")
+        check_hyperparameters(0.0, eps)
+        check_implementation_flags(foreach, fused, differentiable)
         super().__init__(params, dict(lr=lr, lr_decay=lr_decay, eps=eps,
                                       weight_decay=weight_decay,
                                       initial_accumulator_value=initial_accumulator_value,
-                                      maximize=maximize,
-                                      **implementation_options(foreach, fused, differentiable)))
+                                      foreach=foreach, maximize=maximize,
+                                      differentiable=differentiable, fused=fused))
         for group in self.param_groups:  # PyTorch creates the state eagerly
             for p in group["params"]:
                 self.state[p]["step"] = state_scalar(0.0)

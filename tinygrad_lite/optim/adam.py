@@ -10,12 +10,12 @@ import numpy as np
 
 from .._core.tracing import tracing_state
 from ..tensor import Tensor
+from ._update_inputs import check_betas, check_hyperparameters, check_implementation_flags
 from .optimizer import (
     Optimizer,
     axpy,
     bump_step,
     flat,
-    implementation_options,
     operand,
     state_like,
     state_scalar,
@@ -39,21 +39,19 @@ class Adam(Optimizer):
                  weight_decay: float = 0, amsgrad: bool = False, *, foreach: bool | None = None,
                  maximize: bool = False, capturable: bool = False, differentiable: bool = False,
                  fused: bool | None = None, decoupled_weight_decay: bool = False) -> None:
-        if lr < 0.0:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if eps < 0.0:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        for i, b in enumerate(betas):
-            if not 0.0 <= b < 1.0:
-                raise ValueError(f"Invalid beta parameter at index {i}: {b}")
-        if weight_decay < 0.0:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if isinstance(lr, Tensor) and foreach and not capturable:
+            raise ValueError("lr as a Tensor is not supported for capturable=False and "
+                             "foreach=True")
+        check_hyperparameters(lr, eps)
+        check_betas(betas)
+        check_hyperparameters(0.0, 0.0, weight_decay)
+        check_implementation_flags(foreach, fused, differentiable)
         super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps,
                                       weight_decay=weight_decay, amsgrad=amsgrad,
-                                      maximize=maximize, decoupled_weight_decay=(
-                                          decoupled_weight_decay or self._decoupled),
-                                      **implementation_options(foreach, fused, differentiable,
-                                                               capturable)))
+                                      maximize=maximize, foreach=foreach, capturable=capturable,
+                                      differentiable=differentiable, fused=fused,
+                                      decoupled_weight_decay=(
+                                          decoupled_weight_decay or self._decoupled)))
 
     def _update(self, p: Tensor, grad: np.ndarray, group: dict, state: dict) -> None:
         lr, (b1, b2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]

@@ -9,7 +9,12 @@ from typing import Any
 import numpy as np
 
 from ..tensor import Tensor
-from ._update_inputs import check_hyperparameters, descent_gradient
+from ._update_inputs import (
+    check_betas,
+    check_hyperparameters,
+    check_implementation_flags,
+    descent_gradient,
+)
 from .optimizer import Optimizer, bump_step, state_like, state_scalar
 
 __all__ = ["Adamax"]
@@ -22,9 +27,14 @@ class Adamax(Optimizer):
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0, foreach: Any = None, *, maximize: bool = False,
                  differentiable: bool = False, capturable: bool = False) -> None:
-        check_hyperparameters(lr, eps, weight_decay)
+        check_hyperparameters(lr, eps)
+        check_betas(betas)
+        check_hyperparameters(0.0, 0.0, weight_decay)
+        check_implementation_flags(foreach, None, differentiable)
         super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps,
-                                      weight_decay=weight_decay, maximize=maximize))
+                                      weight_decay=weight_decay, foreach=foreach,
+                                      maximize=maximize, differentiable=differentiable,
+                                      capturable=capturable))
 
     def _update(self, p: Tensor, grad: np.ndarray, group: dict, state: dict) -> None:
         g = descent_gradient(grad, group)

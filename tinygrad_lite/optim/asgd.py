@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..tensor import Tensor
-from ._update_inputs import check_hyperparameters, descent_gradient
+from ._update_inputs import check_hyperparameters, check_implementation_flags, descent_gradient
 from .optimizer import Optimizer, bump_step, scalar_dtype, state_like, state_scalar
 
 __all__ = ["ASGD"]
@@ -24,13 +24,18 @@ class ASGD(Optimizer):
                  foreach: Any = None, maximize: bool = False, differentiable: bool = False,
                  capturable: bool = False) -> None:
         check_hyperparameters(lr, 0.0, weight_decay)
+        check_implementation_flags(foreach, None, differentiable)
         super().__init__(params, dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0,
-                                      weight_decay=weight_decay, maximize=maximize))
+                                      weight_decay=weight_decay, foreach=foreach,
+                                      maximize=maximize, differentiable=differentiable,
+                                      capturable=capturable))
 
     def _update(self, p: Tensor, grad: np.ndarray, group: dict, state: dict) -> None:
         g = descent_gradient(grad, group)
+        lr = group["lr"]  # (a Tensor lr arrives as a float32 NumPy scalar: the schedule of eta
+        # is then computed in float32, as PyTorch computes it on the 0-d Tensor)
         if not state:
-            state.update(step=state_scalar(0.0), eta=state_scalar(group["lr"]),
+            state.update(step=state_scalar(0.0), eta=state_scalar(lr),
                          mu=state_scalar(1.0), ax=state_like(p))
         step = bump_step(state)
         if group["weight_decay"]:
@@ -45,6 +50,5 @@ class ASGD(Optimizer):
         # rounded to the scalar dtype (PyTorch makes them with as_tensor) whatever the dtype of
         # the Tensors they are written into (a loaded state dict's may be the parameter's)
         rounding = scalar_dtype()
-        eta[...] = rounding(group["lr"] / (1 + group["lambd"] * group["lr"] * step)
-                            ** group["alpha"])
+        eta[...] = rounding(lr / (1 + group["lambd"] * lr * step) ** group["alpha"])
         mu[...] = rounding(1 / max(1, step - group["t0"]))

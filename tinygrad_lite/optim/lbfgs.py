@@ -13,6 +13,7 @@ import numpy as np
 from .._core.grad_mode import enable_grad, no_grad
 from ..tensor import Tensor
 from ._line_search import strong_wolfe
+from ._update_inputs import check_lr
 from .optimizer import Optimizer
 
 __all__ = ["LBFGS"]
@@ -25,8 +26,7 @@ class LBFGS(Optimizer):
                  max_eval: int | None = None, tolerance_grad: float = 1e-7,
                  tolerance_change: float = 1e-9, history_size: int = 100,
                  line_search_fn: str | None = None) -> None:
-        if lr < 0.0:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        check_lr(lr)
         max_eval = max_iter * 5 // 4 if max_eval is None else max_eval
         super().__init__(params, dict(lr=lr, max_iter=max_iter, max_eval=max_eval,
                                       tolerance_grad=tolerance_grad,
@@ -68,7 +68,8 @@ class LBFGS(Optimizer):
             raise RuntimeError("LBFGS requires a closure that re-evaluates the model and "
                                "returns the loss")
         group = self.param_groups[0]
-        lr, max_iter, max_eval = group["lr"], group["max_iter"], group["max_eval"]
+        # (a Tensor lr is read as a Python float, as PyTorch's LBFGS reads it)
+        lr, max_iter, max_eval = float(group["lr"]), group["max_iter"], group["max_eval"]
         tol_grad, tol_change = group["tolerance_grad"], group["tolerance_change"]
         history, line_search = group["history_size"], group["line_search_fn"]
         if line_search not in (None, "strong_wolfe"):

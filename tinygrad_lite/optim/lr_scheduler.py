@@ -4,19 +4,48 @@ from __future__ import annotations
 
 import bisect
 import math
+import types
+import weakref
+from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .optimizer import Optimizer
+from .._core.warnings import warn
+from .optimizer import Optimizer, awaiting_first_step, awaits_first_step
 
 __all__ = ["LRScheduler", "StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR",
            "LinearLR", "LambdaLR", "OneCycleLR", "ReduceLROnPlateau", "ConstantLR",
            "PolynomialLR", "MultiplicativeLR", "CosineAnnealingWarmRestarts", "SequentialLR",
            "CyclicLR", "ChainedScheduler"]
 
+EPOCH_DEPRECATION_WARNING = (
+    "The epoch parameter in `scheduler.step()` was not necessary and is being "
+    "deprecated where possible. Please use `scheduler.step()` to step the "
+    "scheduler. During the deprecation, if epoch is different from None, the "
+    "closed form is used instead of the new chainable form, where available. "
+    "Please open an issue if you are unable to replicate your use case: "
+    "https://github.com/pytorch/pytorch/issues/new/choose."
+)
+_STEP_ORDER_WARNING = (
+    "Detected call of `lr_scheduler.step()` before `optimizer.step()`. "
+    "In PyTorch 1.1.0 and later, you should call them in the opposite order: "
+    "`optimizer.step()` before `lr_scheduler.step()`.  Failure to do this "
+    "will result in PyTorch skipping the first value of the learning rate schedule. "
+    "See more details at "
+    "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate"
+)
+
 
 class LRScheduler:
-    """Base class: ``step()`` advances ``last_epoch`` and writes ``get_lr()`` into the groups."""
+    """Base class: ``step()`` advances ``last_epoch`` and writes ``get_lr()`` into the groups.
+
+    The bookkeeping attributes are PyTorch's (they appear in ``state_dict()`` as there):
+    ``_step_count`` counts steps, the initial one included; ``_is_initial`` is set while the
+    constructor's step runs; ``_get_lr_called_within_step`` while ``step()`` calls
+    ``get_lr()``."""
+
+    _get_lr_called_within_step: bool = False
+    _is_initial: bool = False
 
     def __init__(self, optimizer: Optimizer, last_epoch: int = -1) -> None:
         if not isinstance(optimizer, Optimizer):
@@ -28,11 +57,28 @@ class LRScheduler:
         else:
             for i, group in enumerate(optimizer.param_groups):
                 if "initial_lr" not in group:
-                    raise KeyError(f"param 'initial_lr' is not specified in param_groups[{i}] "
-                                   "when resuming an optimizer")
+                    raise KeyError(
+                        f"param 'initial_lr' is not specified in param_groups[{i}] when "
+                        "resuming scheduler with last_epoch >= 0.\n"
+                        "This typically happens when:\n"
+                        "1. You're trying to resume training from a checkpoint but haven't "
+                        "properly loaded the optimizer state\n"
+                        "2. You're using last_epoch >= 0 for a fresh training run (not "
+                        "recommended)")
         self.base_lrs = [g["initial_lr"] for g in optimizer.param_groups]
         self.last_epoch = last_epoch
-        self.step()
+        # (to warn if step() comes before optimizer.step())
+        awaiting_first_step[id(optimizer)] = weakref.ref(optimizer)
+        self._initial_step()
+
+    def _initial_step(self) -> None:
+        """Reset the step count and take the constructor's step (PyTorch's ``_initial_step``)."""
+        self._step_count = 0
+        self._is_initial = True
+        try:
+            self.step()
+        finally:
+            self._is_initial = False
 
     def get_lr(self) -> list[float]:
         """The learning rates for the current ``last_epoch``."""
@@ -47,13 +93,28 @@ class LRScheduler:
 
         Stepping uses each schedule's recursive ("chainable") form, which scales the rate the
         group has now, as PyTorch does: so schedulers stepped together (ChainedScheduler)
-        compose. Jumping to an explicit ``epoch`` uses the closed form."""
-        if epoch is None:
-            self.last_epoch += 1
-            lrs = self.get_lr()
-        else:
-            self.last_epoch = epoch
-            lrs = self._closed_form_lr()
+        compose. Jumping to an explicit ``epoch`` uses the closed form (with PyTorch's
+        deprecation warning). The first step after the constructor's warns, as PyTorch's does,
+        when the optimizer has not stepped since the scheduler was made."""
+        if self._step_count == 1 and awaits_first_step(self.optimizer):
+            warn(_STEP_ORDER_WARNING)
+        self._step_count += 1
+        if epoch is not None:
+            warn(EPOCH_DEPRECATION_WARNING)
+        self._update_lr(epoch)
+
+    def _update_lr(self, epoch: Any = None) -> None:
+        """Advance ``last_epoch`` (or set it to ``epoch``) and write the new rates."""
+        self._get_lr_called_within_step = True
+        try:
+            if epoch is None:
+                self.last_epoch += 1
+                lrs = self.get_lr()
+            else:
+                self.last_epoch = epoch
+                lrs = self._closed_form_lr()
+        finally:
+            self._get_lr_called_within_step = False
         for group, lr in zip(self.optimizer.param_groups, lrs):
             group["lr"] = lr
         self._last_lr = [g["lr"] for g in self.optimizer.param_groups]
@@ -67,13 +128,41 @@ class LRScheduler:
         return self.get_lr()
 
     def state_dict(self) -> dict:
-        """Everything but the optimizer (and functions)."""
-        return {k: v for k, v in self.__dict__.items()
-                if k != "optimizer" and not callable(v) and k != "lr_lambdas"}
+        """Everything but the optimizer."""
+        return {k: v for k, v in self.__dict__.items() if k != "optimizer"}
 
     def load_state_dict(self, state_dict: dict) -> None:
         """Restore what ``state_dict`` returned."""
         self.__dict__.update(state_dict)
+
+
+def _functions_state(fns: list) -> list:
+    """PyTorch's saved form of schedule functions: None for a plain function or lambda, the
+    attribute dict of a callable object."""
+    return [None if isinstance(fn, types.FunctionType) else fn.__dict__.copy() for fn in fns]
+
+
+class _LambdaState:
+    """``state_dict``/``load_state_dict`` of the schedulers built on ``lr_lambdas`` (LambdaLR,
+    MultiplicativeLR), as PyTorch's: the functions themselves are not saved."""
+
+    lr_lambdas: list
+    __dict__: dict
+
+    def state_dict(self) -> dict:
+        """Everything but the optimizer, with ``lr_lambdas`` in its saved form."""
+        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
+        state["lr_lambdas"] = _functions_state(self.lr_lambdas)
+        return state
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        """Restore what ``state_dict`` returned (callable objects' attributes included)."""
+        saved = state_dict.pop("lr_lambdas")
+        self.__dict__.update(state_dict)
+        state_dict["lr_lambdas"] = saved  # (the caller's dict left as it was)
+        for fn, attrs in zip(self.lr_lambdas, saved):
+            if attrs is not None:
+                fn.__dict__.update(attrs)
 
 
 class StepLR(LRScheduler):
@@ -99,16 +188,16 @@ class MultiStepLR(LRScheduler):
 
     def __init__(self, optimizer: Optimizer, milestones: Sequence[int], gamma: float = 0.1,
                  last_epoch: int = -1) -> None:
-        self.milestones, self.gamma = sorted(milestones), gamma
+        self.milestones, self.gamma = Counter(milestones), gamma  # (a Counter, as PyTorch's)
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
         """Decayed by ``gamma`` at each milestone (repeated milestones count twice)."""
-        hits = self.milestones.count(self.last_epoch)
+        hits = self.milestones[self.last_epoch] if self.last_epoch in self.milestones else 0
         return [lr * self.gamma ** hits for lr in self._current()]
 
     def _closed_form_lr(self) -> list[float]:
-        n = sum(1 for m in self.milestones if m <= self.last_epoch)
+        n = bisect.bisect_right(sorted(self.milestones.elements()), self.last_epoch)
         return [b * self.gamma ** n for b in self.base_lrs]
 
 
@@ -120,8 +209,9 @@ class ExponentialLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
-        """Decayed by ``gamma`` every epoch."""
-        if self.last_epoch == 0:
+        """Decayed by ``gamma`` every epoch (not at the constructor's step, whatever
+        ``last_epoch`` it resumes from, as in PyTorch)."""
+        if self._is_initial:
             return self._current()
         return [lr * self.gamma for lr in self._current()]
 
@@ -140,8 +230,10 @@ class CosineAnnealingLR(LRScheduler):
     def get_lr(self) -> list[float]:
         """The cosine schedule, one step on from the current rate (PyTorch's recursion)."""
         e, t, lo = self.last_epoch, self.T_max, self.eta_min
-        if e == 0:
+        if self._is_initial:  # (the constructor's step keeps the rate, as in PyTorch)
             return self._current()
+        if self._step_count == 1 and e > 0:
+            return [lo + (b - lo) * (1 + math.cos(e * math.pi / t)) / 2 for b in self.base_lrs]
         if (e - 1 - t) % (2 * t) == 0:
             return [lr + (b - lo) * (1 - math.cos(math.pi / t)) / 2
                     for lr, b in zip(self._current(), self.base_lrs)]
@@ -170,7 +262,7 @@ class LinearLR(LRScheduler):
         e, start, end, n = self.last_epoch, self.start_factor, self.end_factor, self.total_iters
         if e == 0:
             return [lr * start for lr in self._current()]
-        if e > n:
+        if self._is_initial or e > n:
             return self._current()
         change = 1.0 + (end - start) / (n * start + (e - 1) * (end - start))
         return [lr * change for lr in self._current()]
@@ -181,7 +273,7 @@ class LinearLR(LRScheduler):
         return [b * f for b in self.base_lrs]
 
 
-class LambdaLR(LRScheduler):
+class LambdaLR(_LambdaState, LRScheduler):
     """``lr = base_lr * lr_lambda(epoch)`` (one function, or one per group)."""
 
     def __init__(self, optimizer: Optimizer, lr_lambda: Callable | list,
@@ -222,7 +314,7 @@ class OneCycleLR(LRScheduler):
         if anneal_strategy not in ("cos", "linear"):
             raise ValueError(f"anneal_strategy must be one of 'cos' or 'linear', instead got "
                              f"{anneal_strategy}")
-        self.total_steps, self.anneal_strategy = total_steps, anneal_strategy
+        self.total_steps, self._anneal_func_type = total_steps, anneal_strategy
         n = len(optimizer.param_groups)
         max_lrs = list(max_lr) if isinstance(max_lr, (list, tuple)) else [max_lr] * n
         if three_phase:
@@ -240,14 +332,15 @@ class OneCycleLR(LRScheduler):
                 (total_steps - 1, "max_lr", "min_lr", "base_momentum", "max_momentum"),
             ]
         self.cycle_momentum = cycle_momentum
-        self._use_beta1 = "betas" in optimizer.defaults
+        if cycle_momentum:  # (PyTorch's attribute name, set only when momentum cycles)
+            self.use_beta1 = "betas" in optimizer.defaults
         for group, mlr in zip(optimizer.param_groups, max_lrs):
             if last_epoch == -1:
                 group["initial_lr"] = mlr / div_factor
                 group["max_lr"] = mlr
                 group["min_lr"] = group["initial_lr"] / final_div_factor
             if cycle_momentum:
-                if self._use_beta1:
+                if self.use_beta1:
                     group["betas"] = (max_momentum, *group["betas"][1:])
                 elif "momentum" in group:
                     group["momentum"] = max_momentum
@@ -258,7 +351,7 @@ class OneCycleLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def _anneal(self, start: float, end: float, pct: float) -> float:
-        if self.anneal_strategy == "cos":
+        if self._anneal_func_type == "cos":
             return end + (start - end) / 2.0 * (math.cos(math.pi * pct) + 1)
         return (end - start) * pct + start
 
@@ -281,72 +374,110 @@ class OneCycleLR(LRScheduler):
                 start = end
             lrs.append(lr)
             if self.cycle_momentum:
-                if self._use_beta1:
+                if self.use_beta1:
                     group["betas"] = (mom, *group["betas"][1:])
                 else:
                     group["momentum"] = mom
         return lrs
 
 
-class ReduceLROnPlateau:
+class ReduceLROnPlateau(LRScheduler):
     """Multiply the learning rate by ``factor`` once the metric passed to ``step(metric)`` has
-    not improved for ``patience`` epochs."""
+    not improved for ``patience`` epochs (an LRScheduler, as in PyTorch, though its constructor
+    takes no initial step)."""
 
     def __init__(self, optimizer: Optimizer, mode: str = "min", factor: float = 0.1,
                  patience: int = 10, threshold: float = 1e-4, threshold_mode: str = "rel",
                  cooldown: int = 0, min_lr: float | list = 0.0, eps: float = 1e-8) -> None:
         if factor >= 1.0:
             raise ValueError("Factor should be < 1.0.")
-        if mode not in ("min", "max") or threshold_mode not in ("rel", "abs"):
-            raise ValueError(f"mode {mode} / threshold_mode {threshold_mode} is unknown")
-        self.optimizer, self.mode, self.factor, self.patience = optimizer, mode, factor, patience
-        self.threshold, self.threshold_mode, self.cooldown, self.eps = (
-            threshold, threshold_mode, cooldown, eps)
+        self.factor = factor
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        self.optimizer = optimizer
         n = len(optimizer.param_groups)
-        self.min_lrs = list(min_lr) if isinstance(min_lr, (list, tuple)) else [min_lr] * n
-        self.best = math.inf if mode == "min" else -math.inf
-        self.num_bad_epochs, self.cooldown_counter, self.last_epoch = 0, 0, 0
+        if isinstance(min_lr, (list, tuple)):
+            if len(min_lr) != n:
+                raise ValueError(f"expected {n} min_lrs, got {len(min_lr)}")
+            self.default_min_lr: float | None = None
+            self.min_lrs = list(min_lr)
+        else:
+            self.default_min_lr = min_lr
+            self.min_lrs = [min_lr] * n
+        self.patience, self.cooldown, self.eps = patience, cooldown, eps
+        self.last_epoch = 0
         self._last_lr = [g["lr"] for g in optimizer.param_groups]
+        self._init_is_better(mode, threshold, threshold_mode)
+        self._reset()
+
+    def _init_is_better(self, mode: str, threshold: float, threshold_mode: str) -> None:
+        if mode not in ("min", "max"):
+            raise ValueError("mode " + mode + " is unknown!")
+        if threshold_mode not in ("rel", "abs"):
+            raise ValueError("threshold mode " + threshold_mode + " is unknown!")
+        self.mode_worse = math.inf if mode == "min" else -math.inf
+        self.mode, self.threshold, self.threshold_mode = mode, threshold, threshold_mode
+
+    def _reset(self) -> None:
+        self.best = self.mode_worse
+        self.cooldown_counter = 0
+        self.num_bad_epochs = 0
+
+    @property
+    def in_cooldown(self) -> bool:
+        """Whether the cooldown after a reduction is still running."""
+        return self.cooldown_counter > 0
 
     def _is_better(self, a: float, best: float) -> bool:
         if self.mode == "min":
-            limit = best * (1 - self.threshold) if self.threshold_mode == "rel" else \
+            limit = best * (1.0 - self.threshold) if self.threshold_mode == "rel" else \
                 best - self.threshold
             return a < limit
-        limit = best * (1 + self.threshold) if self.threshold_mode == "rel" else \
+        limit = best * (self.threshold + 1.0) if self.threshold_mode == "rel" else \
             best + self.threshold
         return a > limit
 
-    def step(self, metrics: Any) -> None:
+    def step(self, metrics: Any, epoch: Any = None) -> None:  # type: ignore[override]
         """Record one epoch's metric and reduce the learning rate if it has plateaued."""
         current = float(metrics)
-        self.last_epoch += 1
+        if epoch is None:
+            epoch = self.last_epoch + 1
+        else:
+            warn(EPOCH_DEPRECATION_WARNING)
+        self.last_epoch = epoch
         if self._is_better(current, self.best):
             self.best, self.num_bad_epochs = current, 0
         else:
             self.num_bad_epochs += 1
-        if self.cooldown_counter > 0:
+        if self.in_cooldown:
             self.cooldown_counter -= 1
             self.num_bad_epochs = 0
         if self.num_bad_epochs > self.patience:
-            for group, min_lr in zip(self.optimizer.param_groups, self.min_lrs):
-                new = max(group["lr"] * self.factor, min_lr)
-                if group["lr"] - new > self.eps:
-                    group["lr"] = new
+            self._reduce_lr()
             self.cooldown_counter, self.num_bad_epochs = self.cooldown, 0
         self._last_lr = [g["lr"] for g in self.optimizer.param_groups]
 
-    def get_last_lr(self) -> list[float]:
-        """The current learning rates."""
-        return self._last_lr
-
-    def state_dict(self) -> dict:
-        """Everything but the optimizer."""
-        return {k: v for k, v in self.__dict__.items() if k != "optimizer"}
+    def _reduce_lr(self) -> None:
+        groups = self.optimizer.param_groups
+        if len(groups) != len(self.min_lrs):  # a param group was added since construction
+            if self.default_min_lr is None:
+                raise RuntimeError(
+                    "The number of param groups in the `optimizer` "
+                    f"({len(groups)}) differs from when `ReduceLROnPlateau` was initialized "
+                    f"({len(self.min_lrs)}), usually due to a new param group being added to "
+                    "the optimizer. Please modify the `min_lrs` field to match the length of "
+                    "the `optimizer` param groups.")
+            self.min_lrs = [self.default_min_lr] * len(groups)
+        for group, min_lr in zip(groups, self.min_lrs):
+            old = float(group["lr"])
+            new = max(old * self.factor, min_lr)
+            if old - new > self.eps:
+                group["lr"] = new
 
     def load_state_dict(self, state_dict: dict) -> None:
         """Restore what ``state_dict`` returned."""
         self.__dict__.update(state_dict)
+        self._init_is_better(self.mode, self.threshold, self.threshold_mode)
 
 
 class ConstantLR(LRScheduler):
@@ -383,7 +514,7 @@ class PolynomialLR(LRScheduler):
     def get_lr(self) -> list[float]:
         """The polynomial decay, one step on from the current rate."""
         e, n = self.last_epoch, self.total_iters
-        if e == 0 or e > n:
+        if self._is_initial or e > n:
             return self._current()
         factor = ((1.0 - e / n) / (1.0 - (e - 1) / n)) ** self.power
         return [lr * factor for lr in self._current()]
@@ -393,7 +524,7 @@ class PolynomialLR(LRScheduler):
         return [b * (1.0 - t / self.total_iters) ** self.power for b in self.base_lrs]
 
 
-class MultiplicativeLR(LRScheduler):
+class MultiplicativeLR(_LambdaState, LRScheduler):
     """Each step multiplies the current rate by ``lr_lambda(epoch)``."""
 
     def __init__(self, optimizer: Optimizer, lr_lambda: Callable | list,
@@ -405,7 +536,7 @@ class MultiplicativeLR(LRScheduler):
 
     def get_lr(self) -> list[float]:
         """The current rates times the factors (unchanged at the first step)."""
-        if self.last_epoch > 0:
+        if not self._is_initial:
             return [g["lr"] * f(self.last_epoch) for g, f in
                     zip(self.optimizer.param_groups, self.lr_lambdas)]
         return [g["lr"] for g in self.optimizer.param_groups]
@@ -450,7 +581,12 @@ class CosineAnnealingWarmRestarts(LRScheduler):
             else:
                 self.T_i, self.T_cur = self.T_0, epoch
         self.last_epoch = math.floor(epoch)
-        for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
+        self._get_lr_called_within_step = True
+        try:
+            lrs = self.get_lr()
+        finally:
+            self._get_lr_called_within_step = False
+        for group, lr in zip(self.optimizer.param_groups, lrs):
             group["lr"] = lr
         self._last_lr = [g["lr"] for g in self.optimizer.param_groups]
 
@@ -466,40 +602,63 @@ class SequentialLR(LRScheduler):
                              f"one more than the number of milestone points, but got number of "
                              f"schedulers {len(schedulers)} and the number of milestones to be "
                              f"equal to {len(milestones)}")
-        for s in schedulers:
+        for index, s in enumerate(schedulers):
+            if isinstance(s, ReduceLROnPlateau):
+                raise ValueError(_no_plateau_message(type(self).__name__, index))
             if s.optimizer is not optimizer:
                 raise ValueError("Sequential Schedulers expects all schedulers to belong to the "
                                  "same optimizer")
-        self.optimizer, self._schedulers, self._milestones = optimizer, schedulers, milestones
+        self._schedulers, self._milestones = schedulers, milestones
         self.last_epoch = last_epoch + 1
+        self.optimizer = optimizer
         for group in optimizer.param_groups:  # undo the steps the schedulers took when built
             group["lr"] = group["initial_lr"]
         for s in schedulers:
-            s.last_epoch -= 1
-        schedulers[0].step()
-        self._last_lr = schedulers[0].get_last_lr()
+            _undo_initial_step(s)
+        first = schedulers[bisect.bisect_right(milestones, 0)]
+        first._initial_step()
+        self._last_lr = first.get_last_lr()
 
-    def step(self, epoch: Any = None) -> None:
+    def step(self) -> None:  # type: ignore[override]
         """Advance the active scheduler (restarting the next one at a milestone)."""
         self.last_epoch += 1
         index = bisect.bisect_right(self._milestones, self.last_epoch)
         scheduler = self._schedulers[index]
         if index > 0 and self._milestones[index - 1] == self.last_epoch:
-            scheduler.step(0)
+            scheduler._update_lr(0)  # (a restart: no deprecation warning, as in PyTorch)
         else:
             scheduler.step()
         self._last_lr = scheduler.get_last_lr()
 
     def state_dict(self) -> dict:
         """Its own state and each scheduler's."""
-        return {"last_epoch": self.last_epoch, "_milestones": self._milestones,
-                "_schedulers": [s.state_dict() for s in self._schedulers]}
+        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
+        state["_schedulers"] = [s.state_dict() for s in self._schedulers]
+        return state
 
     def load_state_dict(self, state_dict: dict) -> None:
         """Restore what ``state_dict`` returned."""
-        self.last_epoch = state_dict["last_epoch"]
-        for s, sd in zip(self._schedulers, state_dict["_schedulers"]):
+        saved = state_dict.pop("_schedulers")
+        self.__dict__.update(state_dict)
+        state_dict["_schedulers"] = saved
+        for s, sd in zip(self._schedulers, saved):
             s.load_state_dict(sd)
+
+
+def _undo_initial_step(scheduler: Any) -> None:
+    """Take back the ``last_epoch`` advance of a scheduler's constructor (recursively through
+    nested SequentialLR/ChainedScheduler), as SequentialLR does in PyTorch."""
+    if hasattr(scheduler, "_schedulers"):
+        for s in scheduler._schedulers:
+            _undo_initial_step(s)
+    elif hasattr(scheduler, "last_epoch"):
+        scheduler.last_epoch -= 1
+
+
+def _no_plateau_message(owner: str, index: int) -> str:
+    return (f"{owner} does not support `ReduceLROnPlateau` scheduler as it requires additional "
+            "kwargs to be specified when calling `step`, but got one at index "
+            f"{index} in the given schedulers sequence.")
 
 
 class CyclicLR(LRScheduler):
@@ -528,24 +687,44 @@ class CyclicLR(LRScheduler):
             ("iterations" if mode == "exp_range" else "cycle")
         self.cycle_momentum = cycle_momentum
         if cycle_momentum:
-            key = "betas" if "betas" in optimizer.defaults else "momentum"
-            if key not in optimizer.defaults:
+            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
                 raise ValueError("optimizer must support momentum or beta1 with "
                                  "`cycle_momentum` option enabled")
-            self._momentum_key = key
-            self.base_momentums = [base_momentum] * n
-            self.max_momentums = [max_momentum] * n
+            self.use_beta1 = "betas" in optimizer.defaults
+            self.base_momentums = list(base_momentum) if isinstance(
+                base_momentum, (list, tuple)) else [base_momentum] * n
+            self.max_momentums = list(max_momentum) if isinstance(
+                max_momentum, (list, tuple)) else [max_momentum] * n
             if last_epoch == -1:
-                for m, group in zip(self.max_momentums, optimizer.param_groups):
-                    self._set_momentum(group, m)
+                for hi, lo, group in zip(self.max_momentums, self.base_momentums,
+                                         optimizer.param_groups):
+                    self._set_momentum(group, hi)
+                    group["max_momentum"], group["base_momentum"] = hi, lo
         super().__init__(optimizer, last_epoch)
         self.base_lrs = base
 
     def _set_momentum(self, group: dict, value: float) -> None:
-        if self._momentum_key == "betas":
+        if self.use_beta1:
             group["betas"] = (value, *group["betas"][1:])
         else:
             group["momentum"] = value
+
+    def state_dict(self) -> dict:
+        """Everything but the optimizer; a custom ``scale_fn`` saved as PyTorch saves it (None
+        for a function, its attributes for a callable object)."""
+        state = super().state_dict()
+        state["_scale_fn_custom"] = None if self._scale_fn_custom is None else \
+            _functions_state([self._scale_fn_custom])[0]
+        return state
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        """Restore what ``state_dict`` returned (keeping this scheduler's ``scale_fn``)."""
+        fn, custom = state_dict.pop("_scale_fn_custom"), self._scale_fn_custom
+        super().load_state_dict(state_dict)
+        state_dict["_scale_fn_custom"] = fn
+        self._scale_fn_custom = custom
+        if fn is not None and custom is not None:
+            custom.__dict__.update(fn)
 
     def scale_fn(self, x: float) -> float:
         """The amplitude scale of cycle (or iteration) ``x``."""
@@ -583,24 +762,31 @@ class ChainedScheduler(LRScheduler):
                              "but got no scheduler.")
         optimizer = optimizer or schedulers[0].optimizer
         for index, s in enumerate(schedulers):
+            if isinstance(s, ReduceLROnPlateau):
+                raise ValueError(_no_plateau_message(type(self).__name__, index))
             if s.optimizer is not optimizer:
                 raise ValueError(f"ChainedScheduler expects all schedulers to belong to the same "
                                  f"optimizer, but got scheduler {type(s).__name__} at index "
                                  f"{index} with a different one")
-        self.optimizer, self._schedulers = optimizer, list(schedulers)
+        self._schedulers, self.optimizer = schedulers, optimizer
         self._last_lr = [group["lr"] for group in optimizer.param_groups]
 
-    def step(self, epoch: Any = None) -> None:
+    def step(self) -> None:  # type: ignore[override]
         """Step each scheduler in order."""
         for scheduler in self._schedulers:
             scheduler.step()
         self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
 
     def state_dict(self) -> dict:
-        """Each scheduler's state."""
-        return {"_schedulers": [s.state_dict() for s in self._schedulers]}
+        """Its own state and each scheduler's."""
+        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
+        state["_schedulers"] = [s.state_dict() for s in self._schedulers]
+        return state
 
     def load_state_dict(self, state_dict: dict) -> None:
         """Restore what ``state_dict`` returned."""
-        for s, sd in zip(self._schedulers, state_dict["_schedulers"]):
+        saved = state_dict.pop("_schedulers")
+        self.__dict__.update(state_dict)
+        state_dict["_schedulers"] = saved
+        for s, sd in zip(self._schedulers, saved):
             s.load_state_dict(sd)

@@ -10,7 +10,12 @@ from typing import Any
 import numpy as np
 
 from ..tensor import Tensor
-from ._update_inputs import check_hyperparameters, descent_gradient
+from ._update_inputs import (
+    check_betas,
+    check_hyperparameters,
+    check_implementation_flags,
+    descent_gradient,
+)
 from .optimizer import Optimizer, bump_step, state_like, state_scalar
 
 __all__ = ["NAdam"]
@@ -26,13 +31,17 @@ class NAdam(Optimizer):
                  decoupled_weight_decay: bool = False, *, foreach: Any = None,
                  maximize: bool = False, capturable: bool = False,
                  differentiable: bool = False) -> None:
-        check_hyperparameters(lr, eps, weight_decay)
-        if momentum_decay < 0:
+        check_hyperparameters(lr, eps)
+        check_betas(betas)
+        check_hyperparameters(0.0, 0.0, weight_decay)
+        if not 0.0 <= momentum_decay:
             raise ValueError(f"Invalid momentum_decay value: {momentum_decay}")
+        check_implementation_flags(foreach, None, differentiable)
         super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps,
                                       weight_decay=weight_decay, momentum_decay=momentum_decay,
                                       decoupled_weight_decay=decoupled_weight_decay,
-                                      maximize=maximize))
+                                      maximize=maximize, foreach=foreach, capturable=capturable,
+                                      differentiable=differentiable))
 
     def _update(self, p: Tensor, grad: np.ndarray, group: dict, state: dict) -> None:
         g = descent_gradient(grad, group)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 import functools
 import itertools
+import weakref
 from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -29,11 +30,24 @@ from ..dtypes import float64, get_default_dtype, is_float_dtype
 from ..ops import kernel_choice
 from ..tensor import Tensor
 
-__all__ = ["Optimizer", "required", "axpy", "implementation_options",
+__all__ = ["Optimizer", "required", "axpy", "scalar_lr_group",
            "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook",
            "state_like", "state_scalar", "scalar_dtype", "bump_step", "update_kernels", "flat"]
 
 _KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+# Optimizers whose first step an LR scheduler awaits (PyTorch warns when a scheduler steps
+# before its optimizer ever has), as ``id(optimizer) -> weakref``. An optimizer leaves at its
+# next step, so in a steady state the dict is empty and step() pays one (C-level) truth test
+# for it; kept outside the optimizer so that tl.compile's guards on the optimizer's
+# attributes do not change at the first step.
+awaiting_first_step: dict[int, weakref.ref] = {}
+
+
+def awaits_first_step(optimizer: Any) -> bool:
+    """Whether ``optimizer`` has not stepped since an LR scheduler began waiting for it."""
+    ref = awaiting_first_step.get(id(optimizer))
+    return ref is not None and ref() is optimizer
 
 # hooks every optimizer runs around step(), PyTorch's global ones
 _global_step_pre_hooks: OrderedDict[int, Callable] = OrderedDict()
@@ -59,25 +73,13 @@ def register_optimizer_step_post_hook(hook: Callable) -> RemovableHandle:
     return _register(_global_step_post_hooks, hook)
 
 
-def implementation_options(foreach: bool | None, fused: bool | None,
-                           differentiable: bool, capturable: bool | None = None,
-                           without_fused: bool = False) -> dict:
-    """PyTorch's choice-of-kernel flags, kept in the param groups as PyTorch keeps them. Every
-    update here is already one fused NumPy pass per parameter, so foreach/fused/capturable
-    change nothing; a differentiable step (through the update itself) is not supported.
-    ``without_fused``: the optimizer has no fused flag in PyTorch (RMSprop)."""
-    if foreach and fused:
-        raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
-    if differentiable:
-        raise NotImplementedError("differentiable=True is not supported: tinygrad_lite's "
-                                  "optimizers update the parameters' arrays in place, outside "
-                                  "the autograd graph")
-    options: dict[str, Any] = {"foreach": foreach, "differentiable": differentiable}
-    if fused is not None or not without_fused:
-        options["fused"] = fused
-    if capturable is not None:
-        options["capturable"] = capturable
-    return options
+def scalar_lr_group(group: dict) -> dict:
+    """``group`` for one step when its learning rate is a 0-d Tensor (``lr=torch.tensor(0.01)``):
+    a copy holding the rate as a NumPy scalar of the Tensor's dtype, so the update's arithmetic
+    on it rounds as PyTorch's does on a float32 Tensor (``lr / bias_correction1`` in float32)
+    while the group itself keeps the Tensor a scheduler may update in place. A 1-element
+    Tensor of more dims counts as 0-d (PyTorch squeezes it)."""
+    return {**group, "lr": group["lr"]._data.reshape(())[()]}
 
 
 def _with_step_hooks(step: Callable) -> Callable:
@@ -86,6 +88,8 @@ def _with_step_hooks(step: Callable) -> Callable:
 
     @functools.wraps(step)
     def wrapper(self: Optimizer, *args: Any, **kwargs: Any) -> Any:
+        if awaiting_first_step:
+            awaiting_first_step.pop(id(self), None)
         if self._running_step_hooks:
             return step(self, *args, **kwargs)
         self._running_step_hooks = True
@@ -330,6 +334,8 @@ class Optimizer:
                 loss = closure()
         with no_grad():
             for group in self.param_groups:
+                if isinstance(group["lr"], Tensor):  # (once per group: off the per-param path)
+                    group = scalar_lr_group(group)
                 for p in group["params"]:
                     if p._grad is None:
                         continue
@@ -397,7 +403,9 @@ class Optimizer:
             groups.append(packed)
         state = {}
         for p, s in self.state.items():
-            if id(p) in index:
+            # (step() makes an entry for every parameter it visits; PyTorch's optimizers make
+            # none where they keep no state, e.g. SGD without momentum)
+            if id(p) in index and s:
                 state[index[id(p)]] = {k: _copy_state(v) for k, v in s.items()}
         return {"state": state, "param_groups": groups}
 

@@ -10,7 +10,12 @@ from typing import Any
 import numpy as np
 
 from ..tensor import Tensor
-from ._update_inputs import check_hyperparameters, descent_gradient
+from ._update_inputs import (
+    check_betas,
+    check_hyperparameters,
+    check_implementation_flags,
+    descent_gradient,
+)
 from .optimizer import Optimizer, bump_step, state_like, state_scalar
 
 __all__ = ["RAdam"]
@@ -25,11 +30,15 @@ class RAdam(Optimizer):
                  weight_decay: float = 0, decoupled_weight_decay: bool = False, *,
                  foreach: Any = None, maximize: bool = False, capturable: bool = False,
                  differentiable: bool = False) -> None:
-        check_hyperparameters(lr, eps, weight_decay)
+        check_hyperparameters(lr, eps)
+        check_betas(betas)
+        check_hyperparameters(0.0, 0.0, weight_decay)
+        check_implementation_flags(foreach, None, differentiable)
         super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps,
-                                      weight_decay=weight_decay,
+                                      weight_decay=weight_decay, maximize=maximize,
+                                      foreach=foreach, capturable=capturable,
                                       decoupled_weight_decay=decoupled_weight_decay,
-                                      maximize=maximize))
+                                      differentiable=differentiable))
 
     def _update(self, p: Tensor, grad: np.ndarray, group: dict, state: dict) -> None:
         g = descent_gradient(grad, group)

@@ -8,12 +8,12 @@ from typing import Any
 import numpy as np
 
 from ..tensor import Tensor
+from ._update_inputs import check_hyperparameters, check_implementation_flags
 from .optimizer import (
     Optimizer,
     axpy,
     bump_step,
     flat,
-    implementation_options,
     state_like,
     state_scalar,
     update_kernels,
@@ -31,18 +31,17 @@ class RMSprop(Optimizer):
                  eps: float = 1e-8, weight_decay: float = 0, momentum: float = 0,
                  centered: bool = False, capturable: bool = False, foreach: bool | None = None,
                  maximize: bool = False, differentiable: bool = False) -> None:
-        if lr < 0.0:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if eps < 0.0:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if momentum < 0.0:
+        check_hyperparameters(lr, eps)
+        if not 0.0 <= momentum:
             raise ValueError(f"Invalid momentum value: {momentum}")
-        if alpha < 0.0:
+        check_hyperparameters(0.0, 0.0, weight_decay)
+        if not 0.0 <= alpha:
             raise ValueError(f"Invalid alpha value: {alpha}")
-        super().__init__(params, dict(lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay,
-                                      momentum=momentum, centered=centered, maximize=maximize,
-                                      **implementation_options(foreach, None, differentiable,
-                                                               capturable, without_fused=True)))
+        check_implementation_flags(foreach, None, differentiable)
+        super().__init__(params, dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps,
+                                      centered=centered, weight_decay=weight_decay,
+                                      capturable=capturable, foreach=foreach, maximize=maximize,
+                                      differentiable=differentiable))
 
     def _update(self, p: Tensor, grad: np.ndarray, group: dict, state: dict) -> None:
         alpha, eps, momentum = group["alpha"], group["eps"], group["momentum"]

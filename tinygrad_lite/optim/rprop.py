@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..tensor import Tensor
-from ._update_inputs import check_hyperparameters, descent_gradient
+from ._update_inputs import check_hyperparameters, check_implementation_flags, descent_gradient
 from .optimizer import Optimizer, bump_step, state_like, state_scalar
 
 __all__ = ["Rprop"]
@@ -27,8 +27,10 @@ class Rprop(Optimizer):
         check_hyperparameters(lr)
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
+        check_implementation_flags(foreach, None, differentiable)
         super().__init__(params, dict(lr=lr, etas=tuple(etas), step_sizes=tuple(step_sizes),
-                                      maximize=maximize))
+                                      foreach=foreach, maximize=maximize,
+                                      differentiable=differentiable, capturable=capturable))
 
     def _update(self, p: Tensor, grad: np.ndarray, group: dict, state: dict) -> None:
         g = descent_gradient(grad, group)

@@ -9,7 +9,8 @@ import numpy as np
 
 from ..ops import kernel_choice
 from ..tensor import Tensor
-from .optimizer import Optimizer, axpy, flat, implementation_options, operand, update_kernels
+from ._update_inputs import check_implementation_flags, check_lr
+from .optimizer import Optimizer, axpy, flat, operand, update_kernels
 
 __all__ = ["SGD"]
 
@@ -25,18 +26,18 @@ class SGD(Optimizer):
                  dampening: float = 0, weight_decay: float = 0, nesterov: bool = False,
                  *, maximize: bool = False, foreach: bool | None = None,
                  differentiable: bool = False, fused: bool | None = None) -> None:
-        if lr < 0.0:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        check_lr(lr, allow_nan=True)
         if momentum < 0.0:
             raise ValueError(f"Invalid momentum value: {momentum}")
         if weight_decay < 0.0:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        check_implementation_flags(foreach, fused, differentiable)
         super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening,
                                       weight_decay=weight_decay, nesterov=nesterov,
-                                      maximize=maximize,
-                                      **implementation_options(foreach, fused, differentiable)))
+                                      maximize=maximize, foreach=foreach,
+                                      differentiable=differentiable, fused=fused))
 
     def _update(self, p: Tensor, grad: np.ndarray, group: dict, state: dict) -> None:
         # ``d_p`` starts as the gradient itself (never written to); it is copied into a scratch
