@@ -15,6 +15,8 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from ..._core.grad_mode import grad_state
 from ..._core.graph import Node, RemovableHandle
 from ..._core.warnings import warn
@@ -234,6 +236,10 @@ class BackwardHookState:
         self.n_inputs = 0
         self.has_input_node = False
         self.grad_output: tuple | None = None
+        # (shape, dtype) of the tensor inputs that need no gradient, by position among the
+        # tensor inputs: the hooks see zeros for them, as PyTorch's (non-differentiable)
+        # identity node materialises them
+        self.constant_inputs: dict[int, tuple] = {}
 
     def _wrap(self, tensors: list, kind: str) -> list:
         """Route the tensors that require grad through one identity node."""
@@ -255,8 +261,12 @@ class BackwardHookState:
         """The positional arguments with tensors replaced by identity-node outputs."""
         positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
         self.n_inputs = len(positions)
-        wrapped = self._wrap([args[i] for i in positions], "input")
+        tensors = [args[i] for i in positions]
+        wrapped = self._wrap(tensors, "input")
         self.has_input_node = any(w.grad_fn is not None for w in wrapped)
+        if self.has_input_node:
+            self.constant_inputs = {j: (t._data.shape, t._data.dtype)
+                                    for j, t in enumerate(tensors) if not t._requires_grad}
         new = list(args)
         for i, w in zip(positions, wrapped):
             new[i] = w
@@ -291,8 +301,15 @@ class BackwardHookState:
                     hook(module, (None,) * max(self.n_inputs, 1), self.grad_output)
             return grads
         grad_output = self.grad_output if self.grad_output is not None else ()
+        constant = self.constant_inputs
         for hook in hooks:
-            result = hook(module, _as_tensors(grads), grad_output)
+            shown = _as_tensors(grads)
+            if constant:
+                shown = tuple(Tensor._wrap(np.zeros(*constant[j])) if j in constant else g
+                              for j, g in enumerate(shown))
+            result = hook(module, shown, grad_output)
             if result is not None:
                 grads = _like_incoming(tuple(result), grads, "grad_input", module)
+        if constant:  # inputs that need no gradient get none, whatever a hook returned
+            grads = tuple(None if j in constant else g for j, g in enumerate(grads))
         return grads

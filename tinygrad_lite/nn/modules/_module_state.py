@@ -15,16 +15,19 @@ from ... import dtypes
 from ..._core.device import check_device, device, meta_array
 from ..._core.grad_mode import no_grad
 from ..._core.graph import RemovableHandle
+from ..._core.size import Size
 from ...dtypes import is_float_dtype
 from ...tensor import Tensor
+from ..parameter import Parameter
 from ._hooks import add_hook
 
 __all__ = ["IncompatibleKeys", "collect_state", "load_state", "cast_floating", "to_target",
            "replace_storage", "module_state_dict", "save_to_state_dict", "load_from_state_dict",
            "StateDictMixin"]
 
-class IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
-    """What ``load_state_dict`` returns: the missing and the unexpected keys."""
+class _IncompatibleKeys(namedtuple("_IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """What ``load_state_dict`` returns: the missing and the unexpected keys (PyTorch's class
+    name, which its repr shows)."""
 
     __slots__ = ()
 
@@ -34,6 +37,9 @@ class IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpect
         return super().__repr__()
 
     __str__ = __repr__
+
+
+IncompatibleKeys = _IncompatibleKeys
 
 # The loads in progress (innermost last): the default ``_load_from_state_dict`` queues its
 # copies here so that a load that fails anywhere changes nothing. Only mutated in place.
@@ -98,10 +104,6 @@ def collect_state(module: Any, destination: OrderedDict | None, prefix: str,
     return module_state_dict(module, destination, prefix, keep_vars)
 
 
-def _as_array(value: Any) -> np.ndarray:
-    return value._data if isinstance(value, Tensor) else np.asarray(value)
-
-
 def load_from_state_dict(module: Any, state_dict: dict, prefix: str, local_metadata: dict,
                          strict: bool, missing_keys: list, unexpected_keys: list,
                          error_msgs: list) -> None:
@@ -122,16 +124,26 @@ def load_from_state_dict(module: Any, state_dict: dict, prefix: str, local_metad
             if strict:
                 missing_keys.append(key)
             continue
-        arr = _as_array(state_dict[key])
-        if arr.shape != target._data.shape:
-            error_msgs.append(f"size mismatch for {key}: copying a param with shape {arr.shape} "
-                              "from checkpoint, the shape in current model is "
-                              f"{target._data.shape}.")
+        value = state_dict[key]
+        if not isinstance(value, Tensor) and hasattr(value, "__array__"):
+            value = Tensor._wrap(np.asarray(value))  # a NumPy array or a PyTorch tensor
+        if not isinstance(value, Tensor):
+            error_msgs.append(f'While copying the parameter named "{key}", expected torch.Tensor '
+                              "or Tensor-like object from checkpoint but received "
+                              f"{type(value)}")
             continue
+        if target._data.ndim == 0 and value.ndim == 1:  # PyTorch 0.3 checkpoints' scalars
+            value = value[0]
+        if value._data.shape != target._data.shape:
+            error_msgs.append(f"size mismatch for {key}: copying a param with shape "
+                              f"{Size(value._data.shape)} from checkpoint, the shape in current "
+                              f"model is {Size(target._data.shape)}.")
+            continue
+        entry = (module, name, target, value, assign)
         if queue is None:
-            _copy_into(target, arr, assign)
+            _load_entry(*entry)
         else:
-            queue.append((target, arr, assign))
+            queue.append(entry)
     extra_key = prefix + "_extra_state"
     if type(module).set_extra_state is not _base_method(module, "set_extra_state"):
         if extra_key in state_dict:
@@ -148,12 +160,20 @@ def load_from_state_dict(module: Any, state_dict: dict, prefix: str, local_metad
                     unexpected_keys.append(key)
 
 
-def _copy_into(target: Tensor, arr: np.ndarray, assign: bool) -> None:
+def _load_entry(module: Any, name: str, target: Tensor, value: Tensor, assign: bool) -> None:
+    """Copy ``value`` into ``target`` (cast to its dtype), or with ``assign`` make ``value``
+    itself the module's entry: a parameter is wrapped in ``Parameter`` (sharing its memory)
+    and keeps the old one's ``requires_grad``, as in PyTorch."""
+    if assign:
+        if isinstance(target, Parameter):
+            if isinstance(value, Parameter):
+                value.requires_grad_(target.requires_grad)
+            else:
+                value = Parameter(value, requires_grad=target.requires_grad)
+        setattr(module, name, value)
+        return
     with no_grad():
-        if assign:
-            target._data = np.array(arr, dtype=target._data.dtype)
-        else:
-            np.copyto(target._data, arr, casting="unsafe")
+        np.copyto(target._data, value._data, casting="unsafe")
         target._version_counter[0] += 1
 
 
@@ -203,8 +223,8 @@ def load_state(module: Any, state_dict: dict, strict: bool, assign: bool) -> Inc
     if errors:
         raise RuntimeError(f"Error(s) in loading state_dict for {type(module).__name__}:\n\t"
                            + "\n\t".join(errors))
-    for target, arr, assign_one in queue:
-        _copy_into(target, arr, assign_one)
+    for entry in queue:
+        _load_entry(*entry)
     return IncompatibleKeys(missing, unexpected)
 
 
@@ -264,12 +284,14 @@ class StateDictMixin:
     def get_extra_state(self) -> Any:
         """Override (with ``set_extra_state``) to save non-tensor state in ``state_dict``."""
         raise RuntimeError("Reached a code path in Module.get_extra_state() that should never "
-                           "be called.")
+                           "be called. Please file an issue at https://github.com/pytorch/"
+                           "pytorch/issues/new?template=bug-report.yml to report this bug.")
 
     def set_extra_state(self, state: Any) -> None:
         """Override (with ``get_extra_state``) to restore what ``get_extra_state`` saved."""
         raise RuntimeError("Reached a code path in Module.set_extra_state() that should never "
-                           "be called.")
+                           "be called. Please file an issue at https://github.com/pytorch/"
+                           "pytorch/issues/new?template=bug-report.yml to report this bug.")
 
     def load_state_dict(self, state_dict: dict, strict: bool = True,
                         assign: bool = False) -> IncompatibleKeys:
@@ -318,7 +340,8 @@ def to_target(args: tuple, kwargs: dict) -> tuple[dtypes.DType | None, Any]:
         return None, where
     dt = dtypes.to_dtype(target)
     if not is_float_dtype(dt.np):
-        raise TypeError(f"Module.to only accepts floating point dtypes, but got {dt}")
+        raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but got "
+                        f"desired dtype={dt}")
     return dt, where
 
 

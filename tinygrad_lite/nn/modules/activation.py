@@ -227,11 +227,19 @@ class Hardswish(_Simple):
 
     fn = staticmethod(F.hardswish)
 
+    def extra_repr(self) -> str:
+        """Nothing: PyTorch does not show this layer's ``inplace`` flag."""
+        return ""
+
 
 class Hardsigmoid(_Simple):
     """``relu6(x + 3) / 6``."""
 
     fn = staticmethod(F.hardsigmoid)
+
+    def extra_repr(self) -> str:
+        """Nothing: PyTorch does not show this layer's ``inplace`` flag."""
+        return ""
 
 
 class Mish(_Simple):
@@ -396,8 +404,12 @@ class PReLU(Module):
     def __init__(self, num_parameters: int = 1, init: float = 0.25, device: Any = None,
                  dtype: Any = None) -> None:
         super().__init__()
-        self.num_parameters = num_parameters
+        self.num_parameters, self.init = num_parameters, init
         self.weight = Parameter(np.full(num_parameters, init, dtypes.default_float_np(dtype)))
+
+    def reset_parameters(self) -> None:
+        """Every slope back to ``init``."""
+        init.constant_(self.weight, self.init)
 
     def forward(self, input: TensorBase) -> TensorBase:
         """PReLU of the input."""

@@ -12,6 +12,7 @@ from ..._core.grad_mode import no_grad
 from ..._core.tensor_base import TensorBase
 from ...tensor import Tensor
 from .. import functional as F  # noqa: N812 - PyTorch's conventional alias
+from .. import init
 from ..parameter import Parameter, UninitializedBuffer, UninitializedParameter, is_lazy
 from .lazy import LazyModuleMixin
 from .module import Module
@@ -61,17 +62,11 @@ def migrate_norm_state(module: Module, state_dict: dict, prefix: str,
         state_dict[key] = module.num_batches_tracked
 
 
-class _BatchNorm(Module):
-    """Batch normalisation over the channel dim 1, with running statistics."""
+class _NormBase(Module):
+    """What batch and instance norms share, as PyTorch's ``_NormBase``: the options, affine
+    parameters and running statistics, their reset, the state-dict migration and the repr."""
 
-    _dims: tuple = (2, 3)
     _version = 2
-
-    def _load_from_state_dict(self, state_dict: dict, prefix: str, local_metadata: dict,
-                              *args: Any) -> None:
-        """Load as Module does, after migrating an old ``state_dict`` (see migrate_norm_state)."""
-        migrate_norm_state(self, state_dict, prefix, local_metadata)
-        super()._load_from_state_dict(state_dict, prefix, local_metadata, *args)
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
                  affine: bool = True, track_running_stats: bool = True, device: Any = None,
@@ -80,12 +75,38 @@ class _BatchNorm(Module):
         init_norm_state(self, num_features, eps, momentum, affine, track_running_stats, dtype,
                         bias)
 
+    def _load_from_state_dict(self, state_dict: dict, prefix: str, local_metadata: dict,
+                              *args: Any) -> None:
+        """Load as Module does, after migrating an old ``state_dict`` (see migrate_norm_state)."""
+        migrate_norm_state(self, state_dict, prefix, local_metadata)
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, *args)
+
     def reset_running_stats(self) -> None:
-        """Running mean 0, running variance 1, no batches seen."""
+        """Running mean 0, running variance 1, no batches seen (when tracked)."""
         if self.track_running_stats:
-            self.running_mean._data[...] = 0
-            self.running_var._data[...] = 1
-            self.num_batches_tracked._data[...] = 0
+            self.running_mean.zero_()
+            self.running_var.fill_(1)
+            self.num_batches_tracked.zero_()
+
+    def reset_parameters(self) -> None:
+        """The running statistics reset, and weight 1 and bias 0 (when affine)."""
+        self.reset_running_stats()
+        if self.affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def extra_repr(self) -> str:
+        """The number of features and the options."""
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+                f"affine={self.affine}, bias={self.bias is not None}, "
+                f"track_running_stats={self.track_running_stats}")
+
+
+class _BatchNorm(_NormBase):
+    """Batch normalisation over the channel dim 1, with running statistics."""
+
+    _dims: tuple = (2, 3)
 
     def _check_input_dim(self, input: TensorBase) -> None:
         if input.ndim not in self._dims:
@@ -110,12 +131,6 @@ class _BatchNorm(Module):
             self.running_var if not self.training or self.track_running_stats else None,
             self.weight, self.bias, use_batch, factor, self.eps,
         )
-
-    def extra_repr(self) -> str:
-        """The number of features and the options."""
-        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
-                f"affine={self.affine}, bias={self.bias is not None}, "
-                f"track_running_stats={self.track_running_stats}")
 
 
 class BatchNorm1d(_BatchNorm):

@@ -3,21 +3,30 @@ ParameterDict."""
 
 from __future__ import annotations
 
+import operator
 from collections import OrderedDict
 from collections.abc import ItemsView, Iterable, Iterator, KeysView, Mapping, ValuesView
 from typing import Any
 
 from ...tensor import Tensor
 from ..parameter import Parameter
-from .module import Module
+from .module import Module, _addindent
 
 __all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
 
 
-def _index(idx: int, n: int, what: str) -> int:
+def _index(idx: Any, n: int) -> int:
+    """``idx`` (anything ``operator.index`` accepts) as a position in ``0..n-1``; PyTorch's
+    IndexError otherwise."""
+    idx = operator.index(idx)
     if not -n <= idx < n:
-        raise IndexError(f"index {idx} is out of range for {what} of length {n}")
+        raise IndexError(f"index {idx} is out of range")
     return idx % n
+
+
+def _renumbered(modules: Iterable[Module | None]) -> OrderedDict[str, Module | None]:
+    """The modules keyed ``0``, ``1``, ... (a list container after a deletion)."""
+    return OrderedDict((str(i), m) for i, m in enumerate(modules))
 
 
 class Sequential(Module):
@@ -33,24 +42,23 @@ class Sequential(Module):
             for i, module in enumerate(args):
                 self.add_module(str(i), module)
 
+    def _key(self, idx: Any) -> str:
+        return list(self._modules)[_index(idx, len(self))]
+
     def __getitem__(self, idx: int | slice) -> Any:
         if isinstance(idx, slice):
             return type(self)(OrderedDict(list(self._modules.items())[idx]))
-        return list(self._modules.values())[_index(idx, len(self), "Sequential")]
+        return self._modules[self._key(idx)]
 
     def __setitem__(self, idx: int, module: Module) -> None:
-        key = list(self._modules)[_index(idx, len(self), "Sequential")]
-        self.add_module(key, module)
+        setattr(self, self._key(idx), module)
 
     def __delitem__(self, idx: int | slice) -> None:
-        keys = list(self._modules)
-        for key in (keys[idx] if isinstance(idx, slice) else [keys[_index(idx, len(keys), "x")]]):
-            del self._modules[key]
-        # keep the numbering contiguous, as PyTorch does
-        items = list(self._modules.values())
-        self._modules.clear()
-        for i, m in enumerate(items):
-            self._modules[str(i)] = m
+        keys = list(self._modules)[idx] if isinstance(idx, slice) else [self._key(idx)]
+        for key in keys:
+            delattr(self, key)
+        # keep the numbering contiguous, as PyTorch does (even for an OrderedDict's names)
+        self._modules = _renumbered(self._modules.values())
 
     def __len__(self) -> int:
         return len(self._modules)
@@ -58,30 +66,33 @@ class Sequential(Module):
     def __iter__(self) -> Iterator[Module]:
         return iter(self._modules.values())
 
+    def __dir__(self) -> list:
+        return [key for key in super().__dir__() if not key.isdigit()]
+
     def append(self, module: Module) -> Sequential:
         """Add ``module`` at the end."""
         self.add_module(str(len(self)), module)
         return self
 
-    def extend(self, modules: Iterable[Module]) -> Sequential:
+    def extend(self, sequential: Iterable[Module]) -> Sequential:
         """Add several modules at the end."""
-        for m in modules:
-            self.append(m)
+        for layer in sequential:
+            self.append(layer)
         return self
 
     def insert(self, index: int, module: Module) -> Sequential:
         """Put ``module`` before position ``index`` (``len(self)`` appends; negative counts from
         the end); the later modules move up one name."""
         if not isinstance(module, Module):
-            raise AssertionError(f"Sequential.insert: module should be of type Module, got "
-                                 f"{type(module).__name__}")
-        n = len(self)
+            raise AssertionError(f"module should be of type: {Module}")
+        n = len(self._modules)
         if not -n <= index <= n:
-            raise IndexError(f"Sequential.insert: index {index} is out of range for "
-                             f"{n} modules")
-        items = list(self._modules.values())
-        items.insert(index + n if index < 0 else index, module)
-        self._renumber(items)
+            raise IndexError(f"Index out of range: {index}")
+        if index < 0:
+            index += n
+        for i in range(n, index, -1):
+            self._modules[str(i)] = self._modules[str(i - 1)]
+        self._modules[str(index)] = module
         return self
 
     def pop(self, key: int | slice) -> Any:
@@ -90,41 +101,45 @@ class Sequential(Module):
         del self[key]
         return taken
 
-    def _renumber(self, items: list[Module]) -> None:
-        self._modules.clear()
-        for i, m in enumerate(items):
-            self.add_module(str(i), m)
-
     def __add__(self, other: Sequential) -> Sequential:
         """A new Sequential of this one's modules then ``other``'s (the same module objects)."""
         if not isinstance(other, Sequential):
-            raise ValueError("Sequential: the add operator supports only Sequential objects, "
-                             f"but {type(other).__name__} is given")
+            raise ValueError("add operator supports only objects of Sequential class, but "
+                             f"{type(other)} is given.")
         return Sequential(*self, *other)
 
     def __iadd__(self, other: Sequential) -> Sequential:
         if not isinstance(other, Sequential):
-            raise ValueError("Sequential: the add operator supports only Sequential objects, "
-                             f"but {type(other).__name__} is given")
-        return self.extend(list(other))
+            raise ValueError("add operator supports only objects of Sequential class, but "
+                             f"{type(other)} is given.")
+        offset = len(self)
+        for i, module in enumerate(list(other)):
+            self.add_module(str(i + offset), module)
+        return self
 
-    def _repeated(self, times: Any) -> list[Module]:
-        if not isinstance(times, int) or isinstance(times, bool):
-            raise TypeError(f"Sequential: unsupported operand type(s) for *: 'Sequential' and "
-                            f"'{type(times).__name__}'")
+    def _check_factor(self, times: Any) -> None:
+        if not isinstance(times, int):
+            raise TypeError(f"unsupported operand type(s) for *: {type(self)} and "
+                            f"{type(times)}")
         if times <= 0:
-            raise ValueError(f"Sequential: non-positive multiplication factor {times}")
-        return list(self) * times
+            raise ValueError(f"Non-positive multiplication factor {times} for {type(self)}")
 
     def __mul__(self, times: int) -> Sequential:
         """A new Sequential repeating the modules ``times`` times (the same module objects, so
         the repeats share parameters, as in PyTorch)."""
-        return Sequential(*self._repeated(times))
+        self._check_factor(times)
+        return Sequential(*(list(self) * times))
 
-    __rmul__ = __mul__
+    def __rmul__(self, times: int) -> Sequential:
+        return self.__mul__(times)
 
     def __imul__(self, times: int) -> Sequential:
-        self._renumber(self._repeated(times))
+        self._check_factor(times)
+        n = offset = len(self)
+        for _ in range(times - 1):  # by numeric name, as PyTorch (named children: KeyError)
+            for i in range(n):
+                self.add_module(str(i + offset), self._modules[str(i)])
+            offset += n
         return self
 
     def forward(self, input: Any) -> Any:
@@ -145,16 +160,37 @@ class ModuleList(Module):
     def __getitem__(self, idx: int | slice) -> Any:
         if isinstance(idx, slice):
             return type(self)(list(self._modules.values())[idx])
-        return self._modules[str(_index(idx, len(self), "ModuleList"))]
+        return self._modules[str(_index(idx, len(self)))]
 
     def __setitem__(self, idx: int, module: Module) -> None:
-        self.add_module(str(_index(idx, len(self), "ModuleList")), module)
+        setattr(self, str(_index(idx, len(self))), module)
+
+    def __delitem__(self, idx: int | slice) -> None:
+        if isinstance(idx, slice):
+            for k in range(len(self._modules))[idx]:
+                delattr(self, str(k))
+        else:
+            delattr(self, str(_index(idx, len(self))))
+        self._modules = _renumbered(self._modules.values())  # keep the numbering contiguous
 
     def __len__(self) -> int:
         return len(self._modules)
 
     def __iter__(self) -> Iterator[Module]:
         return iter(self._modules.values())
+
+    def __iadd__(self, modules: Iterable[Module]) -> ModuleList:
+        return self.extend(modules)
+
+    def __add__(self, other: Iterable[Module]) -> ModuleList:
+        """A new ModuleList of this one's modules then ``other``'s (the same objects)."""
+        combined = ModuleList()
+        for i, module in enumerate([*self, *other]):
+            combined.add_module(str(i), module)
+        return combined
+
+    def __dir__(self) -> list:
+        return [key for key in super().__dir__() if not key.isdigit()]
 
     def append(self, module: Module) -> ModuleList:
         """Add ``module`` at the end."""
@@ -163,17 +199,42 @@ class ModuleList(Module):
 
     def extend(self, modules: Iterable[Module]) -> ModuleList:
         """Add several modules at the end."""
-        for m in modules:
-            self.append(m)
+        if not isinstance(modules, Iterable):
+            raise TypeError("ModuleList.extend should be called with an iterable, but got "
+                            f"{type(modules).__name__}")
+        offset = len(self)
+        for i, module in enumerate(modules):
+            self.add_module(str(offset + i), module)
         return self
 
+    def pop(self, key: int | slice) -> Any:
+        """Remove and return the module (or the ModuleList of modules) at ``key``."""
+        taken = self[key]
+        del self[key]
+        return taken
+
+    def __repr__(self) -> str:
+        """PyTorch's compressed form: a run of children with the same repr is printed once,
+        as ``(0-2): 3 x Linear(...)``."""
+        reprs = [repr(m) for m in self]
+        if not reprs:
+            return self._get_name() + "()"
+        runs: list[list[Any]] = []  # [first index, last index, repr]
+        for i, r in enumerate(reprs):
+            if runs and runs[-1][2] == r:
+                runs[-1][1] = i
+            else:
+                runs.append([i, i, r])
+        lines = [_addindent(f"({a}): {r}" if a == b else f"({a}-{b}): {b - a + 1} x {r}", 2)
+                 for a, b, r in runs]
+        return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
+
     def insert(self, index: int, module: Module) -> None:
-        """Insert ``module`` before position ``index``."""
-        items = list(self._modules.values())
-        items.insert(index, module)
-        self._modules.clear()
-        for i, m in enumerate(items):
-            self.add_module(str(i), m)
+        """Insert ``module`` before position ``index`` (PyTorch's shifting of the later
+        entries, so a negative ``index`` fails with its KeyError)."""
+        for i in range(len(self._modules), index, -1):
+            self._modules[str(i)] = self._modules[str(i - 1)]
+        self._modules[str(index)] = module
 
 
 def _pairs(items: Any, owner: str, mapping_types: tuple) -> Iterable[tuple[Any, Any]]:
@@ -263,7 +324,9 @@ def _describe(p: Any, kind: Any) -> str:
 
 
 class ParameterList(Module):
-    """A list of parameters, registered as ``0``, ``1``, ..."""
+    """A list of parameters, registered as ``0``, ``1``, ...: a tensor is wrapped in
+    ``Parameter``, any other value (None included) is kept as a plain attribute, as in
+    PyTorch."""
 
     def __init__(self, values: Iterable[Any] | None = None) -> None:
         super().__init__()
@@ -271,35 +334,60 @@ class ParameterList(Module):
         if values is not None:
             self.extend(values)
 
-    def __getitem__(self, idx: int) -> Parameter:
-        return self._parameters[str(_index(idx, self._size, "ParameterList"))]
+    def __getitem__(self, idx: int | slice) -> Any:
+        if isinstance(idx, slice):
+            out = type(self)()
+            for i in range(*idx.indices(len(self))):
+                out.append(self[i])
+            return out
+        return getattr(self, str(_index(idx, self._size)))
 
     def __setitem__(self, idx: int, param: Any) -> None:
-        idx = _index(idx, self._size, "ParameterList")
-        self.register_parameter(str(idx), param if isinstance(param, Parameter)
-                                else Parameter(param))
+        if isinstance(param, Tensor) and not isinstance(param, Parameter):
+            param = Parameter(param)
+        setattr(self, str(_index(idx, self._size)), param)
 
     def __len__(self) -> int:
         return self._size
 
-    def __iter__(self) -> Iterator[Parameter]:
+    def __iter__(self) -> Iterator[Any]:
         return (self[i] for i in range(self._size))
 
+    def __iadd__(self, parameters: Iterable[Any]) -> ParameterList:
+        return self.extend(parameters)
+
+    def __dir__(self) -> list:
+        return [key for key in super().__dir__() if not key.isdigit()]
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("ParameterList should not be called.")
+
     def append(self, value: Any) -> ParameterList:
-        """Add a parameter (a plain tensor is wrapped in ``Parameter``)."""
+        """Add a value (a plain tensor is wrapped in ``Parameter``)."""
         self._size += 1
         self[self._size - 1] = value
         return self
 
     def extend(self, values: Iterable[Any]) -> ParameterList:
-        """Add several parameters."""
+        """Add several values."""
+        if not isinstance(values, Iterable) or isinstance(values, Tensor):
+            raise TypeError("ParameterList.extend should be called with an iterable, but got "
+                            f"{type(values).__name__}")
         for v in values:
             self.append(v)
         return self
 
     def extra_repr(self) -> str:
-        """One line per parameter: its dtype and size."""
-        return "\n".join(f"  ({i}): {_describe(p, p.dtype)}" for i, p in enumerate(self))
+        """One line per entry: a tensor's kind, dtype and size, or any other object's type."""
+        lines = []
+        for i, p in enumerate(self):
+            if isinstance(p, Tensor):
+                kind = "Parameter" if isinstance(p, Parameter) else "Tensor"
+                size = "x".join(str(n) for n in p.shape)
+                lines.append(f"  ({i}): {kind} containing: [{p.dtype} of size {size}]")
+            else:
+                lines.append(f"  ({i}): Object of type: {type(p).__name__}")
+        return "\n".join(lines)
 
 
 class ParameterDict(Module):

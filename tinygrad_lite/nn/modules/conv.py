@@ -97,10 +97,10 @@ class _ConvNd(Module):
             s += f", output_padding={self.output_padding}"
         if self.groups != 1:
             s += f", groups={self.groups}"
+        if self.bias is None:  # before padding_mode, as PyTorch prints them
+            s += ", bias=False"
         if self.padding_mode != "zeros":
             s += f", padding_mode={self.padding_mode}"
-        if self.bias is None:
-            s += ", bias=False"
         return s
 
     def _padded(self, input: TensorBase) -> tuple[TensorBase, Any]:

@@ -24,12 +24,25 @@ class Flatten(Module):
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
 
 
+def _require_tuple_int(size: object) -> None:
+    """PyTorch's check of ``Unflatten``'s ``unflattened_size``: a tuple or list of ints."""
+    if not isinstance(size, (tuple, list)):
+        raise TypeError("unflattened_size must be a tuple of ints, but found type "
+                        f"{type(size).__name__}")
+    for idx, elem in enumerate(size):
+        if not isinstance(elem, int):
+            raise TypeError("unflattened_size must be tuple of ints, but found element of type "
+                            f"{type(elem).__name__} at pos {idx}")
+
+
 class Unflatten(Module):
     """Splits dim ``dim`` into ``unflattened_size``."""
 
-    def __init__(self, dim: int, unflattened_size: tuple) -> None:
+    def __init__(self, dim: int, unflattened_size: tuple | list) -> None:
         super().__init__()
-        self.dim, self.unflattened_size = dim, tuple(unflattened_size)
+        _require_tuple_int(unflattened_size)
+        # kept as given (a list prints as a list in repr, as in PyTorch)
+        self.dim, self.unflattened_size = dim, unflattened_size
 
     def forward(self, input: TensorBase) -> TensorBase:
         """The input with one dim split into several."""

@@ -7,31 +7,22 @@ from typing import Any
 
 from ..._core.tensor_base import TensorBase
 from .. import functional as F  # noqa: N812 - PyTorch's conventional alias
-from .batchnorm import _LazyNormBase, init_norm_state, migrate_norm_state
-from .module import Module
+from .batchnorm import _LazyNormBase, _NormBase
 
 __all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
            "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
 
 
-class _InstanceNorm(Module):
+class _InstanceNorm(_NormBase):
     """Normalises each sample's channels over their spatial dims."""
 
     _nd = 1
-    _version = 2
 
-    def _load_from_state_dict(self, state_dict: dict, prefix: str, local_metadata: dict,
-                              *args: Any) -> None:
-        """Load as Module does, after migrating an old ``state_dict`` (see migrate_norm_state)."""
-        migrate_norm_state(self, state_dict, prefix, local_metadata)
-        super()._load_from_state_dict(state_dict, prefix, local_metadata, *args)
-
-    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.1,
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
                  affine: bool = False, track_running_stats: bool = False, device: Any = None,
                  dtype: Any = None, *, bias: bool = True) -> None:
-        super().__init__()
-        init_norm_state(self, num_features, eps, momentum, affine, track_running_stats, dtype,
-                        bias)
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype,
+                         bias=bias)
 
     def forward(self, input: TensorBase) -> TensorBase:
         """Instance-normalised input (running statistics in eval mode when tracked)."""
@@ -51,12 +42,6 @@ class _InstanceNorm(Module):
         out = F.instance_norm(x, self.running_mean, self.running_var, self.weight, self.bias,
                               use_input_stats, momentum, self.eps)
         return out.squeeze(0) if unbatched else out
-
-    def extra_repr(self) -> str:
-        """The number of features and the options."""
-        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
-                f"affine={self.affine}, bias={self.bias is not None}, "
-                f"track_running_stats={self.track_running_stats}")
 
 
 class InstanceNorm1d(_InstanceNorm):

@@ -13,6 +13,7 @@ from ...tensor import Tensor
 from .. import functional as F  # noqa: N812 - PyTorch's conventional alias
 from .._functional.linear_cross_entropy import LinearCrossEntropyOptions
 from .._functional.loss import legacy_reduction
+from .distance import PairwiseDistance
 from .linear import Linear
 from .module import Module
 
@@ -226,7 +227,10 @@ class TripletMarginWithDistanceLoss(_Loss):
         if margin <= 0:
             raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater than "
                              f"0, got {margin} instead")
-        self.distance_function, self.margin, self.swap = distance_function, margin, swap
+        # the default is a PairwiseDistance child module (shown in repr), as in PyTorch
+        self.distance_function = distance_function if distance_function is not None \
+            else PairwiseDistance()
+        self.margin, self.swap = margin, swap
 
     def forward(self, anchor: TensorBase, positive: TensorBase,
                 negative: TensorBase) -> TensorBase:

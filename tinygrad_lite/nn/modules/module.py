@@ -4,9 +4,10 @@ buffers, submodules, hooks, state dicts), and the global module hooks."""
 from __future__ import annotations
 
 import functools
+import sys
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -19,8 +20,10 @@ from ..._core.device import (
     wants_meta,
 )
 from ..._core.device import device as device_type
+from ..._core.grad_mode import no_grad
 from ..._core.memory_format import format_name, in_format, is_in_format
 from ..._kernels import cpu_share
+from ..._tensor.legacy import typename
 from ...tensor import Tensor
 from ..parameter import Buffer, Parameter
 from ._hooks import (
@@ -103,6 +106,9 @@ class Module(HookRegistrationMixin, StateDictMixin):
     _backward_pre_hooks: OrderedDict[int, Callable]
     _backward_hooks: OrderedDict[int, Callable]
     _version = 1  # state-dict format version, as in PyTorch
+    dump_patches = False  # PyTorch's class attributes, which programs may read
+    call_super_init = False
+    T_destination = TypeVar("T_destination", bound=dict)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """tinygrad_lite's own layers honour ``device=``: ``Linear(2, 3, device="meta")``
@@ -158,10 +164,8 @@ class Module(HookRegistrationMixin, StateDictMixin):
             self.register_parameter(name, value)
         elif params is not None and name in params:
             if value is not None:
-                raise TypeError(
-                    f"cannot assign '{type(value).__name__}' as parameter '{name}' "
-                    "(nn.Parameter or None expected)"
-                )
+                raise TypeError(f"cannot assign '{typename(value)}' as parameter '{name}' "
+                                "(torch.nn.Parameter or None expected)")
             params[name] = None
         elif isinstance(value, Module):
             if "_modules" not in d:
@@ -170,20 +174,16 @@ class Module(HookRegistrationMixin, StateDictMixin):
             d["_modules"][name] = value
         elif d.get("_modules") is not None and name in d["_modules"]:
             if value is not None:
-                raise TypeError(
-                    f"cannot assign '{type(value).__name__}' as child module '{name}' "
-                    "(nn.Module or None expected)"
-                )
+                raise TypeError(f"cannot assign '{typename(value)}' as child module '{name}' "
+                                "(torch.nn.Module or None expected)")
             d["_modules"][name] = None
         elif isinstance(value, Buffer):
             self._forget(name, keep="_buffers")
             self.register_buffer(name, Tensor._wrap(value._data), value.persistent)
         elif d.get("_buffers") is not None and name in d["_buffers"]:
             if value is not None and not isinstance(value, Tensor):
-                raise TypeError(
-                    f"cannot assign '{type(value).__name__}' as buffer '{name}' "
-                    "(Tensor or None expected)"
-                )
+                raise TypeError(f"cannot assign '{typename(value)}' as buffer '{name}' "
+                                "(torch.nn.Buffer, torch.Tensor or None expected)")
             d["_buffers"][name] = value
         else:
             object.__setattr__(self, name, value)
@@ -217,28 +217,37 @@ class Module(HookRegistrationMixin, StateDictMixin):
         object.__delattr__(self, name)
 
     def __dir__(self) -> list:
-        return sorted(set(super().__dir__()) | set(self._parameters) | set(self._buffers)
-                      | set(self._modules))
+        """The attributes, parameters, buffers and children, without the names that are not
+        Python identifiers (a Sequential's ``0``, ``1``...), as PyTorch lists them."""
+        keys = set(super().__dir__()) | set(self._parameters) | set(self._buffers) \
+            | set(self._modules)
+        return sorted(key for key in keys if not key[0].isdigit())
 
-    def _check_name(self, name: str, kind: str) -> None:
+    def _check_name(self, name: Any, kind: str, store: str) -> None:
+        """PyTorch's checks of a new parameter or buffer name, in its order and words: a
+        string, no ".", not empty, not another attribute (re-registering is allowed)."""
         if not isinstance(name, str):
-            raise TypeError(f"{kind} name should be a string, got {type(name).__name__}")
-        if not name or "." in name:
-            raise KeyError(f'{kind} name can\'t be empty or contain ".", got "{name}"')
-        if hasattr(type(self), name) or (name in self.__dict__):
+            raise TypeError(f"{kind} name should be a string. Got {typename(name)}")
+        if "." in name:
+            raise KeyError(f'{kind} name can\'t contain "."')
+        if name == "":
+            raise KeyError(f'{kind} name can\'t be empty string ""')
+        if hasattr(self, name) and name not in self.__dict__[store]:
             raise KeyError(f"attribute '{name}' already exists")
 
     def register_parameter(self, name: str, param: Parameter | None) -> None:
         """Register ``param`` (a ``Parameter`` or None) under ``name``."""
         if "_parameters" not in self.__dict__:
             raise AttributeError("cannot assign parameter before Module.__init__() call")
-        if name not in self._parameters:
-            self._check_name(name, "parameter")
+        self._check_name(name, "parameter", "_parameters")
         if param is not None and not isinstance(param, Parameter):
-            raise TypeError(
-                f"cannot assign '{type(param).__name__}' object to parameter '{name}' "
-                "(nn.Parameter or None required)"
-            )
+            raise TypeError(f"cannot assign '{typename(param)}' object to parameter '{name}' "
+                            "(torch.nn.Parameter or None required)")
+        if param is not None and param.grad_fn is not None:
+            raise ValueError(f"Cannot assign non-leaf Tensor to parameter '{name}'. Model "
+                             f"parameters must be created explicitly. To express '{name}' as a "
+                             "function of another Tensor, compute the value in the forward() "
+                             "method.")
         _on_default_device(param)
         self._parameters[name] = param
 
@@ -247,13 +256,10 @@ class Module(HookRegistrationMixin, StateDictMixin):
         ``persistent=False``."""
         if "_buffers" not in self.__dict__:
             raise AttributeError("cannot assign buffer before Module.__init__() call")
-        if name not in self._buffers:
-            self._check_name(name, "buffer")
+        self._check_name(name, "buffer", "_buffers")
         if tensor is not None and not isinstance(tensor, Tensor):
-            raise TypeError(
-                f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' "
-                "(Tensor or None required)"
-            )
+            raise TypeError(f"cannot assign '{typename(tensor)}' object to buffer '{name}' "
+                            "(torch Tensor or None required)")
         _on_default_device(tensor)
         self._buffers[name] = tensor
         if persistent:
@@ -262,11 +268,17 @@ class Module(HookRegistrationMixin, StateDictMixin):
             self._non_persistent_buffers_set.add(name)
 
     def add_module(self, name: str, module: Module | None) -> None:
-        """Register ``module`` as a child called ``name``."""
+        """Register ``module`` as a child called ``name`` (PyTorch's checks, in its order)."""
         if module is not None and not isinstance(module, Module):
-            raise TypeError(f"{type(module).__name__} is not a Module subclass")
-        if name not in self._modules:
-            self._check_name(name, "module")
+            raise TypeError(f"{typename(module)} is not a Module subclass")
+        if not isinstance(name, str):
+            raise TypeError(f"module name should be a string. Got {typename(name)}")
+        if hasattr(self, name) and name not in self._modules:
+            raise KeyError(f"attribute '{name}' already exists")
+        if "." in name:
+            raise KeyError(f'module name can\'t contain ".", got: {name}')
+        if name == "":
+            raise KeyError('module name can\'t be empty string ""')
         self._modules[name] = module
 
     register_module = add_module
@@ -296,22 +308,29 @@ class Module(HookRegistrationMixin, StateDictMixin):
             raise AttributeError(f"`{name}` is not an nn.Module")
         setattr(parent, name, module)
 
-    def _get_member(self, target: str, store: str, kind: str) -> Any:
+    def _get_member(self, target: str) -> tuple[Module, str]:
+        """The module holding the last name of a dotted path, and that name (which it has)."""
         mod_path, _, name = target.rpartition(".")
         mod = self.get_submodule(mod_path)
         if not hasattr(mod, name):
             raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
-        if name not in getattr(mod, store):
-            raise AttributeError(f"`{name}` is not {kind}")
-        return getattr(mod, name)
+        return mod, name
 
     def get_parameter(self, target: str) -> Parameter:
-        """The parameter at a dotted path such as ``"0.weight"``."""
-        return self._get_member(target, "_parameters", "an nn.Parameter")
+        """The parameter at a dotted path such as ``"0.weight"`` (a None entry, such as a
+        ``bias=False`` bias, is not a parameter, as in PyTorch)."""
+        mod, name = self._get_member(target)
+        param = getattr(mod, name)
+        if not isinstance(param, Parameter):
+            raise AttributeError(f"`{name}` is not an nn.Parameter")
+        return param
 
     def get_buffer(self, target: str) -> Tensor:
         """The buffer at a dotted path such as ``"bn.running_mean"``."""
-        return self._get_member(target, "_buffers", "a buffer")
+        mod, name = self._get_member(target)
+        if name not in mod._buffers:
+            raise AttributeError(f"`{name}` is not a buffer")
+        return getattr(mod, name)
 
     # -- traversal -----------------------------------------------------------------------------
     def named_modules(self, memo: set | None = None, prefix: str = "",
@@ -415,6 +434,26 @@ class Module(HookRegistrationMixin, StateDictMixin):
         fn(self)
         return self
 
+    def _apply(self, fn: Callable[[Tensor], Tensor], recurse: bool = True) -> Module:
+        """PyTorch's ``_apply``: ``fn`` (without grad) on every parameter (whose data it
+        replaces in place, keeping the Parameter object), gradient and buffer (replaced by the
+        result), in the children first unless ``recurse`` is False."""
+        if recurse:
+            for m in self.children():
+                m._apply(fn)
+        for p in self._parameters.values():
+            if p is None:
+                continue
+            with no_grad():
+                p._data = fn(p)._data
+                p._version_counter[0] += 1
+                if p._grad is not None:
+                    p._grad = Tensor._wrap(fn(p._grad)._data)
+        for key, b in self._buffers.items():
+            if b is not None:
+                self._buffers[key] = fn(b)
+        return self
+
     def _cast(self, dtype: dtypes.DType) -> Module:
         cast_floating(self, dtype)
         return self
@@ -447,6 +486,25 @@ class Module(HookRegistrationMixin, StateDictMixin):
         """Every parameter and buffer of this module and its descendants."""
         return [t for m in self.modules() for store in (m._parameters, m._buffers)
                 for t in store.values() if t is not None]
+
+    def type(self, dst_type: Any) -> Module:
+        """Convert every parameter and buffer (integer ones too, unlike ``to``) and their
+        gradients to ``dst_type``, a dtype or a type string (``"torch.DoubleTensor"``)."""
+        for t in self._tensors():
+            t._data = t.type(dst_type)._data
+            t._version_counter[0] += 1
+            if t._grad is not None:
+                t._grad = Tensor._wrap(t._grad.type(dst_type)._data)
+        return self
+
+    def compile(self, *args: Any, **kwargs: Any) -> None:
+        """Compile this module's ``forward`` with ``tl.compile`` (same arguments); later calls
+        run the compiled form, with the hooks around it as before. The compiler is a layer
+        above nn (it traces modules): it is reached at call time through the package, as a
+        user's ``tl.compile`` is, not imported from here."""
+        package = sys.modules[__name__.split(".", 1)[0]]
+        self.__dict__["forward"] = package.compile(type(self).forward.__get__(self), *args,
+                                                   **kwargs)
 
     def float(self) -> Module:
         """Convert floating parameters and buffers to float32."""

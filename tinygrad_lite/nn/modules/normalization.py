@@ -13,6 +13,7 @@ from ... import dtypes
 from ..._core.tensor_base import TensorBase
 from ...ops.local_response_norm import cross_map_lrn2d
 from .. import functional as F  # noqa: N812 - PyTorch's conventional alias
+from .. import init
 from ..parameter import Parameter
 from .module import Module
 
@@ -45,14 +46,21 @@ class LayerNorm(Module):
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
 
+    def reset_parameters(self) -> None:
+        """Weight 1 and bias 0 (when there are)."""
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
     def forward(self, input: TensorBase) -> TensorBase:
         """The normalised input."""
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
-        """The normalised shape and the options."""
+        """The normalised shape and the options (``bias`` says whether there is a bias)."""
         return (f"{self.normalized_shape}, eps={self.eps}, "
-                f"elementwise_affine={self.elementwise_affine}")
+                f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}")
 
 
 class GroupNorm(Module):
@@ -65,7 +73,7 @@ class GroupNorm(Module):
         if num_channels % num_groups:
             raise ValueError("num_channels must be divisible by num_groups")
         self.num_groups, self.num_channels = num_groups, num_channels
-        self.eps, self.affine, self._has_bias = eps, affine, bias
+        self.eps, self.affine = eps, affine
         dt = _np_dtype(dtype)
         if affine:
             self.weight = Parameter(np.ones(num_channels, dt))
@@ -76,15 +84,21 @@ class GroupNorm(Module):
         else:
             self.register_parameter("bias", None)
 
+    def reset_parameters(self) -> None:
+        """Weight 1 and bias 0 (when affine)."""
+        if self.affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
     def forward(self, input: TensorBase) -> TensorBase:
         """The normalised input."""
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
-        """The groups, channels and options."""
-        extra = "" if self._has_bias else ", bias=False"
+        """The groups, channels and options (``bias`` says whether there is a bias)."""
         return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, "
-                f"affine={self.affine}{extra}")
+                f"affine={self.affine}, bias={self.bias is not None}")
 
 
 class RMSNorm(Module):
@@ -101,6 +115,11 @@ class RMSNorm(Module):
             self.weight = Parameter(np.ones(shape, _np_dtype(dtype)))
         else:
             self.register_parameter("weight", None)
+
+    def reset_parameters(self) -> None:
+        """Weight 1 (when there is one)."""
+        if self.elementwise_affine:
+            init.ones_(self.weight)
 
     def forward(self, input: TensorBase) -> TensorBase:
         """The normalised input."""

@@ -23,6 +23,7 @@ from ..._core.tensor_base import TensorBase
 from ...functions.creation import default_rng
 from ...ops.rnn import gru_layer, lstm_layer
 from .. import functional as F  # noqa: N812 - PyTorch's conventional alias
+from .. import init
 from .._packed_sequence import PackedSequence, pack_padded_sequence, pad_packed_sequence
 from ..parameter import Parameter
 from .module import Module
@@ -40,6 +41,15 @@ def _half_precision(dt: np.dtype) -> bool:
 
 def _uniform(shape: tuple, bound: float, dtype: Any) -> Parameter:
     return Parameter(default_rng().uniform_as(-bound, bound, shape, dtype))
+
+
+def _reset_uniform(module: Module) -> None:
+    """PyTorch's ``reset_parameters`` of recurrent layers and cells: each parameter, in order,
+    from U(-stdv, stdv) with ``stdv = 1/sqrt(hidden_size)`` (0 for an empty hidden state)."""
+    hidden_size = module.hidden_size
+    stdv = 1.0 / math.sqrt(hidden_size) if hidden_size > 0 else 0.0
+    for weight in module.parameters():
+        init.uniform_(weight, -stdv, stdv)
 
 
 def _cell_step(mode: str, x_proj: TensorBase, h: TensorBase, c: TensorBase | None,
@@ -105,6 +115,11 @@ class RNNBase(Module):
 
     def flatten_parameters(self) -> None:
         """A no-op (PyTorch compacts weights for cuDNN)."""
+
+    def reset_parameters(self) -> None:
+        """Every weight and bias redrawn from U(-1/sqrt(hidden_size), 1/sqrt(hidden_size)),
+        in ``parameters()`` order (the draws PyTorch makes)."""
+        _reset_uniform(self)
 
     @property
     def all_weights(self) -> list[list[Parameter]]:
@@ -341,9 +356,15 @@ class RNNCellBase(Module):
             self.register_parameter("bias_ih", None)
             self.register_parameter("bias_hh", None)
 
+    def reset_parameters(self) -> None:
+        """Every weight and bias redrawn from U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))."""
+        _reset_uniform(self)
+
     def extra_repr(self) -> str:
-        """Sizes (and bias=False)."""
-        return f"{self.input_size}, {self.hidden_size}" + ("" if self.bias else ", bias=False")
+        """Sizes (and bias=False, and an RNNCell's nonlinearity when it is not tanh)."""
+        s = f"{self.input_size}, {self.hidden_size}" + ("" if self.bias else ", bias=False")
+        nonlinearity = self.__dict__.get("nonlinearity", "tanh")
+        return s if nonlinearity == "tanh" else s + f", nonlinearity={nonlinearity}"
 
     def _step(self, input: TensorBase, hx: Any) -> tuple:
         if input.ndim not in (1, 2):

@@ -12,10 +12,10 @@ from typing import Any
 import numpy as np
 
 from ... import functions as _fn
-from ..._core.grad_mode import no_grad
 from ..._core.tensor_base import TensorBase
 from ...dtypes import get_default_dtype
 from .. import functional as F  # noqa: N812 - PyTorch's conventional alias
+from .. import init
 from .activation import MultiheadAttention
 from .container import ModuleList
 from .dropout import Dropout
@@ -214,11 +214,13 @@ class Transformer(Module):
                                               LayerNorm(d_model, eps=layer_norm_eps, bias=bias,
                                                         **kw))
         self.d_model, self.nhead, self.batch_first = d_model, nhead, batch_first
-        for p in self.parameters():  # PyTorch's initialisation of the whole model
-            if p.ndim > 1:
-                with no_grad():  # xavier_uniform_
-                    bound = float(np.sqrt(6.0 / (p.shape[0] + p.shape[1])))
-                    p.uniform_(-bound, bound)
+        self._reset_parameters()
+
+    def _reset_parameters(self) -> None:
+        """PyTorch's initialisation of the whole model: ``xavier_uniform_`` on every matrix."""
+        for p in self.parameters():
+            if p.dim() > 1:
+                init.xavier_uniform_(p)
 
     def forward(self, src: TensorBase, tgt: TensorBase, src_mask: Any = None,
                 tgt_mask: Any = None, memory_mask: Any = None,

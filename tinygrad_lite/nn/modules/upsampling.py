@@ -20,8 +20,11 @@ class Upsample(Module):
                  recompute_scale_factor: bool | None = None) -> None:
         super().__init__()
         self.size, self.mode, self.align_corners = size, mode, align_corners
-        self.scale_factor = float(scale_factor) if isinstance(scale_factor, (int, float)) \
-            else scale_factor
+        # stored as floats, as PyTorch does (its repr shows scale_factor=(2.0, 3.0))
+        if isinstance(scale_factor, tuple):
+            self.scale_factor: Any = tuple(float(f) for f in scale_factor)
+        else:
+            self.scale_factor = float(scale_factor) if scale_factor else None
         self.recompute_scale_factor = recompute_scale_factor
 
     def forward(self, input: TensorBase) -> TensorBase:
