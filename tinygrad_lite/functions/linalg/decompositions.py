@@ -8,7 +8,6 @@ import numpy as np
 from ..._core.tensor_base import TensorBase, wrap
 from ...ops import return_types
 from ...ops.linalg import decompositions
-from ...ops.linalg.decompositions import cholesky
 
 __all__ = ["svd", "qr"]
 
@@ -22,9 +21,10 @@ OldQRResult = return_types.qr
 
 def cholesky_ex(A: TensorBase, *, upper: bool = False,  # noqa: N803
                 check_errors: bool = False) -> return_types.linalg_cholesky_ex:
-    """``(L, info)``; info is 0 (a matrix that is not positive-definite raises)."""
-    return return_types.linalg_cholesky_ex(cholesky(A, upper),
-                                           wrap(np.zeros(A.shape[:-2], np.int32)))
+    """``(L, info)``: info is 0, or for a matrix that is not positive-definite the order of its
+    failing leading minor, with LAPACK's partial factor (``check_errors``: ``LinAlgError``)."""
+    factor, info = decompositions.cholesky_ex(A, upper, "linalg.cholesky_ex", check_errors)
+    return return_types.linalg_cholesky_ex(factor, wrap(info))
 
 
 def svd(input: TensorBase, some: bool = True, compute_uv: bool = True) -> tuple:

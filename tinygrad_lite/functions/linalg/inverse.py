@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from ... import ops
 from ..._core.tensor_base import TensorBase, wrap
 from ...ops import return_types
 from ...ops.linalg.inverse import det as _det
 from ...ops.linalg.inverse import inv, pinv
+from ...ops.linalg.inverse import inv_ex as _inv_ex
 from ...ops.linalg.inverse import slogdet as _slogdet
 from ..registry import declare
 
@@ -31,14 +30,14 @@ def linalg_slogdet(A: TensorBase) -> return_types.linalg_slogdet:  # noqa: N803
 
 
 def det(input: TensorBase) -> TensorBase:
-    """The determinant of each square matrix; its gradient is the cofactor matrix, finite also
-    for singular matrices."""
+    """The determinant of each square matrix; its gradient is ``det(A) A^-T``, zero at an
+    exactly singular matrix (PyTorch's first-order rule)."""
     return _det(input)
 
 
 def logdet(input: TensorBase) -> TensorBase:
     """``log(det)``: NaN for a negative determinant, -inf for a singular matrix."""
-    sign, logabs = _slogdet(input)
+    sign, logabs = _slogdet(input, "logdet")
     return ops.where(sign < 0, math.nan, logabs)
 
 
@@ -48,8 +47,10 @@ declare("inverse", out=True)
 
 def inv_ex(A: TensorBase, *,  # noqa: N803
            check_errors: bool = False) -> return_types.linalg_inv_ex:
-    """``(inverse, info)``; info is 0 (a singular matrix raises)."""
-    return return_types.linalg_inv_ex(inv(A), wrap(np.zeros(A.shape[:-2], np.int32)))
+    """``(inverse, info)``: info is 0, or for a singular matrix the 1-based index of its first
+    zero pivot, with LAPACK's inf/NaN inverse (``check_errors``: ``LinAlgError`` instead)."""
+    inverse, info = _inv_ex(A, "linalg.inv_ex", check_errors)
+    return return_types.linalg_inv_ex(inverse, wrap(info))
 
 
 def pinverse(input: TensorBase, rcond: float = 1e-15) -> TensorBase:

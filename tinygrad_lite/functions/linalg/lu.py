@@ -18,7 +18,8 @@ from ...ops import return_types
 from ...ops.linalg.decompositions import cholesky as _cholesky
 from ...ops.linalg.inverse import LinAlgError, torch_dtype_name
 from ...ops.linalg.inverse import solve as _solve
-from ...ops.linalg.lu import check_float_matrix, getrf, getrs, permutation, permutation_matrix, trsm
+from ...ops.linalg.lapack import getrf, getrs, permutation, permutation_matrix, trsm
+from ...ops.linalg.lu import check_float_matrix
 from ...ops.linalg.lu import lu_factor_ex as _lu_factor_ex
 from ..registry import public
 
@@ -267,13 +268,10 @@ def _as_matrices(A: TensorBase, B: TensorBase, left: bool,  # noqa: N803
     a, b = A._data, B._data
     _check_solve(a, b, op)
     vector = b.ndim == 1 or (b.ndim == a.ndim - 1 and b.shape == a.shape[:-1])
-    if vector and not left:
-        raise RuntimeError("linalg.solve: Vector broadcasting of the left hand side is not "
-                           "supported for left=False. In this case linalg.solve is equivalent "
-                           "to B / A.squeeze(-1)")
     bm = B.unsqueeze(-1) if vector else B
     n = a.shape[-1]
-    if bm.ndim < 2 or (bm.shape[-2] if left else bm.shape[-1]) != n:
+    # a vector B is a column, so with left=False (X A = B) it never fits, as in PyTorch
+    if bm.ndim < 2 or (bm.shape[-2] if left else bm.shape[-1]) != n or (vector and not left):
         shape = "x".join(str(s) for s in bm.shape[-2:])
         raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation "
                            f"{'AX' if left else 'XA'} = B ({n}x{n} and {shape})")
@@ -290,7 +288,15 @@ def linalg_solve(A: TensorBase, B: TensorBase, *, left: bool = True) -> TensorBa
     """``X`` with ``A X = B`` (``X A = B`` unless ``left``); B a batch of vectors or matrices,
     broadcast over A's batch. A singular matrix raises ``LinAlgError``."""
     am, bm, vector = _as_matrices(A, B, left, "linalg.solve")
-    return _restore(_solve(am, bm), left, vector)
+    try:
+        return _restore(_solve(am, bm), left, vector)
+    except LinAlgError:  # PyTorch's message names the singular matrix of A's own batch
+        info = getrf(A._data)[2]
+        failure = _first_failure(info)
+        if failure is None:
+            raise
+        raise LinAlgError(f"torch.linalg.solve: {_batch_prefix(info, failure[0])}The solver "
+                          "failed because the input matrix is singular.") from None
 
 
 def solve_ex(A: TensorBase, B: TensorBase, *, left: bool = True,  # noqa: N803
@@ -298,7 +304,8 @@ def solve_ex(A: TensorBase, B: TensorBase, *, left: bool = True,  # noqa: N803
     """``(result, info)``: ``linalg.solve``'s result and getrf's info per matrix; a singular
     matrix gives info > 0 and LAPACK's inf/NaN result (an error with ``check_errors``)."""
     am, bm, vector = _as_matrices(A, B, left, "linalg.solve")
-    lu_, piv, info = getrf(am._data)
+    # info follows A's own batch shape, not the one broadcast with B's (as PyTorch's)
+    lu_, piv, info = getrf(A._data if left else np.swapaxes(A._data, -1, -2))
     failure = _first_failure(info)
     if failure is None:
         result = _solve(am, bm)
@@ -306,7 +313,9 @@ def solve_ex(A: TensorBase, B: TensorBase, *, left: bool = True,  # noqa: N803
         raise LinAlgError(f"torch.linalg.solve_ex: {_batch_prefix(info, failure[0])}The solver "
                           "failed because the input matrix is singular.")
     else:
-        result = wrap(getrs(lu_, piv, bm._data))
+        batch = tuple(am.shape[:-2])
+        result = wrap(getrs(np.broadcast_to(lu_, am.shape), np.broadcast_to(
+            piv, (*batch, piv.shape[-1])), bm._data))
     return SolveExResult(_restore(result, left, vector), wrap(info))
 
 
@@ -350,11 +359,6 @@ def triangular_solve(b: TensorBase, A: TensorBase, upper: bool = True,  # noqa: 
 
 
 def cholesky(input: TensorBase, upper: bool = False) -> TensorBase:
-    """PyTorch's older ``cholesky``: the lower Cholesky factor (``upper``: its transpose)."""
-    a = input._data
-    if a.ndim < 2:
-        raise RuntimeError("cholesky: The input tensor A must have at least 2 dimensions.")
-    if a.shape[-1] != a.shape[-2]:
-        raise RuntimeError(f"cholesky: A must be batches of square matrices, but they are "
-                           f"{a.shape[-2]} by {a.shape[-1]} matrices")
-    return _cholesky(input, upper)
+    """PyTorch's older ``cholesky``: the lower Cholesky factor (``upper``: the upper one, read
+    from the upper triangle); its errors name ``cholesky``."""
+    return _cholesky(input, upper, "cholesky")

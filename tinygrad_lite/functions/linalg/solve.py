@@ -12,7 +12,7 @@ from ... import ops
 from ..._core.tensor_base import TensorBase, wrap
 from ...dtypes import is_float_dtype
 from ...ops.linalg.inverse import inv, solve, torch_dtype_name
-from ...ops.linalg.lu import trsm
+from ...ops.linalg.lapack import trsm
 from ..registry import public
 from .lu import broadcast_batch, linalg_solve, triangular_system
 

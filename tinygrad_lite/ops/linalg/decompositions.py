@@ -34,7 +34,8 @@ from ..common import constant, is_array, swap_last_dims, wrap
 from ..shape import cat
 from .inverse import LinAlgError, _mm, _square, inv, solve, torch_dtype_name
 
-__all__ = ["eigh", "svd", "qr", "EighResult", "SVDResult", "QRResult", "float_matrix", "cholesky"]
+__all__ = ["eigh", "svd", "qr", "EighResult", "SVDResult", "QRResult", "float_matrix", "cholesky",
+           "cholesky_ex"]
 
 # tl.return_types.linalg_eigh & co (torch.return_types): fields by name, printed as PyTorch's
 EighResult = return_types.linalg_eigh
@@ -305,19 +306,63 @@ class LinalgCholeskyExBackward0(Node):
         return (0.5 * (ga + swap_last_dims(ga)),)
 
 
-def cholesky(x: TensorBase, upper: bool = False) -> TensorBase:
-    """The lower Cholesky factor of each symmetric positive-definite matrix (``upper``: its
-    transpose)."""
-    a = _square(x, "cholesky")
+def _potf2(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """LAPACK's unblocked potf2 (lower) over a batch, for the error path: ``(L, info)`` with
+    info the order of the first leading minor that is not positive-definite (0 if none) and,
+    for such a matrix, L factored up to that column, as PyTorch's ``cholesky_ex`` returns it."""
+    *batch, n, _ = a.shape
+    count = int(np.prod(batch, dtype=np.int64))
+    out = np.array(a, copy=True).reshape(count, n, n)
+    info = np.zeros(count, np.int32)
+    with np.errstate(all="ignore"):
+        for j in range(n):
+            active = info == 0
+            row = out[:, j, :j]
+            ajj = out[:, j, j] - np.einsum("bk,bk->b", row, row)
+            failed = active & ~(ajj > 0)  # NaN fails too
+            info[failed] = j + 1
+            out[failed, j, j] = ajj[failed]
+            ok = active & ~failed
+            root = np.sqrt(np.where(ok, ajj, 1))
+            out[ok, j, j] = root[ok]
+            below = (out[:, j + 1:, j] - (out[:, j + 1:, :j] @ row[..., None])[..., 0]) \
+                / root[:, None]
+            out[ok, j + 1:, j] = below[ok]
+    return np.tril(out).reshape(a.shape), info.reshape(batch)
+
+
+def cholesky_ex(x: TensorBase, upper: bool = False, op: str = "linalg.cholesky",
+                check_errors: bool = True) -> tuple[TensorBase, np.ndarray]:
+    """``(L, info)``: the lower Cholesky factor of each symmetric positive-definite matrix, read
+    from its lower triangle (``upper``: the upper factor, read from the upper triangle, as
+    PyTorch). A matrix that is not positive-definite raises ``LinAlgError`` naming the order of
+    its failing leading minor (``op`` names the caller), or with ``check_errors=False`` gives
+    that order as info and LAPACK's partial factor."""
+    a = _square(x, op.removesuffix("_ex"))  # PyTorch checks as linalg.cholesky
+    if upper:  # the upper factor of A is the transposed lower factor of A^T
+        x = x.mT
+        a = np.swapaxes(a, -1, -2)
     try:
-        out = np.linalg.cholesky(a)
-    except np.linalg.LinAlgError:
-        raise LinAlgError("linalg.cholesky: The factorization could not be completed because "
-                          "the input is not positive-definite.") from None
+        out, info = np.linalg.cholesky(a), np.zeros(a.shape[:-2], np.int32)
+    except np.linalg.LinAlgError:  # the error path: LAPACK's info and partial factor
+        out, info = _potf2(a)
+        flat = info.reshape(-1)
+        bad = np.flatnonzero(flat)
+        if check_errors and bad.size:
+            prefix = f"(Batch element {bad[0]}): " if info.ndim else ""
+            raise LinAlgError(f"{op}: {prefix}The factorization could not be completed because "
+                              "the input is not positive-definite (the leading minor of order "
+                              f"{flat[bad[0]]} is not positive-definite).") from None
     if not (grad_state.enabled and x._requires_grad):
         result = wrap(out)
     else:
         node = LinalgCholeskyExBackward0(x)
         result = wrap(out, node)
         node.save_output(result)
-    return result.mT if upper else result
+    return (result.mT if upper else result), info
+
+
+def cholesky(x: TensorBase, upper: bool = False, op: str = "linalg.cholesky") -> TensorBase:
+    """The lower Cholesky factor of each symmetric positive-definite matrix (``upper``: the
+    upper factor); one that is not positive-definite raises ``LinAlgError``."""
+    return cholesky_ex(x, upper, op)[0]

@@ -16,6 +16,7 @@ from ..._core.graph import Node
 from ..._core.tensor_base import TensorBase
 from ...dtypes import finfo_of, is_float_dtype
 from ..common import is_array, sum_to, swap_last_dims, wrap
+from .lapack import getrf, getrs
 
 __all__ = ["LinAlgError", "inv", "det", "slogdet", "solve", "pinv", "torch_dtype_name",
            "low_precision_note"]
@@ -44,17 +45,42 @@ class LinAlgError(RuntimeError):
 
 
 def _square(x: TensorBase, op: str) -> np.ndarray:
+    """The array of ``x``, checked as PyTorch checks a square-matrix input; ``op`` is the name
+    its messages give (``linalg.inv``, ``logdet``)."""
     a = x._data
-    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
-        raise RuntimeError(f"linalg.{op}: A must be batches of square matrices, but they are "
-                           f"{a.shape[-2] if a.ndim > 1 else a.size} by "
-                           f"{a.shape[-1] if a.ndim else 1} matrices")
+    if a.ndim < 2:
+        raise RuntimeError(f"{op}: The input tensor A must have at least 2 dimensions.")
+    if a.shape[-1] != a.shape[-2]:
+        raise RuntimeError(f"{op}: A must be batches of square matrices, but they are "
+                           f"{a.shape[-2]} by {a.shape[-1]} matrices")
     if not is_float_dtype(a.dtype):
-        raise RuntimeError(f"linalg.{op}: Expected a floating point tensor as input. Got "
-                           f"{a.dtype}")
+        raise RuntimeError(f"{op}: Expected a floating point or complex tensor as input. Got "
+                           f"{torch_dtype_name(a.dtype)}")
     if a.dtype.itemsize < 4:
-        raise RuntimeError(f"linalg.{op}: Low precision dtypes not supported. Got {a.dtype}")
+        raise RuntimeError(f"{op}: Low precision dtypes not supported. Got "
+                           f"{torch_dtype_name(a.dtype)}")
     return a
+
+
+def batch_prefix(info: np.ndarray, index: int) -> str:
+    """PyTorch's ``(Batch element i): `` before the error of one matrix of a batch."""
+    return f"(Batch element {index}): " if info.ndim else ""
+
+
+def first_failure(info: np.ndarray) -> tuple[int, int] | None:
+    """``(batch index, info)`` of the first matrix whose LAPACK info is nonzero."""
+    flat = info.reshape(-1)
+    bad = np.flatnonzero(flat)
+    return (int(bad[0]), int(flat[bad[0]])) if bad.size else None
+
+
+def _lu_inverse(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(inverse, info)`` as PyTorch's ``linalg.inv_ex`` (``solve(A, I)`` by getrf/getrs):
+    info is the 1-based index of the first zero pivot of a singular matrix, whose inverse is
+    LAPACK's inf/NaN."""
+    lu, piv, info = getrf(a)
+    eye = np.broadcast_to(np.eye(a.shape[-1], dtype=a.dtype), a.shape)
+    return getrs(lu, piv, eye), info
 
 
 def _mm(a, b):
@@ -68,26 +94,42 @@ class LinalgInvExBackward0(Node):
         return (-_mm(_mm(yt, grad), yt),)
 
 
-def inv(x: TensorBase) -> TensorBase:
-    """The inverse of each square matrix."""
-    a = _square(x, "inv")
+def inv_ex(x: TensorBase, op: str = "linalg.inv",
+           check_errors: bool = True) -> tuple[TensorBase, np.ndarray]:
+    """``(inverse, info)`` of each square matrix; a singular one raises ``LinAlgError`` naming
+    its zero pivot (``op`` names the caller), or with ``check_errors=False`` gives info > 0 and
+    LAPACK's inf/NaN inverse, as PyTorch's ``linalg.inv_ex``."""
+    a = _square(x, op.removesuffix("_ex"))  # PyTorch checks as linalg.inv
     try:
-        out = np.linalg.inv(a)
-    except np.linalg.LinAlgError:
-        raise LinAlgError("linalg.inv: The diagonal element is zero, the inversion could not be "
-                          "completed because the input matrix is singular.") from None
+        out, info = np.linalg.inv(a), np.zeros(a.shape[:-2], np.int32)
+    except np.linalg.LinAlgError:  # the error path: LAPACK's info and inf/NaN inverse
+        with np.errstate(all="ignore"):
+            out, info = _lu_inverse(a)
+        failure = first_failure(info)
+        if check_errors and failure is not None:
+            index, pivot = failure
+            raise LinAlgError(f"{op}: {batch_prefix(info, index)}The diagonal element {pivot} "
+                              "is zero, the inversion could not be completed because the input "
+                              "matrix is singular.") from None
     if not (grad_state.enabled and x._requires_grad):
-        return wrap(out)
+        return wrap(out), info
     node = LinalgInvExBackward0(x)
     result = wrap(out, node)
     node.save_output(result)
-    return result
+    return result, info
+
+
+def inv(x: TensorBase) -> TensorBase:
+    """The inverse of each square matrix (a singular one raises ``LinAlgError``)."""
+    return inv_ex(x)[0]
 
 
 def _cofactors(a: np.ndarray) -> np.ndarray:
     """The cofactor matrix of each square matrix (the gradient of its determinant):
     ``det(A) A^-T`` where A is invertible; from the SVD where it is singular,
-    ``det(U V^T) U diag(the product of the other singular values) V^T``."""
+    ``det(U V^T) U diag(the product of the other singular values) V^T``. (PyTorch's first-order
+    rule gives 0 at an exactly singular matrix, a known error of its LU formula: the cofactor
+    matrix of ``[[1, 2], [2, 4]]`` is ``[[4, -2], [-2, 1]]``, README's differences.)"""
     with np.errstate(all="ignore"):  # inf/NaN entries give NaN, as PyTorch, without a warning
         return _cofactors_of(a)
 
@@ -111,8 +153,8 @@ def _cofactors_of(a: np.ndarray) -> np.ndarray:
 
 
 class LinalgDetBackward0(Node):
-    """The cofactor matrix (see ``_cofactors``), finite for singular matrices as PyTorch's;
-    under ``create_graph`` the recorded rule is ``det(A) A^-T`` (invertible matrices)."""
+    """The cofactor matrix (see ``_cofactors``), finite for singular matrices; under
+    ``create_graph`` the recorded rule is ``det(A) A^-T`` (invertible matrices)."""
 
     def backward(self, grad):
         (x,) = self.saved_tensors
@@ -124,7 +166,7 @@ class LinalgDetBackward0(Node):
 
 def det(x: TensorBase) -> TensorBase:
     """The determinant of each square matrix (the product of its LU factors' diagonal)."""
-    a = _square(x, "det")
+    a = _square(x, "linalg.det")
     with np.errstate(all="ignore"):  # inf/NaN entries: NaN as PyTorch, without a warning
         out = np.asarray(np.linalg.det(a), a.dtype)
     if not (grad_state.enabled and x._requires_grad):
@@ -134,20 +176,38 @@ def det(x: TensorBase) -> TensorBase:
     return wrap(out, node)
 
 
+def _inverse_transpose_scaled(a: np.ndarray, g: np.ndarray) -> np.ndarray:
+    """``g * A^-T`` as PyTorch's first-order ``slogdet_backward`` computes it (getrs on the
+    LU of ``A^T`` with ``diag(g)``): a singular matrix gives LAPACK's inf/NaN, not an error."""
+    try:
+        return g[..., None, None] * np.swapaxes(np.linalg.inv(a), -1, -2)
+    except np.linalg.LinAlgError:
+        at = np.swapaxes(a, -1, -2)
+        lu, piv, _ = getrf(at)
+        diag = g[..., None, None] * np.eye(a.shape[-1], dtype=a.dtype)
+        with np.errstate(all="ignore"):
+            return getrs(lu, piv, np.broadcast_to(diag, a.shape).astype(a.dtype))
+
+
 class LinalgSlogdetBackward0(Node):
+    """``g_logabsdet * A^-T`` (the sign has no gradient for real input)."""
+
     def backward(self, grad_sign, grad_logabs):
         (x,) = self.saved_tensors
         if grad_logabs is None:
             return (None,)
+        if is_array(x) and is_array(grad_logabs):
+            return (_inverse_transpose_scaled(x, np.asarray(grad_logabs)),)
         inverse_t = swap_last_dims(np.linalg.inv(x) if is_array(x) else inv(x))
         g = grad_logabs[..., None, None] if is_array(grad_logabs) else \
             grad_logabs.unsqueeze(-1).unsqueeze(-1)
         return (g * inverse_t,)
 
 
-def slogdet(x: TensorBase) -> tuple[TensorBase, TensorBase]:
-    """``(sign, log|det|)`` of each square matrix (sign 0 and -inf when singular)."""
-    a = _square(x, "slogdet")
+def slogdet(x: TensorBase, op: str = "linalg.slogdet") -> tuple[TensorBase, TensorBase]:
+    """``(sign, log|det|)`` of each square matrix (sign 0 and -inf when singular); ``op``
+    names the caller in errors."""
+    a = _square(x, op)
     with np.errstate(invalid="ignore"):  # inf/NaN entries: NaN as PyTorch, without a warning
         sign, logabs = np.linalg.slogdet(a)
     sign, logabs = np.asarray(sign, a.dtype), np.asarray(logabs, a.dtype)
@@ -184,7 +244,7 @@ class LinalgSolveExBackward0(Node):
 def solve(a: TensorBase, b: TensorBase) -> TensorBase:
     """``X`` with ``A X = B``: ``B`` a batch of vectors (1-D, or A's shape without its last dim,
     PyTorch's rule) or of matrices; the batch dims of A and B broadcast."""
-    am = _square(a, "solve")
+    am = _square(a, "linalg.solve")
     bm = b._data
     vector = bm.ndim == 1 or (bm.ndim == am.ndim - 1 and bm.shape == am.shape[:-1])
     try:
