@@ -194,6 +194,21 @@ class Node:
         """The op's name as PyTorch prints it, e.g. ``MulBackward0``."""
         return type(self).__name__
 
+    @classmethod
+    def rename(cls, result: TensorBase) -> TensorBase:
+        """``result`` with its node shown as ``cls``: PyTorch's name for a composite whose last
+        op recorded one node of the class ``cls`` derives from (``sqrt`` records ``pow``'s node;
+        ``SqrtBackward0(PowBackward0)`` only renames it). ``type(grad_fn)``, its repr and graph
+        drawings then read as in PyTorch; the rule is the base class's. A result whose node is
+        not of that base, or has another rule (the composite took another path), is returned as
+        it is. Call it only on a result the composite's own last op made (never on an input
+        passed through)."""
+        node = result.grad_fn
+        if node is not None and isinstance(node, cls.__bases__) \
+                and getattr(type(node), "backward", None) is getattr(cls, "backward", None):
+            node.__class__ = cls
+        return result
+
     @property
     def next_functions(self) -> tuple:
         """``((node_or_AccumulateGrad_or_None, output_nr), ...)``, one pair per input."""

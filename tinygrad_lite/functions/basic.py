@@ -27,7 +27,16 @@ from ..ops import (
     sin,
     tanh,
 )
-from ..ops.elementwise import bfloat16_in_float32
+from ..ops.elementwise import SqrtBackward0, bfloat16_in_float32
+from ..ops.movement import (
+    IndexBackward0,
+    SqueezeBackward0,
+    SqueezeBackward1,
+    SqueezeBackward2,
+    TBackward0,
+    TransposeBackward0,
+    UnsqueezeReshapeBackward0,
+)
 from ..ops.reduce import reduce_mean
 from .registry import declare, public
 
@@ -239,7 +248,9 @@ def t(input: TensorBase) -> TensorBase:
     if input._data.ndim > 2:
         raise RuntimeError(f"t: expects a tensor with <= 2 dimensions, but got shape "
                            f"{input._data.shape}; use transpose(dim0, dim1) or .mT")
-    return input if input._data.ndim < 2 else ops.permute(input, (1, 0))
+    if input._data.ndim < 2:  # a view of the same shape, as PyTorch's (not ``input`` itself)
+        return ops.permute(input, tuple(range(input._data.ndim)), TBackward0)
+    return ops.permute(input, (1, 0), TBackward0)
 
 
 @public(inplace='shape')
@@ -251,7 +262,7 @@ def transpose(input: TensorBase, dim0: int, dim1: int) -> TensorBase:
     d0, d1 = (ops.normalize_dims(d, ndim, "transpose")[0] for d in (dim0, dim1))
     order = list(range(ndim))
     order[d0], order[d1] = d1, d0
-    return ops.permute(input, tuple(order))
+    return ops.permute(input, tuple(order), TransposeBackward0)
 
 
 @public(inplace='shape')
@@ -259,7 +270,10 @@ def squeeze(input: TensorBase, dim: Any = None) -> TensorBase:
     """Remove dims of size 1 (all of them, or those in ``dim`` that have size 1)."""
     shape = input._data.shape
     dims = ops.normalize_dims(dim, input._data.ndim, "squeeze")
-    return ops.reshape(input, tuple(n for i, n in enumerate(shape) if not (i in dims and n == 1)))
+    node = SqueezeBackward0 if dim is None else SqueezeBackward2 if isinstance(
+        dim, (tuple, list)) else SqueezeBackward1
+    return ops.reshape(input, tuple(n for i, n in enumerate(shape) if not (i in dims and n == 1)),
+                       node)
 
 
 @public(inplace='shape')
@@ -268,7 +282,7 @@ def unsqueeze(input: TensorBase, dim: int) -> TensorBase:
     shape = list(input._data.shape)
     (d,) = ops.normalize_dims(dim, len(shape) + 1, "unsqueeze")
     shape.insert(d, 1)
-    return ops.reshape(input, tuple(shape))
+    return ops.reshape(input, tuple(shape), UnsqueezeReshapeBackward0)
 
 
 def flatten(input: TensorBase, start_dim: int = 0, end_dim: int = -1) -> TensorBase:
@@ -293,7 +307,7 @@ def sqrt(input: TensorBase) -> TensorBase:
     """Elementwise square root."""
     if not is_float_dtype(input._data.dtype):  # integers: the default float dtype
         input = ops.cast(input, dtypes.get_default_dtype().np)
-    return pow(input, 0.5)
+    return SqrtBackward0.rename(pow(input, 0.5))
 
 
 def _float_only(input: TensorBase, op: str) -> None:
@@ -336,13 +350,22 @@ def extremum_with_dim(input: TensorBase, dim: Any, keepdim: bool, name: str, res
         raise IndexError(f"{name}: cannot reduce over dimension {d} of size 0 "
                          f"({input._data.shape})")
     pick = np.argmin if name == "min" else np.argmax
-    index = pick(input._data, axis=d, keepdims=True)
-    grid = ops.common.open_grid(index.shape)
-    grid[d] = index
-    values = ops.getitem(input, tuple(grid))
-    if not keepdim:
-        values, index = values.squeeze(d), index.squeeze(d)
-    return result(values, wrap(index))
+    index = pick(input._data, axis=d, keepdims=keepdim)
+    grid = ops.common.open_grid(index.shape)  # the other dims, in the result's shape
+    if keepdim:
+        grid[d] = index
+    else:
+        grid.insert(d, index)
+    values = ops.getitem(input, tuple(grid))  # one gather: PyTorch's MaxBackward0/MinBackward0
+    return result((MinBackward0 if name == "min" else MaxBackward0).rename(values), wrap(index))
+
+
+class MaxBackward0(IndexBackward0):
+    """``max(x, dim)``: its values gathered at the indices (PyTorch's name)."""
+
+
+class MinBackward0(IndexBackward0):
+    """``min(x, dim)``."""
 
 
 # PyTorch's NumPy-style spellings

@@ -15,8 +15,10 @@ from .. import ops
 from .._core.grad_mode import grad_state
 from .._core.tensor_base import TensorBase, wrap
 from ..dtypes import finfo_of, is_float_dtype
+from ..ops.elementwise import WhereBackward0
 from ..ops.indexing import index_put
 from ..ops.linalg.inverse import torch_dtype_name
+from ..ops.movement import IndexBackward0
 from .basic import amax, reshape
 from .reduction import amin, prod
 from .registry import public
@@ -80,7 +82,11 @@ def gather(input: TensorBase, dim: int, index: TensorBase, *,
         ops.normalize_dims(dim, input._data.ndim, "gather")
         return reshape(gather(_as_1d(input), dim, _as_1d(index)), tuple(index.shape))
     _, _, grid = _grid(input, dim, index, "gather")
-    return ops.getitem(input, grid)
+    return GatherBackward0.rename(ops.getitem(input, grid))
+
+
+class GatherBackward0(IndexBackward0):
+    """``gather``: an advanced index along ``dim`` (PyTorch's name)."""
 
 
 @public(out=True)
@@ -301,8 +307,12 @@ def index_select(input: TensorBase, dim: int, index: TensorBase) -> TensorBase:
     if idx.size and (idx.min() < 0 or idx.max() >= n):
         raise IndexError(f"index_select: index out of range in self: index values must be in "
                          f"[0, {n - 1}] for dimension {d} of shape {input._data.shape}")
-    out = ops.getitem(input, (slice(None),) * d + (idx.reshape(-1),))
+    out = IndexSelectBackward0.rename(ops.getitem(input, (slice(None),) * d + (idx.reshape(-1),)))
     return reshape(out, ()) if scalar else out
+
+
+class IndexSelectBackward0(IndexBackward0):
+    """``index_select``: an advanced index of one dim (PyTorch's name)."""
 
 
 def _bool_mask(mask: Any, op: str) -> TensorBase:
@@ -345,7 +355,13 @@ def masked_fill(input: TensorBase, mask: TensorBase, value: Any) -> TensorBase:
     # out of place the mask and the input broadcast together, as in PyTorch (in place,
     # masked_fill_, the mask must fit the input)
     out = ops.where(mask, value, input)
-    return out if out._data.dtype == input._data.dtype else ops.cast(out, input._data.dtype)
+    if out._data.dtype != input._data.dtype:
+        return ops.cast(out, input._data.dtype)
+    return MaskedFillBackward0.rename(out)
+
+
+class MaskedFillBackward0(WhereBackward0):
+    """``masked_fill``: a where between the value and the input (PyTorch's name)."""
 
 
 @public(out=True)
@@ -506,7 +522,11 @@ def take(input: TensorBase, index: TensorBase) -> TensorBase:
         got = index._data.dtype if isinstance(index, TensorBase) else type(index).__name__
         raise RuntimeError(f"take(): Expected a long tensor for index, but got "
                            f"{torch_dtype_name(got) if isinstance(got, np.dtype) else got}")
-    return ops.getitem(reshape(input, (-1,)), (index._data,))
+    return TakeBackward0.rename(ops.getitem(reshape(input, (-1,)), (index._data,)))
+
+
+class TakeBackward0(IndexBackward0):
+    """``take``: an advanced index of the flattened input (PyTorch's name)."""
 
 
 def _along(dim: int, ndim: int, index: Any) -> tuple:

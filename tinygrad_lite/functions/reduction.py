@@ -14,6 +14,7 @@ from ..ops import return_types, scan, unary
 from ..ops.einsum import einsum as _einsum_op
 from ..ops.elementwise import bfloat16_in_float32
 from ..ops.norm import euclidean_norm, masked_sqrt
+from ..ops.reduce import MmBackward0
 from .basic import extremum_with_dim, is_sparse, matmul, sparse_matmul
 from .linalg.norms import matrix_norm, p_norm
 from .registry import public
@@ -223,7 +224,11 @@ def bmm(input: TensorBase, mat2: TensorBase) -> TensorBase:
     if input._data.shape[0] != mat2._data.shape[0]:
         raise RuntimeError(f"bmm: batch sizes differ: input has shape {input._data.shape} and "
                            f"mat2 has shape {mat2._data.shape}")
-    return ops.matmul2d(input, mat2)
+    return BmmBackward0.rename(ops.matmul2d(input, mat2))
+
+
+class BmmBackward0(MmBackward0):
+    """``bmm``: the batched product (PyTorch's name)."""
 
 
 @public(out=True)

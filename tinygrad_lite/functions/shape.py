@@ -20,6 +20,7 @@ from .._core.size import Size, sizes_or_keyword
 from .._core.tensor_base import TensorBase, wrap
 from .._core.warnings import warn
 from ..ops import shape as ops_shape
+from ..ops.elementwise import CloneBackward0, WhereBackward0
 from ..ops.movement import diagonal_view
 from ..ops.shape import cat, pad_constant
 from .basic import transpose
@@ -100,7 +101,11 @@ def flip(input: TensorBase, dims: Any) -> TensorBase:
     index = tuple(slice(None, None, -1) if i in axes else slice(None)
                   for i in range(input._data.ndim))
     # a copy, as PyTorch's flip: an in-place op on the result must not write into ``input``
-    return ops.clone(ops.getitem(input, index))
+    return FlipBackward0.rename(ops.clone(ops.getitem(input, index)))
+
+
+class FlipBackward0(CloneBackward0):
+    """``flip``: a copy of the reversed view (PyTorch's name)."""
 
 
 def narrow(input: TensorBase, dim: int, start: int, length: int) -> TensorBase:
@@ -229,7 +234,16 @@ def _triangle(input: TensorBase, diagonal: int, lower: bool, op: str) -> TensorB
     make = np.tril if lower else np.triu
     mask = make(np.ones((rows, cols), dtype=bool), diagonal)
     zero = False if input._data.dtype == np.bool_ else 0
-    return ops.where(wrap(mask), input, zero)
+    node = TrilBackward0 if lower else TriuBackward0
+    return node.rename(ops.where(wrap(mask), input, zero))
+
+
+class TrilBackward0(WhereBackward0):
+    """``tril``: a where against the lower triangle's mask (PyTorch's name)."""
+
+
+class TriuBackward0(WhereBackward0):
+    """``triu``."""
 
 
 @public(out=True, inplace=True)

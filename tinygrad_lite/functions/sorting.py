@@ -17,6 +17,7 @@ from .. import ops
 from .._core.tensor_base import TensorBase, wrap
 from ..dtypes import is_float_dtype
 from ..ops import return_types
+from ..ops.movement import IndexBackward0
 from ..ops.reduce import MedianBackward0, NanmedianBackward0, select_evenly
 from .indexing import gather
 from .registry import public
@@ -101,10 +102,11 @@ def sort(input: TensorBase, dim: int = -1, descending: bool = False, stable: boo
         return SortResult(input, wrap(np.zeros((), np.int64)))
     idx, values = _sorted(input._data, d, descending)
     if values is None:
-        return SortResult(_select(input, idx, d), wrap(idx.astype(np.int64)))
+        return SortResult(SortBackward0.rename(_select(input, idx, d)),
+                          wrap(idx.astype(np.int64)))
     grid = ops.common.open_grid(idx.shape)
     grid[d] = idx
-    return SortResult(ops.movement.gathered(input, tuple(grid), values),
+    return SortResult(SortBackward0.rename(ops.movement.gathered(input, tuple(grid), values)),
                       wrap(idx.astype(np.int64)))
 
 
@@ -145,7 +147,7 @@ def topk(input: TensorBase, k: int, dim: int = -1, largest: bool = True,
         idx = np.take_along_axis(chosen, ranks, d)
     else:
         idx = np.take(_order(a, d, largest), np.arange(k), axis=d)
-    return TopkResult(_select(input, idx, d), wrap(idx.astype(np.int64)))
+    return TopkResult(TopkBackward0.rename(_select(input, idx, d)), wrap(idx.astype(np.int64)))
 
 
 @public(out=True)
@@ -447,7 +449,27 @@ def _cumulative(input: TensorBase, dim: int, take_max: bool, result: type) -> An
     # the values are the running extremes already computed: recorded as the gather they equal
     grid = ops.common.open_grid(idx.shape)
     grid[d] = idx
-    return result(ops.movement.gathered(input, tuple(grid), running), wrap(idx))
+    values = ops.movement.gathered(input, tuple(grid), running)
+    return result((CummaxBackward0 if take_max else CumminBackward0).rename(values), wrap(idx))
+
+
+# PyTorch's names for the selections above, each recorded as a gather of the input
+
+
+class SortBackward0(IndexBackward0):
+    """``sort``'s values."""
+
+
+class TopkBackward0(IndexBackward0):
+    """``topk``'s values."""
+
+
+class CummaxBackward0(IndexBackward0):
+    """``cummax``'s values."""
+
+
+class CumminBackward0(IndexBackward0):
+    """``cummin``'s values."""
 
 
 @public(out=True)

@@ -225,6 +225,33 @@ class PowBackward0(Node):
         return grad_a, grad_b
 
 
+class PowBackward1(PowBackward0):
+    """``tensor ** tensor`` (PyTorch names its three pow overloads' nodes apart)."""
+
+
+class PowBackward2(PowBackward0):
+    """``number ** tensor``."""
+
+
+# PyTorch's nodes for the powers with their own ops: the rule is pow's (``Node.rename``)
+
+
+class SqrtBackward0(PowBackward0):
+    """``sqrt``: ``x ** 0.5``."""
+
+
+class RsqrtBackward0(PowBackward0):
+    """``rsqrt``: ``x ** -0.5``."""
+
+
+class ReciprocalBackward0(PowBackward0):
+    """``reciprocal``: ``x ** -1``."""
+
+
+class Exp2Backward0(PowBackward2):
+    """``exp2``: ``2 ** x``."""
+
+
 def _rsqrt(x: np.ndarray) -> np.ndarray:
     r = np.asarray(np.sqrt(x))  # 0-d inputs give NumPy scalars, which cannot be out=
     return np.divide(1, r, out=r)
@@ -278,7 +305,7 @@ def pow(a, b) -> TensorBase:  # noqa: A001 - PyTorch's name
             node = PowBackward0(a, b)
             node.save_for_backward(a, b)
             return wrap(out, node)
-    exponent = b
+    exponent, base_is_tensor = b, isinstance(a, TensorBase)
     a, b = promote(a, b)
     kind = a._data.dtype.kind
     if kind in "biu" and not isinstance(exponent, TensorBase):
@@ -297,7 +324,8 @@ def pow(a, b) -> TensorBase:  # noqa: A001 - PyTorch's name
         raise broadcast_error("pow", a, b) from None
     if not (grad_state.enabled and (a._requires_grad or b._requires_grad)):
         return wrap(out)
-    node = PowBackward0(a, b)
+    node = (PowBackward0 if not isinstance(exponent, TensorBase) else PowBackward1
+            if base_is_tensor else PowBackward2)(a, b)
     node.save_for_backward(a, b)
     result = wrap(out, node)
     if b._requires_grad:

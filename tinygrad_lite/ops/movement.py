@@ -34,8 +34,10 @@ class ViewBackward0(Node):
         return (grad.reshape(self.input_shape),)
 
 
-def reshape(x: TensorBase, shape: tuple) -> TensorBase:
-    """``x`` with a new shape holding the same number of elements; one entry may be -1."""
+def reshape(x: TensorBase, shape: tuple, node_class: type[ViewBackward0] | None = None
+            ) -> TensorBase:
+    """``x`` with a new shape holding the same number of elements; one entry may be -1.
+    ``node_class``: PyTorch's name for the op that reshapes (``squeeze``, ``unsqueeze``)."""
     try:
         out = x._data.reshape(shape)
     except (ValueError, TypeError):
@@ -46,7 +48,7 @@ def reshape(x: TensorBase, shape: tuple) -> TensorBase:
     how = ("reshape", out.shape)
     if not (grad_state.enabled and x._requires_grad):
         return _view(out, x, None, how)
-    node = ViewBackward0(x)
+    node = (node_class or ViewBackward0)(x)
     node.input_shape = x._data.shape
     return _view(out, x, node, how)
 
@@ -58,8 +60,10 @@ class PermuteBackward0(Node):
         return (permute_rule(grad, tuple(int(i) for i in np.argsort(self.dims))),)
 
 
-def permute(x: TensorBase, dims: tuple) -> TensorBase:
-    """``x`` with its dimensions reordered by ``dims``."""
+def permute(x: TensorBase, dims: tuple, node_class: type[PermuteBackward0] | None = None
+            ) -> TensorBase:
+    """``x`` with its dimensions reordered by ``dims``. ``node_class``: PyTorch's name for the
+    op that permutes (``t``, ``transpose``)."""
     ndim = x._data.ndim
     if len(dims) != ndim or sorted(int(d) % max(ndim, 1) for d in dims
                                    if -ndim <= d < max(ndim, 1)) != list(range(ndim)):
@@ -71,9 +75,42 @@ def permute(x: TensorBase, dims: tuple) -> TensorBase:
     out = x._data.transpose(dims)
     if not (grad_state.enabled and x._requires_grad):
         return _view(out, x, None, ("permute", dims))
-    node = PermuteBackward0(x)
+    node = (node_class or PermuteBackward0)(x)
     node.dims = dims
     return _view(out, x, node, ("permute", dims))
+
+
+# PyTorch's names for the shape ops recorded as a reshape or a permute (their rules are the base
+# class's; ``reshape`` and ``permute`` take one as ``node_class``)
+
+
+class TBackward0(PermuteBackward0):
+    """``t``: the permute (1, 0) of a matrix."""
+
+
+class TransposeBackward0(PermuteBackward0):
+    """``transpose``/``swapaxes``/``mT``: a permute swapping two dims."""
+
+
+class SqueezeBackward0(ViewBackward0):
+    """``squeeze()``: a reshape dropping every size-1 dim."""
+
+
+class SqueezeBackward1(ViewBackward0):
+    """``squeeze(dim)``: a reshape dropping one dim if its size is 1."""
+
+
+class SqueezeBackward2(ViewBackward0):
+    """``squeeze(dims)``: a reshape dropping those of ``dims`` that have size 1."""
+
+
+class UnsqueezeReshapeBackward0(ViewBackward0):
+    """``unsqueeze``: a reshape adding a size-1 dim (an index with None records
+    ``UnsqueezeBackward0`` itself)."""
+
+    def name(self) -> str:
+        """PyTorch's name, that of ``UnsqueezeBackward0``."""
+        return "UnsqueezeBackward0"
 
 
 class ExpandBackward0(Node):

@@ -140,9 +140,17 @@ def _first_offset(views: list, differs: Any) -> np.ndarray:
     return count
 
 
+_MAX_POOL_NAMES = {2: "MaxPool2DWithIndicesBackward0", 3: "MaxPool3DWithIndicesBackward0"}
+
+
 class MaxPoolBlocksBackward0(Node):
     kernel: tuple
     argmax: np.ndarray  # (lead, *out): the flat window offset of each maximum
+
+    def name(self) -> str:
+        """PyTorch's name for its 2-d and 3-d max pooling node (its 1-d pooling is a 2-d one
+        between an unsqueeze and a squeeze: no node of its own to match)."""
+        return _MAX_POOL_NAMES.get(len(self.kernel), "MaxPoolBlocksBackward0")
 
     def backward(self, grad):
         kernel, nd = self.kernel, len(self.kernel)

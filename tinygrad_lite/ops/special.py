@@ -367,7 +367,11 @@ def lgamma(x: TensorBase) -> TensorBase:
 
 def digamma(x: TensorBase) -> TensorBase:
     """The logarithmic derivative of Gamma, elementwise (``polygamma(0, x)``)."""
-    return polygamma(0, x)
+    return DigammaBackward0.rename(polygamma(0, x))
+
+
+class DigammaBackward0(PolygammaBackward0):
+    """``digamma``: polygamma of order 0 (PyTorch's name)."""
 
 
 def polygamma(n: int, x: TensorBase) -> TensorBase:
