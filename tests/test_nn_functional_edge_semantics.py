@@ -330,3 +330,34 @@ def test_affine_grid_batch_mismatch_is_a_runtime_error():
     for lib in (tl, torch):
         with pytest.raises(RuntimeError, match="first two dimensions of batch2"):
             lib.nn.functional.affine_grid(lib.tensor(theta), (3, 1, 4, 5), align_corners=False)
+
+
+@pytest.mark.parametrize("mode,antialias,align_corners", [
+    ("bilinear", False, None), ("bilinear", False, True), ("bilinear", True, None),
+    ("bicubic", False, None), ("bicubic", False, True), ("bicubic", True, None)])
+@pytest.mark.parametrize("resize", [{"size": (5, 7)}, {"size": (20, 3)}, {"scale_factor": 1.7},
+                                    {"scale_factor": (0.5, 2.0)}])
+def test_interpolate_resizes_uint8_images_as_pytorch(mode, antialias, align_corners, resize):
+    """uint8 images (torchvision's resize) go through PyTorch's fixed-point kernel: bilinear and
+    antialiased bicubic give its bytes exactly, plain bicubic within 1 (the weights' last bit).
+    They were mostly zeros: the float weights had been cast to uint8."""
+    image = np.random.default_rng(1).integers(0, 256, (2, 3, 17, 9)).astype(np.uint8)
+    theirs = torch.nn.functional.interpolate(torch.tensor(image), mode=mode, antialias=antialias,
+                                             align_corners=align_corners, **resize).numpy()
+    ours = tl.nn.functional.interpolate(tl.tensor(image), mode=mode, antialias=antialias,
+                                        align_corners=align_corners, **resize)
+    assert ours.dtype == tl.uint8 and tuple(ours.shape) == theirs.shape
+    gap = np.abs(ours.numpy().astype(int) - theirs.astype(int))
+    assert gap.max() <= (1 if mode == "bicubic" and not antialias else 0)
+
+
+@pytest.mark.parametrize("dtype,mode", [("int32", "bilinear"), ("uint8", "linear"),
+                                        ("int64", "bicubic"), ("uint8", "area")])
+def test_interpolate_refuses_integer_input_it_cannot_resample(dtype, mode):
+    shape = (1, 2, 6) if mode == "linear" else (1, 2, 6, 6)
+    with pytest.raises(NotImplementedError):
+        torch.nn.functional.interpolate(torch.zeros(shape, dtype=getattr(torch, dtype)),
+                                        scale_factor=2, mode=mode)
+    with pytest.raises(NotImplementedError, match="interpolate"):
+        tl.nn.functional.interpolate(tl.zeros(shape, dtype=getattr(tl, dtype)), scale_factor=2,
+                                     mode=mode)

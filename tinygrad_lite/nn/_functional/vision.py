@@ -144,6 +144,32 @@ def _resample_dim(x: TensorBase, dim: int, taps: list) -> TensorBase:
     return out
 
 
+def _resample_uint8(data: np.ndarray, dims: list, tap_lists: list) -> np.ndarray:
+    """uint8 images resampled as PyTorch's CPU kernel does them: one dimension at a time (the
+    last first), each pass in integer arithmetic with the weights in int16 fixed point (as many
+    fraction bits as keep the largest weight in 15 bits), rounded half up by the added
+    ``1 << (bits - 1)``, shifted back and clamped to [0, 255] before the next pass. A float
+    computation rounded once would differ by up to 13 in bicubic images (its overshoots are
+    clamped between the passes here)."""
+    x = data.astype(np.int64)
+    for d, taps in reversed(list(zip(dims, tap_lists))):
+        weights = [np.ones(len(index)) if w is None else w for index, w in taps]
+        largest = max(float(np.abs(w).max()) for w in weights)
+        bits = 0
+        while bits < 22 and int(0.5 + largest * (1 << (bits + 1))) < (1 << 15):
+            bits += 1
+        shape = [1] * x.ndim
+        shape[d] = -1
+        acc = np.full(x.shape[:d] + (len(taps[0][0]),) + x.shape[d + 1:], 1 << (bits - 1),
+                      np.int64)
+        for (index, _), w in zip(taps, weights):
+            scaled = w * (1 << bits)  # rounded away from 0, as the kernel's int16 cast
+            fixed = np.trunc(np.where(w < 0, scaled - 0.5, scaled + 0.5)).astype(np.int64)
+            acc += np.take(x, index, axis=d) * fixed.reshape(shape)
+        x = np.clip(acc >> bits, 0, 255)
+    return x.astype(np.uint8)
+
+
 def interpolate(input: TensorBase, size: Any = None, scale_factor: Any = None,
                 mode: str = "nearest", align_corners: bool | None = None,
                 recompute_scale_factor: bool | None = None, antialias: bool = False
@@ -182,9 +208,20 @@ def interpolate(input: TensorBase, size: Any = None, scale_factor: Any = None,
         outp = ", ".join(f"{k}: {n}" for k, n in zip(names, sizes))
         raise RuntimeError(f"Input and output sizes should be greater than 0, but got input "
                            f"({inp}) and output ({outp})")
+    kind = input._data.dtype.kind
+    if kind in "biu" and mode not in ("nearest", "nearest-exact") and not (
+            input._data.dtype == np.uint8 and mode in ("bilinear", "bicubic")):
+        raise NotImplementedError(f"interpolate: mode {mode!r} is not implemented for "
+                                  f"{input.dtype} input (PyTorch resamples uint8 images with "
+                                  "bilinear and bicubic only; convert to float first)")
     if mode == "area":
         pool = (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[nd - 1]
         return pool(input, sizes if nd > 1 else sizes[0])
+    if kind == "u":  # uint8 bilinear/bicubic: PyTorch's fixed-point kernel (no gradient)
+        tap_lists = [(_antialias_taps if antialias else _taps)(mode, n_in, n_out, scale,
+                                                               bool(align_corners))
+                     for n_in, n_out, scale in zip(spatial, sizes, scales)]
+        return wrap(_resample_uint8(input._data, [2, 3], tap_lists))
     out = input
     for d, (n_in, n_out, scale) in enumerate(zip(spatial, sizes, scales)):
         taps: list[tuple[np.ndarray, np.ndarray | None]]
