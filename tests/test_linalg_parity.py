@@ -279,3 +279,21 @@ def test_zero_size_contractions_and_tensor_dims(call, a, b):
     ours, ref = _both(call, rng.standard_normal(a), rng.standard_normal(b))
     assert tuple(ours.shape) == tuple(ref.shape)
     np.testing.assert_allclose(ours.numpy(), ref.numpy(), rtol=1e-12)
+
+
+def test_zero_norm_stays_in_the_graph_and_sends_no_gradient():
+    """The 0-"norm" counts nonzero entries (NaN included); PyTorch keeps it in the graph with
+    an undefined gradient, so backward works and x.grad stays None (it raised here: the count
+    had no grad_fn)."""
+    a = np.array([[1.0, 0.0, np.nan], [0.0, 0.0, -2.0]])
+    results = []
+    for lib in (tl, torch):
+        x = lib.tensor(a, requires_grad=True)
+        outs = [lib.linalg.vector_norm(x, 0), lib.linalg.vector_norm(x, 0, dim=1),
+                lib.linalg.vector_norm(x, 0, dim=(0,), keepdim=True)]
+        assert all(o.requires_grad for o in outs)
+        sum(o.sum() for o in outs).backward()
+        assert x.grad is None
+        (lib.linalg.vector_norm(x, 0, dim=1).sum() + x.sum()).backward()
+        results.append(([o.tolist() for o in outs], x.grad.tolist()))
+    assert results[0] == results[1]

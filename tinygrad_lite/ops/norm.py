@@ -23,7 +23,7 @@ from .._core.tensor_base import TensorBase
 from .common import array_of, array_sum, constant, is_array, normalize_dims, wrap
 from .elementwise import where_rule
 
-__all__ = ["euclidean_norm", "masked_sqrt"]
+__all__ = ["euclidean_norm", "masked_sqrt", "nonzero_count"]
 
 
 def _kept(shape: tuple, dims: tuple) -> tuple:
@@ -65,6 +65,26 @@ def euclidean_norm(x: TensorBase, dim, keepdim: bool) -> TensorBase:
     result = wrap(out, node)
     node.save_output(result)
     return result
+
+
+class LinalgVectorNormBackward0(Node):
+    """The 0-"norm" (the number of nonzero entries): a step function of ``x``. The result stays
+    in the graph (``backward`` through it works) and sends no gradient back: PyTorch's rule
+    returns an undefined gradient, so ``x.grad`` stays None unless another path fills it."""
+
+    def backward(self, grad):
+        return (None,)
+
+
+def nonzero_count(x: TensorBase, dim, keepdim: bool) -> TensorBase:
+    """The 0-norm over ``dim`` (all dims for None): how many entries are nonzero (NaN counts),
+    in ``x``'s floating dtype."""
+    data = x._data
+    dims = normalize_dims(dim, data.ndim, "norm")
+    out = np.asarray(np.count_nonzero(data, axis=dims or None, keepdims=keepdim), data.dtype)
+    if not (grad_state.enabled and x._requires_grad):
+        return wrap(out)
+    return wrap(out, LinalgVectorNormBackward0(x))
 
 
 class StdBackward0(Node):

@@ -18,6 +18,7 @@ from ...ops.linalg.decompositions import svd
 from ...ops.linalg.inverse import inv, torch_dtype_name
 from ...ops.linalg.lapack import getrf
 from ...ops.linalg.lu import check_float_matrix
+from ...ops.norm import nonzero_count
 from ..registry import public
 from .solve import _require_square
 
@@ -85,7 +86,7 @@ def vector_norm(x: TensorBase, ord: float = 2, dim: Any = None, keepdim: bool = 
     if ord == -math.inf:
         return a.amin(dim, keepdim)
     if ord == 0:
-        return (a != 0).to(v.dtype).sum(dim, keepdim)
+        return nonzero_count(v, dim, keepdim)
     if ord == 2:
         return v.norm(2, dim, keepdim)
     if ord == 1:
