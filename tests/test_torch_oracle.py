@@ -128,3 +128,34 @@ def test_fused_cross_entropy_matches_torch(reduction):
     loss_ours.backward()
     loss_theirs.backward()
     np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=1e-10)
+
+
+@pytest.mark.parametrize("weight", [0.3, 0.7, 1.0, "tensor"])
+def test_lerp_is_pytorchs_two_sided_formula(weight):
+    """lerp uses ``end + (w - 1) * (end - start)`` from w = 0.5 on: float32 values are PyTorch's
+    bits, w = 1 gives end exactly, infinities give its NaNs; dtypes must match; the nodes are
+    LerpBackward0/1 with PyTorch's gradients."""
+    rng = np.random.default_rng(0)
+    start = np.concatenate([rng.standard_normal(20) * 10, [1.0, np.inf, -np.inf, np.nan]])
+    end = np.concatenate([rng.standard_normal(20) * 10, [np.inf, 1.0, 2.0, 0.0]])
+    w = rng.uniform(-1, 2, 24) if weight == "tensor" else weight
+    results = []
+    for lib in (tl, torch):
+        args = [lib.tensor(v.astype(np.float32)) for v in (start, end)]
+        wt = lib.tensor(w.astype(np.float32)) if weight == "tensor" else w
+        results.append(lib.lerp(*args, wt).numpy())
+    np.testing.assert_array_equal(results[0], results[1])
+    grads = []
+    for lib in (tl, torch):
+        a, b = (lib.tensor(v[:20], requires_grad=True) for v in (start, end))
+        wt = lib.tensor(w[:20], requires_grad=True) if weight == "tensor" else w
+        out = lib.lerp(a, b, wt)
+        name = out.grad_fn.name() if lib is tl else type(out.grad_fn).__name__
+        out.backward(lib.tensor(np.arange(20.0)))
+        grads.append((name, a.grad.numpy(), b.grad.numpy()))
+    assert grads[0][0] == grads[1][0]
+    np.testing.assert_allclose(grads[0][1], grads[1][1], rtol=1e-12)
+    np.testing.assert_allclose(grads[0][2], grads[1][2], rtol=1e-12)
+    for lib in (tl, torch):
+        with pytest.raises(RuntimeError, match="expected dtype float for `end`"):
+            lib.lerp(lib.ones(2), lib.ones(2, dtype=lib.float64), 0.5)

@@ -11,7 +11,7 @@ import numpy as np
 from .. import dtypes, ops
 from .._core.tensor_base import TensorBase, wrap
 from ..dtypes import is_float_dtype
-from ..ops import unary
+from ..ops import binary_math, unary
 from ..ops.binary_math import atan2, hypot
 from ..ops.elementwise import Exp2Backward0, ReciprocalBackward0, RsqrtBackward0
 from .registry import declare, public
@@ -192,7 +192,7 @@ def lerp(input: TensorBase, end: TensorBase, weight: Any) -> TensorBase:
         if isinstance(t, TensorBase) and not is_float_dtype(t._data.dtype):
             raise RuntimeError(f"lerp: expected floating point tensors, but {name} has dtype "
                                f"{t.dtype}")
-    return input + weight * (end - input)
+    return binary_math.lerp(input, end, weight)
 
 
 @public(out=True, inplace=True)

@@ -1,5 +1,6 @@
 """Binary math primitives beyond arithmetic: ``atan2``, ``hypot``, ``xlogy``/``xlog1py``,
-``copysign``, the floating remainders ``fmod``/``remainder`` and ``logaddexp``/``logaddexp2``,
+``copysign``, the floating remainders ``fmod``/``remainder``, ``logaddexp``/``logaddexp2`` and
+``lerp``,
 each forward beside its backward rule (broadcasting and promotion as for ``+``; integer inputs
 give the default float dtype)."""
 
@@ -17,7 +18,7 @@ from .common import array_of, broadcast_error, is_array, sum_to, unary_rule, wra
 from .elementwise import float_operands, promote, where_rule
 
 __all__ = ["atan2", "hypot", "xlogy", "xlog1py", "copysign", "fmod", "remainder", "logaddexp",
-           "logaddexp2"]
+           "logaddexp2", "lerp"]
 
 def _float_operands(input: object, other: object) -> tuple[TensorBase, TensorBase]:
     """Promote the operands to one dtype; integers and bools compute in the default float
@@ -286,3 +287,82 @@ def logaddexp(a: TensorBase, b: TensorBase) -> TensorBase:
 def logaddexp2(a: TensorBase, b: TensorBase) -> TensorBase:
     """``log2(2 ** a + 2 ** b)`` without overflow (see ``logaddexp``)."""
     return _binary("logaddexp2", _quiet(np.logaddexp2), Logaddexp2Backward0, a, b)
+
+
+# -- lerp ----------------------------------------------------------------------------------------
+
+# how PyTorch's lerp names a dtype in its dtype errors (caffe2's type names)
+_LERP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
+               "bfloat16": "c10::BFloat16"}
+
+
+class LerpBackward0(Node):
+    """``lerp`` with a number weight: ``grad * (1 - weight)`` to the input, ``grad * weight`` to
+    the end."""
+
+    weight: float
+    shapes: tuple
+
+    def backward(self, grad):
+        ea, eb = self.next_edges
+        shape_a, shape_b = self.shapes
+        return (sum_to(grad * (1.0 - self.weight), shape_a) if ea else None,
+                sum_to(grad * self.weight, shape_b) if eb else None)
+
+
+class LerpBackward1(Node):
+    """``lerp`` with a tensor weight: as ``LerpBackward0``, and ``grad * (end - input)`` to the
+    weight."""
+
+    def backward(self, grad):
+        a, b, w = self.saved_tensors
+        ea, eb, ew = self.next_edges
+        return (sum_to(grad * (1.0 - w), a.shape) if ea else None,
+                sum_to(grad * w, b.shape) if eb else None,
+                sum_to(grad * (b - a), w.shape) if ew else None)
+
+
+def _lerp_values(a: np.ndarray, b: np.ndarray, w) -> np.ndarray:
+    """PyTorch's CPU kernel: ``start + w * (end - start)`` where ``|w| < 0.5``, else
+    ``end + (w - 1) * (end - start)`` (so w = 1 gives ``end`` exactly, and an infinite end
+    gives NaN there, as PyTorch's), the product and sum fused as its ``fmadd``: float32
+    computes them in float64 and rounds once."""
+    diff = b - a
+    small = np.abs(w) < 0.5
+    coeff = np.where(small, w, w - 1) if np.ndim(small) else (w if small else w - 1)
+    base = np.where(small, a, b) if np.ndim(small) else (a if small else b)
+    if a.dtype == np.float32:  # (float64 products of float32 values are exact)
+        return np.asarray(np.asarray(coeff, np.float64) * diff + base, np.float32)
+    return np.asarray(coeff * diff + base, a.dtype)
+
+
+def lerp(input: TensorBase, end: TensorBase, weight) -> TensorBase:
+    """``input + weight * (end - input)`` by PyTorch's two-sided formula (``_lerp_values``);
+    ``end`` and a tensor ``weight`` must have ``input``'s floating dtype, as in PyTorch."""
+    a = input._data
+    for name, t in (("end", end), ("weight", weight)):
+        if isinstance(t, TensorBase) and t._data.dtype != a.dtype:
+            raise RuntimeError(f"expected dtype {_LERP_NAMES.get(a.dtype.name, a.dtype.name)} "
+                               f"for `{name}` but got dtype "
+                               f"{_LERP_NAMES.get(t._data.dtype.name, t._data.dtype.name)}")
+    if not isinstance(end, TensorBase):
+        end = wrap(np.asarray(end, a.dtype))
+    tensor_weight = isinstance(weight, TensorBase)
+    w = weight._data if tensor_weight else a.dtype.type(weight)
+    try:
+        with np.errstate(invalid="ignore", over="ignore"):
+            out = _lerp_values(a, end._data, w)
+        np.broadcast_shapes(a.shape, end._data.shape, np.shape(w))
+    except ValueError:
+        raise broadcast_error("lerp", input, end) from None
+    requires = input._requires_grad or end._requires_grad or (
+        tensor_weight and weight._requires_grad)
+    if not (grad_state.enabled and requires):
+        return wrap(out)
+    if tensor_weight:
+        node: Node = LerpBackward1(input, end, weight)
+        node.save_for_backward(input, end, weight)
+    else:
+        node = LerpBackward0(input, end)
+        node.weight, node.shapes = float(weight), (a.shape, end._data.shape)
+    return wrap(out, node)
