@@ -1,5 +1,6 @@
 """The probs-or-logits parameterisation of the discrete distributions: exactly one of the two
-given, and the epsilon probabilities are clamped by before their logits are taken."""
+given (the modules take logits of probabilities with ``utils.probs_to_logits``, which clamps
+them to ``[eps, 1 - eps]`` of their dtype, as PyTorch)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,7 @@ from typing import Any
 
 from .distribution import broadcast_all
 
-__all__ = ["PROBS_EPS", "probs_or_logits"]
-
-
-PROBS_EPS = 1e-12
+__all__ = ["probs_or_logits"]
 
 
 def probs_or_logits(probs: Any, logits: Any, binary: bool) -> tuple:

@@ -13,8 +13,9 @@ from .._core.tensor_base import TensorBase, wrap
 from ..functions.creation import default_rng
 from ..nn.functional import binary_cross_entropy_with_logits
 from . import constraints
-from ._probs_or_logits import PROBS_EPS, probs_or_logits
+from ._probs_or_logits import probs_or_logits
 from .distribution import Distribution, broadcast_all
+from .utils import probs_to_logits
 
 __all__ = ["Bernoulli"]
 
@@ -31,16 +32,22 @@ class Bernoulli(Distribution):
         p, lg = probs_or_logits(probs, logits, True)
         self._given_probs = p is not None
         self.probs = p if p is not None else lg.sigmoid()
-        self.logits = lg if lg is not None else (p.clamp(PROBS_EPS, 1 - PROBS_EPS) / (
-            1 - p.clamp(PROBS_EPS, 1 - PROBS_EPS))).log()
+        # PyTorch's probs_to_logits: probabilities clamped to [eps, 1 - eps] of their dtype
+        self.logits = lg if lg is not None else probs_to_logits(p, is_binary=True)
+        self._param = self.probs if p is not None else self.logits
         super().__init__(self.probs.shape, validate_args=validate_args)
+
+    @property
+    def param_shape(self) -> Any:
+        """The shape of the given parameter (``probs`` or ``logits``)."""
+        return self._param.size()
 
     def sample(self, sample_shape: Any = ()) -> TensorBase:
         """0/1 draws."""
         shape = self._extended_shape(sample_shape)
         # (a uniform below each probability, as PyTorch's bernoulli kernel draws)
-        draws = default_rng().below(np.ascontiguousarray(np.broadcast_to(self.probs._data,
-                                                                         shape)))
+        # (np.array, not np.ascontiguousarray: that makes a 0-d array 1-d)
+        draws = default_rng().below(np.array(np.broadcast_to(self.probs._data, shape)))
         return wrap(draws.astype(self.probs._data.dtype))
 
     def log_prob(self, value: TensorBase) -> TensorBase:

@@ -36,10 +36,11 @@ class Beta(Distribution):
         return dirichlet_sample(pairs).select(-1, 0)
 
     def log_prob(self, value: TensorBase) -> TensorBase:
-        """``(a-1) log x + (b-1) log(1-x) - log B(a, b)``."""
+        """``(a-1) log x + (b-1) log(1-x) - log B(a, b)``, each product ``xlogy`` (0 where the
+        concentration is 1, even at the ends or outside [0, 1]), as PyTorch's Dirichlet."""
         self._validate_sample(value)
         a, b = self.concentration1, self.concentration0
-        return ((a - 1) * value.log() + (b - 1) * (1 - value).log()
+        return (_fn.xlogy(a - 1, value) + _fn.xlogy(b - 1, 1 - value)
                 - (_fn.lgamma(a) + _fn.lgamma(b) - _fn.lgamma(a + b)))
 
     def entropy(self) -> TensorBase:

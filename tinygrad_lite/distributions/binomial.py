@@ -10,8 +10,9 @@ from .. import functions as _fn
 from .._core.tensor_base import TensorBase, wrap
 from ..functions.creation import default_rng
 from . import constraints
-from ._probs_or_logits import PROBS_EPS, probs_or_logits
+from ._probs_or_logits import probs_or_logits
 from .distribution import Distribution, broadcast_all
+from .utils import probs_to_logits
 
 __all__ = ["Binomial"]
 
@@ -21,20 +22,44 @@ class Binomial(Distribution):
 
     arg_constraints = {"total_count": constraints.nonnegative_integer,
                        "probs": constraints.unit_interval, "logits": constraints.real}
+    has_enumerate_support = True
 
     def __init__(self, total_count: Any = 1, probs: Any = None, logits: Any = None,
                  validate_args: bool | None = None) -> None:
         p, lg = probs_or_logits(probs, logits, True)
-        self.probs = p if p is not None else lg.sigmoid()
-        self.logits = lg if lg is not None else (p.clamp(PROBS_EPS, 1 - PROBS_EPS) / (
-            1 - p.clamp(PROBS_EPS, 1 - PROBS_EPS))).log()
-        self.total_count, self.probs = broadcast_all(total_count, self.probs)
+        if p is not None:
+            self.total_count, p = broadcast_all(total_count, p)
+            # PyTorch's probs_to_logits: probabilities clamped to [eps, 1 - eps] of the dtype
+            self.probs, self.logits = p, probs_to_logits(p, is_binary=True)
+        else:
+            self.total_count, lg = broadcast_all(total_count, lg)
+            self.probs, self.logits = lg.sigmoid(), lg
+        self.total_count = self.total_count.type_as(self.probs)
+        self._param = p if p is not None else lg
         super().__init__(self.probs.shape, validate_args=validate_args)
 
     @property
+    def param_shape(self) -> Any:
+        """The shape of the given parameter (``probs`` or ``logits``)."""
+        return self._param.size()
+
+    @property
     def support(self) -> Any:
-        """``0 .. total_count``."""
-        return constraints.interval(0, self.total_count)
+        """The integers ``0 .. total_count``."""
+        return constraints.integer_interval(0, self.total_count)
+
+    def enumerate_support(self, expand: bool = True) -> TensorBase:
+        """``0 .. n`` along a new first dim (n the same over the batch, as PyTorch needs)."""
+        n = self._homogeneous_count("enumerate_support")
+        values = _fn.arange(n + 1, dtype=self._param.dtype).reshape(
+            -1, *([1] * len(self._batch_shape)))
+        return values.expand(-1, *self._batch_shape) if expand else values
+
+    def _homogeneous_count(self, method: str) -> int:
+        n = int(self.total_count.max().item())
+        if not self.total_count.min().item() == n:
+            raise NotImplementedError(f"Inhomogeneous total count not supported by `{method}`.")
+        return n
 
     def sample(self, sample_shape: Any = ()) -> TensorBase:
         """Binomial draws, as PyTorch's ``binomial`` makes them."""
@@ -46,10 +71,7 @@ class Binomial(Distribution):
     def log_prob(self, value: TensorBase) -> TensorBase:
         """``log C(n, k) + k log p + (n - k) log(1 - p)``."""
         self._validate_sample(value)
-        n = self.total_count
-        log_binom = _fn.lgamma(n + 1) - _fn.lgamma(value + 1) - _fn.lgamma(n - value + 1)
-        lg = self.logits  # k log p + (n - k) log(1 - p) = k logit - n log(1 + e^logit)
-        return log_binom + value * lg - n * _fn.logaddexp(lg, lg * 0)
+        return self._log_prob_unchecked(value)
 
     @property
     def mean(self) -> TensorBase:
@@ -63,18 +85,15 @@ class Binomial(Distribution):
 
     def entropy(self) -> TensorBase:
         """``-sum_k P(k) log P(k)`` over the support (n must be the same everywhere)."""
-        n = int(self.total_count.max().item())
-        ks = _fn.arange(n + 1, dtype=self.probs.dtype).reshape(-1, *([1] * len(
-            self._batch_shape)))
-        log_p = self.log_prob(ks.expand(n + 1, *self._batch_shape)) \
-            if not self._validate_args else self._log_prob_unchecked(ks)
+        self._homogeneous_count("entropy")
+        log_p = self._log_prob_unchecked(self.enumerate_support(False))
         return -(log_p.exp() * log_p).sum(0)
 
     def _log_prob_unchecked(self, value: TensorBase) -> TensorBase:
-        n = self.total_count
-        log_binom = _fn.lgamma(n + 1) - _fn.lgamma(value + 1) - _fn.lgamma(n - value + 1)
-        lg = self.logits
-        return log_binom + value * lg - n * _fn.logaddexp(lg, lg * 0)
+        # PyTorch's form: k logit - n (max(logit, 0) + log1p(exp(-|logit|))) - log k! ...
+        n, lg = self.total_count, self.logits
+        normalize = n * lg.clamp(min=0) + n * (-lg.abs()).exp().log1p() - _fn.lgamma(n + 1)
+        return value * lg - normalize - _fn.lgamma(value + 1) - _fn.lgamma(n - value + 1)
 
     @property
     def variance(self) -> TensorBase:

@@ -12,8 +12,8 @@ from .. import functions as _fn
 from .._core.tensor_base import TensorBase, wrap
 from ..dtypes import finfo_of
 from . import constraints
-from ._probs_or_logits import PROBS_EPS
 from .distribution import Distribution
+from .utils import probs_to_logits
 
 __all__ = ["Categorical"]
 
@@ -33,12 +33,14 @@ class Categorical(Distribution):
             if probs.ndim < 1:
                 raise ValueError("`probs` parameter must be at least one-dimensional.")
             self.probs = probs / probs.sum(-1, keepdim=True)
-            self.logits = self.probs.clamp(min=PROBS_EPS).log()
+            # PyTorch's probs_to_logits: log of probabilities clamped to [eps, 1 - eps]
+            self.logits = probs_to_logits(self.probs)
         else:
             if logits.ndim < 1:
                 raise ValueError("`logits` parameter must be at least one-dimensional.")
             self.logits = logits - logits.logsumexp(-1, keepdim=True)
             self.probs = self.logits.softmax(-1)
+        self._param = self.probs if probs is not None else self.logits
         self._num_events = self.probs.shape[-1]
         super().__init__(self.probs.shape[:-1], validate_args=validate_args)
 

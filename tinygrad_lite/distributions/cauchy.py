@@ -39,7 +39,12 @@ class Cauchy(Distribution):
 
     def cdf(self, value: TensorBase) -> TensorBase:
         """``atan(z) / pi + 1/2``."""
+        self._validate_sample(value)
         return _fn.atan((value - self.loc) / self.scale) / math.pi + 0.5
+
+    def icdf(self, value: TensorBase) -> TensorBase:
+        """``loc + scale tan(pi (p - 1/2))``."""
+        return _fn.tan(math.pi * (value - 0.5)) * self.scale + self.loc
 
     def entropy(self) -> TensorBase:
         """``log(4 pi scale)``."""

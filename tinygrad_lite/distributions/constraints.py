@@ -197,10 +197,11 @@ open_unit_interval = _Constraint("OpenInterval(lower_bound=0.0, upper_bound=1.0)
                                  lambda a: (a > 0) & (a < 1), kind="Interval",
                                  lower_bound=0.0, upper_bound=1.0)
 boolean = _Constraint("Boolean()", lambda a: (a == 0) | (a == 1), True)
+# (integers as PyTorch tests them, ``value % 1 == 0``: infinities are not integers)
 nonnegative_integer = _Constraint("IntegerGreaterThan(lower_bound=0)",
-                                  lambda a: (a >= 0) & (a == np.floor(a)), True)
+                                  lambda a: (a >= 0) & (a % 1 == 0), True)
 positive_integer = _Constraint("IntegerGreaterThan(lower_bound=1)",
-                               lambda a: (a >= 1) & (a == np.floor(a)), True)
+                               lambda a: (a >= 1) & (a % 1 == 0), True)
 simplex = _Constraint("Simplex()", lambda a: (a >= 0).all(-1) & (np.abs(a.sum(-1) - 1) < 1e-6),
                       event_dim=1)
 real_vector = _Constraint("IndependentConstraint(Real(), 1)", lambda a: (a == a).all(-1),
@@ -221,10 +222,11 @@ corr_cholesky = _Constraint("CorrCholesky()", _corr_cholesky_check, event_dim=2)
 
 
 def integer_interval(lower_bound: int, upper_bound: int) -> Constraint:
-    """Integers in [lower_bound, upper_bound]."""
+    """Integers in [lower_bound, upper_bound] (the bounds numbers or tensors)."""
+    lo, hi = _bound(lower_bound), _bound(upper_bound)
     return _Constraint(f"IntegerInterval(lower_bound={lower_bound}, upper_bound={upper_bound})",
-                       lambda a: (a >= lower_bound) & (a <= upper_bound) & (a == np.floor(a)),
-                       True)
+                       lambda a: (a >= lo) & (a <= hi) & (a % 1 == 0), True,
+                       lower_bound=lower_bound, upper_bound=upper_bound)
 
 
 def interval(lower_bound: Any, upper_bound: Any) -> Constraint:

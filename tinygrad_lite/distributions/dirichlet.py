@@ -48,10 +48,11 @@ class Dirichlet(Distribution):
         return dirichlet_sample(self.concentration.expand(*shape))
 
     def log_prob(self, value: TensorBase) -> TensorBase:
-        """``sum (a_i - 1) log x_i + lgamma(sum a) - sum lgamma(a_i)``."""
+        """``sum (a_i - 1) log x_i + lgamma(sum a) - sum lgamma(a_i)``, the products ``xlogy``
+        (0 where a_i = 1, even at x_i = 0), as PyTorch."""
         self._validate_sample(value)
         a = self.concentration
-        return (((a - 1) * value.log()).sum(-1) + _fn.lgamma(a.sum(-1))
+        return (_fn.xlogy(a - 1, value).sum(-1) + _fn.lgamma(a.sum(-1))
                 - _fn.lgamma(a).sum(-1))
 
     def entropy(self) -> TensorBase:

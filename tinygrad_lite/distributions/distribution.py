@@ -148,6 +148,8 @@ class Distribution:
             value = self.__dict__.get(name)
             if isinstance(value, TensorBase):
                 new.__dict__[name] = value.expand(*shape, *value.shape[old:])
+                if self.__dict__.get("_param") is value:  # the given of probs/logits
+                    new.__dict__["_param"] = new.__dict__[name]
         new._batch_shape = Size(shape)
         return new
 
@@ -164,10 +166,18 @@ class Distribution:
                              f"invalid values:\n{value}")
 
     def __repr__(self) -> str:
+        # As PyTorch: the parameters held in the instance's ``__dict__`` (not those that are
+        # properties), a one-element one as the tensor formats itself (a 0-d tensor as its
+        # number, ``tensor([0.])`` otherwise), any other as its size.
+        # A probs-or-logits family lists only the parameterisation it was given (PyTorch
+        # computes the other lazily, so a fresh instance holds just that one).
+        given = self.__dict__.get("_param")
+        skip = {"probs", "logits"} if isinstance(given, TensorBase) else set()
         parts = []
         for name in self.arg_constraints:
             value = self.__dict__.get(name)
+            if name in skip and value is not given:
+                continue
             if isinstance(value, TensorBase):
-                shown = value.shape if value.numel() > 1 else value.item()
-                parts.append(f"{name}: {shown}")
+                parts.append(f"{name}: {value if value.numel() == 1 else value.size()}")
         return f"{type(self).__name__}({', '.join(parts)})"

@@ -40,10 +40,11 @@ class Gamma(Distribution):
         return value
 
     def log_prob(self, value: TensorBase) -> TensorBase:
-        """``a log b + (a - 1) log x - b x - lgamma(a)``."""
+        """``a log b + (a - 1) log x - b x - lgamma(a)``; ``(a - 1) log x`` is ``xlogy`` (0
+        where a = 1, even at x = 0 or outside the support), as PyTorch."""
         self._validate_sample(value)
         a, b = self.concentration, self.rate
-        return a * b.log() + (a - 1) * value.log() - b * value - _fn.lgamma(a)
+        return a * b.log() + _fn.xlogy(a - 1, value) - b * value - _fn.lgamma(a)
 
     def cdf(self, value: TensorBase) -> TensorBase:
         """``P(a, b x)``, the regularised incomplete gamma function (differentiable in the value

@@ -6,11 +6,14 @@ from typing import Any
 
 import numpy as np
 
+from .. import functions as _fn
 from .._core.tensor_base import TensorBase, wrap
 from ..functions.creation import default_rng
+from ..nn.functional import binary_cross_entropy_with_logits
 from . import constraints
-from ._probs_or_logits import PROBS_EPS, probs_or_logits
-from .distribution import Distribution
+from ._probs_or_logits import probs_or_logits
+from .distribution import Distribution, broadcast_all
+from .utils import probs_to_logits
 
 __all__ = ["Geometric"]
 
@@ -25,6 +28,9 @@ class Geometric(Distribution):
                  validate_args: bool | None = None) -> None:
         p, lg = probs_or_logits(probs, logits, True)
         self.probs = p if p is not None else lg.sigmoid()
+        # PyTorch's probs_to_logits: probabilities clamped to [eps, 1 - eps] of the dtype
+        self.logits = lg if lg is not None else probs_to_logits(p, is_binary=True)
+        self._param = self.probs if p is not None else self.logits
         super().__init__(self.probs.shape, validate_args=validate_args)
 
     def sample(self, sample_shape: Any = ()) -> TensorBase:
@@ -37,15 +43,18 @@ class Geometric(Distribution):
         return wrap(np.floor(np.log(u) / np.log1p(-probs)).astype(dtype))
 
     def log_prob(self, value: TensorBase) -> TensorBase:
-        """``k log(1 - p) + log p``."""
+        """``k log(1 - p) + log p``, unclamped as PyTorch: with p = 1 it is 0 at k = 0 and
+        -inf at any other k."""
         self._validate_sample(value)
-        p = self.probs.clamp(PROBS_EPS, 1 - PROBS_EPS)
-        return value * (1 - p).log() + p.log()
+        value, probs = broadcast_all(value, self.probs)
+        # p = 1 at k = 0 counts as p = 0 in the first term (0 * log 1, not 0 * -inf)
+        probs = _fn.where((probs == 1) & (value == 0), 0.0, probs)
+        return value * (-probs).log1p() + self.probs.log()
 
     def entropy(self) -> TensorBase:
-        """``BCE(p) / p``."""
-        p = self.probs.clamp(PROBS_EPS, 1 - PROBS_EPS)
-        return -(p * p.log() + (1 - p) * (1 - p).log()) / p
+        """``BCE(logits, probs) / probs``."""
+        return binary_cross_entropy_with_logits(self.logits, self.probs,
+                                                reduction="none") / self.probs
 
     @property
     def mode(self) -> TensorBase:

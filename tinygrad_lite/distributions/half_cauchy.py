@@ -23,8 +23,12 @@ class HalfCauchy(TransformedDistribution):
 
     def __init__(self, scale: Any, validate_args: bool | None = None) -> None:
         base = Cauchy(0.0, scale, validate_args=validate_args)
-        self.scale = base.scale
         super().__init__(base, AbsTransform(), validate_args=validate_args)
+
+    @property
+    def scale(self) -> TensorBase:
+        """The base Cauchy's scale (a property, as PyTorch: ``repr`` does not list it)."""
+        return self.base_dist.scale  # type: ignore[attr-defined]
 
     def log_prob(self, value: TensorBase) -> TensorBase:
         """Twice the Cauchy density on x >= 0, -inf below."""

@@ -40,8 +40,14 @@ class Laplace(Distribution):
 
     def cdf(self, value: TensorBase) -> TensorBase:
         """The Laplace CDF."""
+        self._validate_sample(value)
         z = value - self.loc
         return 0.5 - 0.5 * z.sign() * _fn.expm1(-z.abs() / self.scale)
+
+    def icdf(self, value: TensorBase) -> TensorBase:
+        """``loc - scale sign(p - 1/2) log(1 - 2 |p - 1/2|)``."""
+        term = value - 0.5
+        return self.loc - self.scale * term.sign() * (-2 * term.abs()).log1p()
 
     def entropy(self) -> TensorBase:
         """``1 + log(2 scale)``."""

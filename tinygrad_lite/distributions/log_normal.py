@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from .._core.tensor_base import TensorBase
@@ -21,8 +22,24 @@ class LogNormal(Distribution):
 
     def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:
         self.base_dist = Normal(loc, scale, validate_args)
-        self.loc, self.scale = self.base_dist.loc, self.base_dist.scale
         super().__init__(self.loc.shape, validate_args=validate_args)
+
+    @property
+    def loc(self) -> TensorBase:
+        """The base Normal's mean (a property, as PyTorch: ``repr`` does not list it)."""
+        return self.base_dist.loc
+
+    @property
+    def scale(self) -> TensorBase:
+        """The base Normal's standard deviation."""
+        return self.base_dist.scale
+
+    def expand(self, batch_shape: Any) -> LogNormal:
+        """The same distribution over a larger batch (the base Normal expanded)."""
+        new = copy.copy(self)
+        new.base_dist = self.base_dist.expand(batch_shape)
+        new._batch_shape = new.base_dist.batch_shape
+        return new
 
     def rsample(self, sample_shape: Any = ()) -> TensorBase:
         """``exp`` of a Normal sample."""
@@ -36,7 +53,12 @@ class LogNormal(Distribution):
 
     def cdf(self, value: TensorBase) -> TensorBase:
         """The Normal CDF of ``log x``."""
+        self._validate_sample(value)
         return self.base_dist.cdf(value.log())
+
+    def icdf(self, value: TensorBase) -> TensorBase:
+        """``exp`` of the Normal's inverse CDF."""
+        return self.base_dist.icdf(value).exp()
 
     def entropy(self) -> TensorBase:
         """The Normal entropy plus ``loc``."""

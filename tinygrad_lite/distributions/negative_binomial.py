@@ -43,6 +43,11 @@ class NegativeBinomial(Distribution):
         self.total_count = self.total_count.to(self._param.dtype)
         super().__init__(self._param.shape, validate_args=validate_args)
 
+    @property
+    def param_shape(self) -> Any:
+        """The shape of the given parameter (``probs`` or ``logits``)."""
+        return self._param.size()
+
     def sample(self, sample_shape: Any = ()) -> TensorBase:
         """Gamma-Poisson draws, as PyTorch draws them: a Gamma(total_count, exp(-logits))
         rate (a zero count gives the smallest rate), then a Poisson draw of it."""

@@ -17,7 +17,7 @@ __all__ = ["Pareto"]
 class Pareto(TransformedDistribution):
     """Pareto: ``scale * exp(E)`` for E ~ Exponential(alpha)."""
 
-    arg_constraints = {"scale": constraints.positive, "alpha": constraints.positive}
+    arg_constraints = {"alpha": constraints.positive, "scale": constraints.positive}
 
     def __init__(self, scale: Any, alpha: Any, validate_args: bool | None = None) -> None:
         self.scale, self.alpha = broadcast_all(scale, alpha)

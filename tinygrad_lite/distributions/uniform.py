@@ -17,16 +17,18 @@ __all__ = ["Uniform"]
 class Uniform(Distribution):
     """Uniform on ``[low, high)``."""
 
-    arg_constraints = {"low": constraints.real, "high": constraints.real}
     has_rsample = True
 
     def __init__(self, low: Any, high: Any, validate_args: bool | None = None) -> None:
         self.low, self.high = broadcast_all(low, high)
-        if (validate_args is not False and Distribution._validate_default
-                and not (self.low._data < self.high._data).all()):
-            raise ValueError(f"Expected parameter low < high in Uniform, got low={self.low} "
-                             f"and high={self.high}")
         super().__init__(self.low.shape, validate_args=validate_args)
+
+    @property
+    def arg_constraints(self) -> dict[str, Any]:  # type: ignore[override]
+        """``low < high``, each bound by the other (as PyTorch, whose validation error names
+        the failing parameter and its ``LessThan``/``GreaterThan`` constraint)."""
+        return {"low": constraints.less_than(self.high),
+                "high": constraints.greater_than(self.low)}
 
     @property
     def support(self) -> Any:
