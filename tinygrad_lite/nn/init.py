@@ -67,8 +67,10 @@ def _calculate_correct_fan(tensor: Tensor, mode: str) -> int:
 
 
 def _fan(tensor: Tensor, mode: str) -> int:
-    if mode not in ("fan_in", "fan_out"):
-        raise ValueError(f"Mode {mode} not supported, please use one of fan_in, fan_out")
+    mode = mode.lower()  # (PyTorch accepts "FAN_IN" too)
+    valid_modes = ["fan_in", "fan_out"]
+    if mode not in valid_modes:
+        raise ValueError(f"Mode {mode} not supported, please use one of {valid_modes}")
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     return fan_in if mode == "fan_in" else fan_out
 
@@ -184,6 +186,9 @@ def orthogonal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Ten
         raise ValueError("Only tensors with 2 or more dimensions are supported")
     if tensor.numel() == 0:
         return tensor
+    if tensor._data.dtype.itemsize < 4:  # PyTorch's CPU QR has no 16-bit kernel
+        name = "Half" if tensor._data.dtype == np.float16 else "BFloat16"
+        raise NotImplementedError(f'"geqrf_cpu" not implemented for \'{name}\'')
     rows = tensor.shape[0]
     cols = tensor.numel() // rows
     flat = _rng(generator).normal_as(0.0, 1.0, (rows, cols), draw_dtype(tensor._data.dtype))
@@ -216,17 +221,18 @@ def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
 
 
 def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator: Any = None) -> Tensor:
-    """Fill a 2-D tensor from N(0, std^2) with a fraction ``sparsity`` of each column zeroed
-    (rows chosen at random)."""
+    """Fill a 2-D tensor from N(0, std^2) (from ``generator``) with a fraction ``sparsity`` of
+    each column zeroed (rows chosen at random from the default generator, as PyTorch)."""
     if tensor.ndim != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     rows, cols = tensor.shape
     num_zeros = int(math.ceil(sparsity * rows))
-    rng = _rng(generator)
-    values = rng.normal_as(0.0, std, tensor.shape, draw_dtype(tensor._data.dtype))
-    # as PyTorch: per column, the rows of a random permutation's first num_zeros are zeroed
+    values = _rng(generator).normal_as(0.0, std, tensor.shape, draw_dtype(tensor._data.dtype))
+    # as PyTorch: per column, the rows of a random permutation's first num_zeros are zeroed;
+    # its ``torch.randperm`` draws from the default generator even when one is given
+    default = _rng(None)
     for col in range(cols):
-        values[rng.permutation(rows)[:num_zeros], col] = 0
+        values[default.permutation(rows)[:num_zeros], col] = 0
     return _fill(tensor, values)
 
 

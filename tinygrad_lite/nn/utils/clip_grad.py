@@ -4,12 +4,14 @@ value."""
 from __future__ import annotations
 
 import math
+import types
 from collections.abc import Iterable
 
 import numpy as np
 
 from ..._core.grad_mode import no_grad
 from ..._core.warnings import warn
+from ...dtypes import result_type
 from ...tensor import Tensor
 
 __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_norm",
@@ -23,11 +25,21 @@ def _with_grads(parameters: Tensor | Iterable[Tensor]) -> list[Tensor]:
     return [p for p in params if p._grad is not None]
 
 
+def _opmath(dtype: np.dtype) -> type:
+    """The type PyTorch's CPU kernels compute a dtype's arithmetic in: float32 for the 16-bit
+    floats (their Python-scalar operands stay float32, not rounded to 16 bits first)."""
+    return np.float32 if dtype.itemsize < 4 else dtype.type
+
+
 def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float,
                     norm_type: float = 2.0, error_if_nonfinite: bool = False,
                     foreach: bool | None = None) -> Tensor:
     """Scale all gradients in place so that their joint ``norm_type`` norm is at most
     ``max_norm``; returns the total norm (before clipping) as a tensor."""
+    if isinstance(parameters, types.GeneratorType):
+        parameters = list(parameters)
+        if not parameters:
+            warn("`parameters` is an empty generator, no gradient clipping will occur.")
     params = _with_grads(parameters)
     if not params:
         return Tensor._wrap(np.asarray(0.0, np.float32))
@@ -51,12 +63,19 @@ def get_total_norm(tensors: Tensor | Iterable[Tensor], norm_type: float = 2.0,
     their norms, each summed in float64 and rounded to the tensors' dtype, as PyTorch's CPU
     kernels accumulate. Array operations throughout (no Python float), so ``tl.compile``
     replays it."""
-    arrays = [t._data for t in ([tensors] if isinstance(tensors, Tensor) else tensors)
-              if t is not None]
+    tensors = [tensors] if isinstance(tensors, Tensor) else list(tensors)
+    for i, t in enumerate(tensors):
+        if t is None:  # (PyTorch's foreach kernels reject a missing gradient in the list)
+            raise RuntimeError("Tensors of the first list of nested Tensor lists are supposed "
+                               f"to be defined but the {i}-th Tensor is not.")
+    arrays = [t._data for t in tensors]
     if not arrays:
         return Tensor._wrap(np.asarray(0.0, np.float32))
-    dtype = arrays[0].dtype
-    norms = np.stack([_vector_norm(g, float(norm_type)).astype(dtype) for g in arrays])
+    # each norm in its tensor's dtype; stacking them promotes (float16 and float64 gradients
+    # give a float64 total), as torch.stack does
+    dtype = result_type(*(np.empty(1, a.dtype) for a in arrays))
+    norms = np.stack([_vector_norm(g, float(norm_type)).astype(g.dtype).astype(dtype)
+                      for g in arrays])
     total = _vector_norm(norms, float(norm_type)).astype(dtype)
     if error_if_nonfinite and not np.isfinite(total):
         raise RuntimeError(
@@ -86,9 +105,13 @@ def _vector_norm(g: np.ndarray, p: float) -> np.ndarray:
 def clip_grads_with_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float,
                           total_norm: Tensor, foreach: bool | None = None) -> None:
     """Scale the gradients in place by ``min(max_norm / (total_norm + 1e-6), 1)`` (every
-    gradient is multiplied, as in PyTorch: no decision on the data)."""
+    gradient is multiplied, as in PyTorch: no decision on the data). The coefficient is
+    computed as PyTorch's tensor arithmetic does, each step rounded to the norm's dtype."""
     total = np.asarray(total_norm._data)
-    coef = np.minimum(np.divide(max_norm, total + 1e-6), 1.0)
+    work = _opmath(total.dtype)
+    denominator = (total.astype(work) + work(1e-6)).astype(total.dtype)
+    coef = np.minimum((work(float(max_norm)) / denominator.astype(work)).astype(total.dtype),
+                      total.dtype.type(1.0))
     with no_grad():
         for p in _with_grads(parameters):
             p._grad._data *= coef.astype(p._grad._data.dtype)
@@ -98,6 +121,7 @@ def clip_grads_with_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float
 def clip_grad_value_(parameters: Tensor | Iterable[Tensor], clip_value: float,
                      foreach: bool | None = None) -> None:
     """Clamp every gradient element to ``[-clip_value, clip_value]`` in place."""
+    clip_value = float(clip_value)
     for p in _with_grads(parameters):
         np.clip(p._grad._data, -clip_value, clip_value, out=p._grad._data)
         p._grad._version_counter[0] += 1

@@ -22,7 +22,9 @@ import numpy as np
 from ... import functions as _fn
 from ..._core.grad_mode import no_grad
 from ..._core.tensor_base import TensorBase
+from ...dtypes import default_float_np
 from ...functions.creation import default_rng
+from ...functions.torch_stream import draw_dtype
 from ..modules.module import Module
 
 __all__ = ["BasePruningMethod", "PruningContainer", "Identity", "RandomUnstructured",
@@ -225,9 +227,15 @@ class RandomUnstructured(_Unstructured):
     """Prunes ``amount`` entries chosen at random."""
 
     def compute_mask(self, t: TensorBase, default_mask: TensorBase) -> TensorBase:
-        """Zeros at ``amount`` random entries."""
+        """Zeros at ``amount`` random entries: as PyTorch, the entries given the ``amount``
+        largest of ``rand_like(t)`` (drawn in ``t``'s dtype, and only when some are pruned),
+        so the same seed prunes the same entries."""
         count = _count(self.amount, t.numel())
-        return _prune_smallest(default_rng().random(tuple(t.shape)), default_mask, count)
+        mask = default_mask._data.astype(default_mask._data.dtype, copy=True)
+        if count:
+            prob = default_rng().uniform_as(0.0, 1.0, (t.numel(),), draw_dtype(t._data.dtype))
+            mask.reshape(-1)[np.argsort(-prob, kind="stable")[:count]] = 0
+        return _fn.tensor(mask)
 
     @classmethod
     def apply(cls, module: Module, name: str, amount: Any) -> BasePruningMethod:  # type: ignore[override]
@@ -279,7 +287,12 @@ class RandomStructured(BasePruningMethod):
                              "dims")
         channels = t.shape[self.dim]
         count = _count(self.amount, channels)
-        keep = np.argsort(default_rng().random(channels), kind="stable")[count:]
+        if not count:  # (PyTorch draws nothing then)
+            return _fn.tensor(default_mask._data.copy())
+        # as PyTorch: ``torch.rand(channels)`` (the default float dtype), the ``count`` smallest
+        # draws' channels pruned, so the same seed prunes the same channels
+        prob = default_rng().uniform_as(0.0, 1.0, (channels,), default_float_np())
+        keep = np.argsort(prob, kind="stable")[count:]
         return _channel_mask(default_mask, self.dim % t.ndim, keep)
 
     @classmethod
