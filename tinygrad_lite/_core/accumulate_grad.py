@@ -137,7 +137,8 @@ def accumulate_grad(t: TensorBase, grad: Any, create_graph: bool) -> None:
             old._version_counter[0] += 1
     if t._post_accumulate_hooks:
         for hook in list(t._post_accumulate_hooks.values()):
-            hook(t)
+            if hook(t) is not None:  # it acts on ``t.grad`` itself; a result would be lost
+                raise RuntimeError("Tensor post accumulate grad hooks should return None.")
             for obs in active_observers():
                 obs.hook_ran(t, hook, None, None)
 

@@ -4,6 +4,7 @@ and hand over to the engine. ``Tensor.backward`` and ``tinygrad_lite.autograd`` 
 from __future__ import annotations
 
 import functools
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
@@ -32,21 +33,16 @@ def ones_seed(shape: tuple, dtype: np.dtype) -> TensorBase:
 
 
 def _root_grads(outputs: tuple, grad_outputs: tuple) -> list:
-    """Seed gradients: ones for one-element outputs, otherwise the given tensors (checked)."""
-    if grad_outputs and len(grad_outputs) != len(outputs):
-        raise RuntimeError(
-            f"got {len(grad_outputs)} gradients for {len(outputs)} outputs; pass one per output"
-        )
+    """Seed gradients: ones for one-element outputs, otherwise the given tensors (checked).
+    As in PyTorch, gradients beyond the number of outputs are ignored; too few is an error."""
+    if grad_outputs and len(grad_outputs) < len(outputs):
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(grad_outputs)} gradients")
     seeds = []
     for i, out in enumerate(outputs):
         g = grad_outputs[i] if grad_outputs else None
         if g is None:
             if out._data.size != 1:
-                raise RuntimeError(
-                    f"grad can be implicitly created only for scalar outputs, but output {i} has "
-                    f"shape {out._data.shape}; pass a gradient of that shape (e.g. "
-                    "backward(torch.ones_like(out)) or call .sum() first)"
-                )
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
             seeds.append(ones_seed(out._data.shape, out._data.dtype))
             continue
         if not isinstance(g, TensorBase):
@@ -54,10 +50,26 @@ def _root_grads(outputs: tuple, grad_outputs: tuple) -> list:
         if g._data.shape != out._data.shape:
             raise RuntimeError(
                 f"Mismatch in shape: grad_output[{i}] has a shape of {g._data.shape} and "
-                f"output[{i}] has a shape of {out._data.shape}"
+                f"output[{i}] has a shape of {out._data.shape}."
             )
         seeds.append(g.to(out.dtype) if g._data.dtype != out._data.dtype else g)
     return seeds
+
+
+def _check_inputs(outputs: tuple, inputs: tuple, api: str) -> None:
+    """PyTorch's checks, in its order (``api`` is ``grad`` or ``backward``): ``inputs`` not
+    empty, every output part of a graph, every input able to receive a gradient."""
+    if not inputs:
+        raise RuntimeError(f"`inputs` argument to `{api}()` cannot be empty.")
+    for i, out in enumerate(outputs):
+        if out.grad_fn is None and not out._requires_grad:
+            raise RuntimeError(
+                f"element {i} of tensors does not require grad and does not have a grad_fn")
+    for t in inputs:
+        if t.grad_fn is None and not t._requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad"
+                               if api == "grad" else
+                               "can't retain_grad on Tensor that has requires_grad=False")
 
 
 def backward(
@@ -73,7 +85,9 @@ def backward(
     seeds = _root_grads(outputs, _as_tuple(grad_tensors))
     if retain_graph is None:
         retain_graph = create_graph
-    chosen = _as_tuple(inputs) or None
+    chosen = None if inputs is None else _as_tuple(inputs)
+    if chosen is not None:
+        _check_inputs(outputs, chosen, "backward")
     run_backward(outputs, seeds, retain_graph, create_graph, inputs=chosen, accumulate=True)
 
 
@@ -92,35 +106,84 @@ def grad(
     is touched. With ``create_graph=True`` the results are differentiable themselves; with
     ``materialize_grads=True`` unused inputs get zeros instead of None."""
     outs, ins = _as_tuple(outputs), _as_tuple(inputs)
-    if not ins:
-        raise RuntimeError("grad requires at least one input tensor")
+    _check_inputs(outs, ins, "grad")
+    if not only_inputs:
+        warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to True). "
+                      "To accumulate gradient for other parts of the graph, please use "
+                      "torch.autograd.backward.", FutureWarning, stacklevel=2)
     if materialize_grads and allow_unused is False:
         raise ValueError("Expected allow_unused to be True or not passed when "
                          "materialize_grads=True, but got: allow_unused=False.")
-    if is_grads_batched:
-        raise NotImplementedError("grad: is_grads_batched=True is not supported; call grad once "
-                                  "per row of grad_outputs (with retain_graph=True)")
     allow_unused = bool(allow_unused) or materialize_grads
-    seeds = _root_grads(outs, _as_tuple(grad_outputs))
     if retain_graph is None:
         retain_graph = create_graph
-    grads = run_backward(outs, seeds, retain_graph, create_graph, inputs=ins, accumulate=False)
+    if is_grads_batched:
+        return _batched_grad(outs, ins, _as_tuple(grad_outputs), retain_graph, create_graph,
+                             allow_unused, materialize_grads)
+    seeds = _root_grads(outs, _as_tuple(grad_outputs))
+    # the engine captures one gradient per input edge: ask once for an input listed twice
+    first = {id(t): None for t in ins}
+    unique = [t for t in ins if first.pop(id(t), 0) is None]
+    grads = run_backward(outs, seeds, retain_graph, create_graph, inputs=unique, accumulate=False)
+    by_id = {id(t): g for t, g in zip(unique, grads)}
     result = []
-    for i, g in enumerate(grads):
+    for i, t in enumerate(ins):
+        g = by_id[id(t)]
         if g is None and not allow_unused:
             raise RuntimeError(
-                f"input {i} of grad (shape {ins[i]._data.shape}) was not used to compute the "
-                "outputs. Set allow_unused=True if this is expected."
+                f"The differentiated Tensor at index {i} appears to not have been used in the "
+                "graph. Set allow_unused=True if this is the desired behavior."
             )
         if g is not None and not create_graph:
             # a plain backward works on arrays; give the caller a tensor that owns its memory
             g = wrap(g if g.base is None and g.flags.writeable else g.copy())
+            by_id[id(t)] = g._data.copy()  # a repeated input gets its own copy
         elif g is not None and g._data.base is not None and not g._data.flags.c_contiguous:
             # a crop or transpose of a bigger gradient (padding, convolution): a recorded copy,
             # so the caller gets contiguous memory as without create_graph (and as PyTorch's
             # gradient penalties expect: they .view() it)
             g = g.clone()
         if g is None and materialize_grads:
-            g = wrap(np.zeros_like(ins[i]._data))
+            g = wrap(np.zeros_like(t._data))
         result.append(g)
     return tuple(result)
+
+
+def _batched_grad(outs: tuple, ins: tuple, grad_outputs: tuple, retain_graph: bool,
+                  create_graph: bool, allow_unused: bool, materialize_grads: bool) -> tuple:
+    """``grad(..., is_grads_batched=True)``: the first dimension of every grad_output is a batch
+    of seeds. PyTorch vmaps one backward over it; here it is one backward per seed (the graph
+    kept for all but the last) with the results stacked."""
+    if len(grad_outputs) < len(outs):
+        raise RuntimeError(f"got {len(outs)} tensors and {len(grad_outputs)} gradients")
+    batch = None
+    for i, (out, g) in enumerate(zip(outs, grad_outputs)):
+        if g is None:
+            continue
+        if g.ndim == 0 or tuple(g.shape[1:]) != tuple(out.shape):
+            raise RuntimeError(
+                "If `is_grads_batched=True`, we interpret the first dimension of each "
+                "grad_output as the batch dimension. The sizes of the remaining dimensions are "
+                "expected to match the shape of corresponding output, but a mismatch was "
+                f"detected: grad_output[{i}] has a shape of torch.Size({list(g._data.shape)}) "
+                f"and output[{i}] has a shape of torch.Size({list(out._data.shape)}). If you "
+                "only want some tensors in `grad_output` "
+                "to be considered batched, consider using vmap."
+            )
+        batch = g.shape[0]
+    if batch is None:  # nothing batched: one ordinary call
+        return grad(outs, ins, list(grad_outputs), retain_graph, create_graph,
+                    allow_unused=allow_unused, materialize_grads=materialize_grads)
+    def row_seeds(b: int) -> list:  # one row of every batched grad_output
+        return [None if g is None else g[b] for g in grad_outputs[:len(outs)]]
+
+    rows = [grad(outs, ins, row_seeds(b),
+                 retain_graph=retain_graph or b < batch - 1, create_graph=create_graph,
+                 allow_unused=allow_unused)
+            for b in range(batch)]
+    from ..functions.shape import stack  # the op library sits above _core
+
+    # an unused input's zeros are not batched (PyTorch materializes them after the vmap)
+    return tuple(stack(list(per_input)) if per_input[0] is not None
+                 else wrap(np.zeros_like(t._data)) if materialize_grads else None
+                 for t, per_input in zip(ins, zip(*rows)))

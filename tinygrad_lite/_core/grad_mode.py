@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import inspect
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -41,6 +42,8 @@ class _GradModeContext:
 
     def __call__(self, func: F) -> F:
         mode = self.mode
+        if inspect.isgeneratorfunction(func):
+            return _wrap_generator(self.clone, func)
 
         @functools.wraps(func)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -52,6 +55,39 @@ class _GradModeContext:
                 grad_state.enabled = prev
 
         return wrapper  # type: ignore[return-value]
+
+    def clone(self) -> Any:
+        """A fresh manager with the same setting (PyTorch's ``_DecoratorContextManager.clone``)."""
+        return self.__class__()
+
+
+def _wrap_generator(make_context: Callable[[], Any], func: F) -> F:
+    """Decorate a generator function: the mode holds while the generator's own code runs (each
+    resume), not while the caller runs between two ``yield``\\s, as in PyTorch."""
+
+    @functools.wraps(func)
+    def generator_wrapper(*args: Any, **kwargs: Any) -> Any:
+        gen = func(*args, **kwargs)
+        try:
+            with make_context():
+                response = gen.send(None)
+            while True:
+                try:
+                    request = yield response
+                except GeneratorExit:
+                    with make_context():
+                        gen.close()
+                    raise
+                except BaseException as exc:  # thrown in by the caller: deliver it in the mode
+                    with make_context():
+                        response = gen.throw(exc)
+                else:
+                    with make_context():
+                        response = gen.send(request)
+        except StopIteration as e:
+            return e.value
+
+    return generator_wrapper  # type: ignore[return-value]
 
 
 class _NoArgGradMode(_GradModeContext):
@@ -81,8 +117,11 @@ class set_grad_enabled(_GradModeContext):  # noqa: N801 - PyTorch's name
     """Set grad mode now; as a ``with`` block or decorator, restore the previous mode afterwards."""
 
     def __init__(self, mode: bool) -> None:
+        if not isinstance(mode, bool):  # PyTorch's argument parser takes a bool only
+            raise TypeError("set_grad_enabled(): argument 'enabled' (position 1) must be bool, "
+                            f"not {type(mode).__name__}")
         self._prev = grad_state.enabled
-        self.mode = bool(mode)
+        self.mode = mode
         grad_state.enabled = self.mode  # takes effect immediately, as a plain call
 
     def __enter__(self) -> None:
@@ -94,6 +133,13 @@ class set_grad_enabled(_GradModeContext):  # noqa: N801 - PyTorch's name
     def __call__(self, func: F) -> F:
         grad_state.enabled = self._prev  # used as a decorator: undo the immediate switch
         return super().__call__(func)
+
+    def clone(self) -> set_grad_enabled:
+        """A copy with the same mode; creating it switches nothing (the caller enters it)."""
+        prev = grad_state.enabled
+        copy = set_grad_enabled(self.mode)
+        grad_state.enabled = copy._prev = prev
+        return copy
 
 
 class inference_mode(_GradModeContext):  # noqa: N801 - PyTorch's name
@@ -123,8 +169,14 @@ class inference_mode(_GradModeContext):  # noqa: N801 - PyTorch's name
         track_inference_tensors(False, is_inference_mode_enabled)
         super().__exit__(*exc)
 
+    def clone(self) -> inference_mode:
+        """A fresh manager with the same setting."""
+        return inference_mode(not self.mode)
+
     def __call__(self, func: F) -> F:
         enabled = not self.mode
+        if inspect.isgeneratorfunction(func):
+            return _wrap_generator(self.clone, func)
 
         @functools.wraps(func)
         def wrapper(*args: Any, **kwargs: Any) -> Any:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import operator
+import re
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -23,6 +24,17 @@ Edge = tuple[Any, int]
 SavedOutput = tuple[Any, list[int], int]
 
 _data_of = operator.attrgetter("_data")
+
+# PyTorch's error for a second backward through a freed graph, word for word
+_RELEASED = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after "
+    "they have already been freed). Saved intermediate values of the graph are freed when you "
+    "call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward "
+    "through the graph a second time or if you need to access saved tensors after calling "
+    "backward."
+)
+# The version-counter error names the op that made a tensor without the suffix: "Mul", "MyExp"
+_BACKWARD_SUFFIX = re.compile(r"Backward\d*$")
 
 
 def edge_of(t: TensorBase) -> Edge | None:
@@ -100,11 +112,32 @@ class Node:
         return tensors
 
     def _raise_released(self) -> NoReturn:
+        # PyTorch's text first (what programs match on), then which node, and where it was made
         raise RuntimeError(
-            f"{self.name()}: trying to backward through the graph a second time (or to access "
-            "saved tensors after they were freed). Saved values are freed by .backward() and "
-            "autograd.grad(); pass retain_graph=True to the first call if you need to "
-            f"backward through this graph again.{self._where()}"
+            f"{_RELEASED}\n{self.name()}: trying to backward through the graph a second time; "
+            f"pass retain_graph=True to the first backward through it.{self._where()}"
+        )
+
+    def _raise_modified(self, data: Any, source: Any, saved: int, now: int,
+                        detail: str) -> NoReturn:
+        """The version-counter error, PyTorch's text first: the modified value (``data``, made
+        by ``source``, a (node, output index) pair or None for a leaf) was at version ``saved``
+        when saved and is at ``now``; ``detail`` says which of this node's saved values it is."""
+        which = "" if source is None else \
+            f", which is output {source[1]} of {_BACKWARD_SUFFIX.sub('', source[0].name())},"
+        hint = ("enable anomaly detection to find the operation that failed to compute its "
+                "gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False)."
+                if self._creation_trace is None else
+                "the backtrace further above shows the operation that failed to compute its "
+                "gradient. The variable in question was changed in there or anywhere later. "
+                "Good luck!")
+        raise RuntimeError(
+            "one of the variables needed for gradient computation has been modified by an "
+            f"inplace operation: [{wrap(data).type()} "
+            f"[{', '.join(map(str, data.shape))}]]{which} is at version {now}; expected "
+            f"version {saved} instead. Hint: {hint}\n{self.name()}: {detail} was modified by an "
+            f"in-place operation: it was at version {saved} when saved and is now at version "
+            f"{now}.{self._where()}"
         )
 
     @property
@@ -119,13 +152,11 @@ class Node:
         versions = self._saved_versions
         for i, t in enumerate(saved):
             if t is not None and t._version_counter[0] != versions[i]:
-                version = versions[i]
-                raise RuntimeError(
-                    f"{self.name()}: one of the tensors it saved for backward (saved tensor {i}, "
-                    f"shape {tuple(t.shape)}, dtype {t.dtype}) was modified by an in-place "
-                    f"operation: it was at version {version} when saved and is now at version "
-                    f"{t._version_counter[0]}.{self._where()}"
-                )
+                self._raise_modified(
+                    t._data, None if t.grad_fn is None else (t.grad_fn, t._output_nr),
+                    versions[i], t._version_counter[0],
+                    f"one of the tensors it saved for backward (saved tensor {i}, shape "
+                    f"{tuple(t.shape)}, dtype {t.dtype})")
         if self.takes_arrays and not grad_state.enabled:
             return tuple(map(_data_of, saved))
         return saved
@@ -158,11 +189,10 @@ class Node:
         # set by save_output, which an op calls whenever its rule uses saved_output
         data, counter, version = cast(SavedOutput, self._saved_out)
         if counter[0] != version:
-            raise RuntimeError(
-                f"{self.name()}: its output, saved for backward (shape {data.shape}, dtype "
-                f"{data.dtype}), was modified by an in-place operation: it was at version "
-                f"{version} when saved and is now at version {counter[0]}.{self._where()}"
-            )
+            # PyTorch names the node that made the output; which output is not kept here
+            self._raise_modified(data, (self, 0) if self.n_outputs == 1 else None, version,
+                                 counter[0], f"its output, saved for backward (shape {data.shape}, "
+                                 f"dtype {data.dtype}),")
         if self.takes_arrays and not grad_state.enabled:
             return data
         # attached to this node while a graph is recorded, so higher-order gradients flow

@@ -104,7 +104,8 @@ class TensorBase:
                 return self
             raise RuntimeError(
                 "you can only change requires_grad flags of leaf variables. If you want to use a "
-                "computed tensor in a graph-free way, use .detach()."
+                "computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach()."
             )
         if requires_grad and not is_float_dtype(self._data.dtype):
             raise RuntimeError(

@@ -13,6 +13,7 @@ import functools
 import os
 import sys
 import traceback
+import warnings
 from collections.abc import Callable
 from types import FrameType
 from typing import Any, TypeVar
@@ -78,8 +79,8 @@ class _NanChecker(EngineObserver):
             if (arr.dtype.kind == "c" or is_float_dtype(arr.dtype)) and not np.isfinite(arr).all():
                 kind = "nan" if np.isnan(arr).any() else "inf"
                 raise AnomalyError(
-                    f"Function '{node.name()}' returned {kind} values in its {i}th output "
-                    f"(the gradient for input {i}, shape {arr.shape}).\n"
+                    f"Function '{node.name()}' returned {kind} values in its {i}th output. "
+                    f"(It is the gradient for input {i}, shape {arr.shape}.)\n"
                     f"{_creation_report(node)}"
                 )
 
@@ -126,6 +127,8 @@ class detect_anomaly:  # noqa: N801 - PyTorch's name
 
     def __init__(self, check_nan: bool = True) -> None:
         self.check_nan = check_nan
+        warnings.warn("Anomaly Detection has been enabled. This mode will increase the runtime "
+                      "and should only be enabled for debugging.", stacklevel=2)
 
     def __enter__(self) -> None:
         self._prev = (_state.enabled, _state.check_nan)

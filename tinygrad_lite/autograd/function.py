@@ -11,6 +11,7 @@ on while ``backward`` runs, so a backward written in tensor ops can be different
 from __future__ import annotations
 
 import functools
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -32,8 +33,8 @@ def _check_saveable(tensors: tuple, method: str) -> None:
     """Only tensors (or None) can be saved on a ctx."""
     for i, t in enumerate(tensors):
         if t is not None and not isinstance(t, Tensor):
-            raise TypeError(f"{method} can only save tensors (or None), but argument {i} is of "
-                            f"type {type(t).__name__}")
+            raise TypeError(f"{method} can only save variables, but argument {i} is of type "
+                            f"{type(t).__name__}")
 
 
 class BackwardCFunction(Node):
@@ -135,10 +136,11 @@ class BackwardCFunction(Node):
             result = (result,)
         n_in = len(self.next_edges)
         if len(result) < n_in or any(g is not None for g in result[n_in:]):
-            raise RuntimeError(
-                f"function {cls.__name__}.backward returned an incorrect number of gradients "
-                f"(expected {n_in}, got {len(result)}): return one per argument of forward, None "
-                f"for arguments that need no gradient{self._where()}"
+            raise RuntimeError(  # PyTorch's text, then ours on the next line
+                f"function {self.name()} returned an incorrect number of gradients (expected "
+                f"{n_in}, got {len(result)})\nfunction {cls.__name__}.backward returned an "
+                f"incorrect number of gradients (expected {n_in}, got {len(result)}): return one "
+                f"per argument of forward, None for arguments that need no gradient{self._where()}"
             )
         return tuple(self._check_grad(i, g) for i, g in enumerate(result[:n_in]))
 
@@ -155,17 +157,36 @@ class BackwardCFunction(Node):
             return None
         tensor = Tensor
         if not isinstance(grad, tensor):
-            grad = tensor._wrap(np.asarray(grad))
+            if not isinstance(grad, np.ndarray):  # (arrays are taken, a convenience of ours)
+                kind = type(grad)
+                name = kind.__name__ if kind.__module__ == "builtins" else \
+                    f"{kind.__module__}.{kind.__qualname__}"
+                raise RuntimeError(f"expected Variable or None (got {name})")
+            grad = tensor._wrap(grad)
         meta = self._input_meta[i]
         assert meta is not None  # the input has an edge, so it is a tensor
         shape, dtype = meta
         if grad._data.shape != shape:
-            raise RuntimeError(
-                f"function {self._forward_cls.__name__}.backward returned an invalid gradient at "
-                f"index {i}: got shape {grad._data.shape} but expected shape {shape} (the shape of "
-                f"input {i}){self._where()}"
-            )
+            if _expandable(shape, grad._data.shape):
+                # a broadcast gradient (the input was expanded in forward) is summed back to
+                # the input's shape, as PyTorch's validate_outputs does
+                grad = grad.sum_to_size(shape)
+            else:
+                raise RuntimeError(  # PyTorch's text, then ours on the next line
+                    f"Function {self.name()} returned an invalid gradient at index {i} - got "
+                    f"{list(grad._data.shape)} but expected shape compatible with {list(shape)}"
+                    f"\nfunction {self._forward_cls.__name__}.backward returned an invalid "
+                    f"gradient at index {i}: got shape {grad._data.shape} but expected shape "
+                    f"{shape} (the shape of input {i}){self._where()}"
+                )
         return grad if grad._data.dtype == dtype else grad.to(dtype)
+
+
+def _expandable(shape: tuple, target: tuple) -> bool:
+    """Whether ``shape`` broadcasts to exactly ``target`` (PyTorch's ``is_expandable_to``)."""
+    if len(shape) > len(target):
+        return False
+    return all(s == t or s == 1 for s, t in zip(reversed(shape), reversed(target)))
 
 
 # A ctx for code that spells it the PyTorch way (``def forward(ctx: FunctionCtx, ...)``).
@@ -193,6 +214,15 @@ class Function:
     """
 
     _backward_cls: type[BackwardCFunction] = BackwardCFunction
+    # PyTorch's switch for deriving a vmap rule from forward/setup_context (see ``vmap``)
+    generate_vmap_rule = False
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        warnings.warn(
+            f"{self.__class__} should not be instantiated. Methods on autograd functions are all "
+            "static, so you should invoke them on the class itself. Instantiating an autograd "
+            "function will raise an error in a future version of PyTorch.",
+            DeprecationWarning, stacklevel=2)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -203,7 +233,8 @@ class Function:
     @staticmethod
     def forward(ctx: Any, *args: Any, **kwargs: Any) -> Any:
         """Compute the outputs from the inputs (Tensors are given without a graph)."""
-        raise NotImplementedError("a Function subclass must implement forward(ctx, *args)")
+        raise NotImplementedError(
+            "You must implement the forward function for custom autograd.Function.")
 
     @staticmethod
     def setup_context(ctx: Any, inputs: tuple, output: Any) -> None:
@@ -213,7 +244,9 @@ class Function:
     @staticmethod
     def backward(ctx: Any, *grad_outputs: Any) -> Any:
         """Gradients with respect to each forward argument (None for non-tensors)."""
-        raise NotImplementedError("a Function subclass must implement backward(ctx, *grads)")
+        raise NotImplementedError(
+            "You must implement either the backward or vjp method for your custom "
+            "autograd.Function to use it with backward mode AD.")
 
     @staticmethod
     def jvp(ctx: Any, *grad_inputs: Any) -> Any:
@@ -222,6 +255,13 @@ class Function:
         ``backward`` (see ``forward_ad``)."""
         raise NotImplementedError("a Function subclass must implement jvp(ctx, *tangents) to "
                                   "be used with forward-mode AD")
+
+    @staticmethod
+    def vmap(info: Any, in_dims: Any, *args: Any) -> Any:
+        """Optional: the Function's batching rule under ``vmap`` (PyTorch's signature)."""
+        raise NotImplementedError(
+            "To use autograd.Function with vmap, you must either override the vmap staticmethod "
+            "or set generate_vmap_rule=True.")
 
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:

@@ -23,14 +23,18 @@ __all__ = ["jacobian", "hessian", "vjp", "jvp", "hvp", "vhp"]
 
 
 def _as_tuple(x: Any, arg: str, fn: str) -> tuple[bool, tuple]:
-    """``(was_tuple, tensors)``, checking that ``x`` is a tensor or a tuple/list of them."""
+    """``(was_tuple, tensors)``, checking that ``x`` is a tensor or a tuple of them (a list is
+    refused, as in PyTorch)."""
     tensor = Tensor
-    is_tuple = isinstance(x, (tuple, list))
-    xs = tuple(x) if is_tuple else (x,)
+    is_tuple = isinstance(x, tuple)
+    if not is_tuple and not isinstance(x, tensor):
+        raise TypeError(f"The {arg} given to {fn} must be either a Tensor or a tuple of Tensors "
+                        f"but the given {arg} has type {type(x)}.")
+    xs = x if is_tuple else (x,)
     for i, t in enumerate(xs):
         if not isinstance(t, tensor):
-            raise TypeError(f"{fn}: {arg} must be a Tensor or a tuple of Tensors, but element "
-                            f"{i} is {type(t).__name__}")
+            raise TypeError(f"The {arg} given to {fn} must be either a Tensor or a tuple of "
+                            f"Tensors but the value at index {i} has type {type(t)}.")
     return is_tuple, xs
 
 
@@ -98,6 +102,14 @@ def jacobian(func: Callable, inputs: Any, create_graph: bool = False, strict: bo
              vectorize: bool = False, strategy: str = "reverse-mode") -> Any:
     """The Jacobian of ``func`` at ``inputs``: entry ``[i][j]`` has shape output i's shape +
     input j's shape; the nesting follows whether ``inputs``/outputs are tuples."""
+    # PyTorch's argument checks (both strategies give the same values here)
+    assert strategy in ("forward-mode", "reverse-mode"), (
+        'Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If your '
+        'function has more outputs than inputs, "forward-mode" tends to be more performant. '
+        'Otherwise, prefer to use "reverse-mode".')
+    if strategy == "forward-mode" and not vectorize:
+        raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse "
+                                  "Hessian isonly implemented for `vectorize=True`.")
     in_tuple, xs = _as_tuple(inputs, "inputs", "jacobian")
     xs = _prepare(xs, create_graph)
     out_tuple, outs = _as_tuple(func(*xs), "outputs of the user-provided function", "jacobian")
@@ -128,8 +140,8 @@ def hessian(func: Callable, inputs: Any, create_graph: bool = False, strict: boo
     def gradient(*args: Any) -> Any:
         out = func(*args)
         if not isinstance(out, Tensor) or out._data.size != 1:
-            raise RuntimeError("hessian: the function given to hessian should return a single "
-                               f"Tensor with one element, got {_shape_of(out)}")
+            raise RuntimeError("The Tensor returned by the function given to hessian should "
+                               "contain a single element")
         g = jacobian(func, args, create_graph=True, strict=strict)
         return tuple(x.reshape(a.shape) for x, a in zip(g, args))
 
@@ -137,23 +149,22 @@ def hessian(func: Callable, inputs: Any, create_graph: bool = False, strict: boo
     return jac if in_tuple else jac[0][0]
 
 
-def _shape_of(out: Any) -> str:
-    return f"shape {tuple(out.shape)}" if hasattr(out, "shape") else type(out).__name__
-
-
 def _check_v(v: Any, like: tuple, what: str, fn: str) -> tuple:
     """``v`` as a tuple matching ``like`` (ones for one-element ``like`` when ``v`` is None)."""
     if v is None:
         if any(t._data.size != 1 for t in like):
-            raise RuntimeError(f"{fn}: v can only be None if the {what} has a single element")
+            raise RuntimeError(
+                "The vector v can only be None if the user-provided function returns a single "
+                "Tensor with a single element." if what == "output" else "The vector v can only "
+                "be None if the input to the user-provided function is a single Tensor with a "
+                "single element.")
         return tuple(Tensor._wrap(np.ones(t._data.shape, t._data.dtype)) for t in like)
     _, vs = _as_tuple(v, "v", fn)
     if len(vs) != len(like):
         raise RuntimeError(f"{fn}: v has {len(vs)} tensors but the {what} has {len(like)}")
-    for i, (a, t) in enumerate(zip(vs, like)):
+    for a, t in zip(vs, like):
         if a._data.shape != t._data.shape:
-            raise RuntimeError(f"{fn}: entry {i} of v has shape {a._data.shape}, but the {what} "
-                               f"has shape {t._data.shape} there")
+            raise RuntimeError(f"v has invalid size: should be {t.shape} but got {a.shape}.")
     return vs
 
 
@@ -190,15 +201,16 @@ def jvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False,
 
 
 def vhp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False,
-        strict: bool = False) -> tuple:
-    """``(func(inputs), v^T H)`` for a scalar ``func``: differentiate the gradient along v."""
-    in_tuple, xs = _as_tuple(inputs, "inputs", "vhp")
+        strict: bool = False, _fn: str = "vhp") -> tuple:
+    """``(func(inputs), v^T H)`` for a scalar ``func``: differentiate the gradient along v.
+    (``_fn``: the API named in errors, ``hvp`` when called by it.)"""
+    in_tuple, xs = _as_tuple(inputs, "inputs", _fn)
     vs = _check_v(v, xs, "input", "vhp")
     xs = _prepare(xs, create_graph)
     out = func(*xs)
     if not isinstance(out, Tensor) or out._data.size != 1:
-        raise RuntimeError("vhp: the function given to vhp should return a single Tensor with "
-                           f"one element, got {_shape_of(out)}")
+        raise RuntimeError(f"The Tensor returned by the function given to {_fn} should contain "
+                           "a single element")
     g = _grads((out,), xs, [None], True)
     pairs = [(gi, vi, k) for k, (gi, vi) in enumerate(zip(g, vs))
              if gi is not None and gi._requires_grad]
@@ -214,4 +226,4 @@ def hvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False,
         strict: bool = False) -> tuple:
     """``(func(inputs), H v)`` for a scalar ``func``; the Hessian of a twice-differentiable
     function is symmetric, so this is ``vhp``."""
-    return vhp(func, inputs, v, create_graph=create_graph, strict=strict)
+    return vhp(func, inputs, v, create_graph=create_graph, strict=strict, _fn="hvp")

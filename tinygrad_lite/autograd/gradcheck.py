@@ -138,7 +138,8 @@ def gradcheck(
     tensor = Tensor
     diff = [t for t in inputs if isinstance(t, tensor) and t._requires_grad]
     if not diff:
-        raise ValueError("gradcheck expects at least one input tensor with requires_grad=True")
+        raise ValueError("gradcheck expects at least one input tensor to require gradient, but "
+                         "none of them have requires_grad=True.")
     for i, t in enumerate(diff):
         if t._data.dtype != np.float64:
             warn(f"gradcheck: input {i} has dtype {t.dtype}, not float64; the check "
@@ -174,6 +175,8 @@ def _mismatch(mode: str, analytic: list, numeric: list, inputs: tuple, diff: lis
             in_idx = np.unravel_index(row, t._data.shape) if t._data.ndim else ()
             out_idx = np.unravel_index(col, out._data.shape) if out._data.ndim else ()
             return (
+                # PyTorch's first line, then which element and by how much
+                f"Jacobian mismatch for output {o} with respect to input {index},\n"
                 f"Jacobian mismatch ({mode} mode) for output {o} with respect to input {index} "
                 f"of {what}: worst element at input index {tuple(int(x) for x in in_idx)}, "
                 f"output index {tuple(int(x) for x in out_idx)}: analytic "
