@@ -107,7 +107,7 @@ def test_custom_function_error_points_at_apply_line():
         with pytest.raises(RuntimeError) as info:
             y.sum().backward()
     message = str(info.value)
-    assert "Bad.backward returned an invalid gradient at index 0" in message
+    assert "Function BadBackward returned an invalid gradient at index 0" in message
     assert f"test_anomaly.py:{_line_of('MARK-CUSTOM')}" in message
 
 

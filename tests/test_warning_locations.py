@@ -25,7 +25,7 @@ def _direct_warning_calls(path: pathlib.Path) -> list[str]:
                 and node.func.attr in ("warn", "warn_explicit")
                 and isinstance(node.func.value, ast.Name) and node.func.value.id == "warnings"):
             found.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
-        if (isinstance(node, ast.ImportFrom) and node.module == "warnings"
+        if (isinstance(node, ast.ImportFrom) and node.module == "warnings" and node.level == 0
                 and any(alias.name in ("warn", "warn_explicit") for alias in node.names)):
             found.append(f"{path.relative_to(PACKAGE)}:{node.lineno} (imports warnings.warn)")
     return found

@@ -4,13 +4,13 @@ and hand over to the engine. ``Tensor.backward`` and ``tinygrad_lite.autograd`` 
 from __future__ import annotations
 
 import functools
-import warnings
 from collections.abc import Sequence
 
 import numpy as np
 
 from .engine import run_backward
 from .tensor_base import TensorBase, wrap
+from .warnings import warn
 
 __all__ = ["backward", "grad", "ones_seed"]
 
@@ -99,27 +99,24 @@ def grad(
     create_graph: bool = False,
     only_inputs: bool = True,
     allow_unused: bool | None = None,
-    is_grads_batched: bool = False,
     materialize_grads: bool = False,
 ) -> tuple:
     """The gradients of ``outputs`` with respect to ``inputs``, returned as a tuple; no ``.grad``
     is touched. With ``create_graph=True`` the results are differentiable themselves; with
-    ``materialize_grads=True`` unused inputs get zeros instead of None."""
+    ``materialize_grads=True`` unused inputs get zeros instead of None. (``tl.autograd.grad``
+    adds ``is_grads_batched``: ``autograd/gradients.py``.)"""
     outs, ins = _as_tuple(outputs), _as_tuple(inputs)
     _check_inputs(outs, ins, "grad")
     if not only_inputs:
-        warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to True). "
-                      "To accumulate gradient for other parts of the graph, please use "
-                      "torch.autograd.backward.", FutureWarning, stacklevel=2)
+        warn("only_inputs argument is deprecated and is ignored now (defaults to True). To "
+             "accumulate gradient for other parts of the graph, please use "
+             "torch.autograd.backward.", FutureWarning)
     if materialize_grads and allow_unused is False:
         raise ValueError("Expected allow_unused to be True or not passed when "
                          "materialize_grads=True, but got: allow_unused=False.")
     allow_unused = bool(allow_unused) or materialize_grads
     if retain_graph is None:
         retain_graph = create_graph
-    if is_grads_batched:
-        return _batched_grad(outs, ins, _as_tuple(grad_outputs), retain_graph, create_graph,
-                             allow_unused, materialize_grads)
     seeds = _root_grads(outs, _as_tuple(grad_outputs))
     # the engine captures one gradient per input edge: ask once for an input listed twice
     first = {id(t): None for t in ins}
@@ -147,43 +144,3 @@ def grad(
             g = wrap(np.zeros_like(t._data))
         result.append(g)
     return tuple(result)
-
-
-def _batched_grad(outs: tuple, ins: tuple, grad_outputs: tuple, retain_graph: bool,
-                  create_graph: bool, allow_unused: bool, materialize_grads: bool) -> tuple:
-    """``grad(..., is_grads_batched=True)``: the first dimension of every grad_output is a batch
-    of seeds. PyTorch vmaps one backward over it; here it is one backward per seed (the graph
-    kept for all but the last) with the results stacked."""
-    if len(grad_outputs) < len(outs):
-        raise RuntimeError(f"got {len(outs)} tensors and {len(grad_outputs)} gradients")
-    batch = None
-    for i, (out, g) in enumerate(zip(outs, grad_outputs)):
-        if g is None:
-            continue
-        if g.ndim == 0 or tuple(g.shape[1:]) != tuple(out.shape):
-            raise RuntimeError(
-                "If `is_grads_batched=True`, we interpret the first dimension of each "
-                "grad_output as the batch dimension. The sizes of the remaining dimensions are "
-                "expected to match the shape of corresponding output, but a mismatch was "
-                f"detected: grad_output[{i}] has a shape of torch.Size({list(g._data.shape)}) "
-                f"and output[{i}] has a shape of torch.Size({list(out._data.shape)}). If you "
-                "only want some tensors in `grad_output` "
-                "to be considered batched, consider using vmap."
-            )
-        batch = g.shape[0]
-    if batch is None:  # nothing batched: one ordinary call
-        return grad(outs, ins, list(grad_outputs), retain_graph, create_graph,
-                    allow_unused=allow_unused, materialize_grads=materialize_grads)
-    def row_seeds(b: int) -> list:  # one row of every batched grad_output
-        return [None if g is None else g[b] for g in grad_outputs[:len(outs)]]
-
-    rows = [grad(outs, ins, row_seeds(b),
-                 retain_graph=retain_graph or b < batch - 1, create_graph=create_graph,
-                 allow_unused=allow_unused)
-            for b in range(batch)]
-    from ..functions.shape import stack  # the op library sits above _core
-
-    # an unused input's zeros are not batched (PyTorch materializes them after the vmap)
-    return tuple(stack(list(per_input)) if per_input[0] is not None
-                 else wrap(np.zeros_like(t._data)) if materialize_grads else None
-                 for t, per_input in zip(ins, zip(*rows)))

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import itertools
 import operator
-import re
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from typing import Any, NoReturn, cast
+from typing import Any, cast
 
 from .grad_mode import grad_state
+from .graph_errors import modified_error, released_error
 from .saved_hooks import Packed, hook_state
 from .saved_view import SAVED_NAMES, raw_saved, saved_value
 from .tensor_base import TensorBase, wrap
@@ -24,18 +24,6 @@ Edge = tuple[Any, int]
 SavedOutput = tuple[Any, list[int], int]
 
 _data_of = operator.attrgetter("_data")
-
-# PyTorch's error for a second backward through a freed graph, word for word
-_RELEASED = (
-    "Trying to backward through the graph a second time (or directly access saved tensors after "
-    "they have already been freed). Saved intermediate values of the graph are freed when you "
-    "call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward "
-    "through the graph a second time or if you need to access saved tensors after calling "
-    "backward."
-)
-# The version-counter error names the op that made a tensor without the suffix: "Mul", "MyExp"
-_BACKWARD_SUFFIX = re.compile(r"Backward\d*$")
-
 
 def edge_of(t: TensorBase) -> Edge | None:
     """The edge that carries the gradient of ``t`` back into the graph, or None if it needs none."""
@@ -111,49 +99,20 @@ class Node:
             return tuple(None if t is None else t._data for t in tensors)
         return tensors
 
-    def _raise_released(self) -> NoReturn:
-        # PyTorch's text first (what programs match on), then which node, and where it was made
-        raise RuntimeError(
-            f"{_RELEASED}\n{self.name()}: trying to backward through the graph a second time; "
-            f"pass retain_graph=True to the first backward through it.{self._where()}"
-        )
-
-    def _raise_modified(self, data: Any, source: Any, saved: int, now: int,
-                        detail: str) -> NoReturn:
-        """The version-counter error, PyTorch's text first: the modified value (``data``, made
-        by ``source``, a (node, output index) pair or None for a leaf) was at version ``saved``
-        when saved and is at ``now``; ``detail`` says which of this node's saved values it is."""
-        which = "" if source is None else \
-            f", which is output {source[1]} of {_BACKWARD_SUFFIX.sub('', source[0].name())},"
-        hint = ("enable anomaly detection to find the operation that failed to compute its "
-                "gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False)."
-                if self._creation_trace is None else
-                "the backtrace further above shows the operation that failed to compute its "
-                "gradient. The variable in question was changed in there or anywhere later. "
-                "Good luck!")
-        raise RuntimeError(
-            "one of the variables needed for gradient computation has been modified by an "
-            f"inplace operation: [{wrap(data).type()} "
-            f"[{', '.join(map(str, data.shape))}]]{which} is at version {now}; expected "
-            f"version {saved} instead. Hint: {hint}\n{self.name()}: {detail} was modified by an "
-            f"in-place operation: it was at version {saved} when saved and is now at version "
-            f"{now}.{self._where()}"
-        )
-
     @property
     def saved_tensors(self) -> tuple:
         """The saved tensors (their arrays during a plain backward of a built-in node); raises if
         backward already freed them or one was modified in place."""
         if self._saved is None:  # released by backward
-            self._raise_released()
+            raise released_error(self)
         saved = self._saved
         if type(saved) is Packed:
             return self._unpacked()
         versions = self._saved_versions
         for i, t in enumerate(saved):
             if t is not None and t._version_counter[0] != versions[i]:
-                self._raise_modified(
-                    t._data, None if t.grad_fn is None else (t.grad_fn, t._output_nr),
+                raise modified_error(
+                    self, t._data, None if t.grad_fn is None else (t.grad_fn, t._output_nr),
                     versions[i], t._version_counter[0],
                     f"one of the tensors it saved for backward (saved tensor {i}, shape "
                     f"{tuple(t.shape)}, dtype {t.dtype})")
@@ -179,7 +138,7 @@ class Node:
         """The saved output: its array during a plain backward, else a tensor that (under
         ``create_graph``) is differentiable through this node."""
         if self._saved is None:  # released by backward
-            self._raise_released()
+            raise released_error(self)
         packed_out = getattr(self._saved, "out", None)
         if packed_out is not None:  # saved under saved_tensors_hooks
             data = packed_out[0](packed_out[1])._data
@@ -190,9 +149,9 @@ class Node:
         data, counter, version = cast(SavedOutput, self._saved_out)
         if counter[0] != version:
             # PyTorch names the node that made the output; which output is not kept here
-            self._raise_modified(data, (self, 0) if self.n_outputs == 1 else None, version,
-                                 counter[0], f"its output, saved for backward (shape {data.shape}, "
-                                 f"dtype {data.dtype}),")
+            raise modified_error(self, data, (self, 0) if self.n_outputs == 1 else None,
+                                 version, counter[0], f"its output, saved for backward (shape "
+                                 f"{data.shape}, dtype {data.dtype}),")
         if self.takes_arrays and not grad_state.enabled:
             return data
         # attached to this node while a graph is recorded, so higher-order gradients flow
@@ -226,13 +185,10 @@ class Node:
 
     @classmethod
     def rename(cls, result: TensorBase) -> TensorBase:
-        """``result`` with its node shown as ``cls``: PyTorch's name for a composite whose last
-        op recorded one node of the class ``cls`` derives from (``sqrt`` records ``pow``'s node;
-        ``SqrtBackward0(PowBackward0)`` only renames it). ``type(grad_fn)``, its repr and graph
-        drawings then read as in PyTorch; the rule is the base class's. A result whose node is
-        not of that base, or has another rule (the composite took another path), is returned as
-        it is. Call it only on a result the composite's own last op made (never on an input
-        passed through)."""
+        """``result`` with its node shown as ``cls``, PyTorch's name for a composite recorded as
+        one node of ``cls``'s base with the same rule (``sqrt`` as pow's: ``SqrtBackward0``).
+        Any other node (the composite took another path) is left as it is. Only for a node
+        the composite's own last op made, never an input's."""
         node = result.grad_fn
         if node is not None and isinstance(node, cls.__bases__) \
                 and getattr(type(node), "backward", None) is getattr(cls, "backward", None):

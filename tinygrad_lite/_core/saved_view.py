@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from .graph_errors import released_error
 from .saved_hooks import Packed
 from .tensor_base import TensorBase, wrap
 
@@ -46,7 +47,7 @@ def _saved_index(node: Any, key: str, edge_of: EdgeOf) -> int | None:
 def saved_value(node: Any, key: str, edge_of: EdgeOf) -> Any:
     """``node._saved_<key>``."""
     if node._saved is None:
-        node._raise_released()
+        raise released_error(node)
     if key == "result" and (node._saved_out is not None
                             or getattr(node._saved, "out", None) is not None):
         out = node.saved_output()
@@ -81,7 +82,7 @@ class _RawSaved:
         """Pack the tensor now with ``pack_hook``; backward gets ``unpack_hook(packed)``."""
         node = self.node
         if node._saved is None:
-            node._raise_released()
+            raise released_error(node)
         if self.key == "result":
             out = node.saved_output()
             packed = Packed((lambda t: t, t) if t is not None else None

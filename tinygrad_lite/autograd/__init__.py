@@ -5,7 +5,7 @@ The machinery underneath (graph nodes, grad mode, the engine) lives in ``tinygra
 this package re-exports what PyTorch users import from ``torch.autograd``.
 """
 
-from .._core.backward import backward, grad
+from .._core.backward import backward
 from .._core.grad_mode import (
     enable_grad,
     inference_mode,
@@ -20,6 +20,7 @@ from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .explain import explain
 from .function import Function, once_differentiable
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
+from .gradients import grad
 from .variable import Variable
 
 __all__ = [

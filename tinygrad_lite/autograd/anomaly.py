@@ -13,7 +13,6 @@ import functools
 import os
 import sys
 import traceback
-import warnings
 from collections.abc import Callable
 from types import FrameType
 from typing import Any, TypeVar
@@ -22,6 +21,7 @@ import numpy as np
 
 from .._core.graph import Node, trace_node_creation
 from .._core.observers import EngineObserver, add_observer, remove_observer
+from .._core.warnings import warn
 from ..dtypes import is_float_dtype
 
 __all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
@@ -127,8 +127,8 @@ class detect_anomaly:  # noqa: N801 - PyTorch's name
 
     def __init__(self, check_nan: bool = True) -> None:
         self.check_nan = check_nan
-        warnings.warn("Anomaly Detection has been enabled. This mode will increase the runtime "
-                      "and should only be enabled for debugging.", stacklevel=2)
+        warn("Anomaly Detection has been enabled. This mode will increase the runtime and "
+             "should only be enabled for debugging.")
 
     def __enter__(self) -> None:
         self._prev = (_state.enabled, _state.check_nan)

@@ -11,7 +11,6 @@ on while ``backward`` runs, so a backward written in tensor ops can be different
 from __future__ import annotations
 
 import functools
-import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -20,6 +19,7 @@ import numpy as np
 from .._core import grad_mode as _grad_mode
 from .._core.grad_mode import no_grad
 from .._core.graph import Edge, Node
+from .._core.warnings import warn
 from ..ops.common import _DelayedErrorBackward  # one stand-in for every NumPy-only backward
 from ..tensor import Tensor
 from . import anomaly as _anomaly
@@ -136,12 +136,10 @@ class BackwardCFunction(Node):
             result = (result,)
         n_in = len(self.next_edges)
         if len(result) < n_in or any(g is not None for g in result[n_in:]):
-            raise RuntimeError(  # PyTorch's text, then ours on the next line
+            raise RuntimeError(  # PyTorch's text, then what to return and where
                 f"function {self.name()} returned an incorrect number of gradients (expected "
-                f"{n_in}, got {len(result)})\nfunction {cls.__name__}.backward returned an "
-                f"incorrect number of gradients (expected {n_in}, got {len(result)}): return one "
-                f"per argument of forward, None for arguments that need no gradient{self._where()}"
-            )
+                f"{n_in}, got {len(result)}): return one per argument of forward, None for "
+                f"arguments that need no gradient{self._where()}")
         return tuple(self._check_grad(i, g) for i, g in enumerate(result[:n_in]))
 
     def _check_grad(self, i: int, grad: Any) -> Any:
@@ -158,35 +156,21 @@ class BackwardCFunction(Node):
         tensor = Tensor
         if not isinstance(grad, tensor):
             if not isinstance(grad, np.ndarray):  # (arrays are taken, a convenience of ours)
-                kind = type(grad)
-                name = kind.__name__ if kind.__module__ == "builtins" else \
-                    f"{kind.__module__}.{kind.__qualname__}"
-                raise RuntimeError(f"expected Variable or None (got {name})")
+                raise RuntimeError(f"expected Variable or None (got {type(grad).__name__})")
             grad = tensor._wrap(grad)
         meta = self._input_meta[i]
         assert meta is not None  # the input has an edge, so it is a tensor
         shape, dtype = meta
-        if grad._data.shape != shape:
-            if _expandable(shape, grad._data.shape):
-                # a broadcast gradient (the input was expanded in forward) is summed back to
-                # the input's shape, as PyTorch's validate_outputs does
-                grad = grad.sum_to_size(shape)
-            else:
-                raise RuntimeError(  # PyTorch's text, then ours on the next line
+        got = grad._data.shape  # a broadcast gradient is summed back to the input's shape
+        if got != shape:  # (PyTorch's validate_outputs, is_expandable_to); others are errors
+            if len(shape) > len(got) or any(a not in (b, 1) for a, b in zip(shape[::-1],
+                                                                             got[::-1])):
+                raise RuntimeError(
                     f"Function {self.name()} returned an invalid gradient at index {i} - got "
-                    f"{list(grad._data.shape)} but expected shape compatible with {list(shape)}"
-                    f"\nfunction {self._forward_cls.__name__}.backward returned an invalid "
-                    f"gradient at index {i}: got shape {grad._data.shape} but expected shape "
-                    f"{shape} (the shape of input {i}){self._where()}"
-                )
+                    f"{list(got)} but expected shape compatible with {list(shape)} (the shape "
+                    f"of input {i}){self._where()}")
+            grad = grad.sum_to_size(shape)
         return grad if grad._data.dtype == dtype else grad.to(dtype)
-
-
-def _expandable(shape: tuple, target: tuple) -> bool:
-    """Whether ``shape`` broadcasts to exactly ``target`` (PyTorch's ``is_expandable_to``)."""
-    if len(shape) > len(target):
-        return False
-    return all(s == t or s == 1 for s, t in zip(reversed(shape), reversed(target)))
 
 
 # A ctx for code that spells it the PyTorch way (``def forward(ctx: FunctionCtx, ...)``).
@@ -218,11 +202,9 @@ class Function:
     generate_vmap_rule = False
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        warnings.warn(
-            f"{self.__class__} should not be instantiated. Methods on autograd functions are all "
-            "static, so you should invoke them on the class itself. Instantiating an autograd "
-            "function will raise an error in a future version of PyTorch.",
-            DeprecationWarning, stacklevel=2)
+        warn(f"{self.__class__} should not be instantiated. Methods on autograd functions are all "
+             "static, so you should invoke them on the class itself. Instantiating an autograd "
+             "function will raise an error in a future version of PyTorch.", DeprecationWarning)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -233,8 +215,8 @@ class Function:
     @staticmethod
     def forward(ctx: Any, *args: Any, **kwargs: Any) -> Any:
         """Compute the outputs from the inputs (Tensors are given without a graph)."""
-        raise NotImplementedError(
-            "You must implement the forward function for custom autograd.Function.")
+        raise NotImplementedError("You must implement the forward function for custom "
+                                  "autograd.Function.")
 
     @staticmethod
     def setup_context(ctx: Any, inputs: tuple, output: Any) -> None:
@@ -259,9 +241,8 @@ class Function:
     @staticmethod
     def vmap(info: Any, in_dims: Any, *args: Any) -> Any:
         """Optional: the Function's batching rule under ``vmap`` (PyTorch's signature)."""
-        raise NotImplementedError(
-            "To use autograd.Function with vmap, you must either override the vmap staticmethod "
-            "or set generate_vmap_rule=True.")
+        raise NotImplementedError("To use autograd.Function with vmap, you must either override "
+                                  "the vmap staticmethod or set generate_vmap_rule=True.")
 
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:

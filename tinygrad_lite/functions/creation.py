@@ -5,6 +5,7 @@ deprecated inclusive ``range``), and random (seeded by ``manual_seed``)."""
 from __future__ import annotations
 
 import builtins
+import math
 import operator
 import os
 from typing import Any
@@ -19,6 +20,7 @@ from .._core.size import sizes_or_keyword
 from .._core.tensor_base import TensorBase, wrap
 from .._core.warnings import warn
 from ..dtypes import is_float_dtype
+from . import range_values
 from .generator import (
     Generator,
     default_generator,
@@ -104,6 +106,10 @@ def tensor(data: Any, dtype: Any = None, requires_grad: bool = False,
     if isinstance(dtype, str):
         raise TypeError(f"tensor(): argument 'dtype' must be a dtype (e.g. tl.{dtype}), "
                         f"not str {dtype!r}")
+    if isinstance(data, TensorBase):
+        warn("To copy construct from a tensor, it is recommended to use "
+             "sourceTensor.detach().clone() or sourceTensor.detach().clone().requires_grad_(True), "
+             "rather than torch.tensor(sourceTensor).")
     return _finish(to_array(data, dtype, float_default=False), requires_grad, device)
 
 
@@ -123,6 +129,10 @@ def from_numpy(array: np.ndarray) -> TensorBase:
     if not isinstance(array, np.ndarray):
         raise TypeError(f"from_numpy expects a numpy.ndarray, got {type(array).__name__}")
     dtypes.from_numpy_dtype(array.dtype)  # raises for unsupported dtypes
+    if any(st < 0 for st in array.strides):  # a tensor's strides are never negative
+        raise ValueError("At least one stride in the given numpy array is negative, and tensors "
+                         "with negative strides are not currently supported. (You can probably "
+                         "work around this by making a copy of your array  with array.copy().) ")
     return wrap(array)
 
 
@@ -165,9 +175,17 @@ def full(size: Any, fill_value: Any, *, dtype: Any = None, requires_grad: bool =
          device: Any = None) -> TensorBase:
     """A tensor filled with ``fill_value``; its dtype follows the value (float32, int64, bool)."""
     if dtype is None:
-        dtype = to_array(fill_value, None, float_default=False).dtype
+        if isinstance(fill_value, np.generic) and not isinstance(fill_value, np.integer):
+            dtype = dtypes.get_default_dtype()  # as PyTorch: a NumPy float or bool is a float
+        elif isinstance(fill_value, np.integer):
+            dtype = dtypes.int64
+        else:
+            dtype = to_array(fill_value, None, float_default=False).dtype
     dt = _np_dtype(dtype)
     dtypes.require_real(fill_value, dt, "full")
+    if dt.kind in "iu" and isinstance(fill_value, (float, np.floating)) \
+            and not math.isfinite(fill_value):
+        raise RuntimeError(f"value cannot be converted to type {dt} without overflow")
     if dt.kind in "iu" and isinstance(fill_value, int) and not isinstance(fill_value, bool):
         fill_value = dtypes.checked_int(fill_value, dt)  # full((2,), -1, dtype=uint8): 255
     return _finish(_values(_size((size,)), dt, device,
@@ -185,12 +203,62 @@ def arange(start: Any = None, end: Any = None, step: Any = 1, *, dtype: Any = No
         start = 0
     elif end is None:
         start, end = 0, start
-    if step == 0:
-        raise RuntimeError("arange: step must be nonzero")
+    if dtype is None and type(start) is int and type(end) is int and type(step) is int \
+            and (step > 0 and end >= start or step < 0 and end <= start):
+        # the common int64 range (position ids every step): NumPy's integer arange is exact
+        return _finish(np.arange(start, end, step, dtype=np.int64), requires_grad, device)
+    start, end, step = (_range_number(v) for v in (start, end, step))
     if dtype is None:
-        whole = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
+        whole = all(isinstance(v, int) for v in (start, end, step))
         dtype = dtypes.int64 if whole else dtypes.get_default_dtype()
-    return _finish(np.arange(start, end, step).astype(_np_dtype(dtype)), requires_grad, device)
+    dt = _np_dtype(dtype)
+    return _finish(_arange(start, end, step, dt), requires_grad, device)
+
+
+def _range_number(value: Any) -> int | float:
+    """A range bound as a Python number: a 0-dim tensor or NumPy scalar gives its value (an
+    integer one counts as an int for the result dtype, as in PyTorch); bools are ints."""
+    if isinstance(value, TensorBase):
+        value = value.item()
+    if isinstance(value, (bool, np.bool_)):
+        return int(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    return float(value)
+
+
+def _arange(start: int | float, end: int | float, step: int | float, dt: np.dtype) -> np.ndarray:
+    """PyTorch's ``arange`` checks, length rule and values for result dtype ``dt``.
+
+    Integer results take ``start``/``end``/``step`` truncated to integers (``arange(0, 2.5,
+    0.5, dtype=int32)`` is five zeros); the length is ``ceil((end - start) / step)`` in
+    float64 from the values as given, except for int64, whose length comes from the truncated
+    integers (so there a step below 1 in magnitude is a zero step)."""
+    if dt.kind == "b":
+        raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
+    whole = dt.kind in "iu"
+    if whole:
+        xstart, xend, xstep = (int(v) for v in (start, end, step))  # C++ truncation
+        if dt == np.int64 and xstep == 0 or step == 0:
+            raise RuntimeError("step must be nonzero")
+    elif step == 0:
+        raise RuntimeError("step must be nonzero")
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise RuntimeError(f"unsupported range: {start} -> {end}")
+    if not (step > 0 and end >= start or step < 0 and end <= start):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    if dt == np.int64:
+        sign = 1 if xstep > 0 else -1
+        span = xend - xstart + xstep - sign
+        n = abs(span) // abs(xstep) * (1 if (span >= 0) == (xstep > 0) else -1)  # C division
+    else:
+        size = math.ceil((float(end) - float(start)) / float(step))
+        n = int(size)
+    if n < 0 or n > 2 ** 62:
+        raise RuntimeError("invalid size, possible overflow?")
+    if whole:
+        return range_values.arange_values(xstart, xstep, n, dt)
+    return range_values.arange_values(float(start), float(step), n, dt)
 
 
 @public(method=False, creation=True)
@@ -203,7 +271,8 @@ def linspace(start: float, end: float, steps: int, *, dtype: Any = None,
     if dt.kind == "b":  # PyTorch has no bool kernel (NotImplementedError, a RuntimeError)
         raise NotImplementedError("linspace: not implemented for dtype bool (\"linspace_cpu\" "
                                   "not implemented for 'Bool'); create a float range and compare")
-    return _finish(np.linspace(start, end, steps).astype(dt), requires_grad, device)
+    start, end = (_range_number(v) for v in (start, end))
+    return _finish(range_values.linspace_values(start, end, int(steps), dt), requires_grad, device)
 
 
 @public(method=False, creation=True)
@@ -219,6 +288,7 @@ def rand(*sizes: Any, size: Any = None, generator: Generator | None = None, dtyp
     """Uniform random values in [0, 1)."""
     check_creation_options(options, "rand")
     dt = _np_dtype(dtype)
+    _require_float_draw(dt, "check_uniform_bounds")
     shape = _size(sizes_or_keyword(sizes, size, "rand", "size"))
     data = _values(shape, dt, device, lambda shape, dt: rng_of(generator).uniform_as(
         0.0, 1.0, shape, draw_dtype(dt)).astype(dt, copy=False))
@@ -232,6 +302,7 @@ def randn(*sizes: Any, size: Any = None, generator: Generator | None = None,
     """Standard normal random values."""
     check_creation_options(options, "randn")
     dt = _np_dtype(dtype)
+    _require_float_draw(dt, "normal_kernel_cpu")
     shape = _size(sizes_or_keyword(sizes, size, "randn", "size"))
     data = _values(shape, dt, device, lambda shape, dt: rng_of(generator).normal_as(
         0.0, 1.0, shape, draw_dtype(dt)).astype(dt, copy=False))
@@ -257,6 +328,18 @@ def randint(*args: Any, generator: Generator | None = None, dtype: Any = None,
         raise RuntimeError(f"randint: expected low < high, got low={low}, high={high}")
     data = rng_of(generator).integers(low, high, _size((size,)), dtype=np.int64)
     return _finish(data.astype(_np_dtype(dtype, dtypes.int64), copy=False), requires_grad, device)
+
+
+_TORCH_TYPE_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
+                     "uint8": "Byte", "bool": "Bool", "uint16": "UInt16", "uint32": "UInt32",
+                     "uint64": "UInt64"}
+
+
+def _require_float_draw(dt: np.dtype, kernel: str) -> None:
+    """PyTorch's uniform and normal samplers have no integer kernels (NotImplementedError)."""
+    if dt.kind not in "fcV":
+        raise NotImplementedError(f"\"{kernel}\" not implemented for "
+                                  f"'{_TORCH_TYPE_NAMES.get(dt.name, dt.name)}'")
 
 
 def check_creation_options(options: dict, op: str) -> None:
@@ -346,7 +429,8 @@ def logspace(start: float, end: float, steps: int, base: float = 10.0, *, dtype:
     check_creation_options(options, "logspace")
     if steps < 0:
         raise RuntimeError(f"logspace: number of steps must be non-negative, got {steps}")
-    data = np.logspace(start, end, steps, base=base).astype(_np_dtype(dtype))
+    start, end = (_range_number(v) for v in (start, end))
+    data = range_values.logspace_values(start, end, int(steps), float(base), _np_dtype(dtype))
     return _finish(data, requires_grad, device)
 
 
@@ -422,7 +506,7 @@ def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *,
             raise TypeError("normal: size is only accepted with float mean and std")
         shape = np.broadcast_shapes(np.shape(m), np.shape(sd))
         dt = next(t._data.dtype for t in (mean, std) if isinstance(t, TensorBase))
-        dt = dt if is_float_dtype(dt) else _np_dtype(dtype)
+        _require_float_draw(dt, "normal_kernel_cpu")  # an integer mean or std tensor
         # as PyTorch: standard normals of the result's dtype, times std, plus mean
         draws = rng_of(generator).normal_as(0.0, 1.0, shape, draw_dtype(dt))
         data = draws * np.asarray(sd, draws.dtype) + np.asarray(m, draws.dtype)
