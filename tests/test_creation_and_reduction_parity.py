@@ -137,3 +137,15 @@ def test_float_samplers_refuse_integer_dtypes(make, kernel):
         make(tl)
     with pytest.raises(NotImplementedError, match=kernel):
         make(torch)
+
+
+@pytest.mark.parametrize("data", [
+    [1.0, np.float64(2.0)], [np.float32(1.0), 2.0], [np.float16(1.5), 2], [np.float64(1.0)],
+    [[np.float64(1.0)], [2.0]], [np.int32(1), 2.5], [np.uint8(1), 2], [np.bool_(True), 2.0],
+    [np.int64(3), np.float32(1)], [[1.0, 2], [3, 4]], [True, 1]])
+def test_tensor_of_a_list_with_numpy_scalars_promotes_their_dtypes(data):
+    """PyTorch promotes the items' own dtypes (a NumPy scalar keeps its dtype, a Python float
+    is the default): ``tensor([np.mean(x), np.std(x)])`` is float64; it was float32 here."""
+    ours, theirs = tl.tensor(data), torch.tensor(data)
+    assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())

@@ -10,7 +10,8 @@ import numpy as np
 __all__ = [
     "DType", "bool", "uint8", "int8", "int16", "int32", "int64", "uint16", "uint32", "uint64",
     "float16", "float32", "float64", "bfloat16", "get_default_dtype", "set_default_dtype",
-    "to_dtype", "result_type", "is_float_dtype", "finfo_of", "require_real", "can_cast",
+    "to_dtype", "result_type", "promote_types", "is_float_dtype", "finfo_of", "require_real",
+    "can_cast",
 ]
 
 _BOOL, _INT, _FLOAT = 0, 1, 2  # promotion categories, lowest to highest
@@ -261,6 +262,15 @@ def _promote_pair(a: np.dtype, b: np.dtype) -> np.dtype:
         other = b if a is bfloat16.np else a
         return float32.np if other.itemsize <= 4 else other
     return np.promote_types(a, b)
+
+
+def promote_types(a: np.dtype, b: np.dtype) -> np.dtype:
+    """PyTorch's ``promote_types`` of two NumPy dtypes: the higher category wins outright
+    (int64 and float16 give float16), within one category as ``_promote_pair``."""
+    ca, cb = _category_of_dtype(a), _category_of_dtype(b)
+    if ca != cb:
+        return a if ca > cb else b
+    return _promote_pair(a, b)
 
 
 def result_type(*operands: Any) -> np.dtype:

@@ -41,6 +41,54 @@ def _ragged_message(data: Any, shape: list[int], dim: int) -> str | None:
     return None
 
 
+def _leaf_types(data: Any, found: set) -> set:
+    """The types of the non-sequence items of nested lists/tuples (a set per level, in C)."""
+    kinds = set(map(type, data))
+    for kind in kinds & {list, tuple}:
+        for item in data:
+            if type(item) is kind:
+                _leaf_types(item, found)
+    found |= kinds - {list, tuple}
+    return found
+
+
+_PYTHON_SCALARS = {bool: np.dtype(np.bool_), int: np.dtype(np.int64)}
+
+
+def _sequence_dtype(data: Any, leaf_types: set) -> np.dtype | None:
+    """The dtype PyTorch infers for a nested list: every item's own dtype (a Python float the
+    default dtype, an int int64, a bool bool, a NumPy scalar or 0-d tensor its dtype), promoted
+    together (``[np.float64(1.5), 2.0]`` is float64, ``[np.float16(1.5), 2]`` float16). None
+    for items NumPy's own inference already reads right or that are not numbers."""
+    found: list[np.dtype] = []
+    for kind in leaf_types:
+        if kind is float:
+            found.append(dtypes.get_default_dtype().np)
+        elif kind in _PYTHON_SCALARS:
+            found.append(_PYTHON_SCALARS[kind])
+        elif issubclass(kind, np.generic) and np.dtype(kind).kind in "biuf":
+            found.append(np.dtype(kind))
+        elif issubclass(kind, (TensorBase, np.ndarray)):
+            found.extend(_array_item_dtypes(data))
+        else:
+            return None
+    result = None
+    for d in set(found):
+        result = d if result is None else dtypes.promote_types(result, d)
+    return result
+
+
+def _array_item_dtypes(data: Any) -> list[np.dtype]:
+    """The dtypes of the tensors and arrays among nested lists' items."""
+    out = []
+    for item in data:
+        if isinstance(item, (list, tuple)):
+            out.extend(_array_item_dtypes(item))
+        elif isinstance(item, (TensorBase, np.ndarray)):
+            out.append(item._data.dtype if isinstance(item, TensorBase) else item.dtype)
+    return out
+
+
 def _overflowing_ints(data: Any, target: np.dtype) -> np.ndarray:
     """Python ints outside an integer dtype's range, converted as PyTorch converts them: an
     unsigned dtype takes negatives down to ``-max``, wrapping around (``tensor([-1],
@@ -82,6 +130,10 @@ def to_array(data: Any, dtype: Any, float_default: bool) -> np.ndarray:
     if target is None:
         if float_default:
             arr = arr.astype(dtypes.get_default_dtype().np)
+        elif isinstance(data, (list, tuple)) and arr.dtype.kind in "biuf":
+            element = _sequence_dtype(data, _leaf_types(data, set()))
+            if element is not None and element != arr.dtype:
+                arr = arr.astype(element)
         elif arr.dtype == np.float64 and not isinstance(data, (np.ndarray, np.generic)):
             arr = arr.astype(dtypes.get_default_dtype().np)  # Python floats: the default
         elif arr.dtype not in dtypes._FROM_NUMPY:
