@@ -149,3 +149,12 @@ def test_tensor_of_a_list_with_numpy_scalars_promotes_their_dtypes(data):
     ours, theirs = tl.tensor(data), torch.tensor(data)
     assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
     np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+def test_tensor_of_a_list_of_one_element_tensors_reads_them_as_scalars():
+    for lib in (tl, torch):
+        assert tuple(lib.tensor([lib.tensor([1.0]), lib.tensor([2.0])]).shape) == (2,)
+        assert tuple(lib.tensor([[lib.tensor(1.0), 2.0]]).shape) == (1, 2)
+        assert lib.tensor([lib.tensor(1.0, dtype=lib.float64), 2.0]).dtype == lib.float64
+        with pytest.raises(ValueError, match="only one element tensors"):
+            lib.tensor([lib.tensor([1.0, 2.0]), lib.tensor([3.0, 4.0])])

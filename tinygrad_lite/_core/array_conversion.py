@@ -78,6 +78,19 @@ def _sequence_dtype(data: Any, leaf_types: set) -> np.dtype | None:
     return result
 
 
+def _tensors_as_scalars(data: Any) -> Any:
+    """Nested lists with each tensor item as a 0-d array of its dtype: PyTorch reads a tensor
+    inside a list as a scalar (``tensor([tensor([1.]), tensor([2.])])`` has shape (2,)), and
+    one of more than one element is its ValueError."""
+    if isinstance(data, TensorBase):
+        if data._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return data._data.reshape(())
+    if isinstance(data, (list, tuple)):
+        return [_tensors_as_scalars(item) for item in data]
+    return data
+
+
 def _array_item_dtypes(data: Any) -> list[np.dtype]:
     """The dtypes of the tensors and arrays among nested lists' items."""
     out = []
@@ -114,6 +127,10 @@ def to_array(data: Any, dtype: Any, float_default: bool) -> np.ndarray:
     if isinstance(data, TensorBase):
         data = data._data
     target = dtypes.to_dtype(dtype).np if dtype is not None else None
+    leaf_types = _leaf_types(data, set()) if isinstance(data, (list, tuple)) else set()
+    if any(issubclass(kind, TensorBase) for kind in leaf_types):
+        data = _tensors_as_scalars(data)
+        leaf_types = _leaf_types(data, set())
     try:
         arr = np.array(data, dtype=target)
     except OverflowError:
@@ -130,8 +147,8 @@ def to_array(data: Any, dtype: Any, float_default: bool) -> np.ndarray:
     if target is None:
         if float_default:
             arr = arr.astype(dtypes.get_default_dtype().np)
-        elif isinstance(data, (list, tuple)) and arr.dtype.kind in "biuf":
-            element = _sequence_dtype(data, _leaf_types(data, set()))
+        elif leaf_types and arr.dtype.kind in "biuf":
+            element = _sequence_dtype(data, leaf_types)
             if element is not None and element != arr.dtype:
                 arr = arr.astype(element)
         elif arr.dtype == np.float64 and not isinstance(data, (np.ndarray, np.generic)):
