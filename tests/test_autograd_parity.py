@@ -240,3 +240,33 @@ def test_jacobian_forward_mode_vectorized_values():
     got = tl.autograd.functional.jacobian(lambda x: x ** 2, tl.tensor([1.0, 2.0]),
                                           vectorize=True, strategy="forward-mode")
     np.testing.assert_allclose(got.numpy(), [[2.0, 0.0], [0.0, 4.0]])
+
+
+@pytest.mark.parametrize("case", ["setitem", "add_", "view-mul_", "detach_-view", "grad-size",
+                                  "grad-dtype", "grad-type"])
+def test_leaf_misuse_raises_pytorchs_error(case):
+    """In-place writes to a leaf that requires grad (an index write is a write through a view),
+    detach_ on any view, and a .grad of the wrong size, dtype or type: PyTorch's exception
+    and text."""
+    def run(lib):
+        x = lib.ones(3, requires_grad=True)
+        return {"setitem": lambda: x.__setitem__(0, 5.0), "add_": lambda: x.add_(1),
+                "view-mul_": lambda: x[:2].mul_(2),
+                "detach_-view": lambda: x.detach()[:2].detach_(),
+                "grad-size": lambda: setattr(x, "grad", lib.ones(2)),
+                "grad-dtype": lambda: setattr(x, "grad", lib.ones(3, dtype=lib.float64)),
+                "grad-type": lambda: setattr(x, "grad", 3)}[case]()
+    with pytest.raises(Exception) as theirs:
+        run(torch)
+    with pytest.raises(theirs.type) as ours:
+        run(tl)
+    expected = str(theirs.value).split(". ")[0]
+    assert str(ours.value).startswith(expected), (str(ours.value), expected)
+
+
+def test_non_leaf_grad_warning_is_pytorchs():
+    for lib in (tl, torch):
+        y = lib.ones(2, requires_grad=True) * 2
+        with pytest.warns(UserWarning, match="The .grad attribute of a Tensor that is not a leaf "
+                                             "Tensor is being accessed"):
+            assert y.grad is None

@@ -11,7 +11,7 @@ __all__ = [
     "DType", "bool", "uint8", "int8", "int16", "int32", "int64", "uint16", "uint32", "uint64",
     "float16", "float32", "float64", "bfloat16", "get_default_dtype", "set_default_dtype",
     "to_dtype", "result_type", "promote_types", "is_float_dtype", "finfo_of", "require_real",
-    "can_cast",
+    "can_cast", "cpp_type_name",
 ]
 
 _BOOL, _INT, _FLOAT = 0, 1, 2  # promotion categories, lowest to highest
@@ -262,6 +262,20 @@ def _promote_pair(a: np.dtype, b: np.dtype) -> np.dtype:
         other = b if a is bfloat16.np else a
         return float32.np if other.itemsize <= 4 else other
     return np.promote_types(a, b)
+
+
+# how some of PyTorch's messages name a dtype: caffe2's C++ type names ("expected dtype float
+# for `end` but got dtype double")
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
+              "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int",
+              "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+              "bool": "bool"}
+
+
+def cpp_type_name(np_dtype: np.dtype) -> str:
+    """The C++ name PyTorch's messages give ``np_dtype`` in some errors (``double``)."""
+    name = np.dtype(np_dtype).name
+    return _CPP_NAMES.get(name, name)
 
 
 def promote_types(a: np.dtype, b: np.dtype) -> np.dtype:

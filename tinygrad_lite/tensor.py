@@ -52,6 +52,7 @@ from ._tensor import (
     types,
 )
 from ._tensor.format import format_tensor
+from .ops.linalg.inverse import torch_dtype_name
 
 __all__ = ["Tensor"]
 
@@ -228,24 +229,32 @@ class Tensor(TensorBase):
     def grad(self) -> Tensor | None:
         """The accumulated gradient (leaves, and non-leaves after ``retain_grad()``)."""
         if self.grad_fn is not None and not self._retains_grad and self._grad is None:
-            warn("The .grad attribute of a tensor that is not a leaf is being accessed; it is not "
-                 "filled in by backward. Call .retain_grad() on it first if you want its gradient, "
-                 "or access the leaf tensor instead.")
+            warn("The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. "
+                 "Its .grad attribute won't be populated during autograd.backward(). If you "
+                 "indeed want the .grad field to be populated for a non-leaf Tensor, use "
+                 ".retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by "
+                 "mistake, make sure you access the leaf Tensor instead.")
         return self._grad
 
     @grad.setter
     def grad(self, value: Tensor | None) -> None:
         if value is not None:
             if not isinstance(value, Tensor):
-                raise TypeError(f"assigned grad must be a Tensor or None, got {type(value)}")
-            allowed = grad_dtype_np(self)  # the tensor's dtype unless grad_dtype is set
-            if value._data.shape != self._data.shape or (
-                    allowed is not None and value._data.dtype != allowed):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of "
+                                f"type {type(value).__name__}")
+            if value._data.shape != self._data.shape:  # PyTorch's texts
                 raise RuntimeError(
-                    f"assigned grad has shape {value._data.shape} and dtype {value.dtype}, but "
-                    f"the tensor has shape {self._data.shape} and grad_dtype "
-                    f"{self.grad_dtype} (set grad_dtype, or None for any dtype, to change it)"
-                )
+                    f"attempting to assign a gradient of size '{list(value._data.shape)}' to a "
+                    f"tensor of size '{list(self._data.shape)}'. Please ensure that the gradient "
+                    "and the tensor are the same size")
+            allowed = grad_dtype_np(self)  # the tensor's dtype unless grad_dtype is set
+            if allowed is not None and value._data.dtype != allowed:
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype "
+                    f"'{dtypes.cpp_type_name(value._data.dtype)}' to a "
+                    f"tensor with grad_dtype '{torch_dtype_name(allowed)}'. The gradient must "
+                    "match the tensor's grad_dtype (set grad_dtype, or None for any dtype, to "
+                    "change it)")
         self._grad = value
 
     def retain_grad(self) -> None:

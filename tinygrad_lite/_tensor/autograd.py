@@ -13,7 +13,7 @@ __all__ = ["METHODS", "PROPERTIES"]
 
 def detach_(self: TensorBase) -> TensorBase:
     """Make ``self`` a leaf that requires no gradient, in place (it leaves the graph)."""
-    if self.grad_fn is not None and getattr(self, "_base", None) is not None:
+    if getattr(self, "_view_of", None) is not None:  # any view, as PyTorch's
         raise RuntimeError("Can't detach views in-place. Use detach() instead.")
     self.grad_fn = None
     self._requires_grad = False

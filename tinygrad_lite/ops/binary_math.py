@@ -13,7 +13,7 @@ import numpy as np
 from .._core.grad_mode import grad_state
 from .._core.graph import Node
 from .._core.tensor_base import TensorBase
-from ..dtypes import is_float_dtype
+from ..dtypes import cpp_type_name, is_float_dtype
 from .common import array_of, broadcast_error, is_array, sum_to, unary_rule, wrap, writable
 from .elementwise import float_operands, promote, where_rule
 
@@ -291,11 +291,6 @@ def logaddexp2(a: TensorBase, b: TensorBase) -> TensorBase:
 
 # -- lerp ----------------------------------------------------------------------------------------
 
-# how PyTorch's lerp names a dtype in its dtype errors (caffe2's type names)
-_LERP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
-               "bfloat16": "c10::BFloat16"}
-
-
 class LerpBackward0(Node):
     """``lerp`` with a number weight: ``grad * (1 - weight)`` to the input, ``grad * weight`` to
     the end."""
@@ -342,9 +337,8 @@ def lerp(input: TensorBase, end: TensorBase, weight) -> TensorBase:
     a = input._data
     for name, t in (("end", end), ("weight", weight)):
         if isinstance(t, TensorBase) and t._data.dtype != a.dtype:
-            raise RuntimeError(f"expected dtype {_LERP_NAMES.get(a.dtype.name, a.dtype.name)} "
-                               f"for `{name}` but got dtype "
-                               f"{_LERP_NAMES.get(t._data.dtype.name, t._data.dtype.name)}")
+            raise RuntimeError(f"expected dtype {cpp_type_name(a.dtype)} for `{name}` but got "
+                               f"dtype {cpp_type_name(t._data.dtype)}")
     if not isinstance(end, TensorBase):
         end = wrap(np.asarray(end, a.dtype))
     tensor_weight = isinstance(weight, TensorBase)

@@ -43,13 +43,14 @@ def check_writable(self: TensorBase, op: str) -> None:
     """Raise for in-place writes PyTorch refuses: leaves that require grad (outside no_grad)
     and broadcast views whose elements share memory."""
     if grad_state.enabled and self._requires_grad and self.grad_fn is None:
-        raise RuntimeError(f"{op}: {LEAF_ERROR} (shape {self._data.shape}); wrap the update in "
-                           "tinygrad_lite.no_grad() or use an out-of-place op")
+        # PyTorch's text first; an index write goes through a view of the leaf, as there
+        message = f"a view of {LEAF_ERROR}" if op == "setitem" else LEAF_ERROR
+        raise RuntimeError(f"{message}\n{op}: the leaf has shape {self._data.shape}; wrap the "
+                           "update in tinygrad_lite.no_grad() or use an out-of-place op")
     base = _root(self)
     if grad_state.enabled and base is not self and base._requires_grad and base.grad_fn is None:
-        raise RuntimeError(f"{op}: a view of a leaf Variable that requires grad is being used in "
-                           f"an in-place operation (view of shape {self._data.shape}, base of "
-                           f"shape {base._data.shape})")
+        raise RuntimeError(f"a view of {LEAF_ERROR}\n{op}: the view has shape "
+                           f"{self._data.shape}, its base {base._data.shape}")
     if (self._inference or base._inference) and not is_inference_mode_enabled():
         raise RuntimeError(f"{op}: an in-place update to an inference tensor (made inside "
                            "inference_mode) is not allowed outside inference_mode; clone() it "
