@@ -147,7 +147,7 @@ ERRORS = [
      "bitwise_and: only integer and bool tensors are supported, got float32"),
     # other misuse
     ("in-place-leaf", lambda: tl.ones(2, requires_grad=True).mul_(2),
-     "mul_: a leaf Variable that requires grad is being used in an in-place operation."),
+     "a leaf Variable that requires grad is being used in an in-place operation.\nmul_: "),
     ("fill_-value-dims", lambda: tl.ones(2).fill_(tl.ones(2)),
      "fill_: only supports 0-dimension value tensor but got tensor with 1 dimensions"),
     ("clamp-no-bounds", lambda: tl.ones(2).clamp(),
