@@ -219,3 +219,20 @@ def test_skip_init_rejects_non_module():
     with pytest.raises(RuntimeError) as ours:
         tl.nn.utils.skip_init(int, 1)
     assert str(ours.value) == str(theirs.value) == "Expected a Module; got <class 'int'>"
+
+
+@pytest.mark.parametrize("case", ["empty", "lengths-count", "lengths-2d", "total-length"])
+def test_packed_sequence_errors_are_pytorchs(case):
+    def run(lib):
+        rnn = lib.nn.utils.rnn
+        padded = lib.ones(4, 2, 3)
+        return {"empty": lambda: rnn.pad_sequence([]),
+                "lengths-count": lambda: rnn.pack_padded_sequence(padded, [3, 2, 1]),
+                "lengths-2d": lambda: rnn.pack_padded_sequence(padded, lib.tensor([[3, 2]])),
+                "total-length": lambda: rnn.pad_packed_sequence(
+                    rnn.pack_padded_sequence(padded, [4, 2]), total_length=2)}[case]()
+    with pytest.raises(Exception) as theirs:
+        run(torch)
+    with pytest.raises(theirs.type) as ours:
+        run(tl)
+    assert str(ours.value).split(",")[0] == str(theirs.value).split(",")[0]

@@ -30,7 +30,7 @@ def pad_sequence(sequences: TensorBase | Iterable[TensorBase], batch_first: bool
                            f"{padding_side}.")
     seqs = list(sequences)
     if not seqs:
-        raise RuntimeError("pad_sequence: received an empty list of sequences")
+        raise RuntimeError("received an empty list of sequences")
     first = seqs[0]
     for i, s in enumerate(seqs):
         if not isinstance(s, TensorBase) or s.ndim == 0:
@@ -83,17 +83,25 @@ class PackedSequence(NamedTuple):
 
 
 def _lengths(lengths: Any) -> np.ndarray:
-    arr = lengths._data if isinstance(lengths, TensorBase) else np.asarray(lengths)
-    return np.asarray(arr, np.int64).reshape(-1)
+    """The lengths as a 1-d int64 array (PyTorch refuses any other shape)."""
+    arr = np.asarray(lengths._data if isinstance(lengths, TensorBase) else lengths)
+    if arr.ndim != 1:
+        raise RuntimeError(f"'lengths' argument should be a 1D CPU int64 tensor, but got "
+                           f"{arr.ndim}D cpu tensor")
+    return arr.astype(np.int64, copy=False)
 
 
 def pack_padded_sequence(input: TensorBase, lengths: Any, batch_first: bool = False,
                          enforce_sorted: bool = True) -> PackedSequence:
     """Pack a padded batch ``(T, B, *)`` (or ``(B, T, *)``) of sequences of ``lengths``."""
     lens = _lengths(lengths)
-    if input.ndim < 2 or len(lens) != input.shape[1 if not batch_first else 0]:
-        raise ValueError(f"pack_padded_sequence: expected {len(lens)} sequences in input of "
-                         f"shape {tuple(input.shape)}")
+    if input.ndim < 2:
+        raise IndexError(f"pack_padded_sequence: expected a padded batch (T, B, *), got shape "
+                         f"{tuple(input.shape)}")
+    batch = input.shape[1 if not batch_first else 0]
+    if len(lens) != batch:
+        raise RuntimeError(f"Expected `len(lengths)` to be equal to batch_size, but got "
+                           f"{len(lens)} (batch_size={batch})")
     if (lens <= 0).any():
         raise RuntimeError("Length of all samples has to be greater than 0, but found an "
                            "element in 'lengths' that is <= 0")
@@ -131,7 +139,8 @@ def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False,
     length = steps if total_length is None else int(total_length)
     if length < steps:
         raise ValueError(f"Expected total_length to be at least the length of the longest "
-                         f"sequence ({steps}), got {total_length}")
+                         f"sequence in input, but got total_length={total_length} and max "
+                         f"sequence length being {steps}")
     rows = np.concatenate([np.full(b, t) for t, b in enumerate(batch_sizes)])
     cols = np.concatenate([np.arange(b) for b in batch_sizes])
     positions = rows * n + cols  # where each packed row lands in the (T * B) padded rows
