@@ -121,7 +121,7 @@ def test_functional_call_with_parameter_dicts():
         ours_p, tl.tensor(X)),
           TF.grad(lambda p, x: TF.functional_call(theirs, p, (x,)).pow(2).sum())(
         theirs_p, torch.tensor(X)))
-    with pytest.raises(RuntimeError, match="missing keys"):
+    with pytest.raises(RuntimeError, match="Missing key"):
         tf.functional_call(layer, {"weight": ours_p["weight"]}, (tl.tensor(X),), strict=True)
 
 

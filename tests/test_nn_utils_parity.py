@@ -236,3 +236,17 @@ def test_packed_sequence_errors_are_pytorchs(case):
     with pytest.raises(theirs.type) as ours:
         run(tl)
     assert str(ours.value).split(",")[0] == str(theirs.value).split(",")[0]
+
+
+def test_functional_call_errors_are_pytorchs():
+    """torch.func.functional_call and nn.utils.stateless share one implementation here, with
+    PyTorch's strict-mode and repeated-key texts."""
+    for lib in (tl, torch):
+        m, x = lib.nn.Linear(2, 2), lib.ones(1, 2)
+        with pytest.raises(RuntimeError, match="Error\\(s\\) in reparametrizing for Linear:\n\t"
+                                               "Unexpected key\\(s\\): 'foo'.\n\tMissing key"):
+            lib.func.functional_call(m, {"weight": lib.ones(2, 2), "foo": lib.ones(1)}, (x,),
+                                     strict=True)
+        with pytest.raises(ValueError, match=r"\['weight'\] appeared in multiple dictionaries"):
+            lib.func.functional_call(m, ({"weight": lib.ones(2, 2)}, {"weight": lib.ones(2, 2)}),
+                                     (x,))

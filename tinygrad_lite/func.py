@@ -22,6 +22,7 @@ from ._core.backward import grad as _engine_grad
 from ._core.backward_scope import keep_graphs
 from ._core.grad_mode import enable_grad
 from ._core.tensor_base import TensorBase
+from .nn.utils import stateless
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap",
            "functional_call", "stack_module_state"]
@@ -331,50 +332,14 @@ def vmap(func: Callable, in_dims: Any = 0, out_dims: Any = 0, randomness: str = 
     return wrapper
 
 
-def _swap(module: Any, name: str, value: Any) -> Any:
-    """Put ``value`` in place of the parameter or buffer ``name`` (dotted); returns the old."""
-    *path, leaf = name.split(".")
-    owner = module
-    for part in path:
-        owner = owner._modules[part] if part in owner._modules else getattr(owner, part)
-    for store in (owner._parameters, owner._buffers):
-        if leaf in store:
-            old = store[leaf]
-            store[leaf] = value
-            return old
-    raise AttributeError(f"functional_call: {type(module).__name__} has no parameter or buffer "
-                         f"named {name!r}")
-
-
 def functional_call(module: Any, parameter_and_buffer_dicts: Any, args: Any = None,
                     kwargs: dict | None = None, *, tie_weights: bool = True,
                     strict: bool = False) -> Any:
     """Call ``module`` with some of its parameters and buffers replaced by the given tensors
-    (by dotted name), restoring the originals afterwards."""
-    dicts = parameter_and_buffer_dicts if isinstance(parameter_and_buffer_dicts, (tuple, list)) \
-        else (parameter_and_buffer_dicts,)
-    replacements: dict[str, Any] = {}
-    for d in dicts:
-        for key, value in d.items():
-            if key in replacements:
-                raise ValueError(f"functional_call: {key!r} appeared in multiple dictionaries")
-            replacements[key] = value
-    if strict:
-        expected = {n for n, _ in module.named_parameters()} | {n for n, _ in
-                                                                module.named_buffers()}
-        missing, unexpected = expected - set(replacements), set(replacements) - expected
-        if missing or unexpected:
-            raise RuntimeError(f"functional_call: strict mode: missing keys {sorted(missing)}, "
-                               f"unexpected keys {sorted(unexpected)}")
-    originals: dict[str, Any] = {}
-    try:
-        for name, value in replacements.items():
-            originals[name] = _swap(module, name, value)
-        call_args = args if isinstance(args, tuple) else () if args is None else (args,)
-        return module(*call_args, **(kwargs or {}))
-    finally:
-        for name, old in originals.items():
-            _swap(module, name, old)
+    (a dict, or a sequence of dicts, by dotted name), restoring the originals afterwards:
+    ``nn.utils.stateless.functional_call``, as PyTorch's ``torch.func`` calls it."""
+    return stateless.functional_call(module, parameter_and_buffer_dicts, args, kwargs,
+                                     tie_weights=tie_weights, strict=strict)
 
 
 def stack_module_state(models: Any) -> tuple[dict, dict]:

@@ -15,16 +15,17 @@ _ABSENT = object()
 
 
 def _merge(parameters_and_buffers: Any) -> dict:
+    """One dict from a dict or a sequence of dicts (``torch.func``'s form); a key given in two
+    of them is PyTorch's ValueError, naming every such key."""
     if isinstance(parameters_and_buffers, Mapping):
         return dict(parameters_and_buffers)
-    merged: dict = {}
-    for part in parameters_and_buffers:
-        for key, value in part.items():
-            if key in merged:
-                raise ValueError(f"{key} appeared in multiple dictionaries; behavior of "
-                                 "functional call is ambiguous")
-            merged[key] = value
-    return merged
+    parts = list(parameters_and_buffers)
+    seen = [key for part in parts for key in part]
+    repeated = list(dict.fromkeys(key for key in seen if seen.count(key) > 1))
+    if repeated:
+        raise ValueError(f"{repeated} appeared in multiple dictionaries; behavior of functional "
+                         "call is ambiguous")
+    return {key: value for part in parts for key, value in part.items()}
 
 
 def _tie(module: Module, values: dict) -> dict:
@@ -59,9 +60,11 @@ def functional_call(module: Module, parameters_and_buffers: Any, args: Any = Non
         own = {n for n, _ in module.named_parameters(remove_duplicate=False)} | \
             {n for n, _ in module.named_buffers(remove_duplicate=False)}
         missing, unexpected = sorted(own - set(values)), sorted(set(values) - own)
-        if missing or unexpected:
-            raise RuntimeError(f"Error(s) in reparametrizing for {type(module).__name__}: "
-                               f"Missing key(s): {missing}. Unexpected key(s): {unexpected}.")
+        errors = [f"{label} key(s): {', '.join(map(repr, keys))}."
+                  for label, keys in (("Unexpected", unexpected), ("Missing", missing)) if keys]
+        if errors:  # PyTorch's text
+            raise RuntimeError(f"Error(s) in reparametrizing for {type(module).__name__}:\n\t"
+                               + "\n\t".join(errors))
     saved: list[tuple[dict, str, Any]] = []
     try:
         for name, value in values.items():
