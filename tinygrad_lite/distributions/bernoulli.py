@@ -14,13 +14,14 @@ from ..functions.creation import default_rng
 from ..nn.functional import binary_cross_entropy_with_logits
 from . import constraints
 from ._probs_or_logits import probs_or_logits
-from .distribution import Distribution, broadcast_all
+from .distribution import broadcast_all
+from .exp_family import ExponentialFamily
 from .utils import probs_to_logits
 
 __all__ = ["Bernoulli"]
 
 
-class Bernoulli(Distribution):
+class Bernoulli(ExponentialFamily):
     """1 with probability ``probs`` (or ``sigmoid(logits)``), else 0."""
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}

@@ -9,12 +9,13 @@ from .. import functions as _fn
 from .._core.tensor_base import TensorBase
 from . import constraints
 from .dirichlet import dirichlet_sample
-from .distribution import Distribution, broadcast_all
+from .distribution import broadcast_all
+from .exp_family import ExponentialFamily
 
 __all__ = ["Beta"]
 
 
-class Beta(Distribution):
+class Beta(ExponentialFamily):
     """Beta with ``concentration1`` (alpha) and ``concentration0`` (beta)."""
 
     arg_constraints = {"concentration1": constraints.positive,

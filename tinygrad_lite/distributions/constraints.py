@@ -268,7 +268,8 @@ def less_than(upper_bound: Any) -> Constraint:
 
 def multinomial(upper_bound: int) -> Constraint:
     """Nonnegative integer vectors summing to at most ``upper_bound``."""
-    return _Constraint(f"Multinomial(upper_bound={upper_bound})",
+    # PyTorch's _Multinomial prints no bound
+    return _Constraint("Multinomial()",
                        lambda a: (a >= 0).all(-1) & (a.sum(-1) <= upper_bound), True,
                        event_dim=1)
 

@@ -12,12 +12,13 @@ from ..nn.functional import binary_cross_entropy_with_logits
 from . import constraints
 from ._draws import uniform
 from .distribution import Distribution, broadcast_all
+from .exp_family import ExponentialFamily
 from .utils import clamp_probs
 
 __all__ = ["ContinuousBernoulli"]
 
 
-class ContinuousBernoulli(Distribution):
+class ContinuousBernoulli(ExponentialFamily):
     """The continuous Bernoulli on [0, 1] (density proportional to ``p^x (1-p)^(1-x)``);
     Taylor expansions near p = 1/2 (inside ``lims``), as PyTorch."""
 

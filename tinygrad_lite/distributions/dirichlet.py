@@ -11,7 +11,7 @@ from .._core.tensor_base import TensorBase, wrap
 from ..functions.creation import default_rng
 from ..ops.standard_gamma import gamma_draws
 from . import constraints
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 
 __all__ = ["Dirichlet", "dirichlet_sample"]
 
@@ -28,7 +28,7 @@ def dirichlet_sample(concentration: TensorBase) -> TensorBase:
     return normalised + (wrap(sample) - normalised).detach()
 
 
-class Dirichlet(Distribution):
+class Dirichlet(ExponentialFamily):
     """Dirichlet over the simplex of the last dim of ``concentration``."""
 
     arg_constraints = {"concentration": constraints.positive}

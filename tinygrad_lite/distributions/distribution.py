@@ -128,7 +128,7 @@ class Distribution:
     @property
     def mode(self) -> TensorBase:
         """The mode."""
-        raise NotImplementedError
+        raise NotImplementedError(f"{self.__class__} does not implement mode")
 
     @property
     def variance(self) -> TensorBase:

@@ -7,12 +7,13 @@ from typing import Any
 from .._core.tensor_base import TensorBase
 from . import constraints
 from ._draws import exponential
-from .distribution import Distribution, broadcast_all
+from .distribution import broadcast_all
+from .exp_family import ExponentialFamily
 
 __all__ = ["Exponential"]
 
 
-class Exponential(Distribution):
+class Exponential(ExponentialFamily):
     """Exponential with ``rate``."""
 
     arg_constraints = {"rate": constraints.positive}

@@ -14,12 +14,13 @@ from ..functions.creation import default_rng
 from ..ops.standard_gamma import standard_gamma
 from ..special import gammainc
 from . import constraints
-from .distribution import Distribution, broadcast_all
+from .distribution import broadcast_all
+from .exp_family import ExponentialFamily
 
 __all__ = ["Gamma"]
 
 
-class Gamma(Distribution):
+class Gamma(ExponentialFamily):
     """Gamma with shape ``concentration`` and ``rate``."""
 
     arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}

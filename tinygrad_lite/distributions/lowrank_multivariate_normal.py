@@ -9,6 +9,7 @@ import numpy as np
 
 from .. import functions as _fn
 from .. import linalg
+from .._core.size import Size
 from .._core.tensor_base import TensorBase
 from . import constraints
 from ._constants import LOG_2PI
@@ -20,6 +21,27 @@ __all__ = ["LowRankMultivariateNormal"]
 
 def _eye_like(m: int, like: TensorBase) -> TensorBase:
     return _fn.eye(m, dtype=like.dtype)
+
+
+def _batch_capacitance_tril(w: TensorBase, d: TensorBase) -> TensorBase:
+    """The Cholesky factor of the capacitance ``I + W^T D^-1 W``."""
+    m = w.shape[-1]
+    wt_dinv = w.mT / d.unsqueeze(-2)
+    return linalg.cholesky(wt_dinv @ w + _eye_like(m, w))
+
+
+def _batch_lowrank_logdet(w: TensorBase, d: TensorBase,
+                          capacitance_tril: TensorBase) -> TensorBase:
+    """``log|W W^T + D|`` by the matrix determinant lemma: ``log|C| + log|D|``."""
+    return 2 * capacitance_tril.diagonal(0, -2, -1).log().sum(-1) + d.log().sum(-1)
+
+
+def _batch_lowrank_mahalanobis(w: TensorBase, d: TensorBase, x: TensorBase,
+                               capacitance_tril: TensorBase) -> TensorBase:
+    """``x^T (W W^T + D)^-1 x`` by the Woodbury identity."""
+    wt_dinv_x = (w.mT / d.unsqueeze(-2)) @ x.unsqueeze(-1)
+    z = linalg.solve_triangular(capacitance_tril, wt_dinv_x, upper=False).squeeze(-1)
+    return (x.pow(2) / d).sum(-1) - z.pow(2).sum(-1)
 
 
 class LowRankMultivariateNormal(Distribution):
@@ -43,22 +65,19 @@ class LowRankMultivariateNormal(Distribution):
         if cov_factor.shape[-2] != n:
             raise ValueError(f"cov_factor must be a batch of matrices with shape {n} x m")
         if tuple(cov_diag.shape[-1:]) != (n,):
-            raise ValueError(f"cov_diag must be a batch of vectors with shape ({n},)")
+            raise ValueError(f"cov_diag must be a batch of vectors with shape {Size((n,))}")
         try:
             batch = np.broadcast_shapes(loc.shape[:-1], cov_factor.shape[:-2],
                                         cov_diag.shape[:-1])
         except ValueError as e:
-            raise ValueError(f"Incompatible batch shapes: loc {tuple(loc.shape)}, cov_factor "
-                             f"{tuple(cov_factor.shape)}, cov_diag {tuple(cov_diag.shape)}") \
+            raise ValueError(f"Incompatible batch shapes: loc {loc.shape}, cov_factor "
+                             f"{cov_factor.shape}, cov_diag {cov_diag.shape}") \
                 from e
         self.loc = loc.expand(*batch, n)
         self.cov_diag = cov_diag.expand(*batch, n)
         self.cov_factor = cov_factor.expand(*batch, n, cov_factor.shape[-1])
         self._unbroadcasted_cov_factor, self._unbroadcasted_cov_diag = cov_factor, cov_diag
-        m = cov_factor.shape[-1]
-        wt_dinv = cov_factor.mT / cov_diag.unsqueeze(-2)
-        self._capacitance_tril = linalg.cholesky(wt_dinv @ cov_factor +
-                                                 _eye_like(m, cov_factor))
+        self._capacitance_tril = _batch_capacitance_tril(cov_factor, cov_diag)
         super().__init__(batch, (n,), validate_args=validate_args)
 
     def expand(self, batch_shape: Any) -> LowRankMultivariateNormal:
@@ -108,9 +127,8 @@ class LowRankMultivariateNormal(Distribution):
         return linalg.cholesky(self.covariance_matrix)
 
     def _logdet(self) -> TensorBase:
-        # matrix determinant lemma: log|W W^T + D| = log|C| + log|D|
-        return 2 * self._capacitance_tril.diagonal(0, -2, -1).log().sum(-1) + \
-            self._unbroadcasted_cov_diag.log().sum(-1)
+        return _batch_lowrank_logdet(self._unbroadcasted_cov_factor,
+                                     self._unbroadcasted_cov_diag, self._capacitance_tril)
 
     def rsample(self, sample_shape: Any = ()) -> TensorBase:
         """``loc + W eps_W + sqrt(D) eps_D``."""
@@ -124,11 +142,9 @@ class LowRankMultivariateNormal(Distribution):
     def log_prob(self, value: TensorBase) -> TensorBase:
         """The Gaussian log-density (Woodbury for the Mahalanobis term)."""
         self._validate_sample(value)
-        w, d = self._unbroadcasted_cov_factor, self._unbroadcasted_cov_diag
-        diff = value - self.loc
-        wt_dinv_x = ((w.mT / d.unsqueeze(-2)) @ diff.unsqueeze(-1))
-        z = linalg.solve_triangular(self._capacitance_tril, wt_dinv_x, upper=False).squeeze(-1)
-        mahalanobis = (diff.pow(2) / d).sum(-1) - z.pow(2).sum(-1)
+        mahalanobis = _batch_lowrank_mahalanobis(
+            self._unbroadcasted_cov_factor, self._unbroadcasted_cov_diag, value - self.loc,
+            self._capacitance_tril)
         return -0.5 * (self._event_shape[0] * LOG_2PI + self._logdet() + mahalanobis)
 
     def entropy(self) -> TensorBase:

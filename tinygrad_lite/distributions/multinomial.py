@@ -49,9 +49,9 @@ class Multinomial(Distribution):
 
     @property
     def support(self) -> Any:
-        """Count vectors summing to ``total_count``."""
-        n = self.total_count
-        return constraints.independent(constraints.integer_interval(0, n), 1)
+        """Nonnegative count vectors summing to at most ``total_count`` (PyTorch checks no
+        more)."""
+        return constraints.multinomial(self.total_count)
 
     def expand(self, batch_shape: Any) -> Multinomial:
         """The same distribution over a larger batch."""

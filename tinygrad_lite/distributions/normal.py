@@ -11,12 +11,13 @@ from .._core.tensor_base import TensorBase
 from . import constraints
 from ._constants import LOG_2PI
 from ._draws import standard_normal
-from .distribution import Distribution, broadcast_all
+from .distribution import broadcast_all
+from .exp_family import ExponentialFamily
 
 __all__ = ["Normal"]
 
 
-class Normal(Distribution):
+class Normal(ExponentialFamily):
     """Gaussian with mean ``loc`` and standard deviation ``scale``."""
 
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}

@@ -10,12 +10,13 @@ from .. import functions as _fn
 from .._core.tensor_base import TensorBase, wrap
 from ..functions.creation import default_rng
 from . import constraints
-from .distribution import Distribution, broadcast_all
+from .distribution import broadcast_all
+from .exp_family import ExponentialFamily
 
 __all__ = ["Poisson"]
 
 
-class Poisson(Distribution):
+class Poisson(ExponentialFamily):
     """Poisson with ``rate``."""
 
     arg_constraints = {"rate": constraints.nonnegative}
