@@ -270,3 +270,19 @@ def test_non_leaf_grad_warning_is_pytorchs():
         with pytest.warns(UserWarning, match="The .grad attribute of a Tensor that is not a leaf "
                                              "Tensor is being accessed"):
             assert y.grad is None
+
+
+def test_as_subclass_is_an_alias_in_the_graph():
+    for lib in (tl, torch):
+        class Marked(lib.Tensor):
+            pass
+        x = lib.ones(2, requires_grad=True)
+        y = x.as_subclass(Marked)
+        assert type(y) is Marked and not y.is_leaf and y.requires_grad
+        (y * 2).sum().backward()
+        assert x.grad.tolist() == [2.0, 2.0]
+        plain = lib.ones(2)
+        plain.as_subclass(Marked).add_(1)  # shares memory
+        assert plain.tolist() == [2.0, 2.0]
+        with pytest.raises(TypeError, match="does not inherit from Tensor"):
+            x.as_subclass(int)

@@ -1,9 +1,11 @@
-"""Tensor dtypes as methods: the legacy type strings (``x.type()``), conversions (``.float()``,
-``.double()``, ``.byte()``, ``type_as`` ...) and the dtype questions (``is_floating_point``,
-``is_signed``, ``is_quantized``, ``.real``)."""
+"""Tensor types as methods: the legacy type strings (``x.type()``), dtype conversions
+(``.float()``, ``.double()``, ``.byte()``, ``type_as`` ...), the dtype questions
+(``is_floating_point``, ``is_signed``, ``is_quantized``, ``.real``) and ``as_subclass`` (the
+tensor as an instance of a Tensor subclass)."""
 
 from __future__ import annotations
 
+import builtins
 from typing import Any
 
 import numpy as np
@@ -14,6 +16,8 @@ from ..dtypes import is_float_dtype
 from . import constant
 
 __all__ = ["TYPE_NAMES", "type_name", "METHODS", "PROPERTIES"]
+
+builtins_type = builtins.type  # (``type`` is the Tensor method below)
 
 
 # PyTorch's legacy type strings, by dtype name (what ``x.type()`` returns)
@@ -97,7 +101,20 @@ def is_signed(self: TensorBase) -> bool:
     return self._data.dtype.kind == "i" or is_float_dtype(self._data.dtype)
 
 
+def as_subclass(self: TensorBase, cls: Any) -> TensorBase:
+    """``self`` as an instance of ``cls``, a subclass of the tensor class: an alias sharing its
+    memory and version counter, attached to the graph by an ``AliasBackward0`` node when it
+    requires grad, as PyTorch's; ``cls.__init__`` does not run."""
+    if not (isinstance(cls, builtins_type) and issubclass(cls, TensorBase)):
+        raise TypeError("Creating a Tensor subclass from a class that does not inherit from "
+                        "Tensor is not possible. Make sure your class inherits from Tensor.")
+    out = ops.getitem(self, (Ellipsis,))  # (a basic index selecting everything: the alias)
+    out.__class__ = cls
+    return out
+
+
 METHODS: dict[str, Any] = {f.__name__: f for f in (
-    type, type_as, byte, char, short, bfloat16, is_floating_point, is_signed)} | _CONVERTERS
+    type, type_as, byte, char, short, bfloat16, is_floating_point, is_signed, as_subclass)} \
+    | _CONVERTERS
 PROPERTIES = {"is_quantized": constant(False),
               "real": property(lambda self: self)}  # a real tensor is its own real part
