@@ -28,8 +28,16 @@ from .functions.linalg.matrices import diagonal, vander
 from .functions.linalg.norms import cond, matrix_norm, norm, vector_norm
 from .functions.linalg.products import linalg_cross, matrix_power, multi_dot, vecdot
 from .functions.linalg.solve import solve_triangular, tensorinv, tensorsolve
-from .ops.linalg.decompositions import cholesky, eigh, qr, svd
-from .ops.linalg.inverse import LinAlgError, inv, low_precision_note, torch_dtype_name
+from .ops.linalg.decompositions import cholesky, eigh, eigh_input, qr, svd
+from .ops.linalg.inverse import (
+    LinAlgError,
+    check_square,
+    eigh_arrays,
+    inv,
+    low_precision_note,
+    svd_arrays,
+    torch_dtype_name,
+)
 from .ops.linalg.inverse import pinv as _pinv
 from .ops.matrix_exp import matrix_exp
 from .ops.return_types import linalg_lstsq
@@ -48,20 +56,42 @@ LstsqResult = linalg_lstsq  # torch.return_types.linalg_lstsq
 _DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
 
 
-def svdvals(A: TensorBase) -> TensorBase:  # noqa: N803
+def svdvals(A: TensorBase, *, driver: str | None = None) -> TensorBase:  # noqa: N803
     """The singular values, descending (differentiable even when some are repeated)."""
-    return svd(A, full_matrices=False).S
+    return svd(A, full_matrices=False, driver=driver).S
 
 
 def eigvalsh(A: TensorBase, UPLO: str = "L") -> TensorBase:  # noqa: N803
     """The eigenvalues of symmetric matrices, ascending."""
+    a, uplo = eigh_input(A, UPLO)
+    if not np.isfinite(a).all():  # LAPACK without eigenvectors fails with its own error code
+        eigh_arrays(a, uplo, vectors=False)
     return eigh(A, UPLO).eigenvalues
 
 
-def pinv(A: TensorBase, *, atol: Any = None, rtol: Any = None, hermitian: bool = False,  # noqa: N803
-         rcond: Any = None) -> TensorBase:
+def _mixed_tolerances(op: str, old: str, given: dict[str, Any]) -> None:
+    """PyTorch's TypeError for the older tolerance (``old``: rcond, tol) given with atol/rtol:
+    no overload of ``op`` takes both."""
+    names = [name for name, value in given.items() if value is not None]
+    if old in names and len(names) > 1:
+        got = ", ".join(f"{name}=float" for name in names)
+        raise TypeError(f"{op}() received an invalid combination of arguments - got (Tensor, "
+                        f"{got}), but expected one of:\n"
+                        " * (Tensor input, *, Tensor atol = None, Tensor rtol = None, bool "
+                        "hermitian = False, Tensor out = None)\n"
+                        " * (Tensor input, *, float atol = None, float rtol = None, bool "
+                        "hermitian = False, Tensor out = None)\n"
+                        f" * (Tensor input, Tensor {old}, bool hermitian = False, *, Tensor out "
+                        "= None)\n"
+                        f" * (Tensor input, float {old}, bool hermitian = False, *, Tensor out "
+                        "= None)\n")
+
+
+def pinv(A: TensorBase, rcond: Any = None, hermitian: bool = False, *,  # noqa: N803
+         atol: Any = None, rtol: Any = None) -> TensorBase:
     """The pseudo-inverse, dropping singular values <= ``max(atol, rtol * largest)``."""
-    # rcond: PyTorch's older name of rtol, which it still accepts
+    # rcond: PyTorch's older name of rtol, an overload of its own (not combined with atol/rtol)
+    _mixed_tolerances("linalg_pinv", "rcond", {"rcond": rcond, "atol": atol, "rtol": rtol})
     return _pinv(A, atol=atol, rtol=rtol if rcond is None else rcond, hermitian=hermitian)
 
 
@@ -78,10 +108,11 @@ def _tolerances(a: np.ndarray, atol: Any, rtol: Any) -> tuple[np.ndarray, np.nda
     return atol_, np.where(atol_ > 0, 0.0, default) if atol is not None else default
 
 
-def matrix_rank(A: TensorBase, *, atol: Any = None, rtol: Any = None,  # noqa: N803
-                hermitian: bool = False, tol: Any = None) -> TensorBase:
+def matrix_rank(A: TensorBase, tol: Any = None, hermitian: bool = False, *,  # noqa: N803
+                atol: Any = None, rtol: Any = None) -> TensorBase:
     """The number of singular values above ``max(atol, rtol * largest)``, as int64."""
-    # hermitian: |eigenvalues| stand for singular values; tol: NumPy's name of atol
+    # hermitian: |eigenvalues| stand for singular values; tol: the older overload's atol
+    _mixed_tolerances("linalg_matrix_rank", "tol", {"tol": tol, "atol": atol, "rtol": rtol})
     if A.ndim < 2:
         raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least "
                            "2 dimensions.")
@@ -90,11 +121,14 @@ def matrix_rank(A: TensorBase, *, atol: Any = None, rtol: Any = None,  # noqa: N
         raise RuntimeError("This function doesn't handle types other than float and double"
                            + low_precision_note(a.dtype))
     atol_, rtol_ = _tolerances(a, atol if tol is None else tol, rtol)
+    if a.size == 0:  # rank 0, before PyTorch's squareness check for hermitian
+        return wrap(np.zeros(a.shape[:-2], np.int64))
     if hermitian:
-        values = np.abs(np.linalg.eigvalsh(a))
+        check_square(a, "linalg.eigh")
+        values = np.abs(eigh_arrays(a, vectors=False))
     else:
-        values = np.linalg.svd(a, compute_uv=False)
-    largest = values.max(-1) if values.shape[-1] else np.zeros(values.shape[:-1], a.dtype)
+        values = svd_arrays(a, compute_uv=False)
+    largest = values.max(-1)
     threshold = np.maximum(atol_, rtol_ * largest)
     return wrap((values > threshold[..., None]).sum(-1).astype(np.int64))
 
@@ -137,7 +171,7 @@ def lstsq(A: TensorBase, B: TensorBase, rcond: float | None = None, *,  # noqa: 
     if driver != "gels":
         rank = matrix_rank(A, rtol=rcond)
     if driver in ("gelsd", "gelss"):
-        sv = wrap(np.linalg.svd(a, compute_uv=False))
+        sv = wrap(svd_arrays(a, compute_uv=False))
     residuals = empty
     # PyTorch fills residuals for tall A, except with gelsy, and (gelsd/gelss) at full rank
     if m > n and driver != "gelsy" and (driver == "gels" or bool((rank._data == n).all())):

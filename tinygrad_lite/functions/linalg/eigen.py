@@ -19,8 +19,9 @@ from __future__ import annotations
 from typing import Any, NoReturn
 
 from ..._core.tensor_base import TensorBase
-from ...dtypes import float16, float32, float64
+from ...dtypes import float16, float32, float64, is_float_dtype
 from ...ops.linalg.decompositions import cholesky, eigh, float_matrix
+from ...ops.linalg.inverse import torch_dtype_name
 from ..registry import public
 from ..shape import flip
 from .solve import solve_triangular
@@ -72,7 +73,16 @@ def lobpcg(A: TensorBase, k: int | None = None, B: TensorBase | None = None,  # 
 
 
 def _refuse_complex(A: TensorBase, op: str) -> NoReturn:  # noqa: N803
-    float_matrix(A, op, square=True)  # PyTorch's input checks first
+    # PyTorch's input checks first: the complex dtype of the result (none for integers), the
+    # shape, then the kernel (none for half precision)
+    dtype = A._data.dtype
+    if not is_float_dtype(dtype):
+        raise RuntimeError(f"Unknown Complex ScalarType for {torch_dtype_name(dtype)}")
+    if dtype.itemsize < 4:
+        float_matrix(A.to(float32), op, square=True)
+        raise NotImplementedError(f'"linalg_eig_out_cpu" not implemented for '
+                                  f"'{torch_dtype_name(dtype)}'")
+    float_matrix(A, op, square=True)
     raise NotImplementedError(
         f"linalg.{op}: complex tensors are not supported by tinygrad_lite, and the eigenvalues "
         "and eigenvectors of a general real matrix are complex (PyTorch returns them as "

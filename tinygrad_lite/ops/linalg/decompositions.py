@@ -32,10 +32,20 @@ from ...dtypes import is_float_dtype
 from .. import return_types
 from ..common import constant, is_array, swap_last_dims, wrap
 from ..shape import cat
-from .inverse import LinAlgError, _mm, _square, inv, solve, torch_dtype_name
+from .inverse import (
+    LinAlgError,
+    _mm,
+    _square,
+    check_square,
+    eigh_arrays,
+    inv,
+    solve,
+    svd_arrays,
+    torch_dtype_name,
+)
 
 __all__ = ["eigh", "svd", "qr", "EighResult", "SVDResult", "QRResult", "float_matrix", "cholesky",
-           "cholesky_ex"]
+           "cholesky_ex", "eigh_input"]
 
 # tl.return_types.linalg_eigh & co (torch.return_types): fields by name, printed as PyTorch's
 EighResult = return_types.linalg_eigh
@@ -146,17 +156,26 @@ class LinalgEighBackward0(Node):
         return (vec @ middle @ vt,)
 
 
+def eigh_input(x: TensorBase, UPLO: str) -> tuple[np.ndarray, str]:  # noqa: N803
+    """The array of ``x`` and the triangle to read ('L' or 'U'), checked in PyTorch's order:
+    dims, squareness, UPLO (either case), then the dtype (its kernel's NotImplementedError for
+    integers)."""
+    a = x._data
+    if a.ndim < 2:
+        raise RuntimeError("linalg.eigh: The input tensor A must have at least 2 dimensions.")
+    check_square(a, "linalg.eigh")
+    if UPLO not in ("L", "U", "l", "u"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+    if not is_float_dtype(a.dtype):
+        raise NotImplementedError(f'"linalg_eigh_cpu" not implemented for '
+                                  f"'{torch_dtype_name(a.dtype)}'")
+    return float_matrix(x, "eigh", square=True), UPLO.upper()
+
+
 def eigh(x: TensorBase, UPLO: str = "L") -> EighResult:  # noqa: N803
     """Eigenvalues (ascending) and orthonormal eigenvectors (columns) of symmetric matrices."""
-    a = float_matrix(x, "eigh", square=True)
-    if UPLO not in ("L", "U"):
-        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
-    try:
-        lam, vec = np.linalg.eigh(a, UPLO="L" if UPLO == "L" else "U")  # a Literal for mypy
-    except np.linalg.LinAlgError:
-        raise LinAlgError("linalg.eigh: The algorithm failed to converge because the input "
-                          "matrix is ill-conditioned or has too many repeated eigenvalues") \
-            from None
+    a, uplo = eigh_input(x, UPLO)
+    lam, vec = eigh_arrays(a, uplo)
     lam, vec = lam.astype(a.dtype, copy=False), vec.astype(a.dtype, copy=False)
     if not (grad_state.enabled and x._requires_grad):
         return EighResult(wrap(lam), wrap(vec))
@@ -204,15 +223,14 @@ class LinalgSvdBackward0(Node):
         return (ga,)
 
 
-def svd(x: TensorBase, full_matrices: bool = True) -> SVDResult:
-    """``U, S, Vh`` with ``A = U diag(S) Vh``, singular values descending."""
+def svd(x: TensorBase, full_matrices: bool = True, driver: str | None = None) -> SVDResult:
+    """``U, S, Vh`` with ``A = U diag(S) Vh``, singular values descending. ``driver`` picks a
+    cuSOLVER routine in PyTorch: on CPU any value other than None is refused, as there."""
     a = float_matrix(x, "svd")
-    try:
-        u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
-    except np.linalg.LinAlgError:
-        raise LinAlgError("linalg.svd: The algorithm failed to converge because the input "
-                          "matrix is ill-conditioned or has too many repeated singular values") \
-            from None
+    if driver is not None:
+        raise RuntimeError("torch.linalg.svd: keyword argument `driver=` is only supported on "
+                           "CUDA inputs with cuSOLVER backend.")
+    u, s, vh = svd_arrays(a, full_matrices)
     u, s, vh = (t.astype(a.dtype, copy=False) for t in (u, s, vh))
     if not (grad_state.enabled and x._requires_grad):
         return SVDResult(wrap(u), wrap(s), wrap(vh))

@@ -9,6 +9,8 @@ Each backward rule is written with these same ops and matmul, so it is different
 
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
 
 from ..._core.grad_mode import grad_state
@@ -19,7 +21,7 @@ from ..common import is_array, sum_to, swap_last_dims, wrap
 from .lapack import getrf, getrs
 
 __all__ = ["LinAlgError", "inv", "det", "slogdet", "solve", "pinv", "torch_dtype_name",
-           "low_precision_note"]
+           "low_precision_note", "svd_arrays", "eigh_arrays", "check_square"]
 
 
 _TORCH_NAMES = {"float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double",
@@ -62,6 +64,13 @@ def _square(x: TensorBase, op: str) -> np.ndarray:
     return a
 
 
+def check_square(a: np.ndarray, op: str) -> None:
+    """PyTorch's error for matrices that are not square, as ``op`` words it."""
+    if a.shape[-1] != a.shape[-2]:
+        raise RuntimeError(f"{op}: A must be batches of square matrices, but they are "
+                           f"{a.shape[-2]} by {a.shape[-1]} matrices")
+
+
 def batch_prefix(info: np.ndarray, index: int) -> str:
     """PyTorch's ``(Batch element i): `` before the error of one matrix of a batch."""
     return f"(Batch element {index}): " if info.ndim else ""
@@ -72,6 +81,48 @@ def first_failure(info: np.ndarray) -> tuple[int, int] | None:
     flat = info.reshape(-1)
     bad = np.flatnonzero(flat)
     return (int(bad[0]), int(flat[bad[0]])) if bad.size else None
+
+
+def _failing_matrix(a: np.ndarray) -> int:
+    """The batch index of the first matrix with a NaN or inf entry (0 if none): the one LAPACK
+    fails on, as PyTorch names it in its convergence errors."""
+    finite = np.isfinite(a.reshape(-1, *a.shape[-2:])).all(axis=(-1, -2))
+    bad = np.flatnonzero(~finite)
+    return int(bad[0]) if bad.size else 0
+
+
+def svd_arrays(a: np.ndarray, full_matrices: bool = False, compute_uv: bool = True):
+    """NumPy's SVD of a batch of matrices, failing with PyTorch's ``LinAlgError`` (its message
+    for non-finite input, naming the batch element) rather than NumPy's."""
+    try:
+        if not compute_uv:
+            return np.linalg.svd(a, compute_uv=False)
+        return np.linalg.svd(a, full_matrices=full_matrices)
+    except np.linalg.LinAlgError:
+        index = _failing_matrix(a)
+        prefix = f"(Batch element {index}): " if a.ndim > 2 else ""
+        reason = ("the input matrix contained non-finite values." if not np.isfinite(a).all()
+                  else "the input matrix is ill-conditioned or has too many repeated singular "
+                  "values")
+        raise LinAlgError(f"linalg.svd: {prefix}The algorithm failed to converge because "
+                          f"{reason}") from None
+
+
+def eigh_arrays(a: np.ndarray, uplo: str = "L", vectors: bool = True):
+    """NumPy's ``eigh`` (``vectors=False``: ``eigvalsh``) of a batch of symmetric matrices,
+    failing with PyTorch's ``LinAlgError``: the batch element and LAPACK syevd's error code,
+    which for a NaN in the triangle read is n - 1 with eigenvectors and n - 2 without (the
+    codes of the LAPACK PyTorch ships)."""
+    side: Literal["L", "U"] = "L" if uplo == "L" else "U"
+    try:
+        return np.linalg.eigh(a, UPLO=side) if vectors else np.linalg.eigvalsh(a, UPLO=side)
+    except np.linalg.LinAlgError:
+        index = _failing_matrix(a)
+        prefix = f"(Batch element {index}): " if a.ndim > 2 else ""
+        code = a.shape[-1] - (1 if vectors else 2)
+        raise LinAlgError(f"linalg.eigh: {prefix}The algorithm failed to converge because the "
+                          "input matrix is ill-conditioned or has too many repeated eigenvalues "
+                          f"(error code: {code}).") from None
 
 
 def _lu_inverse(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -307,17 +358,21 @@ def pinv(x: TensorBase, *, atol=None, rtol=None, hermitian: bool = False) -> Ten
         rtol_ = np.where(atol_ > 0, np.zeros((), a.dtype), default_rtol)
     else:
         rtol_ = default_rtol
-    with np.errstate(divide="ignore"):
-        if hermitian:  # PyTorch reads the lower triangle
-            lam, vec = np.linalg.eigh(a)
-            tol = np.maximum(atol_, rtol_ * np.abs(lam).max(-1, keepdims=True))
+    if a.size == 0:  # PyTorch's empty result comes before its squareness check for hermitian
+        out = np.zeros((*a.shape[:-2], n, m), a.dtype)
+    elif hermitian:  # PyTorch reads the lower triangle
+        check_square(a, "linalg.eigh")
+        lam, vec = eigh_arrays(a)
+        tol = np.maximum(atol_, rtol_ * np.abs(lam).max(-1, keepdims=True))
+        with np.errstate(divide="ignore"):
             inv_lam = np.where(np.abs(lam) > tol, 1.0 / lam, 0.0).astype(a.dtype)
-            out = (vec * inv_lam[..., None, :]) @ vec.swapaxes(-1, -2)
-        else:
-            u, s, vh = np.linalg.svd(a, full_matrices=False)
+        out = (vec * inv_lam[..., None, :]) @ vec.swapaxes(-1, -2)
+    else:
+        u, s, vh = svd_arrays(a)
+        with np.errstate(divide="ignore"):
             tol = np.maximum(atol_, rtol_ * s[..., :1])
             inv_s = np.where(s > tol, 1.0 / s, 0.0).astype(a.dtype)
-            out = ((u * inv_s[..., None, :]) @ vh).swapaxes(-1, -2)
+        out = ((u * inv_s[..., None, :]) @ vh).swapaxes(-1, -2)
     out = np.ascontiguousarray(out, a.dtype)
     if not (grad_state.enabled and x._requires_grad):
         return wrap(out)
