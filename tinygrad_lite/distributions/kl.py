@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import math
-import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -20,6 +19,7 @@ from .. import linalg
 from .._core.backward import grad
 from .._core.grad_mode import enable_grad
 from .._core.tensor_base import TensorBase
+from .._core.warnings import warn
 from ..nn.functional import softplus
 from .bernoulli import Bernoulli
 from .beta import Beta
@@ -107,9 +107,8 @@ def _dispatch_kl(type_p: type, type_q: type) -> Any:
     right_q, right_p = min(_Match(*reversed(m)) for m in matches).types
     left_fun, right_fun = _KL_REGISTRY[left_p, left_q], _KL_REGISTRY[right_p, right_q]
     if left_fun is not right_fun:
-        warnings.warn(f"Ambiguous kl_divergence({type_p.__name__}, {type_q.__name__}). "
-                      f"Please register_kl({left_p.__name__}, {right_q.__name__})",
-                      RuntimeWarning, stacklevel=2)
+        warn(f"Ambiguous kl_divergence({type_p.__name__}, {type_q.__name__}). "
+             f"Please register_kl({left_p.__name__}, {right_q.__name__})", RuntimeWarning)
     return left_fun
 
 

@@ -27,6 +27,7 @@ from ..ops import (
     sin,
     tanh,
 )
+from ..ops.common import is_half_float
 from ..ops.elementwise import SqrtBackward0, bfloat16_in_float32
 from ..ops.movement import (
     IndexBackward0,
@@ -132,7 +133,13 @@ def mean(input: TensorBase, dim: Any = None, keepdim: bool = False, *,
     """Mean of all elements, or over ``dim`` (int or tuple); floating point tensors (or a
     floating ``dtype`` to compute in) only."""
     if dtype is not None:
-        input = ops.cast(input, dtypes.to_dtype(dtype).np)
+        target = dtypes.to_dtype(dtype).np
+        if is_half_float(target) and not is_half_float(input._data.dtype):
+            # PyTorch sums a wider input into float32, divides, then rounds once to float16 or
+            # bfloat16 (casting the input first would round every element)
+            return ops.cast(reduce_mean(ops.cast(input, np.dtype(np.float32)), dim, keepdim),
+                            target)
+        input = ops.cast(input, target)
     if not is_float_dtype(input._data.dtype):
         raise RuntimeError(
             f"mean: input dtype must be floating point, got {input.dtype}; convert it first, "

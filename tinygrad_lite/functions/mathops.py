@@ -322,6 +322,10 @@ def diff(input: TensorBase, n: int = 1, dim: int = -1, prepend: Any = None,
          append: Any = None) -> TensorBase:
     """The ``n``-th forward difference along ``dim`` (after concatenating ``prepend`` and
     ``append``)."""
+    if input._data.ndim == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
     from_ = [t for t in (prepend, input, append) if t is not None]
     x = from_[0] if len(from_) == 1 else ops.cat([_t(t, input) for t in from_], dim)
     d = dim % max(x._data.ndim, 1)
@@ -370,12 +374,22 @@ def bincount(input: TensorBase, weights: TensorBase | None = None,
     return wrap(np.bincount(a, weights=weights._data.astype(dt), minlength=minlength).astype(dt))
 
 
+def _require_sample_points(op: str, x: Any) -> None:
+    """PyTorch's error for a positional number as ``x`` (a spacing must be given as ``dx=``)."""
+    if x is not None and not isinstance(x, TensorBase):
+        raise TypeError(f"{op}() received an invalid combination of arguments - got (Tensor, "
+                        f"{type(x).__name__}): x must be a Tensor; pass a spacing as dx=")
+
+
 @bfloat16_in_float32
 def trapezoid(y: TensorBase, x: TensorBase | None = None, *, dx: float | None = None,
               dim: int = -1) -> TensorBase:
     """The trapezoidal rule along ``dim``, with sample points ``x`` or spacing ``dx``."""
+    _require_sample_points("trapezoid", x)
     n = y._data.shape[dim]
     d = dim % y._data.ndim
+    if n == 0:  # PyTorch returns fresh zeros here, outside the graph
+        return wrap(np.zeros(y._data.shape[:d] + y._data.shape[d + 1:], y._data.dtype))
     first = tuple(slice(1, None) if i == d else slice(None) for i in range(y._data.ndim))
     last = tuple(slice(None, n - 1) if i == d else slice(None) for i in range(y._data.ndim))
     mid = (y[first] + y[last]) * 0.5
@@ -391,6 +405,7 @@ trapz = trapezoid
 def cumulative_trapezoid(y: TensorBase, x: TensorBase | None = None, *,
                          dx: float | None = None, dim: int = -1) -> TensorBase:
     """The running trapezoidal integral along ``dim``."""
+    _require_sample_points("cumulative_trapezoid", x)
     n = y._data.shape[dim]
     d = dim % y._data.ndim
     first = tuple(slice(1, None) if i == d else slice(None) for i in range(y._data.ndim))

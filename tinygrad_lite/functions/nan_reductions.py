@@ -10,6 +10,7 @@ from .. import dtypes, ops
 from .._core.tensor_base import TensorBase, wrap
 from ..dtypes import is_float_dtype
 from ..ops.elementwise import bfloat16_in_float32
+from .histograms import _dtype_name
 from .mathops import floor_divide
 from .pointwise import trunc
 from .registry import declare, public
@@ -76,11 +77,16 @@ def nansum(input: TensorBase, dim: Any = None, keepdim: bool = False, *,
 def nanmean(input: TensorBase, dim: Any = None, keepdim: bool = False, *,
             dtype: Any = None) -> TensorBase:
     """Mean over ``dim`` (all by default) of the elements that are not NaN."""
+    # PyTorch checks the input's own dtype: an integer input is an error even with a float dtype=
+    if not is_float_dtype(input._data.dtype):
+        raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype "
+                           f"but got {_dtype_name(input._data)}")
     if dtype is not None:
         input = ops.cast(input, dtypes.to_dtype(dtype).np)
-    if not is_float_dtype(input._data.dtype):
-        raise RuntimeError(f"nanmean(): expected input to have floating point dtype but got "
-                           f"{input.dtype}")
+        if not is_float_dtype(input._data.dtype):
+            raise RuntimeError(f"nanmean(): could not infer output dtype. Optional dtype must be "
+                               f"either a floating point or complex dtype. Got: "
+                               f"{_dtype_name(input._data)}")
     dims = None if dim is None else ops.normalize_dims(dim, input._data.ndim, "nanmean")
     axis = None if dims is None or not dims else tuple(dims)
     count = np.sum(~np.isnan(input._data), axis=axis, keepdims=keepdim)

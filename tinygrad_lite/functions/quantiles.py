@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import ops
 from .._core.tensor_base import TensorBase, wrap
+from .._core.warnings import warn
 from ..dtypes import is_float_dtype
 from .basic import matmul, sqrt
 from .indexing import take_along_dim
@@ -151,6 +152,8 @@ def cov(input: TensorBase, *, correction: int = 1, fweights: TensorBase | None =
         if (aweights._data < 0).any():
             raise RuntimeError("cov(): aweights cannot be negative")
         weights = aweights if weights is None else weights * aweights
+    if weights is not None and not weights._data.sum():
+        raise RuntimeError("cov(): weights sum to zero, can't be normalized")
     if weights is None:
         total = float(observations)
         mean = x.mean(1, keepdim=True)
@@ -164,12 +167,16 @@ def cov(input: TensorBase, *, correction: int = 1, fweights: TensorBase | None =
             norm = total_t - correction * (weights * aweights).sum() / total_t
     centred = x - mean
     weighted = centred if weights is None else centred * weights
+    if (norm._data if isinstance(norm, TensorBase) else norm) <= 0:
+        warn("cov(): degrees of freedom is <= 0. Correction should be strictly less than the "
+             "number of observations.")
     norm_value = norm if not isinstance(norm, TensorBase) else norm.clamp(min=0.0)
     if not isinstance(norm, TensorBase):
         norm_value = max(norm, 0.0)
     with np.errstate(divide="ignore", invalid="ignore"):
         covariance = matmul(weighted, centred.mT) / norm_value
-    return covariance.reshape(()) if input.ndim < 2 else covariance
+    # PyTorch squeezes the result: a single variable (1-D input or one row) gives a 0-d tensor
+    return covariance.reshape(tuple(n for n in covariance.shape if n != 1))
 
 
 def corrcoef(input: TensorBase) -> TensorBase:

@@ -9,6 +9,7 @@ import numpy as np
 
 from .. import dtypes, ops
 from .._core.tensor_base import TensorBase, wrap
+from .._core.warnings import warn
 from ..dtypes import is_float_dtype
 from ..ops import return_types, scan, unary
 from ..ops.einsum import einsum as _einsum_op
@@ -16,7 +17,7 @@ from ..ops.elementwise import bfloat16_in_float32
 from ..ops.norm import euclidean_norm, masked_sqrt
 from ..ops.reduce import MmBackward0
 from .basic import extremum_with_dim, is_sparse, matmul, sparse_matmul
-from .linalg.norms import matrix_norm, p_norm
+from .linalg.norms import matrix_norm, vector_norm
 from .registry import public
 
 __all__ = [
@@ -96,8 +97,31 @@ def cumprod(input: TensorBase, dim: int, *, dtype: Any = None) -> TensorBase:
 
 
 def _require_float(input: TensorBase, op: str) -> None:
+    """PyTorch's error for var/std (and their _mean forms) of a non-floating tensor."""
     if not is_float_dtype(input._data.dtype):
-        raise RuntimeError(f"{op}: input dtype must be floating point, got {input.dtype}")
+        what = "std and var" if op in ("var", "std") else op
+        raise RuntimeError(f"{what} only support floating point and complex dtypes")
+
+
+def _variance(input: TensorBase, dim: Any, unbiased: bool | None, keepdim: bool,
+              correction: float | None, op: str) -> TensorBase:
+    """var's computation for ``op`` (var, std, var_mean, std_mean: the name its warning gives).
+
+    An empty ``dim`` (``()``, ``[]``) reduces all dims, as PyTorch's does. Where the degrees of
+    freedom ``count - correction`` are <= 0 the result is inf or NaN and PyTorch warns."""
+    _require_float(input, op)
+    if correction is None:
+        correction = 0 if unbiased is False else 1
+    dims = ops.normalize_dims(dim, input._data.ndim, op) or tuple(range(input._data.ndim))
+    count = int(np.prod([input._data.shape[d] for d in dims], dtype=np.int64))
+    # PyTorch counts the elements per output as 0 when the output is empty, so an empty input
+    # always warns
+    if (count if input._data.size else 0) - correction <= 0:
+        warn(f"{op}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+             "reduction factor (input numel divided by output numel).")
+    centred = input - ops.reduce_sum(input, dims, True) / builtins.max(count, 1)
+    total = ops.reduce_sum(centred * centred, dims, keepdim)
+    return total / builtins.max(count - correction, 0)
 
 
 @public(out=True)
@@ -107,14 +131,7 @@ def var(input: TensorBase, dim: Any = None, unbiased: bool | None = None, keepdi
     """Variance over ``dim`` with ``correction`` (default 1: Bessel's; ``unbiased=False`` is 0)."""
     if isinstance(dim, bool):  # the legacy var(input, unbiased)
         dim, unbiased = None, dim
-    _require_float(input, "var")
-    if correction is None:
-        correction = 0 if unbiased is False else 1
-    dims = ops.normalize_dims(dim, input._data.ndim, "var")
-    count = int(np.prod([input._data.shape[d] for d in dims], dtype=np.int64))
-    centred = input - ops.reduce_sum(input, dims, True) / builtins.max(count, 1)
-    total = ops.reduce_sum(centred * centred, dims, keepdim)
-    return total / builtins.max(count - correction, 0)
+    return _variance(input, dim, unbiased, keepdim, correction, "var")
 
 
 @public(out=True)
@@ -124,9 +141,8 @@ def std(input: TensorBase, dim: Any = None, unbiased: bool | None = None, keepdi
     """Standard deviation over ``dim`` (``sqrt(var)``, same arguments)."""
     if isinstance(dim, bool):
         dim, unbiased = None, dim
-    _require_float(input, "std")
     # PyTorch's std rule: 0 where the result is 0, through a division (ops/norm.py)
-    return masked_sqrt(var(input, dim, unbiased, keepdim, correction=correction))
+    return masked_sqrt(_variance(input, dim, unbiased, keepdim, correction, "std"))
 
 
 @public(out=True)
@@ -136,6 +152,11 @@ def logsumexp(input: TensorBase, dim: Any, keepdim: bool = False) -> TensorBase:
     if not is_float_dtype(input._data.dtype):  # integers: the default float dtype
         input = ops.cast(input, dtypes.get_default_dtype().np)
     dims = ops.normalize_dims(dim, input._data.ndim, "logsumexp")
+    if not dims and input._data.ndim:  # an empty dim: all dims, as in PyTorch ...
+        dims = tuple(range(input._data.ndim))
+        if not keepdim:  # ... whose out= check then rejects the dropped dims
+            raise RuntimeError(f"output with shape [] doesn't match the broadcast shape "
+                               f"[{', '.join('1' * input._data.ndim)}]")
     if input._data.size == 0:  # the log of an empty sum is -inf (nothing to shift by)
         return ops.log(ops.reduce_sum(ops.exp(input), dims, keepdim=keepdim))
     peak = ops.amax(input, dims, keepdim=True).detach()
@@ -156,24 +177,27 @@ def norm(input: TensorBase, p: Any = "fro", dim: Any = None, keepdim: bool = Fal
         input = input.to(dtype)
     if not is_float_dtype(input._data.dtype):
         raise RuntimeError(f"norm: input dtype should be floating point, got {input.dtype}")
-    if p == "fro" or p is None:
+    if isinstance(dim, (tuple, list)) and not dim:  # PyTorch: () reduces every dim
+        dim = None
+    if p == "fro" and isinstance(dim, (tuple, list)) and len(dim) > 2:
+        p = "matrix"  # as PyTorch: matrix_norm rejects the dims
+    elif p == "fro" or p is None:
         p = 2
-    if p == "nuc":  # the sum of singular values of the matrices over dim (the last two)
-        return matrix_norm(input, "nuc", tuple(dim) if dim is not None else (-2, -1), keepdim)
+    if p in ("nuc", "matrix"):  # the sum of singular values of the matrices over dim
+        # (every dim when None; an int goes on as a 1-tuple: matrix_norm's "dim must be a
+        # 2-tuple" error, as PyTorch gives)
+        dims = tuple(range(input.ndim)) if dim is None else (
+            (dim,) if isinstance(dim, int) else tuple(dim))
+        return matrix_norm(input, "nuc" if p == "nuc" else "fro", dims, keepdim)
     if isinstance(p, str):
         raise RuntimeError(f"norm: p = {p!r} is not supported; use 'fro', 'nuc' or a number")
     if p == 2:
         return euclidean_norm(input, dim, keepdim)  # PyTorch's rule at 0 (ops/norm.py)
-    if p == 0:
-        return ops.reduce_sum(ops.cast(input != 0, input._data.dtype), dim, keepdim)
-    magnitude = unary.abs(input)
-    if p == float("inf"):
-        return ops.amax(magnitude, dim, keepdim)
-    if p == float("-inf"):
-        return ops.amax(magnitude, dim, keepdim, name="amin")
-    if p == 1:
-        return ops.reduce_sum(magnitude, dim, keepdim)
-    return p_norm(magnitude, p, dim, keepdim)
+    if p == 1:  # (the common other order, directly: a sum has an identity, no empty-dim error)
+        return ops.reduce_sum(unary.abs(input), dim, keepdim)
+    # the other orders as linalg.vector_norm computes them: its errors for an empty reduction
+    # without an identity (inf, p < 0), p = 0's graph node (no gradient)
+    return vector_norm(input, p, dim, keepdim)
 
 
 @public(out=True)
@@ -310,9 +334,8 @@ def var_mean(input: TensorBase, dim: Any = None, unbiased: bool | None = None,
     """``(var, mean)`` over ``dim``, with var's arguments."""
     if isinstance(dim, bool):  # the legacy var_mean(input, unbiased)
         dim, unbiased = None, dim
-    return (var(input, dim, unbiased, keepdim, correction=correction),
-            input.mean(dim=dim, keepdim=keepdim) if dim is not None else
-            _mean_all(input, keepdim))
+    return (_variance(input, dim, unbiased, keepdim, correction, "var_mean"),
+            _mean(input, dim, keepdim))
 
 
 @bfloat16_in_float32
@@ -321,12 +344,14 @@ def std_mean(input: TensorBase, dim: Any = None, unbiased: bool | None = None,
     """``(std, mean)`` over ``dim``, with std's arguments."""
     if isinstance(dim, bool):
         dim, unbiased = None, dim
-    return (std(input, dim, unbiased, keepdim, correction=correction),
-            input.mean(dim=dim, keepdim=keepdim) if dim is not None else
-            _mean_all(input, keepdim))
+    return (masked_sqrt(_variance(input, dim, unbiased, keepdim, correction, "std_mean")),
+            _mean(input, dim, keepdim))
 
 
-def _mean_all(input: TensorBase, keepdim: bool) -> TensorBase:
+def _mean(input: TensorBase, dim: Any, keepdim: bool) -> TensorBase:
+    """The mean half of var_mean/std_mean (keepdim honoured for dim=None too)."""
+    if dim is not None:
+        return input.mean(dim=dim, keepdim=keepdim)
     mean = input.mean()
     return ops.reshape(mean, (1,) * input._data.ndim) if keepdim else mean
 
@@ -334,4 +359,7 @@ def _mean_all(input: TensorBase, keepdim: bool) -> TensorBase:
 def dist(input: TensorBase, other: Any, p: float = 2) -> TensorBase:
     """The ``p``-norm of ``input - other`` (broadcast), a 0-dim tensor (in the difference's
     promoted dtype: norm accumulates bfloat16 in float32)."""
+    if not isinstance(other, TensorBase):
+        raise TypeError(f"dist(): argument 'other' (position 2) must be Tensor, not "
+                        f"{type(other).__name__}")
     return norm(input - other, p)

@@ -55,8 +55,9 @@ class SumBackward1(SumBackward0):
 
 
 def reduce_sum(x: TensorBase, dim=None, keepdim: bool = False, dtype=None) -> TensorBase:
-    """Sum over ``dim`` (int, tuple or None: all); bool and int sums give int64, as in PyTorch."""
-    dims = None if dim is None else normalize_dims(dim, x._data.ndim, "sum")
+    """Sum over ``dim`` (int, tuple or None: all); bool and int sums give int64, as in PyTorch.
+    An empty ``dim`` (``()``, ``[]``) sums over all dims, as PyTorch's does."""
+    dims = None if dim is None else normalize_dims(dim, x._data.ndim, "sum") or None
     if dtype is not None:
         x = cast(x, dtypes.to_dtype(dtype).np)
     elif x._data.dtype.kind in "biu":
@@ -91,8 +92,9 @@ class MeanBackward1(MeanBackward0):
 
 def reduce_mean(x: TensorBase, dim=None, keepdim: bool = False) -> TensorBase:
     """Mean over ``dim`` (int, tuple or None: all) of a floating tensor: the sum divided by
-    the count in the tensor's dtype (one node, PyTorch's ``MeanBackward``)."""
-    dims = None if dim is None else normalize_dims(dim, x._data.ndim, "mean")
+    the count in the tensor's dtype (one node, PyTorch's ``MeanBackward``). An empty ``dim``
+    reduces all dims, as in PyTorch."""
+    dims = None if dim is None else normalize_dims(dim, x._data.ndim, "mean") or None
     shape = x._data.shape
     count = x._data.size if dims is None else int(np.prod([shape[d] for d in dims]))
     half = is_half_float(x._data.dtype)

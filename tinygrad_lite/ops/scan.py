@@ -120,7 +120,9 @@ def prod(x: TensorBase, dim=None, keepdim: bool = False, dtype=None) -> TensorBa
     if is_half_float(x._data.dtype):
         out = _product_in_dtype(x._data, dims, keepdim)
     else:
-        out = np.asarray(np.multiply.reduce(x._data, axis=dims, keepdims=keepdim))  # type: ignore[call-overload]
+        # dtype=: NumPy would widen int32 (a prod(dtype=int32)) to int64
+        out = np.asarray(np.multiply.reduce(x._data, axis=dims, keepdims=keepdim,  # type: ignore[call-overload]
+                                            dtype=x._data.dtype))
     if not (grad_state.enabled and x._requires_grad):
         return wrap(out)
     node = ProdBackward0(x) if dim is None else ProdBackward1(x)
@@ -311,7 +313,8 @@ def logcumsumexp(x: TensorBase, dim: int) -> TensorBase:
         raise NotImplementedError(
             f"logcumsumexp: not implemented for {dtypes.from_numpy_dtype(data.dtype)} tensors")
     (d,) = normalize_dims(dim, max(data.ndim, 1), "logcumsumexp")
-    out = _accumulate(np.logaddexp, data, d)
+    with np.errstate(invalid="ignore"):  # logaddexp(inf, inf) is inf, NumPy's loop warns
+        out = _accumulate(np.logaddexp, data, d)
     if not (grad_state.enabled and x._requires_grad):
         return wrap(out)
     node = LogcumsumexpBackward0(x)
