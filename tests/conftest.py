@@ -1,5 +1,6 @@
-"""Shared fixtures: every test starts from the same random state, and the suite leaves nothing
-behind in the system's temporary directory.
+"""Shared fixtures: every test starts from the same random state, BLAS keeps its thread count
+whatever the machine's load, and the suite leaves nothing behind in the system's temporary
+directory.
 
 Temporary files: the suite runs with ``TMPDIR`` pointing at a private directory made here, before
 any test module is imported, so that this process, the processes it starts (DataLoader workers,
@@ -26,6 +27,14 @@ import numpy as np
 import pytest
 
 import tinygrad_lite as tl
+from tinygrad_lite._kernels import cpu_share
+
+# The suite compares bits (a compiled step with the eager one, a kernel with NumPy's code): BLAS
+# keeps its thread budget whatever the neighbouring test workers do, since a product split over
+# fewer threads can round differently (``_kernels/cpu_share.py``), and a busy spell between the
+# two runs of one test made them differ in the last bit. The adaptation itself is tested in
+# fresh processes (``test_cpu_share.py``).
+cpu_share.pin(True)
 
 _PRIVATE_ENV = "TINYGRAD_LITE_TEST_TMPDIR"
 
