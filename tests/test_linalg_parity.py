@@ -242,6 +242,8 @@ def test_matrix_norms_of_empty_matrices_are_zero(ord_, shape):
     (lambda lib, *xs: lib.linalg.multi_dot(list(xs)), (2, 3), (4, 5)),
     (lambda lib, *xs: lib.linalg.multi_dot([xs[0], xs[1], xs[1].unsqueeze(0)]), (3, 3), (3, 3)),
     (lambda lib, x, y: lib.chain_matmul(x, y), (3,), (3, 4)),
+    (lambda lib, x, y: lib.linalg.cross(x, y), (2, 1, 3), (4, 3)),
+    (lambda lib, x, y: lib.cross(x, y, dim=-1), (3,), (2, 3)),
 ])
 def test_product_shape_errors_match_pytorch(call, a, b):
     rng = np.random.default_rng(3)
@@ -259,6 +261,14 @@ def test_product_shape_errors_match_pytorch(call, a, b):
 ])
 def test_product_dtype_errors_match_pytorch(call, a, b):
     _same_error(call, a, b)
+
+
+def test_cross_names_the_shapes_that_do_not_broadcast():
+    with pytest.raises(RuntimeError) as ref:
+        torch.linalg.cross(torch.ones(2, 3), torch.ones(3, 3))
+    with pytest.raises(RuntimeError, match=r"^linalg\.cross: shapes \(2, 3\) and \(3, 3\)") as ours:
+        tl.linalg.cross(tl.ones(2, 3), tl.ones(3, 3))
+    assert str(ref.value)[1:] in str(ours.value)  # PyTorch's text, after the shapes
 
 
 def test_chain_matmul_edge_cases():

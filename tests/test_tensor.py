@@ -193,3 +193,36 @@ def test_numpy_force_detaches_in_one_call():
     assert np.shares_memory(out, w._data) and out.tolist() == [1.0, 1.0, 1.0]
     with tl.no_grad():
         assert w.numpy() is out
+
+
+def test_zero_dim_results_convert_to_numpy_arrays():
+    """0-d results of arithmetic (NumPy scalars inside) give 0-d arrays to ``numpy()`` and
+    ``np.asarray``, which then share memory with the tensor, as PyTorch's; a list of losses
+    converts to an array (what plotting libraries do with it)."""
+    x = tl.tensor(2.0)
+    y = x / x
+    arr = y.numpy()
+    assert type(arr) is np.ndarray and arr.shape == () and arr.dtype == np.float32
+    arr[()] = 5.0
+    assert y.item() == 5.0
+    assert np.asarray(x.exp(), dtype=np.float64).dtype == np.float64
+    losses = [x * i for i in range(3)]
+    np.testing.assert_array_equal(np.asarray(losses), [0.0, 2.0, 4.0])
+    np.testing.assert_array_equal(np.stack([y, y]), [5.0, 5.0])
+    assert np.asarray(tl.linalg.cond(tl.eye(2, dtype=tl.float64) * 2)) == 1.0
+
+
+def test_views_of_zero_dim_results_share_their_memory():
+    """Writes through views of a computed 0-d tensor reach it (they were lost: the result held a
+    NumPy scalar, and each view a copy)."""
+    x = tl.tensor(2.0)
+    y = x / x
+    y.view(1)[0] = 7.0
+    z = x * 1
+    z.unsqueeze(0).add_(3.0)
+    w = x - 0
+    w.reshape(1, 1).mul_(5.0)
+    v = x * 2
+    v[None].zero_()
+    assert (y.item(), z.item(), w.item(), v.item()) == (7.0, 5.0, 10.0, 0.0)
+    assert y._version > 0

@@ -214,7 +214,14 @@ def kron(input: TensorBase, other: TensorBase) -> TensorBase:
 @public(out=True)
 def cross(input: TensorBase, other: TensorBase, dim: int | None = None) -> TensorBase:
     """The 3-D cross product along ``dim`` (default: the first dim of size 3 for tl.cross, -1
-    for tl.linalg.cross)."""
+    for tl.linalg.cross). The batch dims broadcast, between inputs of equal rank."""
+    if input.ndim != other.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    if input.shape != other.shape:
+        try:
+            np.broadcast_shapes(input.shape, other.shape)
+        except ValueError:
+            raise ops.common.broadcast_error("linalg.cross", input, other) from None
     if dim is None:  # torch.cross's deprecated default: the first dim of size 3
         dim = next((i for i, n in enumerate(input.shape) if n == 3), None)
         if dim is None:
