@@ -147,3 +147,52 @@ def test_stack_module_state_ensembles_with_vmap():
         stack_module_state(models)
     with tl.autograd.inference_mode(), tl.autograd.set_multithreading_enabled(False):
         assert not tl.is_grad_enabled()
+
+
+def test_vmap_randomness_modes():
+    """'error' (the default) refuses random operations inside, 'same' gives every sample the
+    same draws (PyTorch's values under a seed), 'different' independent ones; an unknown mode
+    is refused; dropout in eval mode draws nothing."""
+    x = np.ones((3, 4))
+    for lib in (tl, torch):
+        with pytest.raises(RuntimeError, match="randomness error mode"):
+            lib.func.vmap(lambda r, lib=lib: r + lib.rand(()))(lib.tensor(x))
+        with pytest.raises(RuntimeError, match="randomness error mode"):
+            lib.func.vmap(lambda r, lib=lib: lib.nn.functional.dropout(r, 0.5))(lib.tensor(x))
+        with pytest.raises(RuntimeError, match="Only allowed values for randomness"):
+            lib.func.vmap(lambda r: r, randomness="bad")
+    ours, theirs = both(lambda lib: lib.func.vmap(
+        lambda r: lib.nn.functional.dropout(r, 0.5, training=False))(lib.tensor(x)))
+    close(ours, theirs)
+    tl.manual_seed(0)
+    torch.manual_seed(0)
+    ours, theirs = both(lambda lib: lib.func.vmap(lambda r: r * lib.rand(4),
+                                                  randomness="same")(lib.tensor(x)))
+    close(ours, theirs)
+    assert float(tl.rand(())) == float(torch.rand(()))  # the generators advanced alike
+    different = tl.func.vmap(lambda r: r * tl.rand(4), randomness="different")(tl.tensor(x))
+    assert len({tuple(row) for row in different.tolist()}) == 3
+
+
+def test_vmap_refuses_outputs_that_are_not_tensors():
+    for lib in (tl, torch):
+        with pytest.raises(ValueError, match="must only return Tensors, got type <class 'float'>"):
+            lib.func.vmap(lambda r: 3.0)(lib.tensor(M))
+        assert lib.func.vmap(lambda r: 3.0, out_dims=None)(lib.tensor(M)) == 3.0
+
+
+def test_linearize_gives_output_and_reusable_jvp():
+    def f(lib):
+        return lambda a, b: (a * b).sin()
+
+    a, b = rng.standard_normal(3), rng.standard_normal(3)
+    runs = []
+    for lib in (tl, torch):
+        out, jvp_fn = lib.func.linearize(f(lib), lib.tensor(a), lib.tensor(b))
+        runs.append((out, jvp_fn(lib.tensor(X[:3]), lib.tensor(Y[:3])),
+                     jvp_fn(lib.ones(3, dtype=lib.float64), lib.zeros(3, dtype=lib.float64))))
+    close(runs[0], runs[1])
+    assert not runs[0][1].requires_grad
+    _, jvp_fn = tf.linearize(lambda v: v.exp(), tl.tensor(a))
+    with pytest.raises(RuntimeError, match="shape"):
+        jvp_fn(tl.ones(4))

@@ -1,9 +1,10 @@
 """``tl.func``: PyTorch 2's function transforms on top of the tape-based engine.
 
-``grad``, ``grad_and_value``, ``vjp``, ``jvp``, ``jacrev``, ``jacfwd``, ``hessian``, ``vmap`` and
-``functional_call``, with ``torch.func``'s signatures. Each transform runs the function once
-with fresh leaves and asks the engine for gradients, so transforms nest (``grad(grad(f))``,
-``jacrev(grad(f))``): inside another transform the gradients are built with ``create_graph``.
+``grad``, ``grad_and_value``, ``vjp``, ``jvp``, ``linearize``, ``jacrev``, ``jacfwd``,
+``hessian``, ``vmap`` and ``functional_call``, with ``torch.func``'s signatures. Each transform
+runs the function once with fresh leaves and asks the engine for gradients, so transforms nest
+(``grad(grad(f))``, ``jacrev(grad(f))``): inside another transform the gradients are built
+with ``create_graph``.
 
 Differences from PyTorch, by design of a tape-based engine (documented in the README):
 ``jacfwd`` computes the same Jacobian as ``jacrev`` (reverse mode, one backward per output
@@ -22,10 +23,11 @@ from ._core.backward import grad as _engine_grad
 from ._core.backward_scope import keep_graphs
 from ._core.grad_mode import enable_grad
 from ._core.tensor_base import TensorBase
+from .functions.generator import default_generator, vmap_randomness
 from .nn.utils import stateless
 
-__all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap",
-           "functional_call", "stack_module_state"]
+__all__ = ["grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev", "jacfwd", "hessian",
+           "vmap", "functional_call", "stack_module_state"]
 
 _depth = [0]  # how many transforms are running: inside one, gradients must stay differentiable
 
@@ -192,6 +194,37 @@ def jvp(func: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> t
         return (*out, _finish(aux, nested)) if has_aux else out
 
 
+def linearize(func: Callable, *primals: Any) -> tuple:
+    """``(func(*primals), jvp_fn)``: ``jvp_fn(*tangents)`` gives ``J @ tangents`` at
+    ``primals``. ``func`` runs once; its vjp graph is kept, and each ``jvp_fn`` call is one
+    backward pass through it (the double-vjp trick of ``jvp``)."""
+    with _transform() as nested:
+        leaves = tuple(_leaf(p) for p in primals)
+        output = func(*leaves)
+        flat_out, flat_in = _flat(output), _flat(leaves)
+        dummies = [functions.zeros_like(o).requires_grad_(True) for o in flat_out]
+        pulled = _gradients(flat_out, flat_in, dummies, True)
+    output = _finish(output, nested)
+
+    def jvp_fn(*tangents: Any) -> Any:
+        flat_tangents = _flat(tangents)
+        if len(flat_tangents) != len(flat_in):
+            raise RuntimeError(f"linearize: expected {len(flat_in)} tangents (one per primal), "
+                               f"got {len(flat_tangents)}")
+        for t, p in zip(flat_tangents, flat_in):
+            if t.shape != p.shape:
+                raise RuntimeError(f"linearize: a tangent's shape {tuple(t.shape)} does not "
+                                   f"match its primal's {tuple(p.shape)}")
+        with _transform() as inner:
+            found = _engine_grad(pulled, dummies, grad_outputs=flat_tangents,
+                                 create_graph=inner, retain_graph=True, allow_unused=True)
+            pushed = [functions.zeros_like(o) if g is None else g
+                      for g, o in zip(found, flat_out)]
+            return _finish(_rebuild(output, iter(pushed)), inner)
+
+    return output, jvp_fn
+
+
 def jacrev(func: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
     """A function returning the Jacobian of ``func`` w.r.t. the arguments at ``argnums``
     (shape output.shape + input.shape), one backward pass per output element."""
@@ -287,29 +320,36 @@ def _select(arg: Any, dim: Any, index: int) -> Any:
     return arg
 
 
-def _stack_outputs(samples: list, out_dims: Any) -> Any:
+def _stack_outputs(samples: list, out_dims: Any, name: str) -> Any:
     first = samples[0]
-    if isinstance(first, TensorBase):
-        if out_dims is None:
-            return first
-        return functions.stack(samples, out_dims)
     if isinstance(first, (tuple, list)):
         dims = out_dims if isinstance(out_dims, (tuple, list)) else [out_dims] * len(first)
-        return type(first)(_stack_outputs([s[i] for s in samples], d)
+        return type(first)(_stack_outputs([s[i] for s in samples], d, name)
                            for i, d in enumerate(dims))
     if isinstance(first, dict):
-        return {k: _stack_outputs([s[k] for s in samples], out_dims) for k in first}
-    if isinstance(first, (int, float, bool)):
-        return functions.tensor(samples)
-    raise ValueError(f"vmap: the function must return tensors (or tuples, lists, dicts of "
-                     f"them), got {type(first).__name__}")
+        return {k: _stack_outputs([s[k] for s in samples], out_dims, name) for k in first}
+    if out_dims is None:  # not batched: every sample gave the same value
+        return first
+    if isinstance(first, TensorBase):
+        return functions.stack(samples, out_dims)
+    raise ValueError(f"vmap({name}, ...): `{name}` must only return Tensors, got type "
+                     f"{type(first)}. Did you mean to set out_dims= to None for output?")
+
+
+_RANDOMNESS = ("error", "different", "same")
 
 
 def vmap(func: Callable, in_dims: Any = 0, out_dims: Any = 0, randomness: str = "error",
          *, chunk_size: int | None = None) -> Callable:
     """``func`` mapped over a batch dimension of its inputs (``in_dims``; None: not batched),
     results stacked along ``out_dims``. Runs ``func`` once per sample (see the module
-    docstring); gradients flow through as through any stack."""
+    docstring); gradients flow through as through any stack. ``randomness``: "error" (random
+    operations inside raise), "different" (each sample draws its own numbers) or "same" (every
+    sample draws the same numbers: the default generator restarts from one state for each)."""
+    if randomness not in _RANDOMNESS:
+        raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or "
+                           f"'same'. Got {randomness}")
+    name = getattr(func, "__name__", repr(func))
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         dims = _dims_for(in_dims, args)
@@ -321,13 +361,20 @@ def vmap(func: Callable, in_dims: Any = 0, out_dims: Any = 0, randomness: str = 
         if len(set(sizes)) != 1:
             raise ValueError(f"vmap: expected all batched inputs to have the same size along "
                              f"their mapped dimension, got sizes {sizes}")
+        start = default_generator.get_state() if randomness == "same" else None
+        outer_randomness = vmap_randomness[0]
         keep_graphs[0] += 1  # a backward inside func runs per sample (see backward_scope)
+        vmap_randomness[0] = randomness
+        samples = []
         try:
-            samples = [func(*(_select(a, d, i) for a, d in zip(args, dims)), **kwargs)
-                       for i in range(sizes[0])]
+            for i in range(sizes[0]):
+                if start is not None:
+                    default_generator.set_state(start)
+                samples.append(func(*(_select(a, d, i) for a, d in zip(args, dims)), **kwargs))
         finally:
             keep_graphs[0] -= 1
-        return _stack_outputs(samples, out_dims)
+            vmap_randomness[0] = outer_randomness
+        return _stack_outputs(samples, out_dims, name)
 
     return wrapper
 

@@ -27,9 +27,11 @@ from .generator import (
     get_rng_state,
     initial_seed,
     manual_seed,
+    refuse_draw_in_vmap,
     rng_of,
     seed,
     set_rng_state,
+    vmap_randomness,
 )
 from .registry import declare, public
 from .torch_stream import TorchStream, draw_dtype
@@ -49,6 +51,8 @@ declare("seed", "manual_seed", "set_rng_state", "initial_seed", "get_rng_state",
 def default_rng() -> TorchStream:
     """The NumPy generator behind the default ``tl.Generator`` (``manual_seed`` reseeds it),
     for code elsewhere in the package that draws random numbers (dropout, init, samplers)."""
+    if vmap_randomness[0] == "error":
+        refuse_draw_in_vmap()
     return default_generator.numpy
 
 

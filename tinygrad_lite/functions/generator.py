@@ -120,9 +120,22 @@ class Generator:
 
 default_generator = Generator()
 
+# The randomness mode of the ``tl.func.vmap`` running now (None outside one). In "error" mode
+# every draw raises, as PyTorch's vmap refuses random operations unless told how to batch them.
+vmap_randomness: list[str | None] = [None]
+
+
+def refuse_draw_in_vmap() -> None:
+    """Raise PyTorch's error for a random operation inside ``vmap(randomness='error')``."""
+    raise RuntimeError("vmap: called random operation while in randomness error mode. Please "
+                       "either use the 'same' or 'different' randomness flags on vmap or "
+                       "perform the randomness operation out of vmap")
+
 
 def rng_of(generator: Generator | None) -> TorchStream:
     """The NumPy generator to draw from: ``generator``'s, or the default one's."""
+    if vmap_randomness[0] == "error":
+        refuse_draw_in_vmap()
     if generator is None:
         return default_generator._rng
     if not isinstance(generator, Generator):
