@@ -361,3 +361,22 @@ def test_interpolate_refuses_integer_input_it_cannot_resample(dtype, mode):
     with pytest.raises(NotImplementedError, match="interpolate"):
         tl.nn.functional.interpolate(tl.zeros(shape, dtype=getattr(tl, dtype)), scale_factor=2,
                                      mode=mode)
+
+
+# -- activations ------------------------------------------------------------------------------
+
+def test_hardtanh_of_integers_stays_integer_with_truncated_limits():
+    x = np.array([-3, -1, 0, 1, 3])
+    for call in (lambda lib, t: lib.nn.functional.hardtanh(t, -0.5, 1.5),
+                 lambda lib, t: lib.nn.functional.relu6(t * 3),
+                 lambda lib, t: lib.nn.functional.hardtanh(t.to(lib.uint8), 0, 2)):
+        ours, theirs = call(tl, tl.tensor(x)), call(torch, torch.tensor(x))
+        assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
+        assert ours.tolist() == theirs.tolist()
+    for lib in (tl, torch):
+        with pytest.raises(RuntimeError, match="Bool inputs not supported for hardtanh"):
+            lib.nn.functional.hardtanh(lib.tensor(x) > 0)
+        with pytest.raises(RuntimeError, match="unsigned type with negative limits"):
+            lib.nn.functional.hardtanh(lib.tensor(x).to(lib.uint8))
+        with pytest.raises(RuntimeError, match="approximate argument must be either none or tanh"):
+            lib.nn.functional.gelu(lib.tensor(X), approximate="x")

@@ -93,7 +93,8 @@ def leaky_relu_(input: TensorBase, negative_slope: float = 0.01) -> TensorBase:
 def gelu(input: TensorBase, approximate: str = "none") -> TensorBase:
     """``x * Phi(x)`` (exact, with erf) or its tanh approximation (``approximate='tanh'``)."""
     if approximate not in ("none", "tanh"):
-        raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
+        raise RuntimeError(f"gelu: approximate argument must be either none or tanh, got "
+                           f"{approximate!r}")
     return _gelu_op(input, approximate)  # one node: see ops/activation.py
 
 
@@ -177,6 +178,14 @@ def hardtanh(input: TensorBase, min_val: float = -1.0, max_val: float = 1.0,
     """``x`` clamped to ``[min_val, max_val]``."""
     if min_val > max_val:
         raise ValueError("hardtanh: min_val cannot be greater than max_val")
+    kind = input._data.dtype.kind
+    if kind == "b":
+        raise RuntimeError("Bool inputs not supported for hardtanh")
+    if kind in "iu":  # PyTorch converts the limits to the integer type (truncating)
+        min_val, max_val = int(min_val), int(max_val)
+        if kind == "u" and min(min_val, max_val) < 0:
+            raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
+
     def fn(x: TensorBase) -> TensorBase:
         if is_float_dtype(x._data.dtype):  # one node; its gradient differentiates to 0
             return piecewise.hardtanh(x, min_val, max_val)
