@@ -380,3 +380,26 @@ def test_hardtanh_of_integers_stays_integer_with_truncated_limits():
             lib.nn.functional.hardtanh(lib.tensor(x).to(lib.uint8))
         with pytest.raises(RuntimeError, match="approximate argument must be either none or tanh"):
             lib.nn.functional.gelu(lib.tensor(X), approximate="x")
+
+
+# -- convolutions ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("call", [
+    lambda lib, x, w: lib.nn.functional.conv2d(x, w, padding="same", stride=2),
+    lambda lib, x, w: lib.nn.functional.conv2d(x, w, padding="foo"),
+    lambda lib, x, w: lib.nn.functional.conv_transpose2d(x, w.transpose(0, 1), stride=2,
+                                                         output_padding=2),
+])
+def test_convolution_argument_errors_are_runtime_errors(call):
+    x, w = R.standard_normal((1, 3, 6, 6)), R.standard_normal((4, 3, 3, 3))
+    for lib in (tl, torch):
+        with pytest.raises(RuntimeError):
+            call(lib, lib.tensor(x), lib.tensor(w))
+
+
+def test_conv_modules_check_padding_strings_when_built():
+    for lib in (tl, torch):
+        with pytest.raises(ValueError, match="Invalid padding string 'foo'"):
+            lib.nn.Conv2d(4, 6, 3, padding="foo")
+        with pytest.raises(ValueError, match="padding='same' is not supported for strided"):
+            lib.nn.Conv1d(4, 6, 3, padding="same", stride=2)

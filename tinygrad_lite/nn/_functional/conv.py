@@ -33,11 +33,13 @@ def _convnd(input: TensorBase, weight: TensorBase, bias: TensorBase | None, stri
             pads = ((0, 0),) * nd
         elif padding == "same":
             if any(s != 1 for s in stride):
-                raise ValueError(f"{op}: padding='same' is not supported for strided convolutions")
+                raise RuntimeError(f"{op}: padding='same' is not supported for strided "
+                                   f"convolutions")
             totals = [d * (k - 1) for d, k in zip(dilation, kernel)]
             pads = tuple((t // 2, t - t // 2) for t in totals)  # the extra one goes right
         else:
-            raise ValueError(f"{op}: invalid padding string {padding!r} (use 'same' or 'valid')")
+            raise RuntimeError(f"{op}: Invalid padding string: {padding!r} (use 'same' or "
+                               f"'valid')")
     else:
         pads = tuple((p, p) for p in ntuple(padding, nd, "padding"))
         if any(p < 0 for p, _ in pads):
@@ -120,8 +122,9 @@ def _conv_transposend(input: TensorBase, weight: TensorBase, bias: TensorBase | 
         )
     for op_, s, d in zip(output_padding, stride, dilation):
         if op_ >= max(s, d):
-            raise ValueError(f"{op}: output_padding must be smaller than either stride or "
-                             f"dilation, got {output_padding}")
+            raise RuntimeError(f"{op}: output padding must be smaller than either stride or "
+                               f"dilation, but got output_padding {output_padding}, stride "
+                               f"{stride}, dilation {dilation}")
     g, cg, og = groups, c // groups, weight.shape[1]
     p, k = math.prod(in_sizes), math.prod(kernel)
     xr = x.reshape(n, g, cg, p).permute(0, 1, 3, 2)  # (N, G, P, Cg)

@@ -49,6 +49,12 @@ class _ConvNd(Module):
         n = self._nd
         self.in_channels, self.out_channels, self.groups = in_channels, out_channels, groups
         self.kernel_size, self.stride = _ntuple(n)(kernel_size), _ntuple(n)(stride)
+        if isinstance(padding, str):  # checked here, as PyTorch, not at the first call
+            if padding not in ("same", "valid"):
+                raise ValueError(f"Invalid padding string {padding!r}, should be one of "
+                                 f"{{'same', 'valid'}}")
+            if padding == "same" and any(s != 1 for s in self.stride):
+                raise ValueError("padding='same' is not supported for strided convolutions")
         self.padding = padding if isinstance(padding, str) else _ntuple(n)(padding)
         self.dilation, self.output_padding = _ntuple(n)(dilation), _ntuple(n)(output_padding)
         self.padding_mode = padding_mode
