@@ -33,6 +33,13 @@ def test_forward_hook_always_call_runs_when_forward_raises():
     lin.register_forward_hook(lambda mod, args, out: seen.append("ok"), always_call=True)
     lin(tl.ones(2))
     assert seen[-1] == "ok"
+    # ... and when a forward pre-hook raises, as PyTorch's
+    pre = nn.Linear(2, 2)
+    pre.register_forward_pre_hook(lambda mod, args: 1 / 0)
+    pre.register_forward_hook(lambda mod, args, out: seen.append("after pre"), always_call=True)
+    with pytest.raises(ZeroDivisionError):
+        pre(tl.ones(2))
+    assert seen[-1] == "after pre"
     # a failing always-call hook is reported as a warning; forward's error wins
     m2 = Boom()
     m2.register_forward_hook(lambda *a: 1 / 0, always_call=True)

@@ -141,28 +141,28 @@ class HookRegistrationMixin:
 def call_with_hooks(module: Any, args: tuple, kwargs: dict) -> Any:
     """``module.forward(*args, **kwargs)`` with the forward (pre-)hooks around it and, when
     backward hooks are registered, its tensors routed through the identity nodes."""
-    for hook_id, hook in [*global_forward_pre_hooks.items(),
-                          *module._forward_pre_hooks.items()]:
-        if module._forward_pre_hooks_with_kwargs.get(hook_id):
-            result = hook(module, args, kwargs)
-            if result is not None:
-                if not (isinstance(result, tuple) and len(result) == 2):
-                    raise RuntimeError("forward pre-hook must return None or a tuple of "
-                                       f"(new_args, new_kwargs), but got {result!r}.")
-                args, kwargs = result
-        else:
-            result = hook(module, args)
-            if result is not None:
-                args = result if isinstance(result, tuple) else (result,)
-    state = None
-    if grad_state.enabled and (module._backward_hooks or module._backward_pre_hooks
-                               or global_backward_hooks or global_backward_pre_hooks):
-        state = BackwardHookState(module)
-        args = state.wrap_inputs(args)
     always = module.__dict__.get("_forward_hooks_always_called") or {}
     hooks = [*global_forward_hooks.items(), *module._forward_hooks.items()]
     called: set = set()
-    try:
+    state = None
+    try:  # as PyTorch's: an error in a pre-hook also runs the always_call hooks
+        for hook_id, hook in [*global_forward_pre_hooks.items(),
+                              *module._forward_pre_hooks.items()]:
+            if module._forward_pre_hooks_with_kwargs.get(hook_id):
+                result = hook(module, args, kwargs)
+                if result is not None:
+                    if not (isinstance(result, tuple) and len(result) == 2):
+                        raise RuntimeError("forward pre-hook must return None or a tuple of "
+                                           f"(new_args, new_kwargs), but got {result!r}.")
+                    args, kwargs = result
+            else:
+                result = hook(module, args)
+                if result is not None:
+                    args = result if isinstance(result, tuple) else (result,)
+        if grad_state.enabled and (module._backward_hooks or module._backward_pre_hooks
+                                   or global_backward_hooks or global_backward_pre_hooks):
+            state = BackwardHookState(module)
+            args = state.wrap_inputs(args)
         output = module.forward(*args, **kwargs)
         for hook_id, hook in hooks:
             called.add(hook_id)
