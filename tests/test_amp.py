@@ -220,3 +220,8 @@ def test_cpu_autocast_op_lists_follow_pytorch():
         return [str(r.dtype).split(".")[-1] for r in results] + \
             [str(conv.weight.grad.dtype).split(".")[-1]]
     assert dtypes_under(tl) == dtypes_under(torch)
+
+
+def test_autocast_refuses_unknown_device_types():
+    with pytest.raises(RuntimeError, match="foo"):
+        tl.autocast("foo")

@@ -158,3 +158,15 @@ def test_a_pack_hook_that_computes_on_tensors_does_not_pack_its_own_inputs():
     y.sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), 2 * x.detach().numpy(), rtol=1e-6)
 
+
+
+def test_reentrant_checkpoint_without_inputs_requiring_grad_gives_no_gradients():
+    """PyTorch's reentrant variant: when no input requires grad, the result does not either
+    (the layer's parameters get no gradient), with its warning; the default variant works."""
+    layer = nn.Linear(4, 1)
+    x = tl.ones(2, 4)
+    with pytest.warns(UserWarning, match="None of the inputs have requires_grad=True"):
+        out = checkpoint(layer, x, use_reentrant=True)
+    assert not out.requires_grad
+    checkpoint(layer, x, use_reentrant=False).sum().backward()
+    assert layer.weight.grad is not None

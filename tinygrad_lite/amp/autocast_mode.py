@@ -22,6 +22,7 @@ import numpy as np
 
 from .. import dtypes
 from .._core.autocast_state import autocast_state, set_autocast_state
+from .._core.device import device
 from .._core.warnings import warn
 from .state import configured_dtype
 
@@ -39,6 +40,7 @@ class autocast:  # noqa: N801 - PyTorch's name
         if not isinstance(device_type, str):
             raise ValueError(f"autocast: expected device_type to be a string, got "
                              f"{type(device_type).__name__}")
+        device(device_type)  # an unknown device type is PyTorch's RuntimeError, as there
         self.device_type = device_type
         self.enabled = bool(enabled)
         if device_type != "cpu":

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .._core.grad_mode import enable_grad
+from .._core.grad_mode import enable_grad, is_grad_enabled, no_grad
 from .._core.saved_hooks import saved_tensors_hooks
 from .._core.warnings import warn
 from ..functions.creation import default_rng
@@ -75,13 +75,21 @@ def checkpoint(function: Callable, *args: Any, use_reentrant: bool | None = None
                preserve_rng_state: bool = True, context_fn: Callable | None = None,
                determinism_check: str = "default", debug: bool = False, **kwargs: Any) -> Any:
     """``function(*args, **kwargs)`` without keeping its intermediate results for backward;
-    backward recomputes them. ``use_reentrant`` is accepted (PyTorch warns when it is not given,
-    and so does this); both settings use the non-reentrant algorithm described above."""
+    backward recomputes them. ``use_reentrant`` must be given (PyTorch warns when it is not,
+    and so does this); both settings use the non-reentrant algorithm described above, except
+    that with ``use_reentrant=True`` and no tensor argument requiring grad the result does not
+    require grad either (PyTorch's reentrant variant: its parameters get no gradient, with its
+    warning)."""
     if use_reentrant is None:
         warn("tl.utils.checkpoint: the use_reentrant parameter should be passed explicitly "
              "(as in PyTorch); use_reentrant=False is recommended")
     if context_fn is not None:
         raise NotImplementedError("checkpoint: context_fn is not supported")
+    if use_reentrant and is_grad_enabled() and not any(
+            isinstance(a, Tensor) and a.requires_grad for a in args):
+        warn("None of the inputs have requires_grad=True. Gradients will be None")
+        with no_grad():
+            return function(*args, **kwargs)
     state = default_rng().snapshot() if preserve_rng_state else None
     frame = _Recomputation(function, args, kwargs, state)
     with saved_tensors_hooks(frame.pack, frame.unpack):
