@@ -11,7 +11,7 @@ __all__ = [
     "DType", "bool", "uint8", "int8", "int16", "int32", "int64", "uint16", "uint32", "uint64",
     "float16", "float32", "float64", "bfloat16", "get_default_dtype", "set_default_dtype",
     "to_dtype", "result_type", "promote_types", "is_float_dtype", "finfo_of", "require_real",
-    "can_cast", "cpp_type_name",
+    "can_cast", "cpp_type_name", "torch_dtype_name",
 ]
 
 _BOOL, _INT, _FLOAT = 0, 1, 2  # promotion categories, lowest to highest
@@ -270,6 +270,18 @@ _CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
               "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int",
               "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
               "bool": "bool"}
+
+
+_SCALAR_TYPE_NAMES = {"float16": "Half", "bfloat16": "BFloat16", "float32": "Float",
+                      "float64": "Double", "int64": "Long", "int32": "Int", "int16": "Short",
+                      "int8": "Char", "uint8": "Byte", "bool": "Bool", "uint16": "UInt16",
+                      "uint32": "UInt32", "uint64": "UInt64"}
+
+
+def torch_dtype_name(np_dtype: np.dtype) -> str:
+    """PyTorch's ScalarType name of ``np_dtype`` in its error messages (``Long``, ``Half``)."""
+    name = np.dtype(np_dtype).name
+    return _SCALAR_TYPE_NAMES.get(name, name)
 
 
 def cpp_type_name(np_dtype: np.dtype) -> str:

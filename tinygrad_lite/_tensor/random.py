@@ -11,7 +11,7 @@ import numpy as np
 from .. import functions
 from .._core.grad_mode import grad_state
 from .._core.tensor_base import TensorBase
-from ..dtypes import finfo_of, is_float_dtype
+from ..dtypes import cpp_type_name, finfo_of, is_float_dtype, torch_dtype_name
 from ..functions.generator import Generator, rng_of
 from ..functions.torch_stream import draw_dtype
 
@@ -27,9 +27,24 @@ def _fill_random(self: TensorBase, values: np.ndarray, op: str) -> TensorBase:
     return self
 
 
+def _continuous_only(self: TensorBase, distribution: str | None, kernel: str) -> None:
+    """PyTorch's refusal to fill an integer or bool tensor with a continuous distribution:
+    a RuntimeError naming the ``distribution`` for some, a kernel's NotImplementedError for
+    the others."""
+    dt = self._data.dtype
+    if is_float_dtype(dt):
+        return
+    if distribution is None:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{torch_dtype_name(dt)}\'')
+    name = cpp_type_name(dt) if distribution == "Cauchy" else torch_dtype_name(dt)
+    raise RuntimeError(f"{distribution} distribution is a continuous probability distribution. "
+                       f"dtype must be a floating point but you specified {name}")
+
+
 def uniform_(self: TensorBase, a: float = 0.0, b: float = 1.0, *,
              generator: Generator | None = None) -> TensorBase:
     """Fill with uniform values in [a, b)."""
+    _continuous_only(self, None, "check_uniform_bounds")
     return _fill_random(self, rng_of(generator).uniform_as(
         a, b, self._data.shape, draw_dtype(self._data.dtype)), "uniform_")
 
@@ -37,6 +52,7 @@ def uniform_(self: TensorBase, a: float = 0.0, b: float = 1.0, *,
 def normal_(self: TensorBase, mean: float = 0.0, std: float = 1.0, *,
             generator: Generator | None = None) -> TensorBase:
     """Fill with normal values."""
+    _continuous_only(self, None, "normal_kernel_cpu")
     data = self._data
     return _fill_random(self, rng_of(generator).normal_as(
         mean, std, data.shape, draw_dtype(data.dtype), data.flags.c_contiguous), "normal_")
@@ -53,27 +69,33 @@ def bernoulli_(self: TensorBase, p: Any = 0.5, *,
 def exponential_(self: TensorBase, lambd: float = 1.0, *,
                  generator: Generator | None = None) -> TensorBase:
     """Fill with exponential draws of rate ``lambd``."""
+    _continuous_only(self, "Exponential", "")
     return _fill_random(self, rng_of(generator).exponential_as(
         lambd, self._data.shape, draw_dtype(self._data.dtype)), "exponential_")
 
 
 def geometric_(self: TensorBase, p: float, *, generator: Generator | None = None) -> TensorBase:
     """Fill with geometric draws (trials until the first success, from 1)."""
-    return _fill_random(self, rng_of(generator).geometric(p, self._data.shape), "geometric_")
+    if self._data.dtype == np.bool_:
+        raise NotImplementedError("\"geometric_cpu\" not implemented for 'Bool'")
+    return _fill_random(self, rng_of(generator).geometric_as(
+        p, self._data.shape, draw_dtype(self._data.dtype)), "geometric_")
 
 
 def log_normal_(self: TensorBase, mean: float = 1.0, std: float = 2.0, *,
                 generator: Generator | None = None) -> TensorBase:
     """Fill with log-normal draws (``exp`` of normal(mean, std))."""
-    return _fill_random(self, rng_of(generator).lognormal(mean, std, self._data.shape),
-                        "log_normal_")
+    _continuous_only(self, None, "log_normal_cpu")
+    return _fill_random(self, rng_of(generator).log_normal_as(
+        mean, std, self._data.shape, draw_dtype(self._data.dtype)), "log_normal_")
 
 
 def cauchy_(self: TensorBase, median: float = 0.0, sigma: float = 1.0, *,
             generator: Generator | None = None) -> TensorBase:
     """Fill with Cauchy draws."""
-    values = median + sigma * rng_of(generator).standard_cauchy(self._data.shape)
-    return _fill_random(self, values, "cauchy_")
+    _continuous_only(self, "Cauchy", "")
+    return _fill_random(self, rng_of(generator).cauchy_scaled_as(
+        median, sigma, self._data.shape, draw_dtype(self._data.dtype)), "cauchy_")
 
 
 def random_(self: TensorBase, from_: int = 0, to: int | None = None, *,

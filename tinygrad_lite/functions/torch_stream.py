@@ -144,6 +144,46 @@ class TorchStream(np.random.Generator):
         tangent = _libm(math.tan, angles) if u.size <= _EXACT_LIBM else np.tan(angles)
         return tangent.astype(dtype).reshape(shape)
 
+    def geometric_as(self, p: float, size: Any, dtype: Any) -> np.ndarray:
+        """PyTorch's ``geometric_(p)``: ``ceil(log(u) / log1p(-p))`` of a uniform double per
+        value (trials until the first success), converted to ``dtype``."""
+        shape = _shape(size)
+        u = self._unit(math.prod(shape), np.dtype(np.float64))
+        log = _libm(math.log, u) if u.size <= _EXACT_LIBM else np.log(u)
+        return np.ceil(log / math.log1p(-p)).astype(dtype).reshape(shape)
+
+    def cauchy_scaled_as(self, median: float, sigma: float, size: Any, dtype: Any
+                         ) -> np.ndarray:
+        """PyTorch's ``cauchy_(median, sigma)``: computed in double, rounded to ``dtype``."""
+        tangent = self.cauchy_as(size, np.float64)
+        return (median + sigma * tangent).astype(dtype)
+
+    def log_normal_as(self, mean: float, std: float, size: Any, dtype: Any) -> np.ndarray:
+        """PyTorch's ``log_normal_(mean, std)``: ``exp(mean + std * z)`` with ``z`` value by
+        value from ``normal_distribution<double>`` (Box-Muller pairs, the odd one kept for the
+        next draw, as ``_scalar_normal``), rounded to ``dtype``."""
+        shape = _shape(size)
+        n = math.prod(shape)
+        normals = np.empty(n)
+        start = 0
+        if n and self.next_normal is not None:
+            normals[0], self.next_normal, start = self.next_normal, None, 1
+        pairs = -(-(n - start) // 2)
+        u = self._unit(2 * pairs, np.dtype(np.float64))
+        u1, u2 = u[0::2], u[1::2]
+        exact = u.size <= _EXACT_LIBM
+        radius = np.sqrt(-2.0 * (_libm(math.log1p, -u2) if exact else np.log1p(-u2)))
+        theta = 2.0 * math.pi * u1
+        both = np.empty(2 * pairs)
+        both[0::2] = radius * (_libm(math.cos, theta) if exact else np.cos(theta))
+        both[1::2] = radius * (_libm(math.sin, theta) if exact else np.sin(theta))
+        normals[start:] = both[:n - start]
+        if (n - start) % 2:
+            self.next_normal = float(both[-1])
+        values = normals * std + mean
+        values = _libm(math.exp, values) if exact else np.exp(values)
+        return values.astype(dtype).reshape(shape)
+
     def multinomial_rows(self, weights: np.ndarray, num_samples: int, replacement: bool
                          ) -> np.ndarray:
         """PyTorch's ``multinomial`` of each row of a float32/float64 (rows, categories)

@@ -16,23 +16,12 @@ import numpy as np
 from ..._core.grad_mode import grad_state
 from ..._core.graph import Node
 from ..._core.tensor_base import TensorBase
-from ...dtypes import finfo_of, is_float_dtype
+from ...dtypes import finfo_of, is_float_dtype, torch_dtype_name
 from ..common import is_array, sum_to, swap_last_dims, wrap
 from .lapack import getrf, getrs
 
 __all__ = ["LinAlgError", "inv", "det", "slogdet", "solve", "pinv", "torch_dtype_name",
            "low_precision_note", "svd_arrays", "eigh_arrays", "check_square"]
-
-
-_TORCH_NAMES = {"float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double",
-                "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
-                "uint8": "Byte", "bool": "Bool", "uint16": "UInt16", "uint32": "UInt32",
-                "uint64": "UInt64"}
-
-
-def torch_dtype_name(dtype: np.dtype) -> str:
-    """PyTorch's name of a dtype in error messages (``Long``, ``Half``)."""
-    return _TORCH_NAMES.get(np.dtype(dtype).name, str(dtype))
 
 
 def low_precision_note(dtype: np.dtype) -> str:
