@@ -104,3 +104,28 @@ def test_float_power_inplace_needs_float64():
     for lib in (tl, torch):
         with pytest.raises(RuntimeError, match="the base given to float_power_ has dtype"):
             lib.ones(2).float_power_(2)
+
+
+def test_shape_changing_in_place_ops_on_graph_tensors():
+    """t_, unsqueeze_, squeeze_, swapdims_ on a tensor in the graph (not a leaf) give it the
+    view's node, as PyTorch; a backward that saved the old shape reports the change; leaves
+    that require grad are refused with PyTorch's in-place error."""
+    torch = pytest.importorskip("torch")
+    w = np.arange(6.0).reshape(1, 3, 2)
+    grads = []
+    for lib in (tl, torch):
+        x = lib.ones(2, 3, dtype=lib.float64, requires_grad=True)
+        y = x * 2
+        y.t_()
+        y.unsqueeze_(0)
+        assert tuple(y.shape) == (1, 3, 2)
+        (y * lib.tensor(w)).sum().backward()
+        grads.append(x.grad.numpy())
+        z = x * 2
+        product = z * z
+        z.swapdims_(0, 1)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            product.sum().backward()
+        with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
+            x.t_()
+    np.testing.assert_array_equal(grads[0], grads[1])

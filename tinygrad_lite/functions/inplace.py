@@ -233,10 +233,20 @@ def reshaped(name: str, fn: Callable) -> Callable:
     tensor itself takes the new shape (no values change)."""
 
     def method(input: Any, *args: Any, **kwargs: Any) -> Any:
-        if grad_state.enabled and input._requires_grad:
-            raise RuntimeError(f"{name}_: changing the shape of a tensor that requires grad in "
-                               f"place is not supported; use the out-of-place {name}")
-        input._data = fn(input, *args, **kwargs)._data
+        if not (grad_state.enabled and input._requires_grad):
+            input._data = fn(input, *args, **kwargs)._data
+            return input
+        inplace.check_writable(input, name + "_")  # a leaf: PyTorch's in-place error
+        if getattr(input, "_view_of", None) is not None:
+            raise RuntimeError(f"{name}_: changing the shape of a view of a tensor that requires "
+                               f"grad in place is not supported; use the out-of-place {name}")
+        # the tensor becomes the view's result: its node (recorded from the tensor as it was)
+        # replaces the tensor's, and the version moves on, so a backward that saved the old
+        # shape reports the change, as PyTorch's
+        result = fn(input, *args, **kwargs)
+        input._data, input.grad_fn, input._output_nr = (result._data, result.grad_fn,
+                                                        result._output_nr)
+        input._version_counter[0] += 1
         return input
 
     method.__name__ = method.__qualname__ = name + "_"
