@@ -196,3 +196,22 @@ def test_linearize_gives_output_and_reusable_jvp():
     _, jvp_fn = tf.linearize(lambda v: v.exp(), tl.tensor(a))
     with pytest.raises(RuntimeError, match="shape"):
         jvp_fn(tl.ones(4))
+
+
+def test_replace_all_batch_norm_modules():
+    """The per-sample-gradient recipe's helper: batch norms stop tracking running statistics
+    (their buffers leave the state dict) and normalise with batch statistics in eval mode too,
+    as PyTorch's."""
+    results = []
+    for lib in (tl, torch):
+        lib.manual_seed(0)
+        model = lib.nn.Sequential(lib.nn.Conv2d(1, 2, 3), lib.nn.BatchNorm2d(2),
+                                  lib.nn.Flatten())
+        assert lib.func.replace_all_batch_norm_modules_(model) is model
+        assert sorted(model.state_dict()) == ["0.bias", "0.weight", "1.bias", "1.weight"]
+        assert not model[1].track_running_stats and model[1].running_mean is None
+        model.eval()
+        x = lib.tensor(M[:2, :, None, None].repeat(4, 2).repeat(4, 3)[:, :1])
+        results.append(model(x.float()))
+    np.testing.assert_allclose(results[0].detach().numpy(), results[1].detach().numpy(),
+                               atol=1e-5)

@@ -1,10 +1,10 @@
 """``tl.func``: PyTorch 2's function transforms on top of the tape-based engine.
 
 ``grad``, ``grad_and_value``, ``vjp``, ``jvp``, ``linearize``, ``jacrev``, ``jacfwd``,
-``hessian``, ``vmap`` and ``functional_call``, with ``torch.func``'s signatures. Each transform
-runs the function once with fresh leaves and asks the engine for gradients, so transforms nest
-(``grad(grad(f))``, ``jacrev(grad(f))``): inside another transform the gradients are built
-with ``create_graph``.
+``hessian``, ``vmap``, ``functional_call`` and ``replace_all_batch_norm_modules_``, with
+``torch.func``'s signatures. Each transform runs the function once with fresh leaves and asks
+the engine for gradients, so transforms nest (``grad(grad(f))``, ``jacrev(grad(f))``): inside
+another transform the gradients are built with ``create_graph``.
 
 Differences from PyTorch, by design of a tape-based engine (documented in the README):
 ``jacfwd`` computes the same Jacobian as ``jacrev`` (reverse mode, one backward per output
@@ -24,10 +24,11 @@ from ._core.backward_scope import keep_graphs
 from ._core.grad_mode import enable_grad
 from ._core.tensor_base import TensorBase
 from .functions.generator import default_generator, vmap_randomness
+from .nn.modules.batchnorm import _BatchNorm
 from .nn.utils import stateless
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev", "jacfwd", "hessian",
-           "vmap", "functional_call", "stack_module_state"]
+           "vmap", "functional_call", "stack_module_state", "replace_all_batch_norm_modules_"]
 
 _depth = [0]  # how many transforms are running: inside one, gradients must stay differentiable
 
@@ -412,3 +413,16 @@ def stack_module_state(models: Any) -> tuple[dict, dict]:
     buffers = [dict(m.named_buffers()) for m in models]
     return ({n: stacked(params, n, True) for n in params[0]},
             {n: stacked(buffers, n, False) for n in buffers[0]})
+
+
+def replace_all_batch_norm_modules_(root: Any) -> Any:
+    """In place: every batch norm in ``root`` (``root`` included) stops tracking running
+    statistics (its running buffers become None), so that it normalises with the batch's own
+    statistics under ``vmap`` and in ensembles, as PyTorch's helper does. Returns ``root``."""
+    for module in root.modules():
+        if isinstance(module, _BatchNorm) and module.track_running_stats:
+            module.running_mean = None
+            module.running_var = None
+            module.num_batches_tracked = None
+            module.track_running_stats = False
+    return root
