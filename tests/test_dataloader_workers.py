@@ -61,6 +61,7 @@ def _no_children(timeout=5.0):
     return not multiprocessing.active_children()
 
 
+@pytest.mark.filterwarnings("ignore:This DataLoader will create")  # more workers than CPUs
 @pytest.mark.parametrize("workers", [1, 3])
 def test_batches_in_order_and_equal_to_single_process(workers):
     single = list(DataLoader(Squares(), batch_size=4))

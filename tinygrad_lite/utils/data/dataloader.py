@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import itertools
 import multiprocessing
+import os
 import queue
 import weakref
 from collections.abc import Callable, Iterable
@@ -28,8 +29,9 @@ from typing import Any, Generic, TypeVar
 import numpy as np
 
 from ..._core.tensor_base import wrap
+from ..._core.warnings import warn
 from ._utils.collate import default_collate, default_convert
-from ._utils.generator import as_generator, draw_seed
+from ._utils.generator import AnyGenerator, as_generator, draw_seed
 from ._utils.worker import ExceptionWrapper, worker_loop
 from .dataset import Dataset, TensorDataset
 from .iterable import IterableDataset
@@ -45,9 +47,10 @@ _FROZEN = ("batch_size", "batch_sampler", "sampler", "drop_last", "dataset", "pe
 
 class DataLoader(Generic[T_co]):
     """Iterates over ``dataset`` in batches: indices from ``sampler`` (or ``shuffle``: a new
-    random order every epoch, drawn from ``generator``, a NumPy Generator or a seed, default
-    the global generator seeded by ``tinygrad_lite.manual_seed``), grouped by ``batch_size`` or
-    ``batch_sampler``, samples merged by ``collate_fn`` (default: ``default_collate``)."""
+    random order every epoch, drawn from ``generator``, a tl.Generator, a NumPy Generator or a
+    seed, default the global generator seeded by ``tinygrad_lite.manual_seed``), grouped by
+    ``batch_size`` or ``batch_sampler``, samples merged by ``collate_fn`` (default:
+    ``default_collate``)."""
 
     dataset: Dataset[T_co]
     batch_size: int | None
@@ -56,7 +59,7 @@ class DataLoader(Generic[T_co]):
     batch_sampler: Sampler[list[int]] | Iterable[list[int]] | None
     num_workers: int
     collate_fn: Callable[[Any], Any]
-    generator: np.random.Generator | None
+    generator: AnyGenerator | None
     _initialized: bool = False
 
     def __init__(self, dataset: Dataset[T_co], batch_size: int | None = 1,
@@ -77,20 +80,36 @@ class DataLoader(Generic[T_co]):
             raise ValueError("prefetch_factor option could only be specified in multiprocessing."
                              "let num_workers > 0 to enable multiprocessing, otherwise set "
                              "prefetch_factor to None.")
+        if prefetch_factor is not None and prefetch_factor < 0:
+            raise ValueError("prefetch_factor option should be non-negative")
         if num_workers == 0 and persistent_workers:
             raise ValueError("persistent_workers option needs num_workers > 0")
         if num_workers == 0 and multiprocessing_context is not None:
             raise ValueError("multiprocessing_context can only be used with multi-process "
                              f"loading (num_workers > 0), but got num_workers={num_workers}")
+        if isinstance(multiprocessing_context, str):
+            methods = multiprocessing.get_all_start_methods()
+            if multiprocessing_context not in methods:
+                raise ValueError("multiprocessing_context option should specify a valid start "
+                                 f"method in {methods!r}, but got "
+                                 f"multiprocessing_context={multiprocessing_context!r}")
+        elif multiprocessing_context is not None and not isinstance(
+                multiprocessing_context, multiprocessing.context.BaseContext):
+            raise TypeError("multiprocessing_context option should be a valid context object or "
+                            "a string specifying the start method, but got "
+                            f"multiprocessing_context={multiprocessing_context}")
         if prefetch_factor is None and num_workers > 0:
             prefetch_factor = 2
         if isinstance(dataset, IterableDataset):
             if shuffle:
                 raise ValueError("DataLoader with IterableDataset: expected unspecified shuffle "
                                  f"option, but got shuffle={shuffle}")
-            if sampler is not None or batch_sampler is not None:
+            if sampler is not None:
                 raise ValueError("DataLoader with IterableDataset: expected unspecified sampler "
-                                 "and batch_sampler options")
+                                 f"option, but got sampler={sampler}")
+            if batch_sampler is not None:
+                raise ValueError("DataLoader with IterableDataset: expected unspecified "
+                                 f"batch_sampler option, but got batch_sampler={batch_sampler}")
         shuffle = bool(shuffle)
         if sampler is not None and shuffle:
             raise ValueError("sampler option is mutually exclusive with shuffle")
@@ -119,7 +138,11 @@ class DataLoader(Generic[T_co]):
         if collate_fn is None:
             collate_fn = default_collate if self._auto_collation else default_convert
         self.collate_fn = collate_fn
+        # the dataset length len(loader) reported for an IterableDataset (None until asked):
+        # fetching more batches than that warns, as in PyTorch
+        self._iterable_len_called: int | None = None
         self._initialized = True
+        _check_worker_number(num_workers)
 
     def __setattr__(self, attr: str, value: Any) -> None:
         if self._initialized and attr in _FROZEN:
@@ -138,8 +161,12 @@ class DataLoader(Generic[T_co]):
         return self.batch_sampler if self._auto_collation else self.sampler
 
     def __iter__(self) -> Any:
+        _warn_pin_memory(self)
         if self.num_workers == 0:
+            if self.timeout != 0:  # PyTorch's single-process iterator asserts this
+                raise AssertionError("_SingleProcessDataLoaderIter requires timeout == 0")
             return _SingleProcessIter(self)
+        _check_worker_number(self.num_workers)
         if self.persistent_workers:
             cached = getattr(self, "_persistent_iter", None)
             if cached is None or not cached._alive():
@@ -153,11 +180,58 @@ class DataLoader(Generic[T_co]):
     def __len__(self) -> int:
         if isinstance(self.dataset, IterableDataset):
             length = len(self.dataset)
+            self._iterable_len_called = length
             if self.batch_size is not None:
                 length = length // self.batch_size if self.drop_last else \
                     -(-length // self.batch_size)
             return length
         return len(self._index_sampler)
+
+
+def _check_worker_number(num_workers: int) -> None:
+    """PyTorch's warning when more workers are asked for than this process has CPUs."""
+    if not num_workers:
+        return
+    cpuset_checked = hasattr(os, "sched_getaffinity")
+    cpus = len(os.sched_getaffinity(0)) if cpuset_checked else os.cpu_count()
+    if cpus is not None and num_workers <= cpus:
+        return
+    suggestion = ("DataLoader is not able to compute a suggested max number of worker in "
+                  "current system." if cpus is None else
+                  f"Our suggested max number of worker in current system is {cpus}"
+                  f"{'' if cpuset_checked else ' (`cpuset` is not taken into account)'}, which "
+                  "is smaller than what this DataLoader is going to create.")
+    warn(f"This DataLoader will create {num_workers} worker processes in total. {suggestion} "
+         "Please be aware that excessive worker creation might get DataLoader running slow or "
+         "even freeze, lower the worker number to avoid potential slowness/freeze if necessary.")
+
+
+def _warn_pin_memory(loader: DataLoader) -> None:
+    """PyTorch's warnings for ``pin_memory`` at every epoch on a machine without an accelerator,
+    which is always the case here (the batches stay in CPU memory, as there)."""
+    if not loader.pin_memory:
+        return
+    if loader.pin_memory_device:
+        warn("pin_memory_device is deprecated, the current accelerator will be used as the "
+             f"device,ignore pin_memory_device='{loader.pin_memory_device}'.")
+    warn("'pin_memory' argument is set as true but no accelerator is found, then device pinned "
+         "memory won't be used.")
+
+
+def _warn_iterable_overrun(loader: DataLoader, reported: int | None, yielded: int) -> None:
+    """PyTorch's warning when an IterableDataset yields more batches than the length that
+    ``len(loader)`` had read from it when the epoch began (``reported``; PyTorch compares the
+    batches with the dataset's length)."""
+    if reported is None or yielded <= reported:
+        return
+    message = (f"Length of IterableDataset {loader.dataset} was reported to be {reported}"
+               f"(when accessing len(dataloader)), but {yielded} samples have been fetched. ")
+    if loader.num_workers > 0:
+        message += ("For multiprocessing data-loading, this could be caused by not properly "
+                    "configuring the IterableDataset replica at each worker. Please see "
+                    "https://pytorch.org/docs/stable/data.html#torch.utils.data.IterableDataset "
+                    "for examples.")
+    warn(message)
 
 
 def _fast_gather(dataset: Dataset, collate_fn: Callable) -> TensorDataset | None:
@@ -187,6 +261,7 @@ class _SingleProcessIter:
             if self._auto_collation else None
         self._iterable = iter(loader.dataset) if isinstance(loader.dataset, IterableDataset) \
             else None
+        self._reported_len, self._yielded = loader._iterable_len_called, 0
 
     def __iter__(self) -> _SingleProcessIter:
         return self
@@ -196,8 +271,11 @@ class _SingleProcessIter:
 
     def __next__(self) -> Any:
         if self._iterable is not None:
-            return _fetch_iterable(self._iterable, self._loader.batch_size,
+            data = _fetch_iterable(self._iterable, self._loader.batch_size,
                                    self._loader.drop_last, self._collate_fn)
+            self._yielded += 1
+            _warn_iterable_overrun(self._loader, self._reported_len, self._yielded)
+            return data
         index = next(self._sampler_iter)
         if not self._auto_collation:
             return self._collate_fn(self._dataset[index])
@@ -298,6 +376,7 @@ class _MultiProcessIter:
         """Reset for a (new) epoch: fresh indices, nothing in flight."""
         self._sampler_iter = iter(self._loader._index_sampler)
         self._sent = self._received = 0
+        self._reported_len, self._yielded = self._loader._iterable_len_called, 0
         self._buffer: dict[int, Any] = {}
         self._exhausted_workers: set[int] = set()
         self._task_worker: dict[int, int] = {}
@@ -357,6 +436,9 @@ class _MultiProcessIter:
                 if isinstance(data, ExceptionWrapper):
                     self._finalizer()
                     data.reraise()
+                if self._iterable:
+                    self._yielded += 1
+                    _warn_iterable_overrun(self._loader, self._reported_len, self._yielded)
                 return data
             if self._received >= self._sent:
                 if not self._loader.persistent_workers:

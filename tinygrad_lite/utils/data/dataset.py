@@ -40,9 +40,11 @@ class TensorDataset(Dataset[tuple[Any, ...]]):
     tensors: tuple[TensorBase, ...]
 
     def __init__(self, *tensors: TensorBase) -> None:
+        if any(t.ndim == 0 for t in tensors):
+            raise IndexError("Dimension specified as 0 but tensor has no dimensions")
         if any(t.shape[0] != tensors[0].shape[0] for t in tensors):
-            raise ValueError("Size mismatch between tensors: "
-                             + ", ".join(str(tuple(t.shape)) for t in tensors))
+            raise AssertionError("Size mismatch between tensors: "  # PyTorch's type and text
+                                 + ", ".join(str(tuple(t.shape)) for t in tensors))
         self.tensors = tensors
 
     def __getitem__(self, index: int) -> tuple[Any, ...]:
@@ -62,6 +64,9 @@ class ConcatDataset(Dataset[T_co]):
         self.datasets = list(datasets)
         if not self.datasets:
             raise AssertionError("datasets should not be an empty iterable")
+        # IterableDataset (iterable.py, which imports this module) marks itself
+        if any(getattr(d, "_iterable_style", False) for d in self.datasets):
+            raise AssertionError("ConcatDataset does not support IterableDataset")
         self.cumulative_sizes = list(itertools.accumulate(len(d) for d in self.datasets))
 
     def __len__(self) -> int:
@@ -76,6 +81,12 @@ class ConcatDataset(Dataset[T_co]):
         start = 0 if i == 0 else self.cumulative_sizes[i - 1]
         return self.datasets[i][index - start]
 
+    @property
+    def cummulative_sizes(self) -> list[int]:
+        """The old, misspelt name of ``cumulative_sizes`` (deprecated, as in PyTorch)."""
+        warn("`cummulative_sizes` attribute is renamed to `cumulative_sizes`", FutureWarning)
+        return self.cumulative_sizes
+
 
 class Subset(Dataset[T_co]):
     """The samples of ``dataset`` at ``indices``."""
@@ -85,12 +96,30 @@ class Subset(Dataset[T_co]):
 
     def __init__(self, dataset: Dataset[T_co], indices: Sequence[int]) -> None:
         self.dataset, self.indices = dataset, indices
+        # the DataLoader fetches batches through __getitems__, which would bypass an overridden
+        # __getitem__: PyTorch refuses such a subclass, so do we
+        if (type(self).__getitem__ is not Subset.__getitem__
+                and type(self).__getitems__ is Subset.__getitems__):
+            raise NotImplementedError(
+                f"{type(self).__name__} overrides __getitem__ but not __getitems__. When "
+                "subclassing Subset and overriding __getitem__, you must also override "
+                "__getitems__ to ensure DataLoader works correctly with your custom logic. A "
+                "simple implementation:\n\ndef __getitems__(self, indices):\n    return "
+                "[self.__getitem__(idx) for idx in indices]")
 
     def __getitem__(self, index: int | list[int]) -> Any:
         if isinstance(index, list):  # a batch of indices, passed on as a list, as in PyTorch
             dataset: Any = self.dataset
             return dataset[[self.indices[i] for i in index]]
         return self.dataset[self.indices[index]]
+
+    def __getitems__(self, indices: list[int]) -> list[T_co]:
+        """A batch of samples (the DataLoader's fetch), through the dataset's own
+        ``__getitems__`` where it has one."""
+        getitems = getattr(self.dataset, "__getitems__", None)
+        if callable(getitems):
+            return getitems([self.indices[i] for i in indices])
+        return [self.dataset[self.indices[i]] for i in indices]
 
     def __len__(self) -> int:
         return len(self.indices)
@@ -115,12 +144,13 @@ def random_split(dataset: Dataset[T_co], lengths: Sequence[int | float],
                      "empty dataset.")
         sizes = counts
     else:
+        if sum(lengths) != n:
+            raise ValueError("Sum of input lengths does not equal the length of the input "
+                             "dataset!")
         sizes = [int(length) for length in lengths]
         if sizes != list(lengths):
             raise ValueError("random_split: lengths must be integers or fractions summing to 1, "
                              f"got {list(lengths)}")
-    if sum(sizes) != n:
-        raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
     perm = resolve(as_generator(generator)).permutation(n).tolist()
     return [Subset(dataset, perm[end - size:end])
             for end, size in zip(itertools.accumulate(sizes), sizes)]

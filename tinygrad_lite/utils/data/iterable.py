@@ -5,7 +5,7 @@ with ``get_worker_info()``. Also ``ChainDataset`` and ``StackDataset``."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
 from .dataset import Dataset
 
@@ -14,11 +14,11 @@ __all__ = ["IterableDataset", "ChainDataset", "StackDataset"]
 T_co = TypeVar("T_co", covariant=True)
 
 
-class IterableDataset(Dataset[T_co], Generic[T_co]):
-    """A dataset read by iterating: subclasses define ``__iter__``."""
+class IterableDataset(Dataset[T_co], Iterable[T_co]):
+    """A dataset read by iterating: subclasses define ``__iter__`` (abstract, as in PyTorch:
+    a class without one can't be instantiated)."""
 
-    def __iter__(self) -> Iterator[T_co]:
-        raise NotImplementedError("Subclasses of IterableDataset should implement __iter__.")
+    _iterable_style = True  # what ConcatDataset (in dataset.py, below this module) checks
 
     def __add__(self, other: Any) -> ChainDataset:  # type: ignore[override]
         return ChainDataset([self, other])
@@ -37,7 +37,12 @@ class ChainDataset(IterableDataset):
             yield from d
 
     def __len__(self) -> int:
-        return sum(len(d) for d in self.datasets)
+        total = 0
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            total += len(d)
+        return total
 
 
 class StackDataset(Dataset):
@@ -60,6 +65,26 @@ class StackDataset(Dataset):
         if isinstance(self.datasets, dict):
             return {k: d[index] for k, d in self.datasets.items()}
         return tuple(d[index] for d in self.datasets)
+
+    def __getitems__(self, indices: list[int]) -> list[Any]:
+        """A batch of samples (the DataLoader's fetch): each dataset read through its own
+        ``__getitems__`` where it has one."""
+        parts = self.datasets if isinstance(self.datasets, dict) else \
+            dict(enumerate(self.datasets))
+        columns = {}
+        for key, d in parts.items():
+            getitems = getattr(d, "__getitems__", None)
+            if callable(getitems):
+                items = getitems(indices)
+                if len(items) != len(indices):
+                    raise ValueError("Nested dataset's output size mismatch. Expected "
+                                     f"{len(indices)}, got {len(items)}")
+                columns[key] = items
+            else:
+                columns[key] = [d[i] for i in indices]
+        if isinstance(self.datasets, dict):
+            return [{key: columns[key][j] for key in columns} for j in range(len(indices))]
+        return [tuple(column[j] for column in columns.values()) for j in range(len(indices))]
 
     def __len__(self) -> int:
         return self._length

@@ -1,7 +1,8 @@
 """Samplers: the order in which a DataLoader visits a dataset, as in ``torch.utils.data.sampler``.
 
-Random samplers take ``generator``: a ``numpy.random.Generator``, an int seed, or None for the
-global generator that ``tinygrad_lite.manual_seed`` reseeds (read at every epoch).
+Random samplers take ``generator``: a ``tl.Generator``, a ``numpy.random.Generator``, an int
+seed, or None for the global generator that ``tinygrad_lite.manual_seed`` reseeds (read at every
+epoch).
 """
 
 from __future__ import annotations
@@ -12,6 +13,9 @@ from typing import Any, Generic, TypeVar
 
 import numpy as np
 
+from ... import dtypes
+from ..._core.tensor_base import TensorBase
+from ...functions import creation as _creation
 from ...functions.torch_stream import TorchStream
 from ._utils.generator import as_generator, draw_seed, resolve
 
@@ -83,14 +87,17 @@ class RandomSampler(Sampler[int]):
         rng = resolve(self.generator) if self.generator is not None else \
             TorchStream(draw_seed(None))
         if self.replacement:  # drawn a chunk at a time: num_samples may be 1e10 (makemore)
+            if n == 0:
+                raise RuntimeError("random_ expects 'from' to be less than 'to', but got "
+                                   "from=0 >= to=0")
             for start in range(0, self.num_samples, _DRAW_CHUNK):
                 count = min(_DRAW_CHUNK, self.num_samples - start)
                 yield from rng.integers(0, n, count, dtype=np.int64).tolist()
             return
         for _ in range(self.num_samples // n):
             yield from rng.permutation(n).tolist()
-        if self.num_samples % n:
-            yield from rng.permutation(n)[:self.num_samples % n].tolist()
+        # drawn even when nothing of it is used, as PyTorch does: the generator moves the same
+        yield from rng.permutation(n)[:self.num_samples % n].tolist()
 
     def __len__(self) -> int:
         return self.num_samples
@@ -117,7 +124,7 @@ class WeightedRandomSampler(Sampler[int]):
     """``num_samples`` indices drawn from ``0 .. len(weights) - 1`` with probabilities
     proportional to ``weights`` (with or without replacement)."""
 
-    weights: np.ndarray
+    weights: TensorBase
     num_samples: int
     replacement: bool
 
@@ -129,21 +136,25 @@ class WeightedRandomSampler(Sampler[int]):
         if not isinstance(replacement, bool):
             raise ValueError(f"replacement should be a boolean value, but got "
                              f"replacement={replacement}")
-        w = np.asarray(getattr(weights, "_data", weights), dtype=np.float64)
-        if w.ndim != 1:
+        # a tensor's values, not the tensor: converting one to float64 is no copy-construction
+        weights_tensor = _creation.as_tensor(getattr(weights, "_data", weights),
+                                             dtype=dtypes.float64)
+        if weights_tensor.ndim != 1:
             raise ValueError(f"weights should be a 1d sequence but given weights have shape "
-                             f"{tuple(w.shape)}")
-        self.weights, self.num_samples, self.replacement = w, int(num_samples), replacement
+                             f"{tuple(weights_tensor.shape)}")
+        self.weights, self.num_samples = weights_tensor, int(num_samples)
+        self.replacement = replacement
         self.generator = as_generator(generator)
 
     def __iter__(self) -> Iterator[int]:
-        w = self.weights
+        w = self.weights._data
+        # PyTorch's checks, in its order: a NaN fails the first one ("not >= 0")
+        if not (w >= 0).all():
+            raise RuntimeError("invalid multinomial distribution (encountering probability entry "
+                               "< 0)")
         if not np.isfinite(w).all():
             raise RuntimeError("invalid multinomial distribution (encountering probability entry "
                                "= infinity or NaN)")
-        if (w < 0).any():
-            raise RuntimeError("invalid multinomial distribution (encountering probability entry "
-                               "< 0)")
         if w.sum() <= 0:
             raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
         if not self.replacement and self.num_samples > len(w):

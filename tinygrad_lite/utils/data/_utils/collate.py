@@ -130,8 +130,12 @@ def collate_numpy_array_fn(batch: Sequence[np.ndarray], *,
 
 def collate_numpy_scalar_fn(batch: Sequence[Any], *,
                             collate_fn_map: CollateFnMap | None = None) -> TensorBase:
-    """NumPy scalars: one tensor of their (promoted) NumPy dtype."""
-    return _creation.as_tensor(np.asarray(batch))
+    """NumPy scalars: one tensor, of the dtype PyTorch infers from the list (``[np.float32(1),
+    2.0]`` stays float32 where NumPy says float64)."""
+    array = np.asarray(batch)
+    if array.dtype.type is type(batch[0]):  # nothing widened it: PyTorch agrees (the usual case)
+        return _creation.as_tensor(array)
+    return _creation.as_tensor(list(batch))  # PyTorch's inference, element by element
 
 
 def collate_float_fn(batch: Sequence[float], *,
