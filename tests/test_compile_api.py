@@ -3,6 +3,7 @@
 and the rest of ``tl.compiler``."""
 
 import logging
+import math
 import subprocess
 import sys
 
@@ -160,3 +161,19 @@ def test_inductor_settings_are_accepted_and_kept():
     assert config.triton.unique_kernel_names is True
     compiled = tl.compile(_doubled_sum)  # changes nothing for tl.compile
     assert compiled(tl.ones(3)).item() == 6.0
+
+
+def test_compile_checks_mode_backend_and_options_as_pytorch():
+    def f(x):
+        return (x * 2).sin().sum()
+
+    with pytest.raises(RuntimeError, match="Unrecognized mode=bad"):
+        tl.compile(f, mode="bad")
+    with pytest.raises(RuntimeError, match="Invalid backend: 'nope'"):
+        tl.compile(f, backend="nope")
+    with pytest.raises(RuntimeError, match="Either mode or options"):
+        tl.compile(f, mode="max-autotune", options={"trace.enabled": False})
+    for kwargs in ({"mode": "reduce-overhead"}, {"backend": "inductor"}, {"backend": "eager"},
+                   {"options": {"trace.enabled": False}}):
+        result = float(tl.compile(f, **kwargs)(tl.ones(3)))
+        assert result == pytest.approx(3 * math.sin(2.0), rel=1e-6)

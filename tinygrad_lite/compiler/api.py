@@ -386,6 +386,14 @@ class OptimizedModule(Module):
             return getattr(self._modules["_orig_mod"], name)
 
 
+# PyTorch's modes (all compile the same way here) and ``explain`` (says what the compiler does)
+_MODES = ("default", "lite", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune",
+          "explain")
+# PyTorch's backend names that programs pass; each runs as this compiler
+_BACKENDS = frozenset({"inductor", "eager", "aot_eager", "cudagraphs", "aot_eager_decomp_partition",
+                       "openxla", "tvm", "onnxrt"})
+
+
 def compile(model: Callable | None = None, *, fullgraph: bool = False,  # noqa: A001
             dynamic: bool | None = None, backend: str | Callable | None = None,
             mode: str | None = None, options: dict | None = None, name: str | None = None,
@@ -397,6 +405,13 @@ def compile(model: Callable | None = None, *, fullgraph: bool = False,  # noqa: 
     if mode is not None and options is not None:
         raise RuntimeError("Either mode or options can be specified, but both can't be "
                            "specified at the same time.")
+    if mode is not None and mode not in _MODES:
+        raise RuntimeError(f"Unrecognized mode={mode}, should be one of: "
+                           f"{', '.join(m for m in _MODES if m != 'explain')} (or 'explain')")
+    if isinstance(backend, str) and backend not in _BACKENDS:
+        raise RuntimeError(f"Invalid backend: {backend!r}, see `torch._dynamo.list_backends()` "
+                           f"for available backends (all run as tinygrad_lite's compiler: "
+                           f"{', '.join(sorted(_BACKENDS))})")
     if model is None:
         return lambda fn: compile(fn, fullgraph=fullgraph, dynamic=dynamic, backend=backend,
                                   mode=mode, options=options, disable=disable)
