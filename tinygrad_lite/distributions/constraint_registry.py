@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from . import constraints
 from .transforms import (
     AffineTransform,
     CatTransform,
@@ -43,10 +44,13 @@ class ConstraintRegistry:
         decorator)."""
         if factory is None:
             return lambda f: self.register(constraint, f)
-        if isinstance(constraint, type):
+        if isinstance(constraint, type) and issubclass(constraint, constraints.Constraint):
             kind = constraint.__name__
-        else:
+        elif isinstance(constraint, (str, constraints.Constraint)):
             kind = constraint if isinstance(constraint, str) else constraint.kind
+        else:
+            raise TypeError(f"Expected constraint to be either a Constraint subclass or "
+                            f"instance, but got {constraint}")
         self._registry[kind] = factory
         return factory
 
@@ -54,9 +58,18 @@ class ConstraintRegistry:
         """The registered transform for ``constraint``."""
         factory = self._registry.get(getattr(constraint, "kind", ""))
         if factory is None:
-            raise NotImplementedError(f"Cannot transform {type(constraint).__name__} "
-                                      f"constraints ({constraint!r})")
+            raise NotImplementedError(f"Cannot transform {_class_name(constraint)} "
+                                      "constraints")
         return factory(constraint)
+
+
+def _class_name(constraint: Any) -> str:
+    """The name of PyTorch's class for a constraint: a built-in one prints as ``_`` and its
+    printed name (``_Boolean``, ``_IndependentConstraint``), any other as its class."""
+    if type(constraint) is constraints._Constraint or isinstance(constraint,
+                                                                 constraints._Dependent):
+        return "_" + repr(constraint).split("(")[0]
+    return type(constraint).__name__
 
 
 biject_to = ConstraintRegistry()
@@ -78,8 +91,10 @@ def _independent(registry: ConstraintRegistry) -> Callable[[Any], Transform]:
 
 for _registry in (biject_to, transform_to):
     _registry.register("Real", lambda c: identity_transform)
-    _registry.register("real_vector", lambda c: IndependentTransform(identity_transform, 1))
-    _registry.register("positive", lambda c: ExpTransform())
+    # positive and nonnegative are greater_than(0) and greater_than_eq(0), whose later
+    # registration in PyTorch's table wins: exp then a shift by 0, not exp alone
+    _registry.register("positive", lambda c: ComposeTransform(
+        [ExpTransform(), AffineTransform(c.lower_bound, 1)]))
     _registry.register("GreaterThan", lambda c: ComposeTransform(
         [ExpTransform(), AffineTransform(c.lower_bound, 1)]))
     _registry.register("LessThan", lambda c: ComposeTransform(

@@ -66,8 +66,11 @@ class _Constraint(Constraint):
 
     def check(self, value: Any) -> TensorBase:
         """Whether each value satisfies the constraint (over the batch: event dims reduced)."""
+        return _tensor(self._check_array(_array(value)))
+
+    def _check_array(self, a: np.ndarray) -> np.ndarray:
         with np.errstate(invalid="ignore"):
-            return _tensor(np.asarray(self._check(_array(value)), dtype=bool))
+            return np.asarray(self._check(a), dtype=bool)
 
     def __repr__(self) -> str:
         return self.name
@@ -125,6 +128,7 @@ class dependent_property(property, _Dependent):  # noqa: N801 - PyTorch's name
                  event_dim: Any = NotImplemented) -> None:
         property.__init__(self, fn)
         _Dependent.__init__(self, is_discrete, event_dim)
+        self.name = "DependentProperty()"
 
     def __call__(self, fn: Any) -> dependent_property:  # type: ignore[override]
         """Used as a decorator with arguments."""
@@ -141,33 +145,47 @@ class _Composite(_Constraint):
 
     def __init__(self, kind: str, cseq: list, dim: int, lengths: list | None) -> None:
         self.cseq, self.dim, self.lengths = cseq, dim, lengths
+        event_dim = max((c.event_dim for c in cseq), default=0)
+        if lengths is None and dim + event_dim < 0:
+            event_dim += 1  # a stack along a dim left of its parts' events adds that dim
         super().__init__(f"{kind}()", self._check_slices, any(c.is_discrete for c in cseq),
-                         max((c.event_dim for c in cseq), default=0), kind=kind.lower())
+                         event_dim, kind=kind.lower())
 
     def _check_slices(self, a: np.ndarray) -> np.ndarray:
         if not -a.ndim <= self.dim < a.ndim:
-            raise AssertionError(f"dim {self.dim} out of range for tensor with {a.ndim} "
+            raise AssertionError(f"dim {self.dim} out of range for value with {a.ndim} "
                                  "dimensions")
 
         def part(c: Constraint, index: Any) -> np.ndarray:
             return _array(c.check(_tensor(np.take(a, index, axis=self.dim))))
 
-        if self.lengths is None:  # stack: one constraint per index of dim
-            return np.stack([part(c, i) for i, c in enumerate(self.cseq)], self.dim)
+        if self.lengths is None:  # stack: one constraint per index of dim (zipped, as PyTorch)
+            return np.stack([part(c, i) for i, c in zip(range(a.shape[self.dim]), self.cseq)],
+                            self.dim)
         parts, start = [], 0
         for c, length in zip(self.cseq, self.lengths):
+            if start + length > a.shape[self.dim]:
+                raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension "
+                                   f"size ({a.shape[self.dim]}).")
             parts.append(part(c, np.arange(start, start + length)))
             start += length
         return np.concatenate(parts, self.dim)
 
 
+def _matrices(a: np.ndarray) -> np.ndarray:
+    """``a``, which a matrix constraint checks: refused below two dims, as PyTorch's tril."""
+    if a.ndim < 2:
+        raise RuntimeError("tril: input tensor must have at least 2 dimensions")
+    return a
+
+
 def _corr_cholesky_check(a: np.ndarray) -> np.ndarray:
     """Lower Cholesky factors with unit-norm rows (of correlation matrices)."""
+    a = _matrices(a)
     dtype = a.dtype if is_float_dtype(a.dtype) else np.dtype(np.float64)
     tol = finfo_of(dtype).eps * a.shape[-1] * 10
     unit_rows = (np.abs(np.linalg.norm(a, axis=-1) - 1.0) <= tol).all(-1)
-    lower = np.all(np.triu(a, 1) == 0, (-2, -1)) & np.all(np.diagonal(a, 0, -2, -1) > 0, -1)
-    return lower & unit_rows
+    return _lower_cholesky_check(a) & unit_rows
 
 
 def _square_check(a: np.ndarray) -> np.ndarray:
@@ -178,6 +196,24 @@ def _symmetric_check(a: np.ndarray) -> np.ndarray:
     if a.shape[-2] != a.shape[-1]:
         return _square_check(a)
     return np.isclose(a, np.swapaxes(a, -1, -2), atol=1e-6).all((-2, -1))
+
+
+def _definite_check(a: np.ndarray, strict: bool) -> np.ndarray:
+    """Symmetric with positive (or nonnegative) eigenvalues; non-square matrices fail."""
+    symmetric = _symmetric_check(a)
+    if a.shape[-2] != a.shape[-1]:
+        return symmetric
+    eigenvalues = np.linalg.eigvalsh(a)
+    return symmetric & np.all(eigenvalues > 0 if strict else eigenvalues >= 0, -1)
+
+
+def _lower_triangular_check(a: np.ndarray) -> np.ndarray:
+    # as PyTorch, ``tril(a) == a``: a NaN anywhere fails
+    return np.all(np.tril(_matrices(a)) == a, (-2, -1))
+
+
+def _lower_cholesky_check(a: np.ndarray) -> np.ndarray:
+    return _lower_triangular_check(a) & np.all(np.diagonal(a, 0, -2, -1) > 0, -1)
 
 
 def _bound(value: Any) -> Any:
@@ -204,20 +240,16 @@ positive_integer = _Constraint("IntegerGreaterThan(lower_bound=1)",
                                lambda a: (a >= 1) & (a % 1 == 0), True)
 simplex = _Constraint("Simplex()", lambda a: (a >= 0).all(-1) & (np.abs(a.sum(-1) - 1) < 1e-6),
                       event_dim=1)
-real_vector = _Constraint("IndependentConstraint(Real(), 1)", lambda a: (a == a).all(-1),
-                          event_dim=1, kind="real_vector")
 one_hot = _Constraint("OneHot()", lambda a: ((a == 0) | (a == 1)).all(-1) & (a.sum(-1) == 1),
                       True, event_dim=1)
 square = _Constraint("Square()", _square_check, event_dim=2)
 symmetric = _Constraint("Symmetric()", _symmetric_check, event_dim=2)
-positive_definite = _Constraint("PositiveDefinite()", lambda a: _symmetric_check(a) & np.all(
-    np.linalg.eigvalsh(a) > 0, -1), event_dim=2)
-positive_semidefinite = _Constraint("PositiveSemidefinite()", lambda a: _symmetric_check(a) &
-                                    np.all(np.linalg.eigvalsh(a) >= 0, -1), event_dim=2)
-lower_cholesky = _Constraint("LowerCholesky()", lambda a: np.all(
-    np.triu(a, 1) == 0, (-2, -1)) & np.all(np.diagonal(a, 0, -2, -1) > 0, -1), event_dim=2)
-lower_triangular = _Constraint("LowerTriangular()", lambda a: np.all(
-    np.triu(a, 1) == 0, (-2, -1)), event_dim=2)
+positive_definite = _Constraint("PositiveDefinite()", lambda a: _definite_check(a, True),
+                                event_dim=2)
+positive_semidefinite = _Constraint("PositiveSemidefinite()",
+                                    lambda a: _definite_check(a, False), event_dim=2)
+lower_cholesky = _Constraint("LowerCholesky()", _lower_cholesky_check, event_dim=2)
+lower_triangular = _Constraint("LowerTriangular()", _lower_triangular_check, event_dim=2)
 corr_cholesky = _Constraint("CorrCholesky()", _corr_cholesky_check, event_dim=2)
 
 
@@ -276,7 +308,7 @@ def multinomial(upper_bound: int) -> Constraint:
 
 def cat(cseq: Any, dim: int = 0, lengths: Any = None) -> Constraint:
     """``cseq[i]`` on the i-th block (``lengths[i]`` long, 1 by default) along ``dim``."""
-    cseq = list(cseq)
+    cseq = _constraint_list(cseq)
     lengths = [1] * len(cseq) if lengths is None else list(lengths)
     if len(lengths) != len(cseq):
         raise AssertionError(f"lengths ({len(lengths)}) must match cseq ({len(cseq)})")
@@ -285,17 +317,41 @@ def cat(cseq: Any, dim: int = 0, lengths: Any = None) -> Constraint:
 
 def stack(cseq: Any, dim: int = 0) -> Constraint:
     """``cseq[i]`` on the i-th index along ``dim``."""
-    return _Composite("Stack", list(cseq), dim, None)
+    return _Composite("Stack", _constraint_list(cseq), dim, None)
+
+
+def _constraint_list(cseq: Any) -> list:
+    cseq = list(cseq)
+    if not all(isinstance(c, Constraint) for c in cseq):
+        raise AssertionError("All elements of cseq must be Constraint instances")
+    return cseq
+
+
+def _check_base(base_constraint: Any) -> None:
+    if not isinstance(base_constraint, Constraint):
+        raise AssertionError(f"base_constraint must be a Constraint, got "
+                             f"{type(base_constraint).__name__}")
 
 
 def independent(base_constraint: Constraint, reinterpreted_batch_ndims: int) -> Constraint:
     """``base_constraint`` with its last ``reinterpreted_batch_ndims`` dims checked as one
     event."""
     n = reinterpreted_batch_ndims
+    _check_base(base_constraint)
+    if not isinstance(n, int):
+        raise AssertionError(f"reinterpreted_batch_ndims must be an int, got {type(n).__name__}")
+    if n < 0:
+        raise AssertionError(f"reinterpreted_batch_ndims must be >= 0, got {n}")
 
     def check(a: np.ndarray) -> np.ndarray:
-        ok = _array(base_constraint.check(_tensor(a)))
-        return np.asarray(ok.all(tuple(range(-n, 0)))) if n and ok.ndim >= n else ok
+        if isinstance(base_constraint, _Constraint) and not is_dependent(base_constraint):
+            ok = base_constraint._check_array(a)  # (a built-in one: no tensor round trip)
+        else:
+            ok = _array(base_constraint.check(_tensor(a)))
+        if ok.ndim < n:
+            raise ValueError(f"Expected value.dim() >= {base_constraint.event_dim + n} but "
+                             f"got {a.ndim}")
+        return np.asarray(ok.all(tuple(range(-n, 0)))) if n else ok
     out = _Constraint(f"IndependentConstraint({base_constraint!r}, {n})", check,
                       base_constraint.is_discrete, base_constraint.event_dim + n,
                       kind="independent")
@@ -303,12 +359,16 @@ def independent(base_constraint: Constraint, reinterpreted_batch_ndims: int) -> 
     return out
 
 
+real_vector = independent(real, 1)
+
+
 class MixtureSameFamilyConstraint(_Constraint):
     """The support of ``MixtureSameFamily``: the components' support, checked on a value
     broadcast against the component dim."""
 
     def __init__(self, base_constraint: Constraint) -> None:
-        super().__init__(f"MixtureSameFamilyConstraint(base_constraint={base_constraint!r})",
+        _check_base(base_constraint)
+        super().__init__(f"MixtureSameFamilyConstraint({base_constraint!r})",
                          self._check_components, base_constraint.is_discrete,
                          base_constraint.event_dim, kind="MixtureSameFamilyConstraint")
         self.components = base_constraint

@@ -13,6 +13,7 @@ import numpy as np
 from .._core.grad_mode import no_grad
 from .._core.size import Size
 from .._core.tensor_base import TensorBase
+from .._core.warnings import warn
 from ..dtypes import is_float_dtype
 from ..functions.creation import tensor as _tensor
 from ..tensor import Tensor
@@ -30,11 +31,26 @@ def as_tensor_like(value: Any, like: TensorBase | None = None) -> TensorBase:
                    else value, dtype=dtype)
 
 
+def _check_broadcast(a: tuple, b: tuple) -> None:
+    """PyTorch's RuntimeError where shapes ``a`` and ``b`` do not broadcast."""
+    for i in range(1, min(len(a), len(b)) + 1):
+        if a[-i] != b[-i] and a[-i] != 1 and b[-i] != 1:
+            raise RuntimeError(f"The size of tensor a ({a[-i]}) must match the size of tensor "
+                               f"b ({b[-i]}) at non-singleton dimension "
+                               f"{max(len(a), len(b)) - i}")
+
+
 def broadcast_all(*values: Any) -> tuple:
     """The values as tensors broadcast to one shape (numbers take the tensors' dtype)."""
     like = next((v for v in values if isinstance(v, TensorBase)), None)
     ts = [as_tensor_like(v, like) for v in values]
-    shape = np.broadcast_shapes(*(t.shape for t in ts))
+    try:
+        shape = np.broadcast_shapes(*(t.shape for t in ts))
+    except ValueError:
+        shape = ()
+        for t in ts:  # the first mismatch named as PyTorch's broadcast does
+            _check_broadcast(shape, tuple(t.shape))
+            shape = np.broadcast_shapes(shape, tuple(t.shape))
     return tuple(t if t.shape == shape else t.expand(*shape) for t in ts)
 
 
@@ -55,8 +71,16 @@ class Distribution:
         self._validate_args = Distribution._validate_default if validate_args is None \
             else validate_args
         if self._validate_args:
+            if self.arg_constraints is Distribution.arg_constraints:  # the subclass set none
+                warn(f"{self.__class__} does not define `arg_constraints`. Please set "
+                     "`arg_constraints = {}` or initialize the distribution with "
+                     "`validate_args=False` to turn off validation.")
             for name, constraint in self.arg_constraints.items():
                 value = self.__dict__.get(name)
+                if value is None and isinstance(getattr(type(self), name, None), property):
+                    # a parameter read from elsewhere (Chi2's df, HalfNormal's scale); as
+                    # PyTorch, lazily computed ones (lazy_property) are not computed for this
+                    value = getattr(self, name)
                 if not isinstance(value, TensorBase) or constraints.is_dependent(constraint):
                     continue
                 if not constraint.check(value).all():
@@ -154,10 +178,27 @@ class Distribution:
         return new
 
     def _validate_sample(self, value: TensorBase) -> None:
-        if not self._validate_args or self.support is None:
-            return
+        if self._validate_args:
+            self._check_sample(value)
+
+    def _check_sample(self, value: TensorBase) -> None:
+        """PyTorch's ``_validate_sample`` (whatever this distribution's ``validate_args``):
+        ``value``'s shape against the batch and event shapes, then the support."""
         if not isinstance(value, Tensor):
             raise ValueError("The value argument to log_prob must be a Tensor")
+        actual, expected = Size(value.shape), self._batch_shape + self._event_shape
+        if actual[len(actual) - len(self._event_shape):] != self._event_shape:
+            raise ValueError(f"The right-most size of value must match event_shape: {actual} "
+                             f"vs {self._event_shape}.")
+        for i, j in zip(reversed(actual), reversed(expected)):
+            if i != 1 and j != 1 and i != j:
+                raise ValueError(f"Value is not broadcastable with batch_shape+event_shape: "
+                                 f"{actual} vs {expected}.")
+        if self.support is None:  # a subclass that sets no support: nothing to check against
+            warn(f"{self.__class__} does not define `support` to enable sample validation. "
+                 "Please initialize the distribution with `validate_args=False` to turn off "
+                 "validation.")
+            return
         ok = self.support.check(value)
         if not np.all(ok):
             raise ValueError(f"Expected value argument ({type(value).__name__} of shape "

@@ -32,6 +32,11 @@ class Geometric(Distribution):
         self.logits = lg if lg is not None else probs_to_logits(p, is_binary=True)
         self._param = self.probs if p is not None else self.logits
         super().__init__(self.probs.shape, validate_args=validate_args)
+        if self._validate_args and p is not None and not bool((p > 0).all()):
+            # beyond unit_interval: a probability of success of 0 never stops
+            raise ValueError(f"Expected parameter probs ({type(p).__name__} of shape "
+                             f"{tuple(p.shape)}) of distribution {self!r} to be positive but "
+                             f"found invalid values:\n{p[~(p > 0)]}")
 
     def sample(self, sample_shape: Any = ()) -> TensorBase:
         """Geometric draws (from 0)."""

@@ -22,7 +22,8 @@ class HalfCauchy(TransformedDistribution):
     support = constraints.nonnegative
 
     def __init__(self, scale: Any, validate_args: bool | None = None) -> None:
-        base = Cauchy(0.0, scale, validate_args=validate_args)
+        # the base is not validated: the scale is, as this distribution's (PyTorch's order)
+        base = Cauchy(0.0, scale, validate_args=False)
         super().__init__(base, AbsTransform(), validate_args=validate_args)
 
     @property

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._core.tensor_base import TensorBase
+from . import constraints
 from .distribution import Distribution
 
 __all__ = ["Independent"]
@@ -27,9 +28,34 @@ class Independent(Distribution):
             reinterpreted_batch_ndims
         cut = len(batch) - reinterpreted_batch_ndims
         super().__init__(batch[:cut], batch[cut:] + tuple(base_distribution.event_shape),
-                         validate_args=False)
-        self.has_rsample = base_distribution.has_rsample
-        self.support = base_distribution.support
+                         validate_args=validate_args)
+
+    @property
+    def has_rsample(self) -> bool:  # type: ignore[override]
+        """As the base distribution."""
+        return self.base_dist.has_rsample
+
+    @property
+    def has_enumerate_support(self) -> bool:  # type: ignore[override]
+        """As the base distribution, when no dim is reinterpreted."""
+        return self.reinterpreted_batch_ndims == 0 and self.base_dist.has_enumerate_support
+
+    @constraints.dependent_property
+    def support(self) -> Any:
+        """The base support, with the reinterpreted dims checked as one event."""
+        support = self.base_dist.support
+        if self.reinterpreted_batch_ndims:
+            support = constraints.independent(support, self.reinterpreted_batch_ndims)
+        return support
+
+    def expand(self, batch_shape: Any) -> Independent:
+        """The base distribution expanded over ``batch_shape`` and the reinterpreted dims."""
+        new = super().expand(batch_shape)
+        assert isinstance(new, Independent)
+        n = self.reinterpreted_batch_ndims
+        new.base_dist = self.base_dist.expand(tuple(batch_shape) +
+                                              tuple(self.event_shape[:n]))
+        return new
 
     def _sum(self, value: TensorBase) -> TensorBase:
         n = self.reinterpreted_batch_ndims
@@ -51,6 +77,12 @@ class Independent(Distribution):
         """The base entropies summed over the reinterpreted dims."""
         return self._sum(self.base_dist.entropy())
 
+    def enumerate_support(self, expand: bool = True) -> TensorBase:
+        """The base distribution's, when no dim is reinterpreted."""
+        if self.reinterpreted_batch_ndims > 0:
+            raise NotImplementedError("Enumeration over cartesian product is not implemented")
+        return self.base_dist.enumerate_support(expand=expand)
+
     @property
     def mean(self) -> TensorBase:
         """The base mean."""
@@ -65,3 +97,6 @@ class Independent(Distribution):
     def variance(self) -> TensorBase:
         """The base variance."""
         return self.base_dist.variance
+
+    def __repr__(self) -> str:
+        return f"Independent({self.base_dist!r}, {self.reinterpreted_batch_ndims})"

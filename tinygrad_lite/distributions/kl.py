@@ -37,7 +37,6 @@ from .gumbel import Gumbel
 from .half_normal import HalfNormal
 from .independent import Independent
 from .laplace import Laplace
-from .log_normal import LogNormal
 from .lowrank_multivariate_normal import (
     LowRankMultivariateNormal,
     _batch_lowrank_logdet,
@@ -367,21 +366,6 @@ def _kl_transformed_transformed(p: Any, q: Any) -> TensorBase:
     if p.event_shape != q.event_shape:
         raise NotImplementedError
     return kl_divergence(p.base_dist, q.base_dist)
-
-
-# PyTorch's LogNormal is a TransformedDistribution (ours is not): against any other
-# transformed distribution its transforms differ, and PyTorch raises a bare error
-@register_kl(LogNormal, TransformedDistribution)
-@register_kl(TransformedDistribution, LogNormal)
-def _kl_lognormal_transformed(p: Any, q: Any) -> TensorBase:
-    raise NotImplementedError
-
-
-@register_kl(LogNormal, LogNormal)
-def _kl_lognormal_lognormal(p: Any, q: Any) -> TensorBase:
-    if p.event_shape != q.event_shape:
-        raise NotImplementedError
-    return _kl_normal_normal(p.base_dist, q.base_dist)
 
 
 @register_kl(Uniform, Uniform)

@@ -1,19 +1,21 @@
-"""``LogNormal``: ``exp`` of a Normal(loc, scale), as ``torch.distributions.log_normal``."""
+"""``LogNormal``: ``exp`` of a Normal(loc, scale), as ``torch.distributions.log_normal``: a
+TransformedDistribution through ``ExpTransform`` (its log_prob, cdf and icdf, and their
+validation, are the change of variables')."""
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from .._core.tensor_base import TensorBase
 from . import constraints
-from .distribution import Distribution
 from .normal import Normal
+from .transformed_distribution import TransformedDistribution
+from .transforms import ExpTransform
 
 __all__ = ["LogNormal"]
 
 
-class LogNormal(Distribution):
+class LogNormal(TransformedDistribution):
     """``exp`` of a Normal(loc, scale)."""
 
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
@@ -21,44 +23,18 @@ class LogNormal(Distribution):
     has_rsample = True
 
     def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:
-        self.base_dist = Normal(loc, scale, validate_args)
-        super().__init__(self.loc.shape, validate_args=validate_args)
+        base = Normal(loc, scale, validate_args=validate_args)
+        super().__init__(base, ExpTransform(), validate_args=validate_args)
 
     @property
     def loc(self) -> TensorBase:
         """The base Normal's mean (a property, as PyTorch: ``repr`` does not list it)."""
-        return self.base_dist.loc
+        return self.base_dist.loc  # type: ignore[attr-defined]
 
     @property
     def scale(self) -> TensorBase:
         """The base Normal's standard deviation."""
-        return self.base_dist.scale
-
-    def expand(self, batch_shape: Any) -> LogNormal:
-        """The same distribution over a larger batch (the base Normal expanded)."""
-        new = copy.copy(self)
-        new.base_dist = self.base_dist.expand(batch_shape)
-        new._batch_shape = new.base_dist.batch_shape
-        return new
-
-    def rsample(self, sample_shape: Any = ()) -> TensorBase:
-        """``exp`` of a Normal sample."""
-        return self.base_dist.rsample(sample_shape).exp()
-
-    def log_prob(self, value: TensorBase) -> TensorBase:
-        """The Normal log-density of ``log x`` minus ``log x``."""
-        self._validate_sample(value)
-        y = value.log()
-        return self.base_dist.log_prob(y) - y
-
-    def cdf(self, value: TensorBase) -> TensorBase:
-        """The Normal CDF of ``log x``."""
-        self._validate_sample(value)
-        return self.base_dist.cdf(value.log())
-
-    def icdf(self, value: TensorBase) -> TensorBase:
-        """``exp`` of the Normal's inverse CDF."""
-        return self.base_dist.icdf(value).exp()
+        return self.base_dist.scale  # type: ignore[attr-defined]
 
     def entropy(self) -> TensorBase:
         """The Normal entropy plus ``loc``."""

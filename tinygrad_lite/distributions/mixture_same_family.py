@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._core.tensor_base import TensorBase
+from . import constraints
 from .categorical import Categorical
 from .distribution import Distribution
 
@@ -22,14 +23,14 @@ class MixtureSameFamily(Distribution):
                  validate_args: bool | None = None) -> None:
         self._mixture_distribution = mixture_distribution
         self._component_distribution = component_distribution
-        if not isinstance(mixture_distribution, Categorical):
-            raise ValueError("The Mixture distribution needs to be an instance of "
+        if not isinstance(mixture_distribution, Categorical):  # (PyTorch's text, spaces too)
+            raise ValueError(" The Mixture distribution needs to be an  instance of "
                              "torch.distributions.Categorical")
         if not isinstance(component_distribution, Distribution):
-            raise ValueError("The Component distribution need to be an instance of "
+            raise ValueError("The Component distribution needs to be an instance of "
                              "torch.distributions.Distribution")
-        mdbs = tuple(mixture_distribution.batch_shape)
-        cdbs = tuple(component_distribution.batch_shape)[:-1]
+        mdbs = mixture_distribution.batch_shape
+        cdbs = component_distribution.batch_shape[:-1]
         for size1, size2 in zip(reversed(mdbs), reversed(cdbs)):
             if size1 != 1 and size2 != 1 and size1 != size2:
                 raise ValueError(f"`mixture_distribution.batch_shape` ({mdbs}) is not "
@@ -54,10 +55,26 @@ class MixtureSameFamily(Distribution):
         """The batched components."""
         return self._component_distribution
 
-    @property
+    @constraints.dependent_property
     def support(self) -> Any:
-        """The components' support."""
-        return self._component_distribution.support
+        """The components' support, checked against every component."""
+        return constraints.MixtureSameFamilyConstraint(self._component_distribution.support)
+
+    def expand(self, batch_shape: Any) -> MixtureSameFamily:
+        """The mixture and the components expanded over ``batch_shape``."""
+        new = super().expand(batch_shape)
+        assert isinstance(new, MixtureSameFamily)
+        shape = tuple(batch_shape)
+        new._component_distribution = self._component_distribution.expand(
+            shape + (self._num_component,))
+        mixture = self._mixture_distribution.expand(shape)
+        assert isinstance(mixture, Categorical)
+        new._mixture_distribution = mixture
+        return new
+
+    def __repr__(self) -> str:
+        return (f"MixtureSameFamily(\n  {self._mixture_distribution},\n  "
+                f"{self._component_distribution})")
 
     def _pad(self, x: TensorBase) -> TensorBase:
         # a slot for the component dim, just left of the event dims

@@ -76,6 +76,8 @@ class StudentT(Distribution):
     def variance(self) -> TensorBase:
         """``scale^2 df / (df - 2)`` for df > 2, inf for 1 < df <= 2, NaN for df <= 1."""
         df = self.df
-        var = self.scale.pow(2) * df / (df - 2)
+        # df - 2 at df = 2 would put 0 * inf = NaN into the gradient of the masked entries
+        safe_df = _fn.where(df > 2, df, 3.0)
+        var = self.scale.pow(2) * safe_df / (safe_df - 2)
         var = _fn.where(df <= 2, math.inf, var)
         return _fn.where(df <= 1, math.nan, var)

@@ -24,13 +24,13 @@ class TransformedDistribution(Distribution):
                  validate_args: bool | None = None) -> None:
         if isinstance(transforms, Transform):
             self.transforms = [transforms]
-        elif isinstance(transforms, list) and all(isinstance(t, Transform)
-                                                  for t in transforms):
-            self.transforms = list(transforms)
+        elif isinstance(transforms, list):
+            if not all(isinstance(t, Transform) for t in transforms):
+                raise ValueError("transforms must be a Transform or a list of Transforms")
+            self.transforms = transforms
         else:
-            raise ValueError(f"transforms must be a Transform or a list of Transforms, but "
-                             f"was {transforms}")
-        base_shape = tuple(base_distribution.batch_shape) + tuple(base_distribution.event_shape)
+            raise ValueError(f"transforms must be a Transform or list, but was {transforms}")
+        base_shape = base_distribution.batch_shape + base_distribution.event_shape
         base_event_dim = len(base_distribution.event_shape)
         transform = ComposeTransform(self.transforms)
         if len(base_shape) < transform.domain.event_dim:
@@ -56,7 +56,7 @@ class TransformedDistribution(Distribution):
         """As the base distribution."""
         return self.base_dist.has_rsample
 
-    @property
+    @constraints.dependent_property(is_discrete=False)
     def support(self) -> Any:
         """The last transform's codomain (over the whole event)."""
         if not self.transforms:
@@ -121,7 +121,8 @@ class TransformedDistribution(Distribution):
         """The base CDF at the pre-image (flipped where the transforms decrease)."""
         for transform in self.transforms[::-1]:
             value = transform.inv(value)
-        self.base_dist._validate_sample(value)
+        if self._validate_args:  # this distribution's flag decides, as PyTorch's
+            self.base_dist._check_sample(value)
         return self._monotonize_cdf(self.base_dist.cdf(value))
 
     def icdf(self, value: TensorBase) -> TensorBase:

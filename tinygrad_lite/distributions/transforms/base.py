@@ -73,10 +73,13 @@ class Transform:
         return self._inverse_transform
 
     def with_cache(self, cache_size: int = 1) -> Transform:
-        """A copy of this transform that caches its last call."""
+        """A copy of this transform that caches its last call (built anew when the class
+        takes no other arguments; a class with parameters overrides this)."""
         if self._cache_size == cache_size:
             return self
-        raise NotImplementedError(f"{type(self).__name__}.with_cache is not implemented")
+        if type(self).__init__ is Transform.__init__:
+            return type(self)(cache_size=cache_size)
+        raise NotImplementedError(f"{type(self)}.with_cache is not implemented")
 
     def __eq__(self, other: object) -> bool:
         return self is other
@@ -159,6 +162,10 @@ class _InverseTransform(Transform):
         """The forward transform."""
         return self._inv
 
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        """The inverse of the forward transform with that cache."""
+        return self._inv.with_cache(cache_size).inv
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, _InverseTransform) and self._inv == other._inv
 
@@ -180,7 +187,7 @@ class _InverseTransform(Transform):
         return self._inv.forward_shape(shape)
 
     def __repr__(self) -> str:
-        return f"{self._inv!r}.inv"
+        return f"_InverseTransform({self._inv!r})"
 
 
 class ComposeTransform(Transform):
@@ -296,10 +303,6 @@ class _Elementwise(Transform):
     """A transform whose instances of one class are all equal (no parameters)."""
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self)
+        return isinstance(other, type(self))
 
     __hash__ = object.__hash__
-
-    def with_cache(self, cache_size: int = 1) -> Transform:
-        """A new instance with the cache size."""
-        return self if self._cache_size == cache_size else type(self)(cache_size=cache_size)

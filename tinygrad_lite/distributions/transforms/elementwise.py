@@ -13,8 +13,8 @@ from ..._core.tensor_base import TensorBase
 from ...dtypes import finfo_of
 from ...nn.functional import softplus
 from .. import constraints
-from ..distribution import Distribution
-from .base import Transform, _clipped_sigmoid, _Elementwise, _same, _sum_rightmost
+from ..distribution import Distribution, broadcast_all
+from .base import Transform, _clipped_sigmoid, _Elementwise, _same
 
 __all__ = ["ExpTransform", "SigmoidTransform", "TanhTransform", "SoftplusTransform", "AbsTransform",
            "PowerTransform", "AffineTransform", "CumulativeDistributionTransform"]
@@ -106,7 +106,8 @@ class PowerTransform(Transform):
 
     def __init__(self, exponent: Any, cache_size: int = 0) -> None:
         super().__init__(cache_size=cache_size)
-        self.exponent = exponent
+        # a tensor, as PyTorch's (``sign`` is then a tensor too)
+        (self.exponent,) = broadcast_all(exponent)
 
     def with_cache(self, cache_size: int = 1) -> Transform:
         """A copy with the cache size."""
@@ -115,9 +116,8 @@ class PowerTransform(Transform):
 
     @property
     def sign(self) -> Any:
-        """The sign of the exponent."""
-        e = self.exponent
-        return e.sign() if isinstance(e, TensorBase) else (e > 0) - (e < 0)
+        """The sign of the exponent (a tensor)."""
+        return self.exponent.sign()
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, PowerTransform) and _same(self.exponent, other.exponent)
@@ -190,16 +190,17 @@ class AffineTransform(Transform):
 
     def log_abs_det_jacobian(self, x: TensorBase, y: TensorBase) -> TensorBase:
         """``log |scale|`` at every element, summed over the event dims."""
+        # as PyTorch: the scale's (not x's) event dims summed, then expanded to x's batch
+        # (a scale with more batch dims than x is refused by the expand)
         shape = tuple(x.shape)
         if isinstance(self.scale, TensorBase):
             result = self.scale.abs().log()
-            result = result.expand(*np.broadcast_shapes(shape, tuple(result.shape)))
         else:
             result = _fn.full_like(x, math.log(abs(self.scale)))
         if self._event_dim:
-            result = _sum_rightmost(result, self._event_dim)
+            result = result.reshape(*result.shape[:result.ndim - self._event_dim], -1).sum(-1)
             shape = shape[:len(shape) - self._event_dim]
-        return result.expand(*np.broadcast_shapes(shape, tuple(result.shape)))
+        return result.expand(*shape)
 
     def forward_shape(self, shape: Any) -> tuple:
         """Broadcast with ``loc`` and ``scale``."""
@@ -222,6 +223,12 @@ class CumulativeDistributionTransform(Transform):
     def domain(self) -> Any:
         """The distribution's support."""
         return self.distribution.support
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        """A copy with the cache size."""
+        if self._cache_size == cache_size:
+            return self
+        return CumulativeDistributionTransform(self.distribution, cache_size)
 
     def _call(self, x: TensorBase) -> TensorBase:
         return self.distribution.cdf(x)

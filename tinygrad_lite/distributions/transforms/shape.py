@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from ... import functions as _fn
+from ..._core.size import Size
 from ..._core.tensor_base import TensorBase
 from .. import constraints
 from .base import Transform, _sum_rightmost
@@ -21,7 +22,7 @@ class ReshapeTransform(Transform):
     bijective = True
 
     def __init__(self, in_shape: Any, out_shape: Any, cache_size: int = 0) -> None:
-        self.in_shape, self.out_shape = tuple(in_shape), tuple(out_shape)
+        self.in_shape, self.out_shape = Size(in_shape), Size(out_shape)
         if int(np.prod(self.in_shape)) != int(np.prod(self.out_shape)):
             raise ValueError("in_shape, out_shape have different numbers of elements")
         super().__init__(cache_size=cache_size)
@@ -36,11 +37,13 @@ class ReshapeTransform(Transform):
         """The reals over ``out_shape``."""
         return constraints.independent(constraints.real, len(self.out_shape))
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, ReshapeTransform) and (self.in_shape, self.out_shape) == (
-            other.in_shape, other.out_shape)
+    # (equality is identity, as PyTorch's: it defines no __eq__ for this transform)
 
-    __hash__ = object.__hash__
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        """A copy with the cache size."""
+        if self._cache_size == cache_size:
+            return self
+        return ReshapeTransform(self.in_shape, self.out_shape, cache_size)
 
     def _call(self, x: TensorBase) -> TensorBase:
         return x.reshape(*x.shape[:x.ndim - len(self.in_shape)], *self.out_shape)
@@ -54,12 +57,16 @@ class ReshapeTransform(Transform):
 
     def forward_shape(self, shape: Any) -> tuple:
         """``shape`` with its ``in_shape`` tail replaced by ``out_shape``."""
+        if len(shape) < len(self.in_shape):
+            raise ValueError("Too few dimensions on input")
         if tuple(shape[len(shape) - len(self.in_shape):]) != self.in_shape:
             raise ValueError(f"Shape mismatch: expected {self.in_shape} at the end of {shape}")
         return tuple(shape[:len(shape) - len(self.in_shape)]) + self.out_shape
 
     def inverse_shape(self, shape: Any) -> tuple:
         """``shape`` with its ``out_shape`` tail replaced by ``in_shape``."""
+        if len(shape) < len(self.out_shape):
+            raise ValueError("Too few dimensions on input")
         if tuple(shape[len(shape) - len(self.out_shape):]) != self.out_shape:
             raise ValueError(f"Shape mismatch: expected {self.out_shape} at the end of {shape}")
         return tuple(shape[:len(shape) - len(self.out_shape)]) + self.in_shape
@@ -73,6 +80,13 @@ class IndependentTransform(Transform):
         super().__init__(cache_size=cache_size)
         self.base_transform = base_transform.with_cache(cache_size)
         self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        """A copy with the cache size (its base transform caching too)."""
+        if self._cache_size == cache_size:
+            return self
+        return IndependentTransform(self.base_transform, self.reinterpreted_batch_ndims,
+                                    cache_size)
 
     @property
     def domain(self) -> Any:
@@ -96,17 +110,16 @@ class IndependentTransform(Transform):
         """As the base transform."""
         return self.base_transform.sign
 
-    def __eq__(self, other: object) -> bool:
-        return (isinstance(other, IndependentTransform)
-                and self.base_transform == other.base_transform
-                and self.reinterpreted_batch_ndims == other.reinterpreted_batch_ndims)
-
-    __hash__ = object.__hash__
+    # (equality is identity, as PyTorch's: it defines no __eq__ for this transform)
 
     def _call(self, x: TensorBase) -> TensorBase:
+        if x.ndim < self.domain.event_dim:
+            raise ValueError("Too few dimensions on input")
         return self.base_transform(x)
 
     def _inverse(self, y: TensorBase) -> TensorBase:
+        if y.ndim < self.codomain.event_dim:
+            raise ValueError("Too few dimensions on input")
         return self.base_transform.inv(y)
 
     def log_abs_det_jacobian(self, x: TensorBase, y: TensorBase) -> TensorBase:
@@ -121,3 +134,6 @@ class IndependentTransform(Transform):
     def inverse_shape(self, shape: Any) -> tuple:
         """As the base transform."""
         return self.base_transform.inverse_shape(shape)
+
+    def __repr__(self) -> str:
+        return f"IndependentTransform({self.base_transform!r}, {self.reinterpreted_batch_ndims})"

@@ -29,6 +29,14 @@ class SoftmaxTransform(_Elementwise):
     def _inverse(self, y: TensorBase) -> TensorBase:
         return y.log()
 
+    def forward_shape(self, shape: Any) -> tuple:
+        """The same shape (at least one dim)."""
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        return tuple(shape)
+
+    inverse_shape = forward_shape
+
 
 def _offset(x: TensorBase, k: int) -> TensorBase:
     """``k, k-1, ..., k-n+1`` for the last dim's n entries (the stick-breaking offsets)."""
@@ -58,8 +66,12 @@ class StickBreakingTransform(_Elementwise):
 
     def forward_shape(self, shape: Any) -> tuple:
         """One more entry in the last dim."""
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
         return tuple(shape[:-1]) + (shape[-1] + 1,)
 
     def inverse_shape(self, shape: Any) -> tuple:
         """One entry fewer in the last dim."""
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
         return tuple(shape[:-1]) + (shape[-1] - 1,)
