@@ -206,3 +206,23 @@ def test_expand_keeps_the_given_parameter():
         assert tuple(d.param_shape) == (2, 3)
     assert _tl_repr(repr(dist.Categorical(probs=tl.full((3,), 1 / 3)).expand((2,)))) == \
         repr(TD.Categorical(probs=torch.full((3,), 1 / 3)).expand((2,)))
+
+
+@pytest.mark.parametrize("make, value", [
+    (lambda lib: lib.distributions.Exponential(1.0), -1.0),
+    (lambda lib: lib.distributions.Uniform(0.0, 1.0), 2.0),
+    (lambda lib: lib.distributions.Normal(lib.zeros(2), 1.0), [1.0, 2.0, 3.0]),
+])
+def test_cdf_validates_its_value_as_pytorch(make, value):
+    """Exponential(1).cdf(-1) was -1.72 here: the cdf now checks the value's support and
+    shape as PyTorch's does."""
+    for lib in (tl, torch):
+        with pytest.raises(ValueError):
+            make(lib).cdf(lib.tensor(value))
+
+
+def test_dirichlet_mode_as_pytorch():
+    a = np.array([[2.0, 3.0, 1.5], [0.5, 0.2, 0.9], [0.5, 3.0, 1.5]])
+    ours = dist.Dirichlet(tl.tensor(a)).mode
+    theirs = torch.distributions.Dirichlet(torch.tensor(a)).mode
+    _same(ours, theirs)

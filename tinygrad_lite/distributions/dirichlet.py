@@ -69,6 +69,19 @@ class Dirichlet(ExponentialFamily):
         return self.concentration / self.concentration.sum(-1, keepdim=True)
 
     @property
+    def mode(self) -> TensorBase:
+        """``(a - 1)+ / sum (a - 1)+``; where every ``a_i < 1`` (the density peaks at the
+        corners), PyTorch's choice: the one-hot vector at the first component."""
+        shifted = (self.concentration - 1).clamp(min=0.0)
+        mode = shifted / shifted.sum(-1, keepdim=True)
+        at_corner = (self.concentration < 1).all(-1, keepdim=True)
+        if not at_corner.any():
+            return mode
+        corner = _fn.zeros_like(mode)
+        corner[..., 0] = 1
+        return _fn.where(at_corner, corner, mode)
+
+    @property
     def variance(self) -> TensorBase:
         """The per-component variance."""
         a0 = self.concentration.sum(-1, keepdim=True)

@@ -36,6 +36,7 @@ class Exponential(ExponentialFamily):
 
     def cdf(self, value: TensorBase) -> TensorBase:
         """``1 - exp(-rate x)``."""
+        self._validate_sample(value)
         return 1 - (-self.rate * value).exp()
 
     def icdf(self, value: TensorBase) -> TensorBase:

@@ -41,6 +41,7 @@ class Normal(ExponentialFamily):
 
     def cdf(self, value: TensorBase) -> TensorBase:
         """``(1 + erf((x - loc) / (scale sqrt 2))) / 2``."""
+        self._validate_sample(value)
         return 0.5 * (1 + _fn.erf((value - self.loc) / (self.scale * math.sqrt(2))))
 
     def icdf(self, value: TensorBase) -> TensorBase:

@@ -48,6 +48,7 @@ class Uniform(Distribution):
 
     def cdf(self, value: TensorBase) -> TensorBase:
         """The fraction of the interval below ``value``, clamped to [0, 1]."""
+        self._validate_sample(value)
         return ((value - self.low) / (self.high - self.low)).clamp(0, 1)
 
     def icdf(self, value: TensorBase) -> TensorBase:
