@@ -256,6 +256,8 @@ def test_product_shape_errors_match_pytorch(call, a, b):
     (lambda lib, x, y: lib.vdot(x, y), np.ones(3), np.ones(3, np.float32)),
     (lambda lib, x, y: lib.vdot(x, y), np.ones(3, bool), np.ones(3, bool)),
     (lambda lib, x, y: lib.linalg.vecdot(x, y), np.ones(3), np.ones(3, np.float32)),
+    (lambda lib, x, y: lib.dot(x, y), np.ones(3, np.int64), np.ones(3, np.float32)),
+    (lambda lib, x, y: lib.dot(x, y), np.ones(3, np.float32), np.ones(3)),
     (lambda lib, x, y: lib.linalg.vecdot(x, y), np.ones(3, np.int64), np.ones(3, np.int64)),
     (lambda lib, x, y: lib.cross(x, y), np.ones(4), np.ones(4)),
 ])

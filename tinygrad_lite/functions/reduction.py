@@ -266,6 +266,10 @@ def mv(input: TensorBase, vec: TensorBase) -> TensorBase:
 def dot(input: TensorBase, other: TensorBase) -> TensorBase:
     """Inner product of two 1-D tensors of the same size."""
     _expect_dims("dot", input=(input, 1), other=(other, 1))
+    a, b = input._data.dtype, other._data.dtype
+    if a != b:  # PyTorch's dot does not promote
+        raise RuntimeError("dot : expected both vectors to have same dtype, but found "
+                           f"{dtypes.torch_dtype_name(a)} and {dtypes.torch_dtype_name(b)}")
     if input._data.shape != other._data.shape:
         raise RuntimeError(f"dot: inconsistent tensor size: expected tensors of the same number "
                            f"of elements, got {input._data.shape} and {other._data.shape}")
