@@ -158,3 +158,15 @@ def test_tensor_of_a_list_of_one_element_tensors_reads_them_as_scalars():
         assert lib.tensor([lib.tensor(1.0, dtype=lib.float64), 2.0]).dtype == lib.float64
         with pytest.raises(ValueError, match="only one element tensors"):
             lib.tensor([lib.tensor([1.0, 2.0]), lib.tensor([3.0, 4.0])])
+
+
+def test_as_tensor_of_a_tensor_with_a_dtype_converts_in_the_graph():
+    """torch.as_tensor(t, dtype=...) is t.to(dtype): no copy-construction warning, and the
+    result stays in the graph."""
+    for lib in (tl, torch):
+        x = lib.ones(2, requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            y = lib.as_tensor(x, dtype=lib.float64)
+        assert y.requires_grad and type(y.grad_fn).__name__ == "ToCopyBackward0"
+        assert lib.as_tensor(x, dtype=lib.float32) is x

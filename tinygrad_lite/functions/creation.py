@@ -120,8 +120,8 @@ def tensor(data: Any, dtype: Any = None, requires_grad: bool = False,
 @public(method=False)
 def as_tensor(data: Any, dtype: Any = None) -> TensorBase:
     """``data`` as a tensor, without a copy when it already is one of the right dtype."""
-    if isinstance(data, TensorBase) and (dtype is None or data.dtype is dtypes.to_dtype(dtype)):
-        return data
+    if isinstance(data, TensorBase):  # PyTorch's data.to(dtype): in the graph, no copy if same
+        return data if dtype is None else data.to(dtypes.to_dtype(dtype))
     if isinstance(data, np.ndarray) and (dtype is None or data.dtype == _np_dtype(dtype)):
         return from_numpy(data)
     return tensor(data, dtype)
