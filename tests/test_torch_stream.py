@@ -17,6 +17,16 @@ def _torch():
     return pytest.importorskip("torch")
 
 
+def _cpu_vendor():
+    """The CPU vendor string (``GenuineIntel``, ``AuthenticAMD``), or "" where unknown."""
+    try:
+        with open("/proc/cpuinfo") as info:
+            return next((line.split(":")[1].strip() for line in info
+                         if line.startswith("vendor_id")), "")
+    except OSError:
+        return ""
+
+
 def _pair(seed, ours, theirs):
     torch = _torch()
     tl.manual_seed(seed)
@@ -242,3 +252,24 @@ def test_in_place_samplers_draw_as_pytorch(fill, size, dtype):
         return
     np.testing.assert_allclose(ours[0], theirs[0], rtol=4e-16, atol=0)
     np.testing.assert_array_equal(ours[1], theirs[1])
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("draw", [
+    lambda lib: lib.nn.functional.dropout(lib.ones(50_000), 0.3),
+    lambda lib: lib.nn.functional.dropout(lib.ones(4, 7, dtype=lib.float64), 0.5),
+    lambda lib: lib.nn.functional.dropout2d(lib.ones(4, 6, 3, 3), 0.25),
+    lambda lib: lib.nn.functional.alpha_dropout(lib.ones(40), 0.2, True),
+    lambda lib: lib.nn.Dropout(0.1)(lib.ones(3, 33)),
+    lambda lib: lib.empty(37).bernoulli_(0.4),
+])
+def test_dropout_masks_are_pytorchs(seed, draw):
+    """Dropout draws PyTorch's masks (its default bernoulli_ kernel: a uniform double per
+    value), and leaves the stream where PyTorch's leaves it. PyTorch uses that kernel except on
+    Intel CPUs with MKL, where it draws masks from MKL's generator (not reproduced here)."""
+    torch = _torch()
+    if torch.backends.mkl.is_available() and _cpu_vendor() == "GenuineIntel":
+        pytest.skip("PyTorch draws bernoulli_(p) with MKL's generator on Intel CPUs")
+    ours, theirs = _pair(seed, lambda lib: lib.cat([draw(lib).flatten().float(), lib.rand(3)]),
+                         lambda lib: lib.cat([draw(lib).flatten().float(), lib.rand(3)]))
+    np.testing.assert_array_equal(ours, theirs)

@@ -39,7 +39,6 @@ __all__ = ["TorchStream", "draw_dtype"]
 
 _BLOCK = 16  # PyTorch's normal_fill block: 8 Box-Muller pairs
 _EXACT_LIBM = 1 << 12  # float64 Box-Muller pairs computed with the C library's functions
-_FAST_MASK = 1 << 15  # dropout masks from this size draw from a seeded PCG64
 # the gamma sampler's float literals 1.0f / 3.0f and 0.0331f, as float32 values
 _THIRD_F32 = float(np.float32(1.0) / np.float32(3.0))
 _SQUEEZE_F32 = float(np.float32(0.0331))
@@ -115,17 +114,15 @@ class TorchStream(np.random.Generator):
                                              np.float64), size)
 
     def keep_mask(self, size: Any, p: float) -> np.ndarray:
-        """Dropout's mask: True with probability ``1 - p``. PyTorch draws its masks with MKL's
-        own generator, which no NumPy stream reproduces, so this takes the fastest draw from
-        this stream: a word per value against ``p * 2**32``, or for large masks float32
-        uniforms of a PCG64 seeded by one 64-bit value (NumPy's twister makes words at half
-        PCG64's speed)."""
+        """Dropout's mask, True with probability ``1 - p``: PyTorch's ``bernoulli_(1 - p)``,
+        a uniform double per value below ``1 - p`` (compared as its 53-bit integer against
+        ``(1 - p) * 2**53``, the same test without the conversion). That is PyTorch's default
+        kernel, which it runs on AMD CPUs; on Intel CPUs PyTorch draws masks with MKL's own
+        generator instead, which this does not reproduce."""
         shape = _shape(size)
-        n = math.prod(shape)
-        if n < _FAST_MASK:
-            return (self._words(n) >= math.ceil(p * 2.0 ** 32)).reshape(shape)
-        fast = np.random.Generator(np.random.PCG64(int(self._words64(1)[0])))
-        return fast.random(shape, dtype=np.float32) >= p
+        words = self._words64(math.prod(shape))
+        np.bitwise_and(words, np.uint64((1 << 53) - 1), out=words)
+        return (words < (1.0 - p) * 2.0 ** 53).reshape(shape)
 
     def exponential_as(self, rate: float, size: Any, dtype: Any) -> np.ndarray:
         """PyTorch's ``exponential_(rate)`` (also behind ``multinomial``): ``-log1p(-u) / rate``
