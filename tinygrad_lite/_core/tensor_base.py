@@ -173,10 +173,8 @@ def wrap(data: np.ndarray, grad_fn: Any = None) -> Any:
     filters = warnings.filters  # NumPy's warnings stay silent (see quiet.py): inlined check
     if not filters or filters[0] is not _quiet_front[0]:
         quiet.silence_numpy_warnings()
-    if not isinstance(data, np.ndarray):
-        # NumPy's ufuncs return a scalar for 0-d operands: a tensor holds an array, so that
-        # its views and numpy() share its memory (a write through x.view(1) reaches x)
-        data = np.asarray(data)
+    if not isinstance(data, np.ndarray):  # a ufunc's 0-d result is a NumPy scalar; a tensor
+        data = np.asarray(data)  # holds an array, so that its views and numpy() share memory
     t: TensorBase = _new(_result_type)
     t._data = data
     t._version_counter = [0]
