@@ -27,7 +27,7 @@ def test_channels_last_strides_and_contiguity():
     with pytest.raises(RuntimeError, match="rank 4"):
         tl.randn(2, 3).to(memory_format=tl.channels_last)
     with pytest.raises(RuntimeError, match="preserve"):
-        x.contiguous(memory_format=tl.preserve_format)
+        y.contiguous(memory_format=tl.preserve_format)  # (a contiguous x returns itself)
 
 
 def test_channels_last_model_gives_the_same_results():

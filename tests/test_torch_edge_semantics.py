@@ -440,3 +440,20 @@ def test_max_pool_gradient_of_an_all_minus_inf_padded_window_reaches_its_first_e
     results = [ours, pooled(torch)]
     for p, q in zip(*results):
         np.testing.assert_array_equal(p, q)
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.isclose(lib.ones(2), lib.ones(2, dtype=lib.float64)),
+    lambda lib: lib.allclose(lib.ones(2, dtype=lib.int64), lib.ones(2, dtype=lib.int32)),
+    lambda lib: lib.isclose(lib.ones(2), lib.ones(2), atol=-1),
+    lambda lib: lib.isclose(lib.ones(2), lib.ones(2), rtol=-0.5),
+    lambda lib: lib.allclose(lib.ones(2), lib.ones(3)),
+])
+def test_isclose_and_allclose_check_their_operands_as_pytorch(call):
+    """No dtype promotion, no negative tolerance, shapes that broadcast: PyTorch's errors."""
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError) as theirs:
+        call(torch)
+    with pytest.raises(RuntimeError) as ours:
+        call(tl)
+    assert str(theirs.value).split(" at ")[0].lower()[4:] in str(ours.value).lower()

@@ -35,7 +35,7 @@ from ._core.shared_storage import is_shared_array, share_array
 from ._core.size import Size, sizes_or_keyword
 from ._core.tensor_base import TensorBase, grad_dtype_np, register_result_type, wrap
 from ._core.tracing import report_graph_break, tracing_state
-from ._core.warnings import warn
+from ._core.warnings import warn, warn_once
 from ._tensor import (
     autograd,
     callables,
@@ -201,6 +201,9 @@ class Tensor(TensorBase):
         if self._data.size != 1:  # PyTorch's type here (item() raises RuntimeError)
             raise ValueError(f"only one element tensors can be converted to Python scalars "
                              f"(float() of a tensor of shape {tuple(self._data.shape)})")
+        if self._requires_grad:
+            warn_once("Converting a tensor with requires_grad=True to a scalar may lead to "
+                      "unexpected behavior.\nConsider using tensor.detach() first.")
         return float(self.item())
 
     def __int__(self) -> int:
@@ -210,7 +213,7 @@ class Tensor(TensorBase):
         return int(self.item())
 
     def __index__(self) -> int:
-        if self._data.dtype.kind not in "iu" or self._data.size != 1:
+        if self._data.dtype.kind not in "iub" or self._data.size != 1:
             raise TypeError("only integer tensors of a single element can be used as an index")
         return int(self._data.item())
 
@@ -325,9 +328,9 @@ class Tensor(TensorBase):
         return out
 
     def clone(self, *, memory_format: Any = None) -> TensorBase:
-        """A copy with its own memory; gradients flow back to this tensor. The copy keeps a
-        channels-last layout (PyTorch's ``preserve_format``), else is row-major, unless
-        ``memory_format`` says otherwise."""
+        """A copy with its own memory; gradients flow back to this tensor. The copy keeps the
+        strides of a dense tensor (a transpose, a channels-last layout: PyTorch's
+        ``preserve_format``), else is row-major, unless ``memory_format`` says otherwise."""
         return ops.clone(self, "preserve_format" if memory_format is None else memory_format)
 
     # -- dtype conversion ----------------------------------------------------------------------
@@ -344,14 +347,17 @@ class Tensor(TensorBase):
         if layout not in (None, "preserve_format") and not is_in_format(self._data, layout):
             # a copy in the asked memory layout (recorded), then any dtype conversion below
             return ops.clone(self, layout).to(*args, **kwargs)
+        flags = 0  # to(dtype, non_blocking, copy) positionally: the second bool is copy
         for arg in args:
             if isinstance(arg, Tensor):
                 target = arg.dtype
-            elif isinstance(arg, (str, device)) or (isinstance(arg, int)
-                                                     and not isinstance(arg, bool)):
+            elif isinstance(arg, bool):
+                flags += 1
+                copy = copy or (flags == 2 and arg)
+            elif isinstance(arg, (str, device)) or isinstance(arg, int):
                 check_device(arg, "to", meta_ok=True)
                 where = arg
-            elif not isinstance(arg, bool):  # to(dtype, non_blocking, copy) positionally
+            else:
                 target = arg
         if where is not None and wants_meta(where) != is_meta_array(self._data):
             if not wants_meta(where):
@@ -390,8 +396,8 @@ class Tensor(TensorBase):
     def __rpow__(self, other: Any) -> TensorBase:
         return ops.pow(other, self)
 
-    def __pos__(self) -> Tensor:
-        return self
+    def __pos__(self) -> TensorBase:
+        return functions.positive(self)  # (an error on bool tensors, as PyTorch's)
 
     def __matmul__(self, other: Any) -> TensorBase:
         return functions.matmul(self, other)
@@ -444,6 +450,10 @@ class Tensor(TensorBase):
         """``self`` where ``condition`` is true, else ``other``."""
         return functions.where(condition, self, other)
 
+    def polygamma(self, n: int) -> TensorBase:
+        """``tl.polygamma(n, self)`` (the order comes second in the method form)."""
+        return functions.polygamma(n, self)
+
     def view(self, *shape: Any, size: Any = None, dtype: Any = None) -> TensorBase:
         """``self`` with a new shape sharing its memory (a RuntimeError when the strides do not
         allow it, as PyTorch), or ``view(dtype)``: the same bytes read as another dtype."""
@@ -455,16 +465,25 @@ class Tensor(TensorBase):
         result = functions.reshape(self, *shape)
         data = self._data
         source = getattr(self, "_view_of", None)
-        # Only a user's own permute/transpose/slice fixes strides the way PyTorch's would; an
-        # op's output may be laid out differently here than in PyTorch, so a copy is allowed
-        if (source is not None and source[1] in ("permute", "getitem") and data.size > 1
-                and not np.may_share_memory(result._data, data)):
-            # NumPy had to copy: the view's strides cannot express the new shape
-            raise RuntimeError(
-                f"view size is not compatible with input tensor's size and stride (at least one "
-                f"dimension spans across two contiguous subspaces): a tensor of shape "
-                f"{tuple(data.shape)} (transposed, permuted or expanded) cannot be viewed as "
-                f"{tuple(result.shape)}. Use .reshape(...) instead.")
+        # Only a user's own permute/transpose/slice/expand fixes strides the way PyTorch's would;
+        # an op's output may be laid out differently here than in PyTorch, so a copy is allowed
+        if source is not None and data.size > 1:
+            if source[1] == "expand" and source[0]._data.shape == source[2]:
+                # (a small expand is stored densely: use the broadcast's strides)
+                laid_out = np.broadcast_to(source[0]._data, data.shape)
+                copied = not np.may_share_memory(laid_out.reshape(result.shape), laid_out)
+            else:  # (through reshapes, e.g. an unsqueeze of a transpose)
+                origin = source
+                while origin is not None and origin[1] == "reshape":
+                    origin = getattr(origin[0], "_view_of", None)
+                copied = (origin is not None and origin[1] in ("permute", "getitem")
+                          and not np.may_share_memory(result._data, data))
+            if copied:  # NumPy had to copy: the view's strides cannot express the new shape
+                raise RuntimeError(
+                    "view size is not compatible with input tensor's size and stride (at least "
+                    "one dimension spans across two contiguous subspaces). Use .reshape(...) "
+                    f"instead. (view of a tensor of shape {tuple(data.shape)} as "
+                    f"{tuple(result.shape)}: it is transposed, permuted, sliced or expanded)")
         return result
 
     def _view_as_dtype(self, dtype: dtypes.DType) -> TensorBase:
@@ -473,14 +492,25 @@ class Tensor(TensorBase):
         data = np.asarray(self._data)
         if dtype.np == data.dtype:
             return functions.reshape(self, self.shape)
-        if dtype.itemsize != data.dtype.itemsize and (
-                data.ndim == 0 or (data.shape[-1] * data.dtype.itemsize) % dtype.itemsize
-                or not data.flags.c_contiguous):
-            raise RuntimeError(
-                f"view: cannot view a tensor of shape {tuple(data.shape)} and dtype "
-                f"{self.dtype} as {dtype}: with different element sizes the last dimension must "
-                f"be contiguous and its size in bytes divisible by {dtype.itemsize}")
-        return wrap(data.view(dtype.np))
+        old, new = data.dtype.itemsize, dtype.itemsize
+        if old != new:  # PyTorch's conditions and texts
+            what = (f"to view {torch_dtype_name(data.dtype)} as {torch_dtype_name(dtype.np)} "
+                    "(different element sizes)")
+            if data.ndim == 0:
+                raise RuntimeError(f"self.dim() cannot be 0 {what}")
+            if data.strides[-1] != old and data.shape[-1] != 1:
+                raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got "
+                                   f"{data.strides[-1] // old}")
+            if (data.shape[-1] * old) % new:
+                raise RuntimeError(f"self.size(-1) must be divisible by {new // old} {what}, "
+                                   f"but got {data.shape[-1]}")
+            offset = layout.storage_offset(self)
+            if (offset * old) % new:
+                raise RuntimeError(f"self.storage_offset() must be divisible by {new // old} "
+                                   f"{what}, but got {offset}")
+        out = wrap(data.view(dtype.np))
+        out._version_counter = self._version_counter  # the same memory, as PyTorch's view
+        return out
 
     def view_as(self, other: TensorBase) -> TensorBase:
         """Same as ``reshape(other.shape)``."""
@@ -500,6 +530,8 @@ class Tensor(TensorBase):
 
     def flip(self, *axes: Any, dims: Any = None) -> TensorBase:
         """Reverse the order of elements along ``dims``."""
+        if not axes and dims is None:
+            raise TypeError('flip() missing 1 required positional arguments: "dims"')
         return functions.flip(self, _sizes(sizes_or_keyword(axes, dims, "flip", "dims")))
 
     def negative(self) -> TensorBase:
@@ -514,6 +546,13 @@ class Tensor(TensorBase):
     @property
     def mT(self) -> TensorBase:  # noqa: N802 - PyTorch's name
         """The last two dimensions swapped (batched matrix transpose)."""
+        if self._data.ndim < 2:  # PyTorch's rules: a 0-d tensor as it is, a vector refused
+            if self._data.ndim:
+                raise RuntimeError("tensor.mT is only supported on matrices or batches of "
+                                   f"matrices. Got {self._data.ndim}-D tensor.")
+            warn_once("Tensor.mT is deprecated on 0-D tensors. This function is the identity in "
+                      "these cases.")
+            return self
         return functions.transpose(self, -2, -1)
 
     __hash__ = TensorBase.__hash__  # defining __eq__ would otherwise make tensors unhashable

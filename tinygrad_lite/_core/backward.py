@@ -139,7 +139,7 @@ def grad(
             # a crop or transpose of a bigger gradient (padding, convolution): a recorded copy,
             # so the caller gets contiguous memory as without create_graph (and as PyTorch's
             # gradient penalties expect: they .view() it)
-            g = g.clone()
+            g = g.clone(memory_format="contiguous_format")
         if g is None and materialize_grads:
             g = wrap(np.zeros_like(t._data))
         result.append(g)

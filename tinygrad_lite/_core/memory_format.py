@@ -47,10 +47,23 @@ def is_in_format(a: np.ndarray, fmt: Any) -> bool:
     return a.ndim == rank and bool(a.transpose(order).flags.c_contiguous)
 
 
+def _dense(a: np.ndarray) -> bool:
+    """Whether ``a``'s elements fill its memory without gaps or overlaps in some order of its
+    dims (e.g. a transpose): PyTorch's "non-overlapping and dense"."""
+    step = a.itemsize
+    for stride, size in sorted((s, n) for s, n in zip(a.strides, a.shape) if n != 1):
+        if stride != step:
+            return False
+        step *= size
+    return a.size > 0
+
+
 def in_format(a: np.ndarray, fmt: Any) -> np.ndarray:
-    """A copy of ``a`` laid out in that format (``preserve_format`` keeps a channels-last
-    layout, else C order)."""
+    """A copy of ``a`` laid out in that format (``preserve_format`` keeps the strides of a dense
+    tensor, such as a transpose, and a channels-last layout; else C order)."""
     name = format_name(fmt)
+    if name == "preserve_format" and not a.flags.c_contiguous and _dense(a):
+        return np.array(a, order="K", copy=True)  # PyTorch keeps a dense tensor's strides
     if name == "preserve_format":
         name = next((n for n, (rank, _) in _ORDERS.items()
                      if a.ndim == rank and not a.flags.c_contiguous and is_in_format(a, n)),

@@ -14,7 +14,7 @@ import os
 import sys
 import warnings as _warnings
 
-__all__ = ["warn"]
+__all__ = ["warn", "warn_once"]
 
 # tinygrad_lite/ itself, with a separator: a sibling directory named tinygrad_lite_x is outside
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
@@ -33,3 +33,13 @@ def warn(message: str | Warning, category: type[Warning] = UserWarning) -> None:
         frame = frame.f_back
         level += 1
     _warnings.warn(message, category, stacklevel=level)
+
+
+_WARNED_ONCE: set[str] = set()  # the messages ``warn_once`` has given
+
+
+def warn_once(message: str, category: type[Warning] = UserWarning) -> None:
+    """``warn``, the first time in the process only: PyTorch's ``TORCH_WARN_ONCE``."""
+    if message not in _WARNED_ONCE:
+        _WARNED_ONCE.add(message)
+        warn(message, category)  # (this frame is inside the package: warn looks past it)

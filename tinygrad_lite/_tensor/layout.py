@@ -10,6 +10,8 @@ import numpy as np
 
 from .._core.memory_format import format_name, is_in_format
 from .._core.tensor_base import TensorBase
+from ..ops.common import normalize_dims
+from ..ops.movement import memory_root
 from . import constant
 
 __all__ = ["METHODS", "PROPERTIES"]
@@ -24,19 +26,27 @@ def is_contiguous(self: TensorBase, memory_format: Any = None) -> bool:
 def stride(self: TensorBase, dim: int | None = None) -> Any:
     """The step in elements between neighbours along each dim (or along ``dim``)."""
     data = self._data
-    steps = tuple(s // data.itemsize for s in data.strides) if data.itemsize else \
-        (0,) * data.ndim
+    if data.size == 0 and not any(data.strides):
+        # NumPy gives a new empty array zero strides; PyTorch's are row-major (sizes 0 count 1)
+        steps = tuple(int(np.prod([max(n, 1) for n in data.shape[i + 1:]]))
+                      for i in range(data.ndim))
+    else:
+        source = getattr(self, "_view_of", None)
+        if source is not None and source[1] == "expand" and source[0]._data.shape == source[2]:
+            # a small expand() result is stored densely: report the broadcast's strides
+            data = np.broadcast_to(source[0]._data, data.shape)
+        steps = tuple(s // data.itemsize for s in data.strides)
     if dim is None:
         return steps
-    return steps[dim if dim >= 0 else dim + data.ndim]
+    if not data.ndim:
+        raise IndexError(f"stride: Dimension specified as {dim} but tensor has no dimensions")
+    return steps[normalize_dims(dim, data.ndim, "stride")[0]]
 
 
 def storage_offset(self: TensorBase) -> int:
     """Where the first element lies in the memory it shares, in elements."""
     data = self._data
-    base = data
-    while isinstance(base.base, np.ndarray):
-        base = base.base
+    base = memory_root(data)
     if base is data or not data.itemsize:
         return 0
     return (data.__array_interface__["data"][0] - base.__array_interface__["data"][0]) \

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from .. import functions, ops
 from .._core.size import Size, sizes_or_keyword
-from .._core.tensor_base import TensorBase, wrap
-from .._core.warnings import warn
+from .._core.tensor_base import TensorBase
+from .._core.warnings import warn, warn_once
+from ..ops.movement import unfold_view
 
 __all__ = ["METHODS", "PROPERTIES"]
 
@@ -52,12 +51,10 @@ def unfold(self: TensorBase, dimension: int, size: int, step: int) -> TensorBase
         raise RuntimeError(f"maximum size for tensor at dimension {d} is {n} but size is {size}")
     if step <= 0:
         raise RuntimeError(f"step is {step} but must be > 0")
-    starts = np.arange(0, n - size + 1, step)
-    index = starts[:, None] + np.arange(size)[None, :]
-    moved = functions.movedim(self, d, -1) if self._data.ndim else self.reshape(1)
-    windows = moved[..., wrap(index)]  # (..., count, size)
+    if self._data.ndim:
+        return unfold_view(self, d, size, step)  # a view, as PyTorch's
     # a 0-d tensor is one window of its one element: shape (size,), as in PyTorch
-    return functions.movedim(windows, -2, d) if self._data.ndim else windows.reshape(-1)
+    return self.reshape(1)[: size]
 
 
 def resize(self: TensorBase, *sizes: Any) -> TensorBase:
@@ -92,10 +89,21 @@ def _conjugate_transpose(self: TensorBase) -> TensorBase:
     return functions.transpose(self, 0, 1)
 
 
+def _batch_conjugate_transpose(self: TensorBase) -> TensorBase:
+    """``.mH``: the conjugate transpose of a batch of matrices (``.mT``: tensors are real)."""
+    if self.ndim == 0:
+        warn_once("Tensor.mH is deprecated on 0-D tensors. Consider using x.conj().")
+        return self
+    if self.ndim == 1:
+        raise RuntimeError("tensor.mH is only supported on matrices or batches of matrices. Got "
+                           "1-D tensor.")
+    return self.mT
+
+
 METHODS: dict[str, Any] = {f.__name__: f for f in (
     nelement, ndimension, sum_to_size, unfold, resize, resize_as)}
 PROPERTIES = {
     "H": property(_conjugate_transpose),
-    "mH": property(lambda self: self.mT),  # the conjugate transpose of a real batch of matrices
+    "mH": property(_batch_conjugate_transpose),
     "name": property(lambda self: None),  # PyTorch 2.13: a read-only attribute, None on tensors
 }

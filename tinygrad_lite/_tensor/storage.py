@@ -17,17 +17,11 @@ from .._core.device import device as _device
 from .._core.shared_storage import is_shared_array
 from .._core.tensor_base import TensorBase
 from ..dtypes import from_numpy_dtype, to_dtype
+from ..ops.movement import memory_root
 
 __all__ = ["UntypedStorage", "TypedStorage", "is_storage", "METHODS", "PROPERTIES"]
 
 _PACKAGE = __name__.split(".")[0]
-
-
-def _root(array: np.ndarray) -> np.ndarray:
-    """The array at the root of a chain of views (the one owning the memory's start)."""
-    while isinstance(array.base, np.ndarray):
-        array = array.base
-    return array
 
 
 def _new_memory(args: tuple, dtype: np.dtype, name: str) -> np.ndarray:
@@ -189,12 +183,12 @@ def is_storage(obj: Any) -> bool:
 
 def untyped_storage(self: TensorBase) -> UntypedStorage:
     """The memory the tensor's data lies in, as bytes."""
-    return UntypedStorage._over(_root(self._data))
+    return UntypedStorage._over(memory_root(self._data))
 
 
 def storage(self: TensorBase) -> TypedStorage:
     """The memory the tensor's data lies in, as elements of its dtype."""
-    return TypedStorage._over(_root(self._data), self._data.dtype)
+    return TypedStorage._over(memory_root(self._data), self._data.dtype)
 
 
 # what tensor.py binds onto Tensor

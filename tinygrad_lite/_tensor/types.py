@@ -8,8 +8,6 @@ from __future__ import annotations
 import builtins
 from typing import Any
 
-import numpy as np
-
 from .. import dtypes, ops
 from .._core.tensor_base import TensorBase
 from ..dtypes import is_float_dtype
@@ -42,7 +40,10 @@ def type(self: TensorBase, dtype: Any = None, non_blocking: bool = False,  # noq
     string or a legacy tensor class (``tl.FloatTensor``), the tensor converted to it."""
     if dtype is None:
         return type_name(self._data.dtype)
-    if isinstance(dtype, str) and dtype in _DTYPE_OF_TYPE:
+    if isinstance(dtype, str):  # a type string only (PyTorch's error for a dtype name too)
+        if dtype not in _DTYPE_OF_TYPE:
+            raise ValueError(f"invalid type: {dtype!r} (expected a type string such as "
+                             "'torch.FloatTensor', or a dtype)")
         dtype = _DTYPE_OF_TYPE[dtype]
     elif hasattr(dtype, "_legacy_dtype"):
         dtype = dtype._legacy_dtype
@@ -58,8 +59,8 @@ def _converter(name: str, dtype: dtypes.DType) -> Any:
     """The method ``name`` (``float``, ``double``, ...): ``self.to(dtype)``. Made by name, since
     module-level functions called ``float``, ``int`` or ``bool`` would hide the builtins here."""
 
-    def convert(self: TensorBase) -> TensorBase:
-        return self.to(dtype)
+    def convert(self: TensorBase, memory_format: Any = None) -> TensorBase:
+        return self.to(dtype, memory_format=memory_format)
 
     convert.__name__ = convert.__qualname__ = name
     convert.__doc__ = f"Convert to {dtype.name}."
@@ -68,27 +69,10 @@ def _converter(name: str, dtype: dtypes.DType) -> Any:
 
 _CONVERTERS = {name: _converter(name, dtype) for name, dtype in (
     ("float", dtypes.float32), ("double", dtypes.float64), ("half", dtypes.float16),
-    ("long", dtypes.int64), ("int", dtypes.int32), ("bool", dtypes.bool))}
-
-
-def byte(self: TensorBase) -> TensorBase:
-    """Convert to uint8."""
-    return ops.cast(self, np.dtype(np.uint8))
-
-
-def char(self: TensorBase) -> TensorBase:
-    """Convert to int8."""
-    return ops.cast(self, np.dtype(np.int8))
-
-
-def short(self: TensorBase) -> TensorBase:
-    """Convert to int16."""
-    return ops.cast(self, np.dtype(np.int16))
-
-
-def bfloat16(self: TensorBase) -> TensorBase:
-    """Convert to bfloat16 (refused with the package's explanation: NumPy has none)."""
-    return self.to(dtypes.bfloat16)
+    ("long", dtypes.int64), ("int", dtypes.int32), ("bool", dtypes.bool),
+    ("byte", dtypes.uint8), ("char", dtypes.int8), ("short", dtypes.int16),
+    ("bfloat16", dtypes.bfloat16))}  # (bfloat16: refused with the package's explanation
+# where NumPy has none)
 
 
 def is_floating_point(self: TensorBase) -> bool:
@@ -114,7 +98,7 @@ def as_subclass(self: TensorBase, cls: Any) -> TensorBase:
 
 
 METHODS: dict[str, Any] = {f.__name__: f for f in (
-    type, type_as, byte, char, short, bfloat16, is_floating_point, is_signed, as_subclass)} \
+    type, type_as, is_floating_point, is_signed, as_subclass)} \
     | _CONVERTERS
 PROPERTIES = {"is_quantized": constant(False),
               "real": property(lambda self: self)}  # a real tensor is its own real part

@@ -239,6 +239,8 @@ def permute(input: TensorBase, *order: Any, dims: Any = None) -> TensorBase:
     """``input`` with its dimensions reordered."""
     if dims is not None:
         order = sizes_or_keyword(order, dims, "permute", "dims")
+    elif not order:
+        raise TypeError('permute() missing 1 required positional arguments: "dims"')
     return ops.permute(input, _shape_args(order))
 
 
@@ -265,6 +267,8 @@ def transpose(input: TensorBase, dim0: int, dim1: int) -> TensorBase:
     """``input`` with dims ``dim0`` and ``dim1`` swapped."""
     ndim = input._data.ndim
     if ndim == 0:
+        for d in (dim0, dim1):  # 0 and -1 only, as in PyTorch
+            ops.normalize_dims(d, 0, "transpose")
         return input
     d0, d1 = (ops.normalize_dims(d, ndim, "transpose")[0] for d in (dim0, dim1))
     order = list(range(ndim))
@@ -287,6 +291,11 @@ def squeeze(input: TensorBase, dim: Any = None) -> TensorBase:
 def unsqueeze(input: TensorBase, dim: int) -> TensorBase:
     """Insert a dim of size 1 at position ``dim``."""
     shape = list(input._data.shape)
+    if not isinstance(dim, (int, np.integer)):  # (a tuple would pass the dims check below)
+        if isinstance(dim, bool) or not hasattr(dim, "__index__"):
+            raise TypeError(f"unsqueeze(): argument 'dim' (position 1) must be int, not "
+                            f"{type(dim).__name__}")
+        dim = dim.__index__()
     (d,) = ops.normalize_dims(dim, len(shape) + 1, "unsqueeze")
     shape.insert(d, 1)
     return ops.reshape(input, tuple(shape), UnsqueezeReshapeBackward0)
@@ -302,6 +311,8 @@ def flatten(input: TensorBase, start_dim: int = 0, end_dim: int = -1) -> TensorB
     if s > e:
         raise RuntimeError(f"flatten() has invalid args: start_dim cannot come after end_dim "
                            f"(start_dim={start_dim}, end_dim={end_dim}, shape {shape})")
+    if s == e:  # nothing to merge: the tensor itself, as PyTorch's
+        return input
     merged = math.prod(shape[s:e + 1])  # explicit: -1 is ambiguous when a size is 0
     return ops.reshape(input, shape[:s] + (merged,) + shape[e + 1:])
 
@@ -318,27 +329,35 @@ def sqrt(input: TensorBase) -> TensorBase:
 
 
 def _float_only(input: TensorBase, op: str) -> None:
-    if not is_float_dtype(input._data.dtype):
-        raise RuntimeError(f"{op}: not implemented for integer or bool tensors (got "
-                           f"{input.dtype}); convert with .float() or pass dtype=")
+    if not is_float_dtype(input._data.dtype):  # (PyTorch's NotImplementedError: a RuntimeError)
+        raise NotImplementedError(f"{op}: not implemented for integer or bool tensors (got "
+                                  f"{input.dtype}); convert with .float() or pass dtype=")
 
 
 @public(out=True)
-@bfloat16_in_float32
 def softmax(input: TensorBase, dim: int, dtype: Any = None) -> TensorBase:
     """``exp(x) / exp(x).sum(dim)``, shifted by the max so large logits do not overflow."""
-    if dtype is not None:
-        input = input.to(dtype)
+    if dtype is not None:  # (before the bfloat16 rounding: softmax(bf16, dtype=float32) is
+        input = input.to(dtype)  # float32)
+    return _softmax(input, dim)
+
+
+@bfloat16_in_float32
+def _softmax(input: TensorBase, dim: int) -> TensorBase:
     _float_only(input, "softmax")
     return ops.softmax(input, dim)
 
 
 @public(out=True)
-@bfloat16_in_float32
 def log_softmax(input: TensorBase, dim: int, dtype: Any = None) -> TensorBase:
     """``log(softmax(x))`` computed stably as ``x - max - log(sum(exp(x - max)))``."""
     if dtype is not None:
         input = input.to(dtype)
+    return _log_softmax(input, dim)
+
+
+@bfloat16_in_float32
+def _log_softmax(input: TensorBase, dim: int) -> TensorBase:
     _float_only(input, "log_softmax")
     return ops.log_softmax(input, dim)
 

@@ -18,7 +18,9 @@ from ..dtypes import finfo_of, is_float_dtype
 from ..ops import binary_math
 from ..ops.elementwise import bfloat16_in_float32
 from ..ops.incomplete_gamma import igamma as _igamma
+from ..ops.linalg.inverse import torch_dtype_name
 from ..ops.linalg.lu import not_differentiable
+from ..ops.modified_bessel import i0 as _i0
 from ..ops.special import (
     acos,
     acosh,
@@ -39,7 +41,7 @@ from ..ops.special import logit as _logit
 from ..ops.special import sinc as _sinc_op
 from .basic import sum as _sum
 from .basic import where
-from .creation import _np_dtype, ones_like
+from .creation import _np_dtype
 from .pointwise import abs, floor, isnan, trunc
 from .registry import declare, public
 from .shape import cat
@@ -60,7 +62,7 @@ declare("acos", "atanh", "asin", "cosh", "asinh", "atan", "sinh", "erfc", "acosh
 
 declare("digamma", "erfinv", "lgamma", out=True, inplace=True)
 
-declare("polygamma", out=True)
+declare("polygamma", out=True, method=False)  # (Tensor.polygamma(n) is in tensor.py)
 
 arcsin, arccos, arctan = asin, acos, atan
 declare("arcsin", "arccos", "arctan", out=True, inplace=True, torch_inplace=True)
@@ -142,7 +144,8 @@ def heaviside(input: TensorBase, values: Any) -> TensorBase:
         raise RuntimeError(f"heaviside is not yet implemented for tensors with different dtypes "
                            f"(input {dtypes.from_numpy_dtype(input._data.dtype)}, values "
                            f"{dtypes.from_numpy_dtype(values._data.dtype)})")
-    out = np.where(input._data > 0, 1, np.where(input._data < 0, 0, values._data))
+    # PyTorch's ``x == 0 ? values : x > 0``: a NaN input gives 0, not ``values``
+    out = np.where(input._data == 0, values._data, input._data > 0)
     # PyTorch has no derivative for it: the result requires grad, backward through it raises
     return not_differentiable("heaviside", "NotImplemented", [input, values],
                               [out.astype(input._data.dtype)])[0]
@@ -169,7 +172,10 @@ def sgn(input: TensorBase) -> TensorBase:
 
 @public(out=True, inplace=True, torch_inplace=True)
 def frac(input: TensorBase) -> TensorBase:
-    """The fractional part, ``x - trunc(x)`` (gradient 1)."""
+    """The fractional part, ``x - trunc(x)`` (gradient 1; floating point only, as PyTorch's)."""
+    if not is_float_dtype(input._data.dtype):
+        raise NotImplementedError(f"\"frac_cpu\" not implemented for "
+                                  f"'{torch_dtype_name(input._data.dtype)}'")
     return input - trunc(input).detach()
 
 
@@ -186,7 +192,9 @@ def negative(input: TensorBase) -> TensorBase:
 
 
 def positive(input: TensorBase) -> TensorBase:
-    """``input`` itself."""
+    """``input`` itself (not for bool tensors, as in PyTorch)."""
+    if input._data.dtype == np.bool_:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
     return input
 
 
@@ -233,7 +241,16 @@ def floor_divide(input: Any, other: Any) -> TensorBase:
     if ints is not None:
         return wrap(np.floor_divide(*ints))
     x, y = _promoted(input, other)
-    return floor(x / y)
+    # PyTorch's (and Python's) floor division rounds the exact quotient, which floor(x / y)
+    # misses where x / y rounds up to an integer (1 // 0.1 is 9, not 10), and keeps the
+    # remainder's sign rule at infinities (1 // -inf is -1, inf // 1 is NaN)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        exact = np.asarray(np.floor_divide(x._data, y._data))
+    if not (x.requires_grad or y.requires_grad):
+        return wrap(exact)
+    quotient = floor(x / y)  # (a zero gradient, recorded), with the exact values where they differ
+    differs = ~((exact == quotient._data) | (np.isnan(exact) & np.isnan(quotient._data)))
+    return where(wrap(differs), wrap(exact), quotient) if differs.any() else quotient
 
 
 @public(out=True, inplace=True)
@@ -257,8 +274,8 @@ def nan_to_num(input: TensorBase, nan: float = 0.0, posinf: float | None = None,
                neginf: float | None = None) -> TensorBase:
     """NaN, +inf and -inf replaced (by 0 and the dtype's largest/smallest finite values unless
     given); the gradient flows where values are kept."""
-    if not is_float_dtype(input._data.dtype):
-        return input
+    if not is_float_dtype(input._data.dtype):  # nothing to replace: a copy, as PyTorch's (not
+        return wrap(input._data.copy())  # the input itself, which writes would reach)
     info = finfo_of(input._data.dtype)
     big = info.max if posinf is None else posinf
     small = info.min if neginf is None else neginf
@@ -268,18 +285,36 @@ def nan_to_num(input: TensorBase, nan: float = 0.0, posinf: float | None = None,
     return ops.where(wrap(np.isneginf(a)), float(small), out)
 
 
+def _closeness_operands(input: TensorBase, other: Any, rtol: float, atol: float
+                        ) -> tuple[np.ndarray, np.ndarray]:
+    """The arrays ``isclose`` compares, checked as PyTorch checks them: tolerances not
+    negative, one dtype (no promotion), shapes that broadcast."""
+    for name, tol in (("rtol", rtol), ("atol", atol)):
+        if tol < 0:
+            raise RuntimeError(f"{name} must be greater than or equal to zero, but got {tol:g}")
+    b = _t(other)
+    a_dt, b_dt = input._data.dtype, b._data.dtype
+    if isinstance(other, TensorBase) and a_dt != b_dt:
+        raise RuntimeError(f"{torch_dtype_name(a_dt)} did not match {torch_dtype_name(b_dt)}")
+    try:
+        np.broadcast_shapes(input._data.shape, b._data.shape)
+    except ValueError:
+        raise ops.common.broadcast_error("isclose", input, b) from None
+    return input._data, b._data
+
+
 def isclose(input: TensorBase, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
             equal_nan: bool = False) -> TensorBase:
     """``|input - other| <= atol + rtol * |other|`` elementwise (bool)."""
-    return wrap(np.isclose(input._data, _t(other)._data, rtol=rtol, atol=atol,
-                           equal_nan=equal_nan))
+    a, b = _closeness_operands(input, other, rtol, atol)
+    return wrap(np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
 def allclose(input: TensorBase, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
              equal_nan: bool = False) -> bool:
     """Whether every element is ``isclose``."""
-    return bool(np.allclose(input._data, _t(other)._data, rtol=rtol, atol=atol,
-                            equal_nan=equal_nan))
+    a, b = _closeness_operands(input, other, rtol, atol)
+    return bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
 def equal(input: TensorBase, other: TensorBase) -> bool:
@@ -418,13 +453,12 @@ def cumulative_trapezoid(y: TensorBase, x: TensorBase | None = None, *,
 @public(inplace=True)
 def mvlgamma(input: TensorBase, p: int) -> TensorBase:
     """Log of the multivariate gamma function of dimension ``p``: ``p(p-1)/4 log(pi) +
-    sum_i lgamma(x - i/2)``; every element must exceed ``(p-1)/2``."""
+    sum_i lgamma(x - i/2)``. Elements up to ``(p-1)/2``, outside its domain, give that sum as
+    it comes (inf where a term hits a pole), as PyTorch's since 2.13 (no error)."""
     if p < 1:
         raise RuntimeError(f"mvlgamma: p has to be greater than or equal to 1, got {p}")
     if not is_float_dtype(input._data.dtype):
         input = input.float()
-    if (input._data <= (p - 1) / 2).any():
-        raise RuntimeError(f"mvlgamma: all elements must be greater than (p-1)/2 = {(p - 1) / 2}")
     total = lgamma(input)
     for i in range(1, p):
         total = total + lgamma(input - i / 2)
@@ -433,17 +467,29 @@ def mvlgamma(input: TensorBase, p: int) -> TensorBase:
 
 @public(inplace=True, torch_inplace=True)
 def ldexp(input: TensorBase, other: Any) -> TensorBase:
-    """``input * 2 ** other``, as PyTorch composes it: ``2 ** other`` in ``other``'s own
-    float dtype (a float16 exponent rounds the power to float16), times ``input``, converted
-    to the promoted float dtype of ``input`` and ``other`` (float16 ldexp int64 is float16)."""
+    """``input * 2 ** other`` in the promoted float dtype of ``input`` and ``other`` (float16
+    ldexp int64 is float16). A float exponent composes as PyTorch's: ``2 ** other`` in
+    ``other``'s own dtype (a float16 exponent rounds the power to float16), times ``input``;
+    an integer one scales exactly, as PyTorch's ``std::ldexp``."""
     target = dtypes.float_result_type(
         *(v._data if isinstance(v, TensorBase) else v for v in (input, other)))
     if not isinstance(other, TensorBase):
         power: Any = 2.0 ** other
     elif is_float_dtype(other._data.dtype):
         power = ops.pow(2.0, other)
-    else:  # an integer exponent: the power in the result dtype (2 ** 200 fits float64)
-        power = ops.pow(2.0, ops.cast(other, target))
+    else:  # an integer exponent (no gradient): PyTorch's exact ldexp, as two powers of two
+        # in the result dtype, each exact where the result is representable (one product
+        # rounds; 2 ** -200 alone is 0 in float32, where ldexp(1e38, -200) is 6.2e-23, and
+        # 2 ** -1075 is 0 in float64, where ldexp(inf, -1075) is inf)
+        e = np.clip(other._data.astype(np.int64), -4096, 4096)
+        with np.errstate(over="ignore", under="ignore"):
+            halves = [np.ldexp(1.0, h).astype(target) for h in (e // 2, e - e // 2)]
+        out = ops.cast(ops.mul(ops.mul(input, wrap(halves[0])), wrap(halves[1])), target)
+        x = _t(input)._data
+        fixed = np.isinf(x) | (x == 0)
+        if fixed.any():  # (inf * 0 or 0 * inf where a half under- or overflows: 0 and inf
+            out = where(wrap(fixed), wrap(x.astype(target)), out)  # stay themselves)
+        return out
     return ops.cast(ops.mul(input, power), target)
 
 
@@ -490,20 +536,9 @@ def is_same_size(input: TensorBase, other: TensorBase) -> bool:
 
 @public(out=True, inplace=True, torch_inplace=True)
 def i0(input: TensorBase) -> TensorBase:
-    """The modified Bessel function of the first kind, order 0, by its power series
-    ``sum (x/2)^2k / (k!)^2`` (a composite: differentiable to any order; integers give
-    float32)."""
-    half = input * 0.5
-    square = half * half
-    total = term = ones_like(half)
-    # the terms peak near k = |x|/2 and fall off within a few sqrt(|x|) after it; past
-    # |x| = 750 (and at inf) the terms overflow to inf, which is the value there
-    values = np.abs(input._data)
-    largest = min(float(values[np.isfinite(values)].max(initial=0.0)), 750.0)
-    for k in range(1, int(largest / 2 + 10 * math.sqrt(largest) + 20)):
-        term = term * square / float(k * k)
-        total = total + term
-    return total
+    """The modified Bessel function of the first kind, order 0 (one node with PyTorch's rule,
+    ``ops/modified_bessel.py``; integers give the default float dtype)."""
+    return _i0(input)
 
 
 @public(out=True, inplace=True)

@@ -34,9 +34,10 @@ def _require_tensor(x: Any, op: str, what: str = "input") -> None:
 
 
 def clone(input: TensorBase, *, memory_format: Any = None) -> TensorBase:
-    """A copy with its own memory; gradients flow back to ``input``."""
+    """A copy with its own memory; gradients flow back to ``input``. Laid out as ``input`` is
+    when that is dense (PyTorch's ``preserve_format``), else in ``memory_format``."""
     _require_tensor(input, "clone")
-    return ops.clone(input)
+    return ops.clone(input, "preserve_format" if memory_format is None else memory_format)
 
 
 def detach(input: TensorBase) -> TensorBase:

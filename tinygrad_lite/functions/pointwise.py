@@ -14,6 +14,7 @@ from ..dtypes import is_float_dtype
 from ..ops import binary_math, unary
 from ..ops.binary_math import atan2, hypot
 from ..ops.elementwise import Exp2Backward0, ReciprocalBackward0, RsqrtBackward0
+from ..ops.linalg.inverse import torch_dtype_name
 from .registry import declare, public
 
 __all__ = ["abs", "absolute", "sign", "clamp", "clip", "rsqrt", "square", "exp2", "expm1", "log2",
@@ -88,9 +89,19 @@ def clamp(input: TensorBase, min: Any = None, max: Any = None) -> TensorBase:  #
     x = input._data
     lo = None if min is None else _tensor(min)._data
     hi = None if max is None else _tensor(max)._data
+    arrays = [a for a in (x, lo, hi) if a is not None]
+    try:
+        shape = np.broadcast_shapes(*(a.shape for a in arrays))
+    except ValueError:  # PyTorch's RuntimeError, naming the first pair that clashes
+        for i, a in enumerate(arrays):
+            for b in arrays[i + 1:]:
+                try:
+                    np.broadcast_shapes(a.shape, b.shape)
+                except ValueError:
+                    raise ops.common.broadcast_error("clamp", wrap(a), wrap(b)) from None
+        raise
     with np.errstate(invalid="ignore"):
-        keep = np.ones(np.broadcast_shapes(*(a.shape for a in (x, lo, hi) if a is not None)),
-                       bool)
+        keep = np.ones(shape, bool)
         if lo is not None:
             keep = keep & (x >= lo)
         if hi is not None:
@@ -397,8 +408,9 @@ def _integer_ufunc(ufunc: np.ufunc, name: str, input: TensorBase, other: Any) ->
     a, b = _tensor(input), _tensor(other)
     target = dtypes.result_type(a._data, other if not isinstance(other, TensorBase) else b._data)
     if target.kind not in "iu":  # (a bool operand counts as an integer beside an integer one)
-        raise RuntimeError(f"{name}: only integer tensors are supported, got "
-                           f"{a._data.dtype} and {b._data.dtype}")
+        raise NotImplementedError(f"\"{name}_cpu\" not implemented for "
+                                  f"'{torch_dtype_name(target)}' ({name} takes integer "
+                                  f"tensors; got {a._data.dtype} and {b._data.dtype})")
     return wrap(np.asarray(ufunc(a._data.astype(target, copy=False),
                                  b._data.astype(target, copy=False))))
 
@@ -442,7 +454,8 @@ def _shift(input: Any, other: Any, left: bool) -> TensorBase:
     b = other._data if isinstance(other, TensorBase) else np.asarray(other)
     for arr in (a, b):
         if arr.dtype.kind not in "biu":
-            raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{arr.dtype}' "
+            raise NotImplementedError(f"\"{name}_cpu\" not implemented for "
+                                      f"'{torch_dtype_name(arr.dtype)}' "
                                       f"(bitwise shifts take integer tensors; got shapes "
                                       f"{a.shape} and {b.shape})")
     dt = dtypes.result_type(*(v._data if isinstance(v, TensorBase) else v

@@ -17,6 +17,7 @@ from .._core.tensor_base import TensorBase, wrap
 from ..ops import inplace
 from ..ops.indexing import index_put as _index_put
 from ..ops.linalg.inverse import torch_dtype_name
+from ..ops.movement import indexed_view, memory_root
 from .basic import reshape
 
 __all__ = ["index_put", "index_put_", "diagonal_scatter", "select_scatter", "slice_scatter",
@@ -136,9 +137,9 @@ def slice_scatter(input: TensorBase, src: TensorBase, dim: int = 0, start: int |
 
 
 def _strided_index(input: TensorBase, size: Any, stride: Any, storage_offset: Any,
-                   op: str) -> np.ndarray:
+                   op: str, storage: int | None = None) -> np.ndarray:
     """The flat positions ``storage_offset + sum(i_k * stride_k)`` of an ``as_strided`` view
-    (shape ``size``), checked to lie inside the tensor's elements."""
+    (shape ``size``), checked to lie inside ``storage`` elements (the tensor's, by default)."""
     size, stride = [int(n) for n in size], [int(n) for n in stride]
     offset = 0 if storage_offset is None else int(storage_offset)
     if len(size) != len(stride):
@@ -154,7 +155,7 @@ def _strided_index(input: TensorBase, size: Any, stride: Any, storage_offset: An
         index = index + (np.arange(n) * s).reshape([n if j == k else 1 for j in range(len(size))])
     needed = 0 if 0 in size else offset + sum((n - 1) * s for n, s in zip(size, stride,
                                                                          strict=True)) + 1
-    have = input._data.size
+    have = input._data.size if storage is None else storage
     if needed > have:
         item = input._data.itemsize
         raise RuntimeError(f"setStorage: sizes {size}, strides {stride}, storage offset {offset},"
@@ -163,12 +164,56 @@ def _strided_index(input: TensorBase, size: Any, stride: Any, storage_offset: An
     return index
 
 
+def _flat_storage(data: np.ndarray) -> tuple[np.ndarray, int] | None:
+    """The memory ``data`` views (the array at the root of its ``base`` chain, as its storage)
+    as a flat array of its dtype, and where ``data``'s first element lies in it; None when that
+    memory cannot be read so (not dense, or of another dtype)."""
+    root = memory_root(data)
+    if root.dtype != data.dtype or not (root.flags.c_contiguous or root.flags.f_contiguous):
+        return None
+    flat = root.reshape(-1, order="A")  # (memory order: a view)
+    if not data.itemsize or not data.size:
+        return flat, 0
+    first = data.__array_interface__["data"][0] - flat.__array_interface__["data"][0]
+    return flat, first // data.itemsize
+
+
 def as_strided(input: TensorBase, size: Any, stride: Any,
                storage_offset: int | None = None) -> TensorBase:
-    """The elements at ``storage_offset + sum(i_k * stride_k)`` in shape ``size`` (see the
-    module docstring: a copy, whose gradient adds back into overlapping positions)."""
-    index = _strided_index(input, size, stride, storage_offset, "as_strided")
-    return ops.getitem(reshape(input, (-1,)), wrap(index))
+    """The elements at ``storage_offset + sum(i_k * stride_k)`` of the tensor's memory (its
+    storage, as in PyTorch: a view's base's), in shape ``size``; ``storage_offset`` defaults to
+    the tensor's own. A view of that memory when every element read is one of the tensor's
+    (read-only where elements repeat), recorded as the index of those elements for the gradient,
+    which adds back into repeated positions; else a copy."""
+    data = input._data
+    found = _flat_storage(data)
+    if found is None:  # the tensor's own elements in row-major order, as its storage
+        index = _strided_index(input, size, stride, storage_offset, "as_strided")
+        return ops.getitem(reshape(input, (-1,)), wrap(index))
+    flat, own = found
+    index = _strided_index(input, size, stride, own if storage_offset is None else storage_offset,
+                           "as_strided", flat.size)
+    x = input if data.ndim else reshape(input, (1,))
+    # where each of the tensor's elements lies in the memory, and which element lies where
+    steps = np.array(x._data.strides, np.int64) // data.itemsize
+    where = own + sum(np.arange(n).reshape([n if j == k else 1 for j in range(x.ndim)]) * s
+                      for k, (n, s) in enumerate(zip(x._data.shape, steps)))
+    element = np.full(flat.size, -1, np.int64)
+    element[np.asarray(where).ravel()] = np.arange(data.size)
+    picked = element[index]
+    if (picked >= 0).all():
+        at = np.unravel_index(picked, x._data.shape)
+        start = int(index.min()) if index.size else 0
+        # (a view whose base is the memory, so storage_offset() finds its place in it)
+        out = np.ndarray(index.shape, data.dtype, flat, start * data.itemsize,
+                         tuple(int(s) * data.itemsize for s in stride))
+        if np.unique(index).size != index.size:
+            out.flags.writeable = False  # PyTorch refuses writes to overlapping elements too
+        return indexed_view(x, at, out)
+    # some elements read lie outside the tensor: their values, without a gradient
+    inside = picked >= 0
+    mine = ops.getitem(x, np.unravel_index(np.where(inside, picked, 0), x._data.shape))
+    return ops.where(wrap(inside), mine, wrap(flat[index]))
 
 
 def as_strided_scatter(input: TensorBase, src: TensorBase, size: Any, stride: Any,

@@ -21,6 +21,7 @@ from .._core.tensor_base import TensorBase, wrap
 from .._core.warnings import warn
 from ..ops import shape as ops_shape
 from ..ops.elementwise import CloneBackward0, WhereBackward0
+from ..ops.linalg.inverse import torch_dtype_name
 from ..ops.movement import diagonal_view
 from ..ops.shape import cat, pad_constant
 from .basic import transpose
@@ -56,18 +57,35 @@ def _along(dim: int, index: Any) -> tuple:
 def unflatten(input: TensorBase, dim: int, sizes: Any) -> TensorBase:
     """Split dimension ``dim`` into ``sizes`` (one entry may be -1)."""
     shape = input._data.shape
+    if not shape:
+        raise RuntimeError("unflatten: cannot unflatten a 0-dim tensor")
     d = _dim(dim, len(shape), "unflatten")
-    sizes = tuple(int(n) for n in sizes)
+    sizes = given = tuple(int(n) for n in sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    if sizes.count(-1) > 1:
+        raise RuntimeError(f"unflatten: only one dimension can be inferred, got sizes "
+                           f"{list(sizes)}")
     known = math.prod(n for n in sizes if n != -1)
-    if -1 in sizes and known:  # inferred from the dim's own size (a reshape's -1 would be
-        # ambiguous when another dim is 0)
+    if -1 in sizes:  # inferred from the dim's own size (a reshape's -1 would be ambiguous when
+        # another dim is 0)
+        if not known:
+            raise RuntimeError(f"unflatten: the size -1 in {list(sizes)} can be any value and "
+                               f"is ambiguous for dim {d} of size {shape[d]}")
         sizes = tuple(shape[d] // known if n == -1 else n for n in sizes)
+    if math.prod(sizes) != shape[d] or min(sizes) < 0:
+        raise RuntimeError(f"unflatten: Provided sizes {list(given)} don't "
+                           f"multiply up to the size of dim {d} ({shape[d]}) in the input tensor")
     return ops.reshape(input, shape[:d] + sizes + shape[d + 1:])
 
 
-def broadcast_to(input: TensorBase, size: Any) -> TensorBase:
-    """``input`` broadcast to ``size`` (a view; see expand)."""
-    return ops.expand(input, tuple(size))
+def broadcast_to(input: TensorBase, *sizes: Any, size: Any = None) -> TensorBase:
+    """``input`` broadcast to ``size`` (a view; see expand). The method also takes the sizes
+    one by one, as PyTorch's."""
+    sizes = sizes_or_keyword(sizes, size, "broadcast_to", "size")
+    if len(sizes) == 1 and not isinstance(sizes[0], (int, np.integer)):
+        sizes = tuple(sizes[0])
+    return ops.expand(input, tuple(sizes))
 
 
 def repeat(input: TensorBase, *sizes: Any, repeats: Any = None) -> TensorBase:
@@ -81,6 +99,10 @@ def repeat(input: TensorBase, *sizes: Any, repeats: Any = None) -> TensorBase:
             f"dimensions of tensor ({input._data.ndim}, shape {input._data.shape})"
         )
     shape = (1,) * (len(sizes) - input._data.ndim) + input._data.shape
+    if any(r < 0 for r in sizes):
+        out_shape = [r * s for r, s in zip(sizes, shape)]
+        raise RuntimeError(f"repeat: Trying to create tensor with negative dimension "
+                           f"{min(out_shape)}: {out_shape} (repeats {list(sizes)})")
     # interleave a size-1 dim before every dim, expand it to the repeat count, then merge
     pairs = [n for s in shape for n in (1, s)]
     wide = [n for r, s in zip(sizes, shape) for n in (r, s)]
@@ -120,7 +142,9 @@ def narrow(input: TensorBase, dim: int, start: int, length: int) -> TensorBase:
                          f"but got {start})")
     if start < 0:
         start += n
-    if not (0 <= start <= n and length >= 0 and start + length <= n):
+    if length < 0:
+        raise RuntimeError(f"narrow(): length must be non-negative. (got {length})")
+    if not (0 <= start <= n and start + length <= n):
         raise RuntimeError(f"narrow: start ({start}) + length ({length}) exceeds dimension size "
                          f"({n}) of dimension {d} of a tensor of shape {input._data.shape}")
     return ops.getitem(input, _along(d, slice(start, start + length)))
@@ -128,16 +152,28 @@ def narrow(input: TensorBase, dim: int, start: int, length: int) -> TensorBase:
 
 def select(input: TensorBase, dim: int, index: int) -> TensorBase:
     """The slice at ``index`` of dimension ``dim``, which is removed."""
+    if input._data.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
     d = _dim(dim, input._data.ndim, "select")
+    n = input._data.shape[d]
+    if not -n <= index < n:
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"{list(input._data.shape)} at dimension {d}")
     return ops.getitem(input, _along(d, index))
 
 
 def roll(input: TensorBase, shifts: Any, dims: Any = None) -> TensorBase:
     """Rotate elements along ``dims`` by ``shifts`` (the flattened tensor when dims is None)."""
-    if dims is None:
+    one = (int, np.integer)
+    shifts = (shifts,) if isinstance(shifts, one) else tuple(shifts)
+    if not shifts:
+        raise RuntimeError("roll: `shifts` required")
+    if dims is None or (not isinstance(dims, one) and not len(dims)):  # the flattened tensor
+        if len(shifts) != 1:
+            raise RuntimeError(f"roll: shifts and dimensions must align. shifts: {len(shifts)}, "
+                               "dims:0")
         return ops.reshape(roll(ops.reshape(input, (-1,)), shifts, 0), input._data.shape)
-    shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
-    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    dims = (dims,) if isinstance(dims, one) else tuple(dims)
     if len(shifts) != len(dims):
         raise RuntimeError(f"roll: shifts and dimensions must align, got shifts={shifts} and "
                            f"dims={dims}")
@@ -155,7 +191,7 @@ def roll(input: TensorBase, shifts: Any, dims: Any = None) -> TensorBase:
 @public(method=False, out=True)
 def stack(tensors: Any, dim: int = 0) -> TensorBase:
     """Join same-shaped tensors along a new dim ``dim``."""
-    tensors = list(tensors)
+    tensors = _tensor_list(tensors, "stack")
     if not tensors:
         raise RuntimeError("stack: expected a non-empty list of tensors")
     shape = tensors[0]._data.shape
@@ -168,17 +204,32 @@ def stack(tensors: Any, dim: int = 0) -> TensorBase:
     return cat([ops.reshape(t, new_shape) for t in tensors], d)
 
 
-def split(tensor: TensorBase, split_size_or_sections: Any, dim: int = 0) -> tuple:
-    """Split into chunks of one size (the last may be smaller) or of the listed sizes."""
+def split(tensor: TensorBase, split_size_or_sections: Any = None, dim: int = 0, *,
+          split_size: Any = None) -> tuple:
+    """Split into chunks of one size (the last may be smaller) or of the listed sizes
+    (``split_size=``: the method's keyword in PyTorch)."""
+    if split_size is not None:
+        split_size_or_sections = split_size
+    if tensor._data.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = _dim(dim, tensor._data.ndim, "split")
     n = tensor._data.shape[d]
-    if isinstance(split_size_or_sections, int):
-        size = split_size_or_sections
-        if size <= 0 and n:
-            raise RuntimeError(f"split: split_size must be positive, got {size}")
+    if isinstance(split_size_or_sections, TensorBase) and split_size_or_sections.ndim == 0:
+        split_size_or_sections = int(split_size_or_sections)
+    if isinstance(split_size_or_sections, (int, np.integer)):
+        size = int(split_size_or_sections)
+        if size < 0:
+            raise RuntimeError(f"split expects split_size be non-negative, but got "
+                               f"split_size={size}")
+        if size == 0 and n:
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got "
+                               f"dimension size of {n}")
         sizes = [min(size, n - s) for s in range(0, n, size)] if n else [0]
     else:
-        sizes = list(split_size_or_sections)
+        sizes = [int(k) for k in split_size_or_sections]
+        if any(k < 0 for k in sizes):
+            raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative "
+                               f"entries, but got split_sizes={sizes}")
         if sum(sizes) != n:
             raise RuntimeError(f"split: split_with_sizes expects split_sizes to sum exactly to "
                                f"{n} (size of dimension {d} of shape {tensor._data.shape}), but "
@@ -188,10 +239,15 @@ def split(tensor: TensorBase, split_size_or_sections: Any, dim: int = 0) -> tupl
 
 def chunk(input: TensorBase, chunks: int, dim: int = 0) -> tuple:
     """Split into ``chunks`` pieces of equal size (the last may be smaller; maybe fewer)."""
+    if input._data.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:
         raise RuntimeError(f"chunk: chunks must be greater than 0, got {chunks}")
     d = _dim(dim, input._data.ndim, "chunk")
-    return split(input, max(math.ceil(input._data.shape[d] / chunks), 1), d)
+    n = input._data.shape[d]
+    if n == 0:  # an empty dim gives ``chunks`` empty pieces, as in PyTorch
+        return ops_shape.split(input, d, [0] * chunks)
+    return split(input, math.ceil(n / chunks), d)
 
 
 def unbind(input: TensorBase, dim: int = 0) -> tuple:
@@ -214,6 +270,10 @@ def movedim(input: TensorBase, source: Any, destination: Any) -> TensorBase:
     if len(src) != len(dst):
         raise RuntimeError(f"movedim: Invalid source or destination dims: source ({src} dims) "
                            f"should contain the same number of dims as destination ({dst} dims)")
+    if ndim == 0:  # dims 0 and -1 only; the tensor as a view of itself
+        ops.normalize_dims(src, 0, "movedim")
+        ops.normalize_dims(dst, 0, "movedim")
+        return ops.permute(input, ())
     moved = [int(_dim(d, ndim, "movedim")) for d in src]
     places = [int(_dim(d, ndim, "movedim")) for d in dst]
     for name, dims in (("source", moved), ("destination", places)):
@@ -278,11 +338,11 @@ def contiguous(input: TensorBase, memory_format: Any = None) -> TensorBase:
     e.g. ``tl.channels_last``), else a copy laid out so (also for a small expand() result,
     which is stored densely but counts as a broadcast view)."""
     layout = format_name(memory_format)
-    if layout == "preserve_format":
-        raise RuntimeError("contiguous: preserve memory format is unsupported by the "
-                           "contiguous operator")
     if is_in_format(input._data, layout) and not input._expanded:
         return input
+    if layout == "preserve_format":  # (only once the tensor is not contiguous, as PyTorch)
+        raise RuntimeError("contiguous: preserve memory format is unsupported by the "
+                           "contiguous operator")
     return ops.clone(input, layout)
 
 
@@ -379,6 +439,28 @@ def _pad_constant(x: TensorBase, d: int, left: int, right: int, value: float) ->
     return pad_constant(x, widths, value)
 
 
+def _tensor_list(tensors: Any, op: str) -> list[TensorBase]:
+    """The tensors of a joining op's sequence argument, refused as PyTorch's argument parser
+    refuses them (a tensor itself, an element that is not a tensor)."""
+    if isinstance(tensors, TensorBase):
+        raise TypeError(f"{op}(): argument 'tensors' (position 1) must be tuple of Tensors, not "
+                        "Tensor")
+    tensors = list(tensors)
+    for i, t in enumerate(tensors):
+        if not isinstance(t, TensorBase):
+            raise TypeError(f"{op}: expected Tensor as element {i} in argument 0, but got "
+                            f"{type(t).__name__}")
+    return tensors
+
+
+def _joined(tensors: Any, op: str) -> list[TensorBase]:
+    """``_tensor_list`` for hstack & co, which refuse an empty sequence."""
+    tensors = _tensor_list(tensors, op)
+    if not tensors:
+        raise RuntimeError(f"{op} expects a non-empty TensorList")
+    return tensors
+
+
 def _seq(tensors: Any) -> list[TensorBase]:
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         return list(tensors[0])
@@ -407,43 +489,41 @@ def meshgrid(*tensors: Any, indexing: str = "ij") -> tuple:
     return tuple(grids)
 
 
+def _each(tensors: tuple, make: Any) -> Any:
+    """``make`` of each tensor: one tensor for one tensor argument, else a tuple (also for a
+    list or tuple holding one tensor, as in PyTorch)."""
+    out = tuple(make(t) for t in _seq(tensors))
+    listed = len(tensors) == 1 and isinstance(tensors[0], (list, tuple))
+    return out[0] if len(out) == 1 and not listed else out
+
+
 def atleast_1d(*tensors: Any) -> Any:
     """Each tensor with at least one dimension."""
-    out = [t.reshape(1) if t.ndim == 0 else t for t in _seq(tensors)]
-    return out[0] if len(out) == 1 else tuple(out)
+    return _each(tensors, lambda t: t.reshape(1) if t.ndim == 0 else t)
 
 
 def atleast_2d(*tensors: Any) -> Any:
     """Each tensor with at least two dimensions (a vector becomes a row)."""
-    out = [t.reshape(1, -1) if t.ndim < 2 else t for t in _seq(tensors)]
-    return out[0] if len(out) == 1 else tuple(out)
+    return _each(tensors, lambda t: t.reshape(1, -1) if t.ndim < 2 else t)
 
 
 def atleast_3d(*tensors: Any) -> Any:
     """Each tensor with at least three dimensions (as NumPy's atleast_3d)."""
-    out = []
-    for t in _seq(tensors):
-        if t.ndim == 0:
-            t = t.reshape(1, 1, 1)
-        elif t.ndim == 1:
-            t = t.reshape(1, -1, 1)
-        elif t.ndim == 2:
-            t = t.unsqueeze(-1)
-        out.append(t)
-    return out[0] if len(out) == 1 else tuple(out)
+    return _each(tensors, lambda t: t.reshape(1, 1, 1) if t.ndim == 0 else t.reshape(1, -1, 1)
+                 if t.ndim == 1 else t.unsqueeze(-1) if t.ndim == 2 else t)
 
 
 @public(out=True)
 def hstack(tensors: Any) -> TensorBase:
     """Concatenate column-wise (along dim 1; dim 0 for 1-D tensors)."""
-    ts = [atleast_1d(t) for t in tensors]
+    ts = [atleast_1d(t) for t in _joined(tensors, "hstack")]
     return cat(ts, 0 if ts[0].ndim == 1 else 1)
 
 
 @public(out=True)
 def vstack(tensors: Any) -> TensorBase:
     """Concatenate row-wise, 1-D tensors as rows."""
-    return cat([atleast_2d(t) for t in tensors], 0)
+    return cat([atleast_2d(t) for t in _joined(tensors, "vstack")], 0)
 
 
 row_stack = vstack
@@ -453,36 +533,72 @@ declare("row_stack", out=True)
 @public(out=True)
 def dstack(tensors: Any) -> TensorBase:
     """Concatenate along the third dimension."""
-    return cat([atleast_3d(t) for t in tensors], 2)
+    return cat([atleast_3d(t) for t in _joined(tensors, "dstack")], 2)
 
 
 @public(out=True)
 def column_stack(tensors: Any) -> TensorBase:
     """Stack 1-D tensors as columns (2-D tensors are concatenated as they are)."""
-    return cat([t.reshape(-1, 1) if t.ndim < 2 else t for t in tensors], 1)
+    return cat([t.reshape(-1, 1) if t.ndim < 2 else t for t in _joined(tensors, "column_stack")],
+               1)
 
 
 def repeat_interleave(input: Any, repeats: Any = None, dim: int | None = None, *,
                       output_size: int | None = None) -> TensorBase:
     """Each element (or slice along ``dim``) repeated ``repeats`` times (an int or one count per
     element); with a single integer tensor argument, the indices ``i`` repeated ``input[i]``
-    times."""
+    times (in its dtype)."""
     if repeats is None:
-        counts = input._data.astype(np.int64)
-        return wrap(np.repeat(np.arange(len(counts)), counts))
+        counts = _repeat_counts(input._data, "repeat_interleave only accept 1D vector as "
+                                             "repeat")
+        out = np.repeat(np.arange(len(counts), dtype=counts.dtype), counts)
+        _check_output_size(out.shape[0], output_size)
+        return wrap(out)
     x = input if dim is not None else input.reshape(-1)
-    d = 0 if dim is None else dim % max(x.ndim, 1)
-    counts = repeats._data if isinstance(repeats, TensorBase) else np.asarray(repeats)
+    if x.ndim == 0:  # (with dim=None it is flattened above)
+        raise IndexError(f"repeat_interleave: Dimension specified as {dim} but tensor has no "
+                         "dimensions")
+    d = 0 if dim is None else ops.normalize_dims(dim, x.ndim, "repeat_interleave")[0]
     n = x.shape[d]
-    if counts.ndim and counts.size not in (1, n):
-        raise RuntimeError(f"repeat_interleave: repeats must have the same size as input "
-                           f"along dim ({n}), got {counts.size}")
+    if isinstance(repeats, TensorBase):
+        counts = _repeat_counts(repeats._data, "repeat_interleave: repeats must be 0-dim or "
+                                               "1-dim tensor")
+        if counts.size not in (1, n):
+            raise RuntimeError(f"repeat_interleave: repeats must have the same size as input "
+                               f"along dim, but got repeats.size(0) = {counts.size} and "
+                               f"input.size({d}) = {n}")
+    else:
+        counts = np.asarray(repeats)
+        if counts.ndim == 0 and counts < 0:
+            raise RuntimeError(f"repeat_interleave: Repeats must be non-negative, got {repeats}")
+    if counts.size == 1:  # one count for every slice: no index needed
+        r = int(counts.reshape(-1)[0])
+        if output_size is not None and output_size != n * r:
+            raise RuntimeError(f"repeat_interleave: Invalid output_size, expected {n * r} but "
+                               f"got {output_size}")
+        return ops.movement.repeat_interleave(x, r, d)
+    index = np.repeat(np.arange(n), np.broadcast_to(counts.reshape(-1), (n,)))
+    _check_output_size(index.size, output_size)
+    return index_select(x, d, wrap(index))
+
+
+def _repeat_counts(counts: np.ndarray, not_1d: str) -> np.ndarray:
+    """The counts of a ``repeat_interleave`` given as a tensor, checked as PyTorch does."""
+    if counts.dtype.kind not in "iu":
+        raise NotImplementedError(f'"repeat_interleave_cpu" not implemented for '
+                                  f"'{torch_dtype_name(counts.dtype)}' (repeats must be an "
+                                  "integer tensor)")
+    if counts.ndim > 1:
+        raise RuntimeError(f"{not_1d}, got a tensor of shape {tuple(counts.shape)}")
     if (counts < 0).any():
         raise RuntimeError("repeat_interleave: repeats can not be negative")
-    if counts.size == 1 and x.ndim:  # one count for every slice: no index needed
-        return ops.movement.repeat_interleave(x, int(counts.reshape(-1)[0]), d)
-    index = np.repeat(np.arange(n), np.broadcast_to(counts.reshape(-1), (n,)))
-    return index_select(x, d, wrap(index))
+    return counts.reshape(-1)
+
+
+def _check_output_size(size: int, output_size: int | None) -> None:
+    if output_size is not None and output_size != size:
+        raise RuntimeError(f"repeat_interleave: allocated size does not match required size "
+                           f"(output_size={output_size}, but the repeats add up to {size})")
 
 
 def moveaxis(input: TensorBase, source: Any, destination: Any) -> TensorBase:
@@ -503,10 +619,16 @@ declare("swapdims", inplace='shape')
 def rot90(input: TensorBase, k: int = 1, dims: Any = (0, 1)) -> TensorBase:
     """Rotated by 90 degrees ``k`` times in the plane ``dims`` (from the first axis towards
     the second)."""
-    if len(dims) != 2 or dims[0] % input.ndim == dims[1] % input.ndim:
-        raise RuntimeError(f"rot90: expected total rotation dims == 2 and distinct, got {dims}")
+    if len(dims) != 2:
+        raise RuntimeError(f"rot90: expected total rotation dims == 2, but got dims = "
+                           f"{len(dims)}")
+    if input.ndim < 2:
+        raise RuntimeError(f"rot90: expected total dims >= 2, but got total dims = {input.ndim}")
+    a, b = (_dim(d, input.ndim, "rot90") for d in dims)
+    if a == b:
+        raise RuntimeError(f"rot90: expected rotation dims to be different, but got dim0 = "
+                           f"{dims[0]} and dim1 = {dims[1]}")
     k %= 4
-    a, b = dims
     if k == 1:
         return transpose(flip(input, (b,)), a, b)
     if k == 2:
@@ -565,46 +687,90 @@ def triu_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None,
     return _tensor(np.stack(np.triu_indices(row, offset, col)), dtype=dtype)
 
 
-def tensor_split(input: TensorBase, indices_or_sections: Any, dim: int = 0) -> tuple:
+def tensor_split(input: TensorBase, indices_or_sections: Any = None, dim: int = 0, *,
+                 sections: Any = None, indices: Any = None,
+                 tensor_indices_or_sections: Any = None) -> tuple:
     """Split into ``n`` nearly equal parts (the first ones one longer), or at the given
-    indices."""
-    d = dim % input.ndim
-    n = input.shape[d]
+    indices (each piece is the slice from one index to the next, as Python slices them)."""
+    for named in (sections, indices, tensor_indices_or_sections):  # PyTorch's keyword forms
+        if named is not None:
+            indices_or_sections = named
+    if input._data.ndim == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
+                           "tensor with 0 dims")
+    d = _dim(dim, input._data.ndim, "tensor_split")
+    n = input._data.shape[d]
     if isinstance(indices_or_sections, TensorBase):
-        indices_or_sections = indices_or_sections.tolist()
-    if isinstance(indices_or_sections, int):
-        k = indices_or_sections
+        given = indices_or_sections._data
+        if given.dtype != np.int64:
+            raise RuntimeError("tensor_split expected tensor_indices_or_sections to have dtype "
+                               f"of long, but got {torch_dtype_name(given.dtype)}")
+        if given.ndim > 1:
+            raise RuntimeError("tensor_split expected tensor_indices_or_sections to be a "
+                               "zero-dimensional or one-dimensional tensor, but got a tensor "
+                               f"with {given.ndim} dims")
+        indices_or_sections = given.tolist()
+    if isinstance(indices_or_sections, (int, np.integer)):
+        k = int(indices_or_sections)
         if k <= 0:
             raise RuntimeError(f"tensor_split: number of sections must be larger than 0, got {k}")
-        sizes = [n // k + (1 if i < n % k else 0) for i in range(k)]
-    else:
-        bounds = [0, *[min(max(int(i), 0), n) for i in indices_or_sections], n]
-        sizes = [max(b - a, 0) for a, b in zip(bounds[:-1], bounds[1:])]
-    return split(input, sizes, d)
+        return split(input, [n // k + (1 if i < n % k else 0) for i in range(k)], d)
+    cuts = [int(i) for i in indices_or_sections]
+    bounds = [slice(a, b).indices(n)[:2] for a, b in zip([0, *cuts], [*cuts, None])]
+    if all(a <= b for a, b in bounds) and all(  # consecutive pieces: one split
+            a == b for (_, a), (b, _) in zip(bounds, bounds[1:])):
+        return split(input, [b - a for a, b in bounds], d)
+    return tuple(ops.getitem(input, _along(d, slice(a, max(a, b)))) for a, b in bounds)
 
 
-def hsplit(input: TensorBase, indices_or_sections: Any) -> tuple:
+def _split_dims(input: TensorBase, indices_or_sections: Any, dim: int, least: int,
+                op: str) -> tuple:
+    """``hsplit``/``vsplit``/``dsplit``: ``tensor_split`` along ``dim`` of a tensor with at
+    least ``least`` dims, into equal parts only for a number of sections."""
+    if input._data.ndim < least:
+        raise RuntimeError(f"torch.{op} requires a tensor with at least {least} dimension, but "
+                           f"got a tensor with {input._data.ndim} dimensions!")
+    if isinstance(indices_or_sections, (int, np.integer)):
+        n = input._data.shape[dim]
+        if indices_or_sections == 0 or n % indices_or_sections:
+            raise RuntimeError(f"torch.{op} attempted to split along dimension {dim}, but the "
+                               f"size of the dimension {n} is not divisible by the split_size "
+                               f"{indices_or_sections}!")
+    return tensor_split(input, indices_or_sections, dim)
+
+
+def hsplit(input: TensorBase, indices_or_sections: Any = None, *, sections: Any = None,
+           indices: Any = None) -> tuple:
     """``tensor_split`` along dim 1 (dim 0 for 1-D), requiring equal parts for an int."""
-    return tensor_split(input, indices_or_sections, 1 if input.ndim > 1 else 0)
+    how = next((a for a in (sections, indices) if a is not None), indices_or_sections)
+    return _split_dims(input, how, 1 if input.ndim > 1 else 0, 1, "hsplit")
 
 
-def vsplit(input: TensorBase, indices_or_sections: Any) -> tuple:
-    """``tensor_split`` along dim 0."""
-    return tensor_split(input, indices_or_sections, 0)
+def vsplit(input: TensorBase, indices_or_sections: Any = None, *, sections: Any = None,
+           indices: Any = None) -> tuple:
+    """``tensor_split`` along dim 0 of a tensor with at least 2 dims."""
+    how = next((a for a in (sections, indices) if a is not None), indices_or_sections)
+    return _split_dims(input, how, 0, 2, "vsplit")
 
 
-def dsplit(input: TensorBase, indices_or_sections: Any) -> tuple:
-    """``tensor_split`` along dim 2."""
-    return tensor_split(input, indices_or_sections, 2)
+def dsplit(input: TensorBase, indices_or_sections: Any = None, *, sections: Any = None,
+           indices: Any = None) -> tuple:
+    """``tensor_split`` along dim 2 of a tensor with at least 3 dims."""
+    how = next((a for a in (sections, indices) if a is not None), indices_or_sections)
+    return _split_dims(input, how, 2, 3, "dsplit")
 
 
 def fliplr(input: TensorBase) -> TensorBase:
     """Columns reversed (dim 1)."""
+    if input._data.ndim < 2:
+        raise RuntimeError(f"fliplr: Input must be >= 2-d, got shape {tuple(input._data.shape)}")
     return flip(input, (1,))
 
 
 def flipud(input: TensorBase) -> TensorBase:
     """Rows reversed (dim 0)."""
+    if input._data.ndim < 1:
+        raise RuntimeError("flipud: Input must be >= 1-d, got a 0-dim tensor")
     return flip(input, (0,))
 
 

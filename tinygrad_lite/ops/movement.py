@@ -13,7 +13,29 @@ import numpy as np
 from .._core.grad_mode import grad_state
 from .._core.graph import Node
 from .._core.tensor_base import TensorBase
-from .common import SMALL, array_sum, is_array, sum_to, take_at, ufunc_at, wrap
+from .common import (
+    SMALL,
+    array_sum,
+    is_array,
+    normalize_dims,
+    sum_to,
+    take_at,
+    ufunc_at,
+    wrap,
+)
+
+
+def memory_root(array: np.ndarray) -> np.ndarray:
+    """The array at the root of a chain of views: the one owning the memory (a tensor's storage,
+    as a PyTorch view's is its base's). Views made by ``as_strided`` hold their base through
+    NumPy's ``DummyArray``, which is looked through."""
+    while True:
+        base = array.base
+        if not isinstance(base, np.ndarray):
+            base = getattr(base, "base", None)  # (a DummyArray, or not a view)
+            if not isinstance(base, np.ndarray):
+                return array
+        array = base
 
 
 def _view(out: np.ndarray, x: TensorBase, node: Node | None,
@@ -41,16 +63,29 @@ def reshape(x: TensorBase, shape: tuple, node_class: type[ViewBackward0] | None 
     try:
         out = x._data.reshape(shape)
     except (ValueError, TypeError):
-        raise RuntimeError(
-            f"reshape: shape {list(shape)} is invalid for input of shape {x._data.shape} "
-            f"(size {x._data.size})"
-        ) from None
+        raise _reshape_error(x._data, shape) from None
     how = ("reshape", out.shape)
     if not (grad_state.enabled and x._requires_grad):
         return _view(out, x, None, how)
     node = (node_class or ViewBackward0)(x)
     node.input_shape = x._data.shape
     return _view(out, x, node, how)
+
+
+def _reshape_error(data: np.ndarray, shape: tuple) -> Exception:
+    """Why ``data`` cannot take ``shape``, in PyTorch's terms (its exception types)."""
+    for i, n in enumerate(shape):
+        if isinstance(n, bool) or not hasattr(n, "__index__"):
+            return TypeError(f"reshape(): argument 'shape' must be tuple of ints, but found "
+                             f"element of type {type(n).__name__} at pos {i}")
+    if list(shape).count(-1) > 1:
+        return RuntimeError(f"reshape: only one dimension can be inferred (shape {list(shape)})")
+    if -1 in shape and data.size == 0 and 0 in shape:
+        return RuntimeError(f"cannot reshape tensor of 0 elements into shape {list(shape)} "
+                            "because the unspecified dimension size -1 can be any value and is "
+                            "ambiguous")
+    return RuntimeError(f"reshape: shape {list(shape)} is invalid for input of shape "
+                        f"{data.shape} (size {data.size})")
 
 
 class PermuteBackward0(Node):
@@ -67,9 +102,17 @@ def permute(x: TensorBase, dims: tuple, node_class: type[PermuteBackward0] | Non
     ndim = x._data.ndim
     if len(dims) != ndim or sorted(int(d) % max(ndim, 1) for d in dims
                                    if -ndim <= d < max(ndim, 1)) != list(range(ndim)):
+        if len(dims) != ndim:
+            raise RuntimeError(
+                f"permute: number of dimensions in the tensor input does not match the length "
+                f"of the desired ordering of dimensions i.e. input.dim() = {ndim} is not equal "
+                f"to len(dims) = {len(dims)} (dims {tuple(dims)} are not a permutation of the "
+                f"dims of a tensor of shape {x._data.shape})")
+        for d in dims:  # PyTorch's IndexError for a dim out of range
+            normalize_dims(d, ndim, "permute")
         raise RuntimeError(
-            f"permute: dims {tuple(dims)} are not a permutation of the {ndim} dims of a tensor "
-            f"of shape {x._data.shape}"
+            f"permute(): duplicate dims are not allowed: dims {tuple(dims)} are not a "
+            f"permutation of the {ndim} dims of a tensor of shape {x._data.shape}"
         )
     dims = tuple(int(d) % ndim for d in dims) if ndim else ()
     out = x._data.transpose(dims)
@@ -133,26 +176,43 @@ def expand(x: TensorBase, shape: tuple) -> TensorBase:
     shared = any(n > 1 and (i < lead or x._data.shape[i - lead] == 1)  # elements repeated
                  for i, n in enumerate(target))
     try:
-        if target == x._data.shape:
-            out = x._data.view()  # nothing to broadcast: a plain view, writable as in PyTorch
+        if math.prod(target) == x._data.size and not shared:
+            # nothing repeated (the same shape, or new leading 1s): a plain view, writable as in
+            # PyTorch
+            out = x._data.reshape(target)
         elif math.prod(target) <= SMALL:
             out = np.empty(target, x._data.dtype)  # see SMALL: a small copy beats a view
             out[...] = x._data
         else:
             out = np.broadcast_to(x._data, target)
     except ValueError:
-        raise RuntimeError(
-            f"expand: a tensor of shape {x._data.shape} cannot be expanded to {tuple(shape)}: "
-            "only dimensions of size 1 can be expanded"
-        ) from None
+        raise RuntimeError(_expand_error(x._data.shape, shape, lead)) from None
     node = None
     if grad_state.enabled and x._requires_grad:
         node = ExpandBackward0(x)
         node.input_shape = x._data.shape
-    result = _view(out, x, node)
+    # a view of ``x``, as PyTorch's (in-place ops on it, detach_() and view() see that)
+    result = _view(out, x, node, ("expand", x._data.shape) if shared else ("reshape", target))
     if shared and out.flags.writeable:  # the small copy: refuse writes as a broadcast view does
         result._expanded = True
     return result
+
+
+def _expand_error(have: tuple, shape: tuple, lead: int) -> str:
+    """Why ``expand`` cannot take a tensor of shape ``have`` to ``shape`` (with PyTorch's
+    text)."""
+    why = "only dimensions of size 1 can be expanded"
+    for i, n in enumerate(shape):
+        if i < lead and n < 0:
+            why = (f"the expanded size of the tensor ({n}) isn't allowed in a leading, "
+                   f"non-existing dimension {i}")
+            break
+        if i >= lead and n != -1 and have[i - lead] != 1 and n != have[i - lead]:
+            why = (f"the expanded size of the tensor ({n}) must match the existing size "
+                   f"({have[i - lead]}) at non-singleton dimension {i}.  Target sizes: "
+                   f"{list(shape)}.  Tensor sizes: {list(have)}")
+            break
+    return f"expand: a tensor of shape {have} cannot be expanded to {tuple(shape)}: {why}"
 
 
 class RepeatInterleaveBackward0(Node):
@@ -379,6 +439,45 @@ def diagonal_view(x: TensorBase, offset: int) -> TensorBase:
     node = None
     if grad_state.enabled and x._requires_grad:
         node = DiagonalBackward0(x)
+        node.index, node.input_shape = index, x._data.shape
+    return _view(out, x, node, ("getitem", index))
+
+
+class UnfoldBackward0(IndexBackward0):
+    """Backward of ``unfold_view``: each window's gradient added back where it was read."""
+
+
+def unfold_view(x: TensorBase, dim: int, size: int, step: int) -> TensorBase:
+    """``Tensor.unfold``: the windows of ``size`` elements every ``step`` along ``dim`` (which
+    becomes the window count), each along a new last dim. A view sharing ``x``'s memory, as
+    PyTorch's (read-only where windows overlap: PyTorch refuses writes there too), recorded as
+    the advanced index ``x[..., windows]`` followed by a permute, for its gradient and for
+    in-place ops on it (ops/inplace.py)."""
+    data = x._data
+    count = (data.shape[dim] - size) // step + 1
+    windows = np.arange(count)[:, None] * step + np.arange(size)[None, :]
+    index = (slice(None),) * dim + (windows,)
+    shape = data.shape[:dim] + (count, size) + data.shape[dim + 1:]
+    strides = data.strides[:dim] + (data.strides[dim] * step, data.strides[dim]) + \
+        data.strides[dim + 1:]
+    overlap = step < size and count > 1
+    out = np.lib.stride_tricks.as_strided(data, shape, strides, writeable=not overlap)
+    node = None
+    if grad_state.enabled and x._requires_grad:
+        node = UnfoldBackward0(x)
+        node.index, node.input_shape = index, data.shape
+    picked = _view(out, x, node, ("getitem", index))  # (..., count, size, ...)
+    order = tuple(i for i in range(len(shape)) if i != dim + 1) + (dim + 1,)
+    return permute(picked, order)
+
+
+def indexed_view(x: TensorBase, index: tuple, out: np.ndarray) -> TensorBase:
+    """``out``, a view of ``x``'s memory holding ``x[index]`` for an advanced ``index`` (as
+    ``as_strided`` makes): recorded as that indexing, for its gradient and for in-place ops on
+    it (ops/inplace.py), and sharing ``x``'s version counter."""
+    node = None
+    if grad_state.enabled and x._requires_grad:
+        node = IndexBackward0(x)
         node.index, node.input_shape = index, x._data.shape
     return _view(out, x, node, ("getitem", index))
 

@@ -15,34 +15,50 @@ from .elementwise import cast
 
 class CatBackward0(Node):
     dim: int
-    sizes: list[int]  # of each input along dim
+    sizes: list[int | None]  # of each input along dim (None: a skipped 1-D empty input)
 
     def backward(self, grad):
         lead = (slice(None),) * self.dim
         out, start = [], 0
         for edge, size in zip(self.next_edges, self.sizes):
+            if size is None:  # PyTorch's legacy empty input: an empty gradient
+                out.append(grad[lead + (slice(0, 0),)].reshape(0) if edge else None)
+                continue
             out.append(grad[lead + (slice(start, start + size),)] if edge else None)
             start += size
         return tuple(out)
 
 
 def cat(tensors, dim: int = 0) -> TensorBase:
-    """Join tensors along an existing dim ``dim``; all other sizes must match. Dtypes promote."""
+    """Join tensors along an existing dim ``dim``; all other sizes must match. Dtypes promote.
+    As in PyTorch, a 1-D empty tensor joins any tensor (it is skipped, but counts for the
+    dtype)."""
+    if isinstance(tensors, TensorBase):
+        raise TypeError("cat(): argument 'tensors' (position 1) must be tuple of Tensors, not "
+                        "Tensor")
     tensors = list(tensors)
     if not tensors:
-        raise RuntimeError("cat: expected a non-empty list of tensors")
+        raise ValueError("cat: expected a non-empty list of tensors")
     for i, t in enumerate(tensors):
         if not isinstance(t, TensorBase):
             raise TypeError(f"cat: expected a sequence of Tensors, but element {i} is "
                             f"{type(t).__name__}")
-    first = tensors[0]._data
-    if first.ndim == 0:
-        raise RuntimeError("cat: zero-dimensional tensor (at position 0) cannot be concatenated")
+        if t._data.ndim == 0:
+            raise RuntimeError(f"cat: zero-dimensional tensor (at position {i}) cannot be "
+                               "concatenated")
+    skipped = [t._data.shape == (0,) for t in tensors]  # the legacy rule
+    if all(skipped) or not any(skipped):
+        skipped = [False] * len(tensors)
+    first = next(t._data for t, skip in zip(tensors, skipped) if not skip)
     (d,) = normalize_dims(dim, first.ndim, "cat")
-    for i, t in enumerate(tensors[1:], 1):
+    for i, (t, skip) in enumerate(zip(tensors, skipped)):
         shape = t._data.shape
-        if len(shape) != first.ndim or any(a != b for k, (a, b) in
-                                           enumerate(zip(shape, first.shape)) if k != d):
+        if skip:
+            continue
+        if len(shape) != first.ndim:
+            raise RuntimeError(f"cat: Tensors must have same number of dimensions: got "
+                               f"{first.ndim} and {len(shape)} (shapes {first.shape} and {shape})")
+        if any(a != b for k, (a, b) in enumerate(zip(shape, first.shape)) if k != d):
             raise RuntimeError(
                 f"cat: sizes of tensors must match except in dimension {d}: tensor 0 has shape "
                 f"{first.shape} but tensor {i} has shape {shape}"
@@ -51,11 +67,12 @@ def cat(tensors, dim: int = 0) -> TensorBase:
     if any(t._data.dtype != dt for t in tensors):
         dt = dtypes.result_type(*[t._data for t in tensors])
         tensors = [cast(t, dt) for t in tensors]
-    out = np.concatenate([t._data for t in tensors], axis=d)
+    out = np.concatenate([t._data for t, skip in zip(tensors, skipped) if not skip], axis=d)
     if not (grad_state.enabled and any(t._requires_grad for t in tensors)):
         return wrap(out)
     node = CatBackward0(*tensors)
-    node.dim, node.sizes = d, [t._data.shape[d] for t in tensors]
+    node.dim = d
+    node.sizes = [None if skip else t._data.shape[d] for t, skip in zip(tensors, skipped)]
     return wrap(out, node)
 
 

@@ -1,12 +1,13 @@
 """Special functions and the inverse trigonometric/hyperbolic family, on whole arrays.
 
-erf, erfc, erfinv, lgamma, digamma and polygamma use ``scipy.special`` when it is installed (it
-usually is: scikit-learn depends on it) and otherwise vectorised NumPy: erf by its all-positive
-series below 3 and the continued fraction of erfc above (a few ulps in float64), erfinv by
-Newton steps on erf, digamma/polygamma by the recurrence up to 10 and their asymptotic series,
-lgamma by ``math.lgamma`` per element. Each backward rule is written with operators and these
-same functions, so it runs on arrays in a plain backward and is differentiable again under
-``create_graph`` (lgamma -> digamma -> polygamma(1) -> polygamma(2) ...).
+erf, erfc, erfinv, lgamma, digamma, polygamma and ndtri use ``scipy.special`` when it is
+installed (it usually is: scikit-learn depends on it) and otherwise vectorised NumPy: erf by its
+all-positive series below 3 and the continued fraction of erfc above (a few ulps in float64),
+erfinv by Newton steps on erf, ndtri by Newton steps on erfc, digamma/polygamma by the
+recurrence up to 10 and their asymptotic series, lgamma by ``math.lgamma`` per element. Each
+backward rule is written with operators and these same functions, so it runs on arrays in a
+plain backward and is differentiable again under ``create_graph`` (lgamma -> digamma ->
+polygamma(1) -> polygamma(2) ...).
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ from .common import array_of, is_array, unary_result, unary_rule, wrap
 from .elementwise import cast, where_rule
 
 __all__ = ["asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "erf", "erfc",
-           "erfinv", "lgamma", "digamma", "polygamma", "logit", "entr", "erfcx", "scipy_special"]
+           "erfinv", "lgamma", "digamma", "polygamma", "logit", "entr", "erfcx", "ndtri",
+           "scipy_special"]
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
@@ -105,7 +107,7 @@ def _erfc_numpy(x: np.ndarray) -> np.ndarray:
 def _erfinv_numpy(y: np.ndarray) -> np.ndarray:
     sp = scipy_special()
     if sp is not None:
-        return sp.erfinv(y)
+        return np.where(y == 0, y, sp.erfinv(y))  # (erfinv(-0.0) is -0.0: SciPy gives +0.0)
     y64 = np.asarray(y, np.float64)
     inside = np.abs(y64) < 1
     t = np.where(inside, y64, 0.0)
@@ -120,12 +122,17 @@ _lgamma_scalar = np.frompyfunc(math.lgamma, 1, 1)
 
 
 def _lgamma_numpy(x: np.ndarray) -> np.ndarray:
-    sp = scipy_special()
-    if sp is not None:
-        return sp.gammaln(x)
     a = np.asarray(x, np.float64)
-    poles = (a <= 0) & (a == np.round(a))
-    out = np.asarray(_lgamma_scalar(np.where(poles, 1.0, a)), np.float64)
+    poles = (a <= 0) & (a == np.round(a))  # (-inf among them: lgamma(-inf) is inf)
+    sp = scipy_special()
+    if sp is None:
+        out = np.asarray(_lgamma_scalar(np.where(poles, 1.0, a)), np.float64)
+        return np.where(poles, np.inf, out)
+    out = np.asarray(sp.gammaln(a), np.float64)
+    # SciPy's gammaln overflows for subnormal x (lgamma(5e-324) is 744.4): math.lgamma there
+    redo = np.isinf(out) & np.isfinite(a) & ~poles
+    if redo.any():
+        out[redo] = np.asarray(_lgamma_scalar(a[redo]), np.float64)
     return np.where(poles, np.inf, out)
 
 
@@ -172,9 +179,10 @@ def _shifted_polygamma(n: int, a: np.ndarray) -> np.ndarray:
 
 def _polygamma_numpy(n: int, x: np.ndarray) -> np.ndarray:
     sp = scipy_special()
-    if sp is not None:
-        return sp.psi(x) if n == 0 else sp.polygamma(n, x)
-    return polygamma_fallback(n, x)
+    out = (sp.psi(x) if n == 0 else sp.polygamma(n, x)) if sp is not None \
+        else polygamma_fallback(n, x)
+    # at -inf, past infinitely many poles, there is no limit: NaN (as PyTorch's), not inf
+    return np.where(x == -np.inf, np.nan, out) if n else out
 
 
 def _digamma_numpy(x: np.ndarray) -> np.ndarray:
@@ -329,7 +337,8 @@ class LogitBackward0(Node):
         data = array_of(x)
         outside = (data < 0) | (data > 1)  # a constant mask: no graph needed
         with np.errstate(divide="ignore", invalid="ignore"):
-            inside = grad / (x * (1 - x))
+            # (+ 0.0 turns -0.0 * 1 into +0.0: the slope at -0.0 is +inf, as at 0.0)
+            inside = grad / (x * (1 - x) + 0.0)
             if not outside.any():
                 return (inside,)
             return (where_rule(outside, np.nan, inside),)
@@ -374,11 +383,14 @@ class DigammaBackward0(PolygammaBackward0):
     """``digamma``: polygamma of order 0 (PyTorch's name)."""
 
 
-def polygamma(n: int, x: TensorBase) -> TensorBase:
-    """The n-th derivative of digamma, elementwise."""
-    if int(n) != n or n < 0:
+def polygamma(n: int, input: TensorBase) -> TensorBase:
+    """The n-th derivative of digamma, elementwise (``input``: PyTorch's keyword)."""
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        raise TypeError(f"polygamma(): argument 'n' (position 1) must be int, not "
+                        f"{type(n).__name__}")
+    if n < 0:
         raise RuntimeError(f"polygamma(n, x) does not support negative n (got {n})")
-    x = _float(x)
+    x = _float(input)
     out = _typed(lambda a: _polygamma_numpy(int(n), a), x._data)
     if not (grad_state.enabled and x._requires_grad):
         return wrap(out)
@@ -467,8 +479,52 @@ def sinc(x: TensorBase) -> TensorBase:
     """``sin(pi x) / (pi x)``, 1 at 0 (integers compute in the default float dtype)."""
     x = _float(x)
     data = x._data
+    # float16 computes in float32, as PyTorch's half kernels do (pi * x rounded to float16 is
+    # far from the integers where sinc vanishes)
+    work = data.astype(np.float32) if data.dtype == np.float16 else data
     with np.errstate(divide="ignore", invalid="ignore"):
-        pi_x = data * math.pi
+        pi_x = work * math.pi
         out = np.sin(pi_x) / pi_x
     out = np.asarray(np.where(data == 0, np.ones((), out.dtype), out), dtype=data.dtype)
     return unary_result(out, x, SincBackward0, save="input")
+
+
+# -- the inverse of the standard normal CDF -----------------------------------------------------
+
+def ndtri_fallback(p: np.ndarray) -> np.ndarray:
+    """``ndtri`` without SciPy, accurate in the far lower tail (where ``sqrt 2 erfinv(2p - 1)``
+    rounds 2p - 1 to -1 below p = 1e-17): for p <= 1/2, Abramowitz and Stegun's 26.2.23 start
+    (4.5e-4 off) and Newton steps on ``erfc(-x / sqrt 2) / 2 - p``; above, ``-ndtri(1 - p)``
+    (1 - p is exact there). Subnormal p lose digits (the density there is subnormal too)."""
+    a = np.asarray(p, np.float64)
+    upper = a > 0.5
+    q = np.where(upper, 1.0 - a, a)
+    inside = (q > 0) & (q <= 0.5)
+    q = np.where(inside, q, 0.25)
+    t = np.sqrt(-2.0 * np.log(q))
+    x = -(t - (2.515517 + t * (0.802853 + t * 0.010328))
+          / (1.0 + t * (1.432788 + t * (0.189269 + t * 0.001308))))
+    for _ in range(4):  # quadratic convergence: 4.5e-4 -> 1e-7 -> 1e-14 -> 1 ulp
+        pdf = np.exp(-0.5 * x * x) / math.sqrt(2.0 * math.pi)
+        x = x - (0.5 * erfc_fallback(-x / math.sqrt(2.0)) - q) / pdf
+    x = np.where(upper, -x, x)
+    edge = np.where(a == 0, -np.inf, np.where(a == 1, np.inf, np.nan))  # NaN outside [0, 1]
+    return np.where(inside, x, edge)
+
+
+def _ndtri_numpy(p: np.ndarray) -> np.ndarray:
+    sp = scipy_special()
+    return sp.ndtri(p) if sp is not None else ndtri_fallback(p)
+
+
+class SpecialNdtriBackward0(Node):
+    """PyTorch's rule: ``sqrt(2 pi) exp(y^2 / 2)`` with ``y = ndtri(p)`` (inf at 0 and 1)."""
+
+    def backward(self, grad):
+        y = self.saved_output()
+        return (grad * math.sqrt(2.0 * math.pi) * unary_rule("exp", y * y / 2.0),)
+
+
+def ndtri(x: TensorBase) -> TensorBase:
+    """The inverse of the standard normal CDF (-inf at 0, inf at 1, NaN outside [0, 1])."""
+    return _unary(_ndtri_numpy, SpecialNdtriBackward0, x, save="output")

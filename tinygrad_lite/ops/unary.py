@@ -251,10 +251,11 @@ def round_decimals(x: TensorBase, decimals: int) -> TensorBase:
     ``round(x * 10**n) / 10**n``, or ``round(x / 10**-n) * 10**-n`` for negative ``n``."""
     if not is_float_dtype(x._data.dtype):
         raise NotImplementedError(f'"round_cpu" not implemented for {x.dtype} tensors')
-    scale = x._data.dtype.type(10.0 ** (-decimals if decimals < 0 else decimals))
-    data = x._data
-    out = np.asarray(np.round(data / scale) * scale if decimals < 0
-                     else np.round(data * scale) / scale)
+    data = x._data.astype(np.float32) if x._data.dtype.itemsize == 2 else x._data  # (halves:
+    with np.errstate(over="ignore", invalid="ignore"):  # float32, as PyTorch's; NaN past 1e308)
+        scale = data.dtype.type(np.float64(10.0) ** (-decimals if decimals < 0 else decimals))
+        out = np.asarray(np.round(data / scale) * scale if decimals < 0
+                         else np.round(data * scale) / scale).astype(x._data.dtype, copy=False)
     if not (grad_state.enabled and x._requires_grad):
         return wrap(out)
     return wrap(out, RoundBackward1(x))
@@ -275,7 +276,7 @@ def step(name: str, x: TensorBase) -> TensorBase:
     if x._data.dtype == np.bool_:
         if name == "sign":
             return wrap(x._data.copy())
-        raise TypeError(f"{name}: not implemented for bool tensors")
+        raise NotImplementedError(f"\"{name}_vml_cpu\" not implemented for 'Bool'")
     out = np.asarray(ufunc(x._data))
     if not (grad_state.enabled and x._requires_grad):
         return wrap(out)

@@ -6,7 +6,7 @@ Most are the ``tl.*`` functions under their SciPy-style names (``expit`` is ``si
 ``xlog1py``), ``gamma.py`` (``multigammaln``, ``gammainc``/``gammaincc``, ``zeta``),
 ``bessel.py`` (``i0``/``i1`` and the Bessel and Airy functions) and ``polynomials.py`` (the
 orthogonal polynomials). Their backward rules are in ``ops`` (``ops/special.py``,
-``ops/incomplete_gamma.py``).
+``ops/modified_bessel.py``, ``ops/incomplete_gamma.py``).
 """
 
 from __future__ import annotations

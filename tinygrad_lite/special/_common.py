@@ -13,7 +13,8 @@ from .._core.tensor_base import TensorBase, wrap
 from ..dtypes import float_result_type, get_default_dtype, is_float_dtype
 from ..functions.conventions import write_out
 
-__all__ = ["as_tensor", "as_float", "result_dtype", "array_of", "float_dtype", "finish"]
+__all__ = ["as_tensor", "as_float", "result_dtype", "array_of", "float_dtype", "finish",
+           "written"]
 
 
 def as_tensor(x: Any) -> TensorBase:
@@ -50,5 +51,9 @@ def float_dtype(dt: np.dtype) -> np.dtype:
 
 def finish(values: np.ndarray, dt: np.dtype, out: Any, op: str) -> TensorBase:
     """``values`` as a tensor of dtype ``dt``, written into ``out`` when one is given."""
-    result = wrap(np.asarray(values, dtype=dt))
+    return written(wrap(np.asarray(values, dtype=dt)), out, op)
+
+
+def written(result: TensorBase, out: Any, op: str) -> TensorBase:
+    """``result``, or ``out`` with ``result`` written into it when one is given."""
     return result if out is None else write_out(result, out, op)

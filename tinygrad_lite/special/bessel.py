@@ -1,5 +1,6 @@
 """The Bessel and Airy functions of ``torch.special``: the modified Bessel functions of the first
-kind ``i0``, ``i0e``, ``i1``, ``i1e`` (power-series composites, so differentiable), and
+kind ``i0``, ``i0e``, ``i1``, ``i1e`` (differentiable ops with PyTorch's rules, in
+``ops/modified_bessel.py``), and
 ``bessel_j0/j1/y0/y1``, ``modified_bessel_i0/i1/k0/k1``, ``scaled_modified_bessel_k0/k1``,
 ``spherical_bessel_j0`` and ``airy_ai``, which, as in PyTorch, are not differentiable: their
 values come from the NumPy kernels of ``_bessel_kernels.py`` and never require grad. Integer
@@ -7,17 +8,16 @@ values come from the NumPy kernels of ``_bessel_kernels.py`` and never require g
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from .. import dtypes
-from .. import functions as _fn
 from .._core.tensor_base import TensorBase
+from ..ops import modified_bessel
 from . import _bessel_kernels as kernels
-from ._common import array_of, as_float, finish, float_dtype
+from ._common import array_of, as_float, finish, float_dtype, written
 
 __all__ = ["i0", "i0e", "i1", "i1e", "airy_ai", "bessel_j0", "bessel_j1", "bessel_y0",
            "bessel_y1", "modified_bessel_i0", "modified_bessel_i1", "modified_bessel_k0",
@@ -25,43 +25,24 @@ __all__ = ["i0", "i0e", "i1", "i1e", "airy_ai", "bessel_j0", "bessel_j1", "besse
            "spherical_bessel_j0"]
 
 
-def _bessel(x: TensorBase, order: int, scaled: bool) -> TensorBase:
-    """Modified Bessel functions of the first kind, orders 0 and 1, by their power series
-    (composites: differentiable), exponentially scaled on request."""
-    x = as_float(x)
-    half = 0.5 * x
-    term = half if order == 1 else _fn.ones_like(half)
-    total = term
-    square = half * half
-    # the terms (x/2)^2k / (k! (k + order)!) peak near k = |x|/2 and then fall off within a
-    # few sqrt(|x|): as many terms as the largest finite argument needs, up to |x| = 750 (past
-    # ~713 the terms overflow to inf, which is the unscaled value there; NaN stays NaN)
-    magnitudes = np.abs(half._data) * 2.0
-    largest = min(float(magnitudes[np.isfinite(magnitudes)].max(initial=0.0)), 750.0)
-    for k in range(1, int(largest / 2 + 10 * math.sqrt(largest) + 20)):
-        term = term * square / (k * (k + order))
-        total = total + term
-    return total * _fn.exp(-_fn.abs(x)) if scaled else total
-
-
-def i0(input: TensorBase) -> TensorBase:
+def i0(input: TensorBase, *, out: Any = None) -> TensorBase:
     """The modified Bessel function of the first kind, order 0."""
-    return _bessel(input, 0, False)
+    return written(modified_bessel.i0(as_float(input)), out, "i0")
 
 
-def i0e(input: TensorBase) -> TensorBase:
+def i0e(input: TensorBase, *, out: Any = None) -> TensorBase:
     """``i0`` scaled by ``exp(-|x|)``."""
-    return _bessel(input, 0, True)
+    return written(modified_bessel.i0e(as_float(input)), out, "i0e")
 
 
-def i1(input: TensorBase) -> TensorBase:
+def i1(input: TensorBase, *, out: Any = None) -> TensorBase:
     """The modified Bessel function of the first kind, order 1."""
-    return _bessel(input, 1, False)
+    return written(modified_bessel.i1(as_float(input)), out, "i1")
 
 
-def i1e(input: TensorBase) -> TensorBase:
+def i1e(input: TensorBase, *, out: Any = None) -> TensorBase:
     """``i1`` scaled by ``exp(-|x|)``."""
-    return _bessel(input, 1, True)
+    return written(modified_bessel.i1e(as_float(input)), out, "i1e")
 
 
 def _unary(name: str, kernel: Callable[[np.ndarray], np.ndarray]) -> Callable[..., TensorBase]:

@@ -6,7 +6,6 @@ NumPy series and continued fractions."""
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -16,38 +15,33 @@ from .._core.tensor_base import TensorBase, wrap
 from ..dtypes import is_float_dtype
 from ..ops import incomplete_gamma
 from ..ops import special as special_ops
-from ._common import as_float, as_tensor, result_dtype
+from ._common import as_float, as_tensor, result_dtype, written
 
 __all__ = ["multigammaln", "gammainc", "gammaincc", "zeta"]
 
 
-def multigammaln(input: TensorBase, p: int) -> TensorBase:
-    """The log of the multivariate gamma function of dimension ``p``."""
-    x = as_float(input)
-    if (x._data <= (p - 1) / 2).any():
-        raise RuntimeError(f"multigammaln: All elements must be greater than (p-1)/2 = "
-                           f"{(p - 1) / 2}")
-    total = p * (p - 1) / 4 * math.log(math.pi)
-    return sum((_fn.lgamma(x - j / 2.0) for j in range(p)), _fn.full_like(x, total))
+def multigammaln(input: TensorBase, p: int, *, out: Any = None) -> TensorBase:
+    """The log of the multivariate gamma function of dimension ``p`` (``tl.mvlgamma``)."""
+    return written(_fn.mvlgamma(as_float(input), p), out, "multigammaln")
 
 
-def zeta(input: Any, other: Any) -> TensorBase:
+def zeta(input: Any, other: Any, *, out: Any = None) -> TensorBase:
     """The Hurwitz zeta function ``sum_k (k + q)^-x`` (no gradient, as in PyTorch)."""
     x, q = (np.asarray(t._data if isinstance(t, TensorBase) else t, np.float64)
             for t in (input, other))
     sp = special_ops.scipy_special()  # looked up when called (tests switch SciPy off)
     if sp is not None:
-        out = sp.zeta(x, q)
+        values = sp.zeta(x, q)
     else:  # Euler-Maclaurin: 20 terms, then the integral and two correction terms
         x, q = np.broadcast_arrays(x, q)
         n = 20
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             head = sum((k + q) ** -x for k in range(n))
             a = q + n
-            out = (head + a ** (1 - x) / (x - 1) + 0.5 * a ** -x + x * a ** (-x - 1) / 12
-                   - x * (x + 1) * (x + 2) * a ** (-x - 3) / 720)
-            out = np.where(x == 1, np.inf, np.where(x < 1, np.nan, out))
-    return wrap(np.asarray(out, result_dtype(input, other)))
+            values = (head + a ** (1 - x) / (x - 1) + 0.5 * a ** -x + x * a ** (-x - 1) / 12
+                      - x * (x + 1) * (x + 2) * a ** (-x - 3) / 720)
+            values = np.where(x == 1, np.inf, np.where(x < 1, np.nan, values))
+    return written(wrap(np.asarray(values, result_dtype(input, other))), out, "zeta")
 
 
 def _incomplete(input: Any, other: Any, upper: bool) -> TensorBase:
@@ -57,12 +51,12 @@ def _incomplete(input: Any, other: Any, upper: bool) -> TensorBase:
     return incomplete_gamma.gammainc(a, x, upper)
 
 
-def gammainc(input: Any, other: Any) -> TensorBase:
+def gammainc(input: Any, other: Any, *, out: Any = None) -> TensorBase:
     """The regularised lower incomplete gamma function ``P(a, x)`` (a = input, x = other);
     differentiable in x."""
-    return _incomplete(input, other, False)
+    return written(_incomplete(input, other, False), out, "gammainc")
 
 
-def gammaincc(input: Any, other: Any) -> TensorBase:
+def gammaincc(input: Any, other: Any, *, out: Any = None) -> TensorBase:
     """The regularised upper incomplete gamma function ``Q(a, x) = 1 - P(a, x)``."""
-    return _incomplete(input, other, True)
+    return written(_incomplete(input, other, True), out, "gammaincc")

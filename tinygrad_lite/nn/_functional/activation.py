@@ -25,7 +25,6 @@ from ...ops.activation import gelu as _gelu_op
 from ...ops.activation import hardswish as _hardswish_op
 from ...ops.activation import leaky_relu as _leaky_relu_op
 from ...ops.common import FAST_FLOATS as _FAST_FLOATS
-from ...ops.elementwise import bfloat16_in_float32
 from ...ops.special import erf
 
 __all__ = ["relu", "relu_", "leaky_relu", "leaky_relu_", "gelu", "silu", "elu", "elu_", "softplus",
@@ -43,7 +42,6 @@ def implicit_softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
     return 0 if ndim in (0, 1, 3) else 1
 
 
-@bfloat16_in_float32
 def softmax(input: TensorBase, dim: int | None = None, _stacklevel: int = 3,
             dtype: Any = None) -> TensorBase:
     """``exp(x) / sum(exp(x))`` along ``dim`` (computed in ``dtype`` when given)."""
@@ -52,7 +50,6 @@ def softmax(input: TensorBase, dim: int | None = None, _stacklevel: int = 3,
     return _fn.softmax(input, dim, dtype=dtype)
 
 
-@bfloat16_in_float32
 def log_softmax(input: TensorBase, dim: int | None = None, _stacklevel: int = 3,
                 dtype: Any = None) -> TensorBase:
     """``x - logsumexp(x)`` along ``dim`` (computed in ``dtype`` when given)."""
