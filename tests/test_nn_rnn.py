@@ -107,7 +107,7 @@ def test_errors_and_repr():
     layer = tl.nn.LSTM(3, 4, num_layers=2, batch_first=True)
     with pytest.raises(RuntimeError, match="input_size"):
         layer(tl.randn(2, 5, 7))
-    with pytest.raises(RuntimeError, match="Expected hidden size"):
+    with pytest.raises(RuntimeError, match=r"Expected hidden\[0\] size"):
         layer(tl.randn(2, 5, 3), (tl.zeros(1, 2, 4), tl.zeros(2, 2, 4)))
     assert repr(layer) == "LSTM(3, 4, num_layers=2, batch_first=True)"
     assert len(layer.all_weights) == 2 and len(layer.all_weights[0]) == 4

@@ -22,7 +22,12 @@ from ._functional import pooling_fractional as _pooling_fractional
 from ._functional import unpool as _unpool
 from ._functional import vision as _vision
 from ._functional.activation import *  # noqa: F403
-from ._functional.attention import multi_head_attention_forward, scaled_dot_product_attention
+from ._functional.attention import (
+    _canonical_mask,  # noqa: F401 - PyTorch's private F._canonical_mask (transformer layers)
+    _none_or_dtype,  # noqa: F401
+    multi_head_attention_forward,
+    scaled_dot_product_attention,
+)
 from ._functional.conv import *  # noqa: F403
 from ._functional.ctc_loss import ctc_loss
 from ._functional.distance import *  # noqa: F403

@@ -33,6 +33,10 @@ class EmbeddingBagBackward0(Node):
     def backward(self, grad: Any) -> tuple:
         """The input gradients for the output gradient ``grad``."""
         weight = self.saved_tensors[0]
+        if self.mode == "max" and not self.flat.size:  # every bag empty: no row won anything
+            zeros = np.zeros((self.num_weights, grad.shape[1]), grad.dtype if isinstance(
+                grad, np.ndarray) else grad._data.dtype)
+            return self._result(wrap(zeros) if isinstance(grad, TensorBase) else zeros, None)
         if isinstance(grad, TensorBase):
             return self._tensor_backward(grad, weight)
         dim = grad.shape[1]

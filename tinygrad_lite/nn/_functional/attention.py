@@ -10,8 +10,10 @@ from typing import Any
 
 import numpy as np
 
+from ... import dtypes
 from ... import functions as _fn
 from ..._core.tensor_base import TensorBase, wrap
+from ..._core.warnings import warn
 from ...ops.attention import attention, fused_attention_ok
 from ...ops.elementwise import bfloat16_in_float32
 from ..attention.bias import CausalBias, CausalVariant
@@ -47,7 +49,6 @@ def pop_attention_override(fn: Callable[..., TensorBase]) -> None:
 FLASH_MIN_SCORES = 1024 * 1024
 
 
-@bfloat16_in_float32
 def scaled_dot_product_attention(query: TensorBase, key: TensorBase, value: TensorBase,
                                  attn_mask: TensorBase | CausalBias | None = None,
                                  dropout_p: float = 0.0, is_causal: bool = False,
@@ -56,41 +57,82 @@ def scaled_dot_product_attention(query: TensorBase, key: TensorBase, value: Tens
     """``softmax(q k^T * scale + mask) v`` over the last two dims. A bool ``attn_mask`` says
     which positions take part (True = attend); a float mask is added to the scores; a
     ``CausalBias`` (``tl.nn.attention.bias``) is a causal mask."""
+    # the dtypes are checked as given, before bfloat16 computes in float32
+    if not query.dtype == key.dtype == value.dtype:
+        raise RuntimeError(f"scaled_dot_product_attention: Expected query, key, and value to have "
+                           f"the same dtype, but got query.dtype: {query.dtype} key.dtype: "
+                           f"{key.dtype} and value.dtype: {value.dtype} instead.")
+    if not query.is_floating_point():
+        raise RuntimeError(f"scaled_dot_product_attention: expected query, key and value of a "
+                           f"floating point dtype, but got {query.dtype}")
+    if isinstance(attn_mask, TensorBase) and \
+            attn_mask.dtype not in (dtypes.bool, dtypes.float32, query.dtype):
+        raise RuntimeError(f"scaled_dot_product_attention: Expected attn_mask dtype to be bool or "
+                           f"float or to match query dtype, but got attn_mask.dtype: "
+                           f"{attn_mask.dtype} and query.dtype: {query.dtype} instead.")
+    return _attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+
+
+@bfloat16_in_float32
+def _attention(query: TensorBase, key: TensorBase, value: TensorBase,
+               attn_mask: TensorBase | CausalBias | None, dropout_p: float, is_causal: bool,
+               scale: float | None, enable_gqa: bool) -> TensorBase:
+    """``scaled_dot_product_attention`` after its dtype checks (bfloat16 runs in float32)."""
     if attn_mask is not None and isinstance(attn_mask, CausalBias):
         attn_mask, is_causal = _from_causal_bias(attn_mask, is_causal, query)
+    if query.ndim < 2 or key.ndim < 2 or value.ndim < 2:
+        raise RuntimeError(f"scaled_dot_product_attention: Expected query, key, and value to all "
+                           f"be at least 2 dimensional, but got query.dim: {query.ndim} key.dim: "
+                           f"{key.ndim} and value.dim: {value.ndim} instead.")
     if query.shape[-1] != key.shape[-1] or key.shape[-2] != value.shape[-2]:
         raise RuntimeError(
             f"scaled_dot_product_attention: query {tuple(query.shape)}, key {tuple(key.shape)} "
             f"and value {tuple(value.shape)} do not match (expected q (..., L, E), k (..., S, E),"
             " v (..., S, Ev))"
         )
-    if enable_gqa and query.ndim >= 3 and key.shape[-3] != query.shape[-3]:
-        rep = query.shape[-3] // key.shape[-3]
-        key = _repeat_heads(key, rep)
-        value = _repeat_heads(value, rep)
+    if not 0.0 <= dropout_p <= 1.0:
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {dropout_p}")
+    if enable_gqa and query.ndim >= 3:
+        heads = query.shape[-3]
+        if heads % key.shape[-3] or heads % value.shape[-3]:
+            raise RuntimeError("scaled_dot_product_attention: Number of heads in key and value "
+                               f"must divide the number of heads in query (query {heads}, key "
+                               f"{key.shape[-3]}, value {value.shape[-3]})")
+        key = _repeat_heads(key, heads // key.shape[-3])
+        value = _repeat_heads(value, heads // value.shape[-3])
     scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
-    if is_causal and attn_mask is not None:
-        raise RuntimeError("scaled_dot_product_attention: pass either attn_mask or "
-                           "is_causal=True, not both")
+    mask = None if attn_mask is None else _as_tensor(attn_mask)
+    if mask is not None:
+        if mask.dtype != dtypes.bool and not mask.is_floating_point():
+            raise RuntimeError(f"scaled_dot_product_attention: Expected attn_mask dtype to be "
+                               f"bool or float or to match query dtype, but got attn_mask.dtype: "
+                               f"{mask.dtype} and query.dtype: {query.dtype} instead.")
+        if mask.dtype != dtypes.bool and mask.dtype != query.dtype:
+            mask = mask.to(query.dtype)  # a float32 mask of a float16 query
+        if is_causal:  # PyTorch applies both: attn_mask on the causal (upper-left) pattern
+            mask, is_causal = _and_causal(mask, query.shape[-2], key.shape[-2]), False
     out: TensorBase
     if _overrides:
-        out = _overrides[-1](query, key, value, attn_mask, dropout_p, is_causal, scale)
+        out = _overrides[-1](query, key, value, mask, dropout_p, is_causal, scale)
     elif query.shape[-2] * key.shape[-2] >= FLASH_MIN_SCORES:
         # long sequences: the blocked algorithm never holds the (..., L, S) scores; it is as
         # fast from L = S = 1024 on and faster beyond (benchmarks/bench_attention.py)
         out = flash_attention(query, key, value,  # type: ignore[arg-type]
-                                          attn_mask, dropout_p, is_causal, scale)
-    elif attn_mask is None and dropout_p == 0.0 and fused_attention_ok(query, key, value):
+                              mask, dropout_p, is_causal, scale)
+    elif mask is None and dropout_p == 0.0 and fused_attention_ok(query, key, value):
         out = attention(query, key, value, scale, is_causal)  # one node (ops/attention.py)
     else:
-        out = attention_math(query, key, value, attn_mask, dropout_p, is_causal, scale)
-    if out.ndim == 4:
-        # PyTorch's CPU kernel returns (B, H, L, Ev) as a transposed (B, L, H, Ev) array, and
-        # programs rely on it: out.transpose(1, 2).view(B, L, H * Ev) must work. The values
-        # are moved into that layout under the same node (no extra graph ops)
+        out = attention_math(query, key, value, mask, dropout_p, is_causal, scale)
+    qd = query._data
+    if not qd.flags.c_contiguous and out._data.shape[:-1] == qd.shape[:-1]:
+        # PyTorch's CPU kernels lay the output out as the query: a query (B, H, L, E) cut from
+        # a (B, L, H, E) projection gives a transposed (B, L, H, Ev) array, and programs rely
+        # on it (out.transpose(1, 2).view(B, L, H * Ev) must work); a contiguous query gives a
+        # contiguous output. The values are moved under the same node (no extra graph ops)
+        order = np.argsort([-st for st in qd.strides], kind="stable")
         data = out._data
-        relaid = np.empty((data.shape[0], data.shape[2], data.shape[1], data.shape[3]),
-                          data.dtype).transpose(0, 2, 1, 3)
+        relaid = np.empty(tuple(data.shape[i] for i in order), data.dtype) \
+            .transpose(np.argsort(order))
         relaid[...] = data
         out._data = relaid
     return out
@@ -147,6 +189,15 @@ def _from_causal_bias(bias: CausalBias, is_causal: bool, query: TensorBase
         f"CausalBias.variant must be a CausalVariant type, but found: {bias.variant}")
 
 
+def _and_causal(mask: TensorBase, n_q: int, n_k: int) -> TensorBase:
+    """``mask`` (bool: True = attend; float: added) with the positions above the (upper-left)
+    diagonal masked out as well."""
+    causal = np.tril(np.ones((n_q, n_k), np.bool_))
+    if mask._data.dtype == np.bool_:
+        return wrap(mask._data & causal)
+    return _fn.where(wrap(causal), mask, -np.inf)
+
+
 def _repeat_heads(x: TensorBase, rep: int) -> TensorBase:
     """(..., H, S, E) -> (..., H * rep, S, E), each head repeated ``rep`` times in a row."""
     shape = tuple(x.shape)
@@ -188,12 +239,20 @@ def multi_head_attention_forward(
             "multi_head_attention_forward: a CausalBias attn_mask is for "
             "scaled_dot_product_attention only; pass is_causal=True with the bool mask "
             "~bias._materialize() (True: not attended), as PyTorch's MultiheadAttention needs")
-    batched = query.ndim == 3
+    key_padding_mask = None if key_padding_mask is None else _as_tensor(key_padding_mask)
+    attn_mask = None if attn_mask is None else _as_tensor(attn_mask)
+    batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
     if not batched:
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
         if key_padding_mask is not None:
-            key_padding_mask = _as_tensor(key_padding_mask).unsqueeze(0)
+            key_padding_mask = key_padding_mask.unsqueeze(0)
     n_q, n, e = query.shape
+    kpm = _canonical_mask(key_padding_mask, "key_padding_mask", _none_or_dtype(attn_mask),
+                          "attn_mask", query.dtype)
+    if is_causal and attn_mask is None:
+        raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the "
+                           "Transformer module method `generate_square_subsequent_mask` to "
+                           "create this mask.")
     if e != embed_dim_to_check:
         raise AssertionError(f"multi_head_attention_forward: was expecting embedding dimension "
                              f"of {embed_dim_to_check}, but got {e}")
@@ -201,6 +260,11 @@ def multi_head_attention_forward(
     hd = e // h
     if hd * h != e:
         raise AssertionError(f"embed_dim {e} not divisible by num_heads {h}")
+    if use_separate_proj_weight and key.shape[:2] != value.shape[:2]:
+        raise AssertionError(f"key's sequence and batch dims {key.shape[:2]} do not match "
+                             f"value's {value.shape[:2]}")
+    if not use_separate_proj_weight and key.shape != value.shape:
+        raise AssertionError(f"key shape {key.shape} does not match value shape {value.shape}")
     biases = (None, None, None) if in_proj_bias is None else \
         (in_proj_bias[:e], in_proj_bias[e:2 * e], in_proj_bias[2 * e:])
     if use_separate_proj_weight:
@@ -219,18 +283,28 @@ def multi_head_attention_forward(
     sdpa_causal = is_causal and key_padding_mask is None and not need_weights
     if sdpa_causal:
         attn_mask = None
-    elif is_causal and attn_mask is None:
-        attn_mask = wrap(~np.tril(np.ones((n_q, key.shape[0]), np.bool_)))
-    mask = None if attn_mask is None else _float_mask(_as_tensor(attn_mask), q._data.dtype)
-    if mask is not None and mask.ndim == 2:
-        mask = mask.unsqueeze(0)  # (1, L, S)
-    kpm = None if key_padding_mask is None else \
-        _float_mask(_as_tensor(key_padding_mask), q._data.dtype)
+    mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, check_other=False)
+    if mask is not None:
+        expected = (n_q, key.shape[0]) if mask.ndim == 2 else (n * h, n_q, key.shape[0])
+        if tuple(mask.shape) != expected:
+            raise RuntimeError(f"The shape of the {mask.ndim}D attn_mask is {mask.shape}, but "
+                               f"should be {expected}.")
+        if mask.ndim == 2:
+            mask = mask.unsqueeze(0)  # (1, L, S)
     if bias_k is not None and bias_v is not None:  # one more key and value, never masked
         k = _fn.cat([k, bias_k.expand(1, n, e)])
         v = _fn.cat([v, bias_v.expand(1, n, v.shape[-1])])
         mask = None if mask is None else _pad_last(mask)
         kpm = None if kpm is None else _pad_last(kpm)
+    for name, what, static in (("static_k", "key", static_k), ("static_v", "value", static_v)):
+        if static is None:
+            continue
+        if bias_k is not None:
+            raise AssertionError(f"bias cannot be added to static {what}.")
+        for dim, size in ((0, n * h), (2, hd)):
+            if static.shape[dim] != size:
+                raise AssertionError(f"expecting {name}.size({dim}) of {size}, but got "
+                                     f"{static.shape[dim]}")
     q = q.reshape(n_q, n * h, hd).transpose(0, 1)  # (N * H, L, hd)
     k = static_k if static_k is not None else k.reshape(k.shape[0], n * h, hd).transpose(0, 1)
     v = static_v if static_v is not None else \
@@ -242,6 +316,10 @@ def multi_head_attention_forward(
         kpm = None if kpm is None else _pad_last(kpm)
     s = k.shape[1]
     if kpm is not None:  # (N, S) -> (N * H, 1, S), added to the attention mask
+        for dim, size in enumerate((n, s)):
+            if kpm.shape[dim] != size:
+                raise AssertionError(f"Expected key_padded_mask.shape[{dim}] to be {size}, but "
+                                     f"got {kpm.shape[dim]}")
         kpm = kpm.reshape(n, 1, 1, s).expand(n, h, 1, s).reshape(n * h, 1, s)
         mask = kpm if mask is None else mask + kpm
     p = dropout_p if training else 0.0
@@ -250,8 +328,9 @@ def multi_head_attention_forward(
         if mask is not None:
             scores = scores + mask
         weights = _fn.softmax(scores, -1)
-        attended = dropout(weights, p, True) if p > 0.0 else weights
-        out = attended @ v
+        if p > 0.0:  # PyTorch returns the weights after dropout, as they were applied
+            weights = dropout(weights, p, True)
+        out = weights @ v
     else:
         weights = None
         sdpa_mask = None  # (N * H or 1, L or 1, S) -> (N or 1, H or 1, L or 1, S)
@@ -275,16 +354,65 @@ def multi_head_attention_forward(
     return out, weights
 
 
+def _mha_shape_check(query: TensorBase, key: TensorBase, value: TensorBase,
+                     key_padding_mask: TensorBase | None, attn_mask: TensorBase | None,
+                     num_heads: int) -> bool:
+    """PyTorch's checks of the inputs' dimensions; whether the input is batched (3-D query)."""
+    if query.ndim not in (2, 3):
+        raise AssertionError(f"query should be unbatched 2D or batched 3D tensor but received "
+                             f"{query.ndim}-D query tensor")
+    batched = query.ndim == 3
+    kind = "batched (3-D)" if batched else "unbatched (2-D)"
+    if key.ndim != query.ndim or value.ndim != query.ndim:
+        raise AssertionError(f"For {kind} `query`, expected `key` and `value` to be "
+                             f"{query.ndim}-D but found {key.ndim}-D and {value.ndim}-D tensors "
+                             "respectively")
+    if key_padding_mask is not None and key_padding_mask.ndim != query.ndim - 1:
+        raise AssertionError(f"For {kind} `query`, expected `key_padding_mask` to be `None` or "
+                             f"{query.ndim - 1}-D but found {key_padding_mask.ndim}-D tensor "
+                             "instead")
+    if attn_mask is not None:
+        if attn_mask.ndim not in (2, 3):
+            raise AssertionError(f"For {kind} `query`, expected `attn_mask` to be `None`, 2-D or "
+                                 f"3-D but found {attn_mask.ndim}-D tensor instead")
+        expected = (num_heads, query.shape[0], key.shape[0])
+        if not batched and attn_mask.ndim == 3 and tuple(attn_mask.shape) != expected:
+            raise AssertionError(f"Expected `attn_mask` shape to be {expected} but got "
+                                 f"{attn_mask.shape}")
+    return batched
+
+
+def _canonical_mask(mask: Any, mask_name: str, other_type: Any, other_name: str,
+                    target_type: Any, check_other: bool = True) -> TensorBase | None:
+    """PyTorch's ``F._canonical_mask``: a bool mask (True: not attended) as a 0 / -inf mask of
+    ``target_type``, a float mask as it is; other dtypes are refused, and a mask whose dtype
+    differs from ``other_type`` (the other mask's) gets PyTorch's deprecation warning."""
+    if mask is None:
+        return None
+    mask = _as_tensor(mask)
+    is_float = mask.is_floating_point()
+    if mask.dtype != dtypes.bool and not is_float:
+        raise AssertionError(f"only bool and floating types of {mask_name} are supported")
+    if check_other and other_type is not None and mask.dtype != other_type:
+        warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. Use same type "
+             "for both instead.")
+    if is_float:
+        return mask
+    return wrap(np.where(mask._data, -np.inf, 0.0).astype(target_type.np))
+
+
+def _none_or_dtype(input: Any) -> Any:
+    """The dtype of a tensor, or None (PyTorch's ``F._none_or_dtype``)."""
+    if input is None:
+        return None
+    if isinstance(input, TensorBase):
+        return input.dtype
+    raise RuntimeError("input to _none_or_dtype() must be None or torch.Tensor")
+
+
 def _as_tensor(x: Any) -> TensorBase:
     """A mask given as a tensor, an array or nested lists, as a tensor."""
     return x if isinstance(x, TensorBase) else wrap(np.asarray(x))
-
-
-def _float_mask(mask: TensorBase, dtype: np.dtype) -> TensorBase:
-    """A bool mask (True = not attended) as 0 / -inf of ``dtype``; a float mask as it is."""
-    if mask._data.dtype == np.bool_:
-        return wrap(np.where(mask._data, -np.inf, 0.0).astype(dtype))
-    return mask
 
 
 def _pad_last(mask: TensorBase) -> TensorBase:

@@ -16,9 +16,12 @@ from ...ops import embedding_bag as ops_embedding_bag
 __all__ = ["embedding", "embedding_bag", "one_hot"]
 
 
+_INDEX_DTYPES = (np.dtype(np.int64), np.dtype(np.int32))
+
+
 def _indices(input: Any, op: str) -> np.ndarray:
     idx = input._data if isinstance(input, TensorBase) else np.asarray(input)
-    if idx.dtype.kind not in "iu":
+    if idx.dtype not in _INDEX_DTYPES:  # PyTorch takes int64 and int32 indices only
         raise RuntimeError(f"{op}: Expected tensor for argument #1 'indices' to have one of the "
                            f"following scalar types: Long, Int; but got {idx.dtype} instead")
     return idx
@@ -83,6 +86,9 @@ def _bags(idx: np.ndarray, offsets: Any, include_last_offset: bool) -> tuple[np.
         raise ValueError(f"offsets has to be a 1D integer Tensor, got shape {off.shape} and "
                          f"dtype {off.dtype}")
     off = off.astype(np.int64)
+    if not off.size and idx.size:  # (PyTorch's kernel reads past the end here)
+        raise RuntimeError(f"embedding_bag: offsets is empty, but input has {idx.size} indices; "
+                           "offsets needs at least one entry, offsets[0] = 0")
     if off.size and off[0] != 0:
         raise RuntimeError("offsets[0] has to be 0, i.e., the first sequence in the mini-batch "
                            f"has to start from position 0. However, got {off[0]}")
@@ -111,16 +117,22 @@ def embedding_bag(input: TensorBase, weight: TensorBase, offsets: Any = None,
     if per_sample_weights is not None and mode != "sum":
         raise NotImplementedError("embedding_bag: per_sample_weights was not None. "
                                   "per_sample_weights is only supported for mode='sum' "
-                                  f"(got mode='{mode}'). Please open a feature request on the "
-                                  "Pytorch GitHub page.")
+                                  f"(got mode='{mode}'). Please open a feature request on "
+                                  "GitHub.")
+    if scale_grad_by_freq and mode == "max":
+        raise ValueError("max mode does not support scaling the gradient by the frequency")
     idx = _indices(input, "embedding_bag")
+    if per_sample_weights is not None and per_sample_weights.dtype != weight.dtype:
+        raise RuntimeError(f"embedding_bag: Expected per_sample_weights to have the same dtype as "
+                           f"weight, but got {per_sample_weights.dtype} and {weight.dtype}")
     if per_sample_weights is not None and tuple(per_sample_weights.shape) != idx.shape:
         raise ValueError(f"embedding_bag: per_sample_weights has shape "
                          f"{tuple(per_sample_weights.shape)}, expected {idx.shape}")
     n = weight.shape[0]
     if padding_idx is not None:
         if not -n <= padding_idx < n:
-            raise AssertionError("padding_idx must be within the number of embeddings")
+            raise RuntimeError(f"padding_idx must be within the number of embeddings, {-n} "
+                               f"through {n - 1}, but got {padding_idx}")
         padding_idx %= n
     flat, bag_of, n_bags_arr, _ = _bags(idx, offsets, include_last_offset)
     n_bags = int(n_bags_arr)
@@ -129,6 +141,9 @@ def embedding_bag(input: TensorBase, weight: TensorBase, offsets: Any = None,
                            f"{flat.max()}, num_embeddings={n})")
     if max_norm is not None:
         _renorm_(weight, flat, max_norm, norm_type)
+    if per_sample_weights is not None and per_sample_weights.ndim != 1:
+        # flat as the indices; through the graph, so its gradient comes back (B, L)
+        per_sample_weights = per_sample_weights.reshape(-1)
     return ops_embedding_bag.embedding_bag(weight, per_sample_weights, flat, bag_of, n_bags,
                                            padding_idx, mode, scale_grad_by_freq)
 

@@ -12,14 +12,17 @@ reverse direction over each sequence's own length), and packed again.
 from __future__ import annotations
 
 import math
+import numbers
 from typing import Any
 
 import numpy as np
 
 from ... import dtypes
 from ... import functions as _fn
+from ..._core.autocast_state import autocast_state
 from ..._core.grad_mode import grad_state
 from ..._core.tensor_base import TensorBase
+from ..._core.warnings import warn
 from ...functions.creation import default_rng
 from ...ops.rnn import gru_layer, lstm_layer
 from .. import functional as F  # noqa: N812 - PyTorch's conventional alias
@@ -31,6 +34,7 @@ from .module import Module
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
+_NAMES = {"RNN_TANH": "RNN", "RNN_RELU": "RNN", "LSTM": "LSTM", "GRU": "GRU"}
 _FUSED_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
@@ -50,6 +54,33 @@ def _reset_uniform(module: Module) -> None:
     stdv = 1.0 / math.sqrt(hidden_size) if hidden_size > 0 else 0.0
     for weight in module.parameters():
         init.uniform_(weight, -stdv, stdv)
+
+
+def _check_sizes(dropout: Any, num_layers: int, bias: Any, batch_first: Any, input_size: Any,
+                 hidden_size: Any, proj_size: int) -> None:
+    """PyTorch's constructor checks of RNNBase, in its order, with its texts (and its warning
+    for a dropout that one layer never applies)."""
+    if not isinstance(dropout, numbers.Number) or isinstance(dropout, bool) or \
+            not 0 <= dropout <= 1:  # type: ignore[operator]
+        raise ValueError("dropout should be a number in range [0, 1] representing the "
+                         "probability of an element being zeroed")
+    if dropout > 0 and num_layers == 1:  # type: ignore[operator]
+        warn("dropout option adds dropout after all but last recurrent layer, so non-zero "
+             f"dropout expects num_layers greater than 1, but got dropout={dropout} and "
+             f"num_layers={num_layers}")
+    for name, value, kind in (("bias", bias, bool), ("batch_first", batch_first, bool),
+                              ("input_size", input_size, int), ("hidden_size", hidden_size, int)):
+        if not isinstance(value, kind):
+            raise TypeError(f"{name} should be of type {kind.__name__}, got: "
+                            f"{type(value).__name__}")
+        if kind is int and value <= 0:
+            raise ValueError(f"{name} must be greater than zero")
+    if num_layers <= 0:
+        raise ValueError("num_layers must be greater than zero")
+    if proj_size < 0:
+        raise ValueError("proj_size should be a positive integer or zero to disable projections")
+    if proj_size >= hidden_size:
+        raise ValueError("proj_size has to be smaller than hidden_size")
 
 
 def _cell_step(mode: str, x_proj: TensorBase, h: TensorBase, c: TensorBase | None,
@@ -81,15 +112,7 @@ class RNNBase(Module):
                  bidirectional: bool = False, proj_size: int = 0, device: Any = None,
                  dtype: Any = None) -> None:
         super().__init__()
-        if not 0 <= dropout <= 1 or isinstance(dropout, bool):
-            raise ValueError("dropout should be a number in range [0, 1] representing the "
-                             "probability of an element being zeroed")
-        if hidden_size <= 0 or num_layers <= 0:
-            raise ValueError("hidden_size and num_layers must be positive integers")
-        if proj_size < 0 or (proj_size and mode != "LSTM"):
-            raise ValueError("proj_size should be a positive integer, and only LSTM has it")
-        if proj_size >= hidden_size and proj_size:
-            raise ValueError("proj_size has to be smaller than hidden_size")
+        _check_sizes(dropout, num_layers, bias, batch_first, input_size, hidden_size, proj_size)
         self.mode, self.input_size, self.hidden_size = mode, input_size, hidden_size
         self.num_layers, self.bias, self.batch_first = num_layers, bias, batch_first
         self.dropout, self.bidirectional, self.proj_size = float(dropout), bidirectional, proj_size
@@ -157,25 +180,31 @@ class RNNBase(Module):
         unbatched, or a PackedSequence."""
         packed = isinstance(input, PackedSequence)
         lengths: np.ndarray | None = None
+        batch_sizes = None
         if packed:
             x, length_tensor = pad_packed_sequence(input)
             lengths = length_tensor.numpy()
             sorted_info = (input.sorted_indices, input.unsorted_indices)
+            checked, batch_sizes = input.data, input.batch_sizes
         else:
-            x = input
-            if x.ndim not in (2, 3):
-                raise ValueError(f"{type(self).__name__}: expected input of 2 or 3 dimensions "
-                                 f"(got {x.ndim}D)")
-        unbatched = not packed and x.ndim == 2
-        if unbatched:
-            x = x.unsqueeze(1)
-        elif self.batch_first and not packed:
-            x = x.transpose(0, 1)
-        if x.shape[-1] != self.input_size:
-            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
-                               f"{self.input_size}, got {x.shape[-1]}")
-        steps, batch = x.shape[0], x.shape[1]
-        h0, c0 = self._initial_state(hx, batch, unbatched, x)
+            if input.ndim not in (2, 3):
+                raise ValueError(f"{_NAMES[self.mode]}: Expected input to be 2D or 3D, got "
+                                 f"{input.ndim}D{' tensor' if self.mode.startswith('RNN') else ''} "
+                                 "instead")
+            # the input as PyTorch checks it: batched, in the caller's layout
+            checked = input.unsqueeze(int(not self.batch_first)) if input.ndim == 2 else input
+            x = checked.transpose(0, 1) if self.batch_first else checked
+        unbatched = not packed and input.ndim == 2
+        hx = self._initial_state(hx, unbatched, x)
+        self.check_forward_args(checked, hx, batch_sizes)
+        h0, c0 = hx if self.mode == "LSTM" else (hx, None)
+        for state in (h0, c0):
+            if state is not None and state.dtype != x.dtype and autocast_state.dtype is None:
+                raise RuntimeError(f"{_NAMES[self.mode]}: expected hx of the input's dtype "
+                                   f"{x.dtype}, got {state.dtype}")
+        steps = x.shape[0]
+        if not steps:
+            raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
         mask = None
         if lengths is not None:
             mask = _fn.tensor((np.arange(steps)[:, None] < lengths[None, :]).astype(
@@ -210,29 +239,76 @@ class RNNBase(Module):
             return output, (h_final, c_final)
         return output, h_final
 
-    def _initial_state(self, hx: Any, batch: int, unbatched: bool, x: TensorBase) -> tuple:
-        directions = 2 if self.bidirectional else 1
-        out_size = self.proj_size or self.hidden_size
-        shape_h = (self.num_layers * directions, batch, out_size)
-        shape_c = (self.num_layers * directions, batch, self.hidden_size)
+    def _initial_state(self, hx: Any, unbatched: bool, x: TensorBase) -> Any:
+        """``hx`` (LSTM: ``(h_0, c_0)``) with the batch dim of unbatched input, or zeros."""
         if hx is None:
-            h0 = _fn.zeros(shape_h, dtype=x.dtype)
-            c0 = _fn.zeros(shape_c, dtype=x.dtype) if self.mode == "LSTM" else None
-            return h0, c0
-        if self.mode == "LSTM":
-            if not isinstance(hx, (tuple, list)) or len(hx) != 2:
-                raise RuntimeError("LSTM: hx must be a tuple (h_0, c_0)")
-            h0, c0 = hx
-        else:
-            h0, c0 = hx, None
+            directions = 2 if self.bidirectional else 1
+            h0 = _fn.zeros(self.num_layers * directions, x.shape[1],
+                           self.proj_size or self.hidden_size, dtype=x.dtype)
+            if self.mode != "LSTM":
+                return h0
+            return h0, _fn.zeros(self.num_layers * directions, x.shape[1], self.hidden_size,
+                                 dtype=x.dtype)
+        states = tuple(hx) if self.mode == "LSTM" else (hx,)
+        want = 2 if unbatched else 3
+        if any(state.ndim != want for state in states):
+            kind = "unbatched 2-D" if unbatched else "batched 3-D"
+            got = f"{hx.ndim}-D tensor" if self.mode != "LSTM" else \
+                f"({states[0].ndim}-D, {states[1].ndim}-D) tensors"
+            raise RuntimeError(f"For {kind} input, hx{' and cx' if self.mode == 'LSTM' else ''} "
+                               f"should also be {want}-D but got {got}")
         if unbatched:
-            h0 = h0.unsqueeze(1)
-            c0 = None if c0 is None else c0.unsqueeze(1)
-        if tuple(h0.shape) != shape_h:
-            raise RuntimeError(f"Expected hidden size {shape_h}, got {tuple(h0.shape)}")
-        if c0 is not None and tuple(c0.shape) != shape_c:
-            raise RuntimeError(f"Expected hidden[1] size {shape_c}, got {tuple(c0.shape)}")
-        return h0, c0
+            states = tuple(state.unsqueeze(1) for state in states)
+        return states if self.mode == "LSTM" else states[0]
+
+    # PyTorch's checks, public on its RNNBase (subclasses override or call them)
+
+    def check_input(self, input: TensorBase, batch_sizes: TensorBase | None) -> None:
+        """The input's dtype (the weights'), its number of dims and its feature size."""
+        w_dtype = self.weight_ih_l0.dtype
+        if input.dtype != w_dtype and autocast_state.dtype is None:
+            raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype "
+                             f"({w_dtype}). Convert input: input.to({w_dtype}), or convert "
+                             f"model: model.to({input.dtype})")
+        expected_dim = 2 if batch_sizes is not None else 3
+        if input.ndim != expected_dim:
+            raise RuntimeError(f"input must have {expected_dim} dimensions, got {input.ndim}")
+        if input.shape[-1] != self.input_size:
+            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
+                               f"{self.input_size}, got {input.shape[-1]}")
+
+    def get_expected_hidden_size(self, input: TensorBase,
+                                 batch_sizes: TensorBase | None) -> tuple[int, int, int]:
+        """(layers * directions, batch, proj_size or hidden_size)."""
+        if batch_sizes is not None:
+            batch = int(batch_sizes[0])
+        else:
+            batch = input.shape[0] if self.batch_first else input.shape[1]
+        directions = 2 if self.bidirectional else 1
+        return self.num_layers * directions, batch, self.proj_size or self.hidden_size
+
+    def check_hidden_size(self, hx: TensorBase, expected_hidden_size: tuple[int, int, int],
+                          msg: str = "Expected hidden size {}, got {}") -> None:
+        """RuntimeError ``msg`` unless ``hx`` has the expected shape."""
+        if tuple(hx.shape) != tuple(expected_hidden_size):
+            raise RuntimeError(msg.format(expected_hidden_size, list(hx.shape)))
+
+    def check_forward_args(self, input: TensorBase, hidden: Any,
+                           batch_sizes: TensorBase | None) -> None:
+        """The input's and the hidden state's checks."""
+        self.check_input(input, batch_sizes)
+        self.check_hidden_size(hidden, self.get_expected_hidden_size(input, batch_sizes))
+
+    def permute_hidden(self, hx: Any, permutation: TensorBase | None) -> Any:
+        """``hx`` with its batch dim reordered by ``permutation`` (None: as it is)."""
+        if permutation is None:
+            return hx
+        return hx.index_select(1, permutation)
+
+    @property
+    def _flat_weights(self) -> list[Parameter]:
+        """The parameters in PyTorch's flat order (``_flat_weights_names``)."""
+        return [getattr(self, name) for name in self._flat_weights_names]
 
     def _run(self, x: TensorBase, layer: int, direction: int, h: TensorBase,
              c: TensorBase | None, mask: TensorBase | None,
@@ -325,6 +401,27 @@ class LSTM(RNNBase):
         super().__init__("LSTM", input_size, hidden_size, num_layers, bias, batch_first,
                          dropout, bidirectional, proj_size, device, dtype)
 
+    def get_expected_cell_size(self, input: TensorBase,
+                               batch_sizes: TensorBase | None) -> tuple[int, int, int]:
+        """(layers * directions, batch, hidden_size): the cell state's shape."""
+        layers, batch, _ = self.get_expected_hidden_size(input, batch_sizes)
+        return layers, batch, self.hidden_size
+
+    def check_forward_args(self, input: TensorBase, hidden: Any,
+                           batch_sizes: TensorBase | None) -> None:
+        """The input's checks and those of both states."""
+        self.check_input(input, batch_sizes)
+        self.check_hidden_size(hidden[0], self.get_expected_hidden_size(input, batch_sizes),
+                               "Expected hidden[0] size {}, got {}")
+        self.check_hidden_size(hidden[1], self.get_expected_cell_size(input, batch_sizes),
+                               "Expected hidden[1] size {}, got {}")
+
+    def permute_hidden(self, hx: Any, permutation: TensorBase | None) -> Any:
+        """Both states with their batch dim reordered by ``permutation``."""
+        if permutation is None:
+            return hx
+        return hx[0].index_select(1, permutation), hx[1].index_select(1, permutation)
+
 
 class GRU(RNNBase):
     """Gated recurrent unit."""
@@ -346,7 +443,10 @@ class RNNCellBase(Module):
             hidden_size, bias
         dt = dtypes.default_float_np(dtype)
         gates = _GATES[mode] * hidden_size
-        bound = 1.0 / math.sqrt(hidden_size)
+        if gates < 0 or input_size < 0:  # (PyTorch allows empty cells: hidden_size 0)
+            raise RuntimeError(f"Trying to create tensor with negative dimension "
+                               f"{min(gates, input_size)}: [{gates}, {input_size}]")
+        bound = 1.0 / math.sqrt(hidden_size) if hidden_size else 0.0
         self.weight_ih = _uniform((gates, input_size), bound, dt)
         self.weight_hh = _uniform((gates, hidden_size), bound, dt)
         if bias:
@@ -367,21 +467,35 @@ class RNNCellBase(Module):
         return s if nonlinearity == "tanh" else s + f", nonlinearity={nonlinearity}"
 
     def _step(self, input: TensorBase, hx: Any) -> tuple:
+        name = type(self).__name__
         if input.ndim not in (1, 2):
-            raise ValueError(f"{type(self).__name__}: Expected input to be 1D or 2D, got "
-                             f"{input.ndim}D instead")
+            raise ValueError(f"{name}: Expected input to be 1D or 2D, got {input.ndim}D instead")
+        states = None if hx is None else tuple(hx) if self.mode == "LSTM" else (hx,)
+        for i, state in enumerate(states or ()):
+            if state.ndim not in (1, 2):
+                what = f"hx[{i}]" if self.mode == "LSTM" else "hidden"
+                raise ValueError(f"{name}: Expected {what} to be 1D or 2D, got {state.ndim}D "
+                                 "instead")
         unbatched = input.ndim == 1
         x = input.unsqueeze(0) if unbatched else input
         batch = x.shape[0]
-        if hx is None:
+        if x.shape[1] != self.input_size:
+            raise RuntimeError(f"input has inconsistent input_size: got {x.shape[1]} expected "
+                               f"{self.input_size}")
+        if states is None:
             h = _fn.zeros(batch, self.hidden_size, dtype=x.dtype)
             c = h if self.mode == "LSTM" else None
-        elif self.mode == "LSTM":
-            h, c = hx
-            if unbatched:
-                h, c = h.unsqueeze(0), c.unsqueeze(0)
         else:
-            h, c = (hx.unsqueeze(0) if unbatched else hx), None
+            if unbatched:
+                states = tuple(state.unsqueeze(0) for state in states)
+            for i, state in enumerate(states):
+                if state.shape[0] != batch:
+                    raise RuntimeError(f"Input batch size {batch} doesn't match hidden{i} batch "
+                                       f"size {state.shape[0]}")
+                if tuple(state.shape[1:]) != (self.hidden_size,):
+                    raise RuntimeError(f"hidden{i} has inconsistent hidden_size: got "
+                                       f"{state.shape[1]}, expected {self.hidden_size}")
+            h, c = states if self.mode == "LSTM" else (states[0], None)
         proj = F.linear(x, self.weight_ih, self.bias_ih)
         h, c = _cell_step(self.mode, proj, h, c, self.weight_hh, self.bias_hh, None)
         if unbatched:
