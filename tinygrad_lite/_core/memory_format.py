@@ -62,12 +62,13 @@ def in_format(a: np.ndarray, fmt: Any) -> np.ndarray:
     """A copy of ``a`` laid out in that format (``preserve_format`` keeps the strides of a dense
     tensor, such as a transpose, and a channels-last layout; else C order)."""
     name = format_name(fmt)
-    if name == "preserve_format" and not a.flags.c_contiguous and _dense(a):
-        return np.array(a, order="K", copy=True)  # PyTorch keeps a dense tensor's strides
     if name == "preserve_format":
+        if a.flags.c_contiguous:
+            return a.copy()
+        if _dense(a):
+            return np.array(a, order="K", copy=True)  # PyTorch keeps a dense tensor's strides
         name = next((n for n, (rank, _) in _ORDERS.items()
-                     if a.ndim == rank and not a.flags.c_contiguous and is_in_format(a, n)),
-                    None)
+                     if a.ndim == rank and is_in_format(a, n)), None)
     if name in (None, "contiguous_format", "preserve_format"):
         return np.array(a, order="C", copy=True)
     order = _order(name, a.ndim)

@@ -135,7 +135,7 @@ class TensorBase:
 
 # The class ``wrap`` instantiates: the public Tensor once tensor.py has registered it.
 _result_type: type[TensorBase] = TensorBase
-_new = object.__new__
+_new, _NDARRAY = object.__new__, np.ndarray  # (globals: wrap's array check is one identity test)
 
 # Tensors made inside ``inference_mode`` are inference tensors. While no such block is open (in
 # any thread), ``wrap`` allocates with plain ``object.__new__``: marking costs nothing outside.
@@ -173,8 +173,8 @@ def wrap(data: np.ndarray, grad_fn: Any = None) -> Any:
     filters = warnings.filters  # NumPy's warnings stay silent (see quiet.py): inlined check
     if not filters or filters[0] is not _quiet_front[0]:
         quiet.silence_numpy_warnings()
-    if not isinstance(data, np.ndarray):  # a ufunc's 0-d result is a NumPy scalar; a tensor
-        data = np.asarray(data)  # holds an array, so that its views and numpy() share memory
+    if data.__class__ is not _NDARRAY and not isinstance(data, _NDARRAY):  # a ufunc's 0-d
+        data = np.asarray(data)  # result is a NumPy scalar: views and numpy() need an array
     t: TensorBase = _new(_result_type)
     t._data = data
     t._version_counter = [0]

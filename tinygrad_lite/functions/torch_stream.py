@@ -116,13 +116,13 @@ class TorchStream(np.random.Generator):
     def keep_mask(self, size: Any, p: float) -> np.ndarray:
         """Dropout's mask, True with probability ``1 - p``: PyTorch's ``bernoulli_(1 - p)``,
         a uniform double per value below ``1 - p`` (compared as its 53-bit integer against
-        ``(1 - p) * 2**53``, the same test without the conversion). That is PyTorch's default
+        ``ceil((1 - p) * 2**53)``, the same test without the conversion). That is PyTorch's default
         kernel, which it runs on AMD CPUs; on Intel CPUs PyTorch draws masks with MKL's own
         generator instead, which this does not reproduce."""
         shape = _shape(size)
         words = self._words64(math.prod(shape))
         np.bitwise_and(words, np.uint64((1 << 53) - 1), out=words)
-        return (words < (1.0 - p) * 2.0 ** 53).reshape(shape)
+        return (words < np.uint64(math.ceil((1.0 - p) * 2.0 ** 53))).reshape(shape)
 
     def exponential_as(self, rate: float, size: Any, dtype: Any) -> np.ndarray:
         """PyTorch's ``exponential_(rate)`` (also behind ``multinomial``): ``-log1p(-u) / rate``

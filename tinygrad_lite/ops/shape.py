@@ -39,41 +39,51 @@ def cat(tensors, dim: int = 0) -> TensorBase:
     tensors = list(tensors)
     if not tensors:
         raise ValueError("cat: expected a non-empty list of tensors")
+    legacy_empty = False
     for i, t in enumerate(tensors):
         if not isinstance(t, TensorBase):
             raise TypeError(f"cat: expected a sequence of Tensors, but element {i} is "
                             f"{type(t).__name__}")
-        if t._data.ndim == 0:
+        shape = t._data.shape
+        if not shape:
             raise RuntimeError(f"cat: zero-dimensional tensor (at position {i}) cannot be "
                                "concatenated")
-    skipped = [t._data.shape == (0,) for t in tensors]  # the legacy rule
-    if all(skipped) or not any(skipped):
-        skipped = [False] * len(tensors)
-    first = next(t._data for t, skip in zip(tensors, skipped) if not skip)
+        legacy_empty = legacy_empty or shape == (0,)
+    skipped = [t._data.shape == (0,) for t in tensors] if legacy_empty else None
+    if skipped is not None and all(skipped):
+        skipped = None
+    kept = tensors if skipped is None else [t for t, skip in zip(tensors, skipped) if not skip]
+    first = kept[0]._data
     (d,) = normalize_dims(dim, first.ndim, "cat")
-    for i, (t, skip) in enumerate(zip(tensors, skipped)):
-        shape = t._data.shape
-        if skip:
-            continue
-        if len(shape) != first.ndim:
-            raise RuntimeError(f"cat: Tensors must have same number of dimensions: got "
-                               f"{first.ndim} and {len(shape)} (shapes {first.shape} and {shape})")
-        if any(a != b for k, (a, b) in enumerate(zip(shape, first.shape)) if k != d):
-            raise RuntimeError(
-                f"cat: sizes of tensors must match except in dimension {d}: tensor 0 has shape "
-                f"{first.shape} but tensor {i} has shape {shape}"
-            )
-    dt = first.dtype
-    if any(t._data.dtype != dt for t in tensors):
+    dt, mixed = first.dtype, False
+    for i, t in enumerate(tensors):
+        a = t._data
+        if a.shape != first.shape and not (skipped is not None and skipped[i]):
+            _check_cat_shape(first.shape, a.shape, d, i)
+        mixed = mixed or a.dtype != dt
+    if mixed:  # (the skipped empty tensors count for the dtype too)
         dt = dtypes.result_type(*[t._data for t in tensors])
         tensors = [cast(t, dt) for t in tensors]
-    out = np.concatenate([t._data for t, skip in zip(tensors, skipped) if not skip], axis=d)
+        kept = tensors if skipped is None else [t for t, s in zip(tensors, skipped) if not s]
+    out = np.concatenate([t._data for t in kept], axis=d)
     if not (grad_state.enabled and any(t._requires_grad for t in tensors)):
         return wrap(out)
     node = CatBackward0(*tensors)
     node.dim = d
-    node.sizes = [None if skip else t._data.shape[d] for t, skip in zip(tensors, skipped)]
+    node.sizes = [t._data.shape[d] for t in tensors] if skipped is None else \
+        [None if skip else t._data.shape[d] for t, skip in zip(tensors, skipped)]
     return wrap(out, node)
+
+
+def _check_cat_shape(first: tuple, shape: tuple, d: int, i: int) -> None:
+    """PyTorch's errors for a tensor ``i`` of ``shape`` that cannot join ``first`` along
+    ``d``."""
+    if len(shape) != len(first):
+        raise RuntimeError(f"cat: Tensors must have same number of dimensions: got "
+                           f"{len(first)} and {len(shape)} (shapes {first} and {shape})")
+    if any(a != b for k, (a, b) in enumerate(zip(shape, first)) if k != d):
+        raise RuntimeError(f"cat: sizes of tensors must match except in dimension {d}: tensor "
+                           f"0 has shape {first} but tensor {i} has shape {shape}")
 
 
 class ConstantPadNdBackward0(Node):
