@@ -485,3 +485,15 @@ def test_float64_gradients_match(name):
 ])
 def test_clone_function_keeps_the_layout(fn):
     _same(fn)
+
+
+@pytest.mark.parametrize("r", [0, 2, 5])
+def test_combinations_of_every_length(r):
+    """r = 0 gives an empty 1-D tensor outside the graph (it raised), r > n an empty (0, r)
+    gather in the graph, as PyTorch's."""
+    results = []
+    for lib in (tl, torch):
+        x = lib.arange(4.0).requires_grad_()
+        out = lib.combinations(x, r)
+        results.append((tuple(out.shape), out.requires_grad, out.tolist()))
+    assert results[0] == results[1]

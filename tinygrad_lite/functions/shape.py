@@ -666,13 +666,13 @@ def cartesian_prod(*tensors: TensorBase) -> TensorBase:
 
 def combinations(input: TensorBase, r: int = 2, with_replacement: bool = False) -> TensorBase:
     """The length-``r`` combinations of a 1-D tensor's elements, as rows (as itertools)."""
+    if r == 0:  # PyTorch's result: an empty 1-D tensor, outside the graph
+        return input.new_zeros(0)
     n = input.shape[0]
     chooser = itertools.combinations_with_replacement if with_replacement else \
         itertools.combinations
     picks = np.array(list(chooser(range(n), r)), np.int64).reshape(-1, r)
-    if picks.size == 0:  # no combination: (0, r) as PyTorch shapes it (r = 0: empty 1-D)
-        return input.new_zeros((0, r)) if r else input.new_zeros(0)
-    return input[wrap(picks)]
+    return input[wrap(picks)]  # (none: a (0, r) gather, in the graph as PyTorch's)
 
 
 def tril_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None,
