@@ -226,3 +226,32 @@ def test_views_of_zero_dim_results_share_their_memory():
     v[None].zero_()
     assert (y.item(), z.item(), w.item(), v.item()) == (7.0, 5.0, 10.0, 0.0)
     assert y._version > 0
+
+
+def test_numpy_ufuncs_on_tensors_give_tensors():
+    """np.exp(t), np.maximum(t, 0), np.add.reduce(t) run on the arrays and give tensors, as
+    PyTorch's; a tensor that requires grad is refused as by numpy(); the operators' ufuncs with
+    an array or NumPy scalar on the left run as the tensor's reflected operator (promoting and
+    recording as tensor arithmetic does); a ufunc writing into an ndarray (``a += t``) keeps it
+    an ndarray."""
+    torch = pytest.importorskip("torch")
+    values = np.array([0.5, 2.0], np.float32)
+    for fn in (np.exp, np.sqrt, lambda t: np.maximum(t, 1.0), np.add.reduce,
+               lambda t: np.float32(2) < t):
+        ours, theirs = fn(tl.tensor(values)), fn(torch.tensor(values))
+        assert isinstance(ours, tl.Tensor)
+        assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
+        np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+    with pytest.raises(RuntimeError, match="requires grad"):
+        np.exp(tl.ones(2, requires_grad=True))
+    x = tl.ones(2, requires_grad=True)
+    y = np.float64(3) * x
+    assert y.dtype == tl.float32
+    y.sum().backward()
+    assert x.grad.tolist() == [3.0, 3.0]
+    a = np.zeros(2)
+    a += tl.tensor([1.0, 2.0])
+    assert type(a) is np.ndarray and a.tolist() == [1.0, 2.0]
+    out = tl.zeros(2)
+    np.add(tl.tensor([1.0, 2.0]), 1.0, out=out)
+    assert out.tolist() == [2.0, 3.0] and out._version == 1

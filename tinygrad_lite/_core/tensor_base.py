@@ -44,7 +44,7 @@ class TensorBase:
     _inference = False  # made inside inference_mode (see track_inference_tensors)
     _expanded = False  # a small expand() result: a private copy that in-place ops must refuse
     __hash__ = object.__hash__  # identity hash: == is elementwise, as in PyTorch
-    __array_ufunc__ = None  # make ``ndarray * tensor`` call the tensor's reflected operator
+    __array_ufunc__ = None  # ``ndarray * t``: t's reflected operator (Tensor: operators.py)
 
     if TYPE_CHECKING:
         # The methods and operators are added by the public Tensor (tensor.py), which this layer

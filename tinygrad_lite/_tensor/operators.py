@@ -99,9 +99,53 @@ def _in_place(name: str, method: str | None, result_of: Any) -> Any:
 
 def __array_wrap__(self: TensorBase, array: np.ndarray, context: Any = None,  # noqa: N807
                    return_scalar: bool = False) -> TensorBase:
-    """NumPy's output-wrapping hook: ``array`` as a tensor (sharing its memory), as PyTorch's.
-    NumPy ufuncs on tensors are refused here (``__array_ufunc__ = None``) rather than wrapped."""
+    """NumPy's output-wrapping hook: ``array`` as a tensor (sharing its memory), as PyTorch's."""
     return functions.from_numpy(np.asarray(array))
+
+
+# The ufuncs behind Python's operators, with the tensor's method for each operand order: an
+# ndarray or NumPy scalar on the left (``ndarray * tensor``, ``np.float64(2) + tensor``) reaches
+# the tensor through NumPy's ufunc, and runs as the tensor's reflected operator.
+_OPERATOR_UFUNCS = {
+    np.add: ("__add__", "__radd__"), np.subtract: ("__sub__", "__rsub__"),
+    np.multiply: ("__mul__", "__rmul__"), np.true_divide: ("__truediv__", "__rtruediv__"),
+    np.floor_divide: ("__floordiv__", "__rfloordiv__"), np.remainder: ("__mod__", "__rmod__"),
+    np.power: ("__pow__", "__rpow__"), np.matmul: ("__matmul__", "__rmatmul__"),
+    np.bitwise_and: ("__and__", "__rand__"), np.bitwise_or: ("__or__", "__ror__"),
+    np.bitwise_xor: ("__xor__", "__rxor__"), np.left_shift: ("__lshift__", "__rlshift__"),
+    np.right_shift: ("__rshift__", "__rrshift__"), np.equal: ("__eq__", "__eq__"),
+    np.not_equal: ("__ne__", "__ne__"), np.less: ("__lt__", "__gt__"),
+    np.less_equal: ("__le__", "__ge__"), np.greater: ("__gt__", "__lt__"),
+    np.greater_equal: ("__ge__", "__le__"),
+}
+
+
+def __array_ufunc__(self: TensorBase, ufunc: np.ufunc, method: str, *inputs: Any,  # noqa: N807
+                    **kwargs: Any) -> Any:
+    """NumPy ufuncs given tensors. An operator's ufunc with an array or NumPy scalar on the
+    left runs as the tensor's reflected operator (promoting and recording as tensor arithmetic
+    does). Any other (``np.exp(t)``, ``np.maximum(t, 0)``, ``np.add.reduce(t)``) runs on the
+    arrays and gives tensors, as PyTorch's ``__array__``/``__array_wrap__`` do; like there, a
+    tensor that requires grad is refused (its ``numpy()`` raises)."""
+    if method == "__call__" and not kwargs and len(inputs) == 2 and ufunc in _OPERATOR_UFUNCS:
+        forward, reflected = _OPERATOR_UFUNCS[ufunc]
+        left, right = inputs
+        if isinstance(left, TensorBase):
+            return getattr(left, forward)(right)
+        return getattr(right, reflected)(left)
+    arrays = [x.numpy() if isinstance(x, TensorBase) else x for x in inputs]
+    out = kwargs.get("out")
+    if out is not None:  # written in place: a tensor's array is its memory
+        kwargs["out"] = tuple(o.numpy() if isinstance(o, TensorBase) else o for o in out)
+        for o in out:
+            if isinstance(o, TensorBase):
+                o._version_counter[0] += 1
+    result = getattr(ufunc, method)(*arrays, **kwargs)
+    if out is not None:
+        return out[0] if len(out) == 1 else out
+    if isinstance(result, tuple):
+        return tuple(functions.from_numpy(np.asarray(r)) for r in result)
+    return None if result is None else functions.from_numpy(np.asarray(result))
 
 
 METHODS: dict[str, Any] = {
@@ -117,6 +161,6 @@ METHODS: dict[str, Any] = {
     "__ifloordiv__": _in_place("__ifloordiv__", "floor_divide_", None),
     "__ilshift__": _in_place("__ilshift__", None, lambda a, b: a << b),
     "__irshift__": _in_place("__irshift__", None, lambda a, b: a >> b),
-    "__array_wrap__": __array_wrap__,
+    "__array_wrap__": __array_wrap__, "__array_ufunc__": __array_ufunc__,
 }
 PROPERTIES: dict[str, property] = {}
