@@ -33,8 +33,8 @@ def _limits(low: float | None, high: float | None, dtype: dtypes.DType, lowest: 
     if any(isinstance(v, float) and math.isnan(v) for v in (low, high)):
         raise ValueError(f"`low` and `high` cannot be NaN, but got {low=} and {high=}")
     if low == high and dtype in _FLOATING:
-        warn("Passing `low==high` to `tinygrad_lite.testing.make_tensor` for floating "
-             "types is deprecated since 2.1 and will be removed in 2.3. Use "
+        warn("Passing `low==high` to `tinygrad_lite.testing.make_tensor` for floating or "
+             "complex types is deprecated since 2.1 and will be removed in 2.3. Use "
              "`tinygrad_lite.full(...)` instead.", FutureWarning)
     elif low >= high:
         raise ValueError(f"`low` must be less than `high`, but got {low} >= {high}")
@@ -62,6 +62,11 @@ def make_tensor(*shape: int | Sequence[int], dtype: dtypes.DType, device: Any,
     (``torch.testing.make_tensor``)."""
     if len(shape) == 1 and isinstance(shape[0], Sequence):
         shape = tuple(shape[0])
+    for pos, n in enumerate(shape):  # PyTorch takes ints only, not floats that look whole
+        if isinstance(n, (float, np.floating)):
+            kind = type(n).__name__ if type(n) is float else f"numpy.{type(n).__name__}"
+            raise TypeError(f"make_tensor(): argument 'size' must be tuple of ints, but found "
+                            f"element of type {kind} at pos {pos}")
     size = tuple(int(n) for n in cast(tuple[int, ...], shape))
     check_device(device, "make_tensor")
     if noncontiguous and memory_format is not None:

@@ -56,20 +56,27 @@ def _tensorflow_buckets() -> np.ndarray:
 
 
 def _to_hwc(image: np.ndarray, dataformats: str) -> np.ndarray:
-    """Reorder an image to (H, W, C) from ``dataformats`` (CHW, HWC, HW) and scale to uint8
-    (floats are taken to be in [0, 1], as in PyTorch)."""
+    """Reorder an image to (H, W, C) from ``dataformats`` (CHW, HWC, HW, or NCHW/NHWC for a batch
+    tiled into a grid), grey made RGB, and scale to uint8 as PyTorch does (non-uint8 values
+    times 255, clipped, truncated)."""
     formats = dataformats.upper()
-    if sorted(formats) not in (sorted("CHW"), sorted("HW")) or image.ndim != len(formats):
+    if sorted(formats) not in (sorted("NCHW"), sorted("CHW"), sorted("HW")) \
+            or image.ndim != len(formats):
         raise ValueError(f"add_image: image of shape {image.shape} does not match dataformats "
-                         f"{dataformats!r} (use 'CHW', 'HWC' or 'HW')")
+                         f"{dataformats!r} (use 'CHW', 'HWC', 'HW', 'NCHW' or 'NHWC')")
+    if len(formats) == 4:  # a batch, tiled into one grid as PyTorch's make_grid
+        image = summaries._grid(np.transpose(image, [formats.index(axis) for axis in "NCHW"]))
+        formats = "CHW"
     if formats == "HW":
         image = image[..., None]
     else:
         image = np.transpose(image, [formats.index(axis) for axis in "HWC"])
     if image.shape[2] == 2 or image.shape[2] > 4:
         raise ValueError(f"add_image: expected 1, 3 or 4 channels, got {image.shape[2]}")
+    if image.shape[2] == 1:  # PyTorch writes grey images as RGB
+        image = np.concatenate([image] * 3, axis=2)
     if image.dtype != np.uint8:
-        image = (np.clip(image.astype(np.float64), 0.0, 1.0) * 255.0 + 0.5).astype(np.uint8)
+        image = (image.astype(np.float32) * 255).clip(0, 255).astype(np.uint8)
     return image
 
 
@@ -143,9 +150,17 @@ class SummaryWriter:
     def add_scalar(self, tag: str, scalar_value: Any, global_step: int | None = None,
                    walltime: float | None = None, new_style: bool = False,
                    double_precision: bool = False) -> None:
-        """One point of the curve ``tag``."""
-        value = self._protos[1].Summary.Value(tag=tag,
-                                              simple_value=_scalar(scalar_value, "add_scalar"))
+        """One point of the curve ``tag``; ``new_style`` writes it as a tensor of the 'scalars'
+        plugin (float64 with ``double_precision``), as PyTorch does."""
+        scalar = _scalar(scalar_value, "add_scalar")
+        if new_style:
+            proto = (self._protos[2].TensorProto(double_val=[scalar], dtype="DT_DOUBLE")
+                     if double_precision else
+                     self._protos[2].TensorProto(float_val=[scalar], dtype="DT_FLOAT"))
+            value = self._protos[1].Summary.Value(tag=tag, tensor=proto,
+                                                  metadata=summaries._metadata("scalars"))
+        else:
+            value = self._protos[1].Summary.Value(tag=tag, simple_value=scalar)
         self._add(value, global_step, walltime)
 
     def add_scalars(self, main_tag: str, tag_scalar_dict: dict[str, Any],
@@ -174,16 +189,25 @@ class SummaryWriter:
         data = _numpy(values).astype(np.float64).reshape(-1)
         if data.size == 0:
             raise ValueError("add_histogram: the input has no element")
-        edges = _tensorflow_buckets() if bins == "tensorflow" else bins
-        counts, limits = np.histogram(data, bins=edges)
-        if bins == "tensorflow":  # keep the populated range only, as TensorFlow does
-            used = np.nonzero(counts)[0]
-            first, last = max(used[0] - 1, 0), min(used[-1] + 1, counts.size - 1)
-            counts, limits = counts[first:last + 1], limits[first:last + 2]
+        counts, limits = np.histogram(data, bins=_tensorflow_buckets() if bins == "tensorflow"
+                                      else bins)
+        if max_bins is not None and counts.size > max_bins:  # merge neighbours, as PyTorch
+            step = counts.size // max_bins
+            counts = np.pad(counts, (0, -counts.size % step)).reshape(-1, step).sum(axis=-1)
+            limits = np.append(limits[:-1:step], limits[-1])
+        # keep the populated range only, plus the empty bucket left of it (TensorBoard records
+        # right limits only, so that bucket carries the leftmost limit), as PyTorch does
+        used = np.nonzero(counts)[0]
+        if used.size == 0:  # every value outside explicit ``bins``
+            raise ValueError("add_histogram: the histogram is empty (no value falls inside "
+                             "`bins`)")
+        start, end = int(used[0]), int(used[-1]) + 1
+        counts = counts[start - 1:end] if start > 0 else np.concatenate([[0], counts[:end]])
+        limits = limits[start:end + 1]
         proto = self._protos[1].HistogramProto(
             min=float(data.min()), max=float(data.max()), num=int(data.size),
-            sum=float(data.sum()), sum_squares=float((data * data).sum()),
-            bucket_limit=[float(x) for x in limits[1:]], bucket=[float(c) for c in counts])
+            sum=float(data.sum()), sum_squares=float(data.dot(data)),
+            bucket_limit=[float(x) for x in limits], bucket=[float(c) for c in counts])
         self._add(self._protos[1].Summary.Value(tag=tag, histo=proto), global_step, walltime)
 
     def add_histogram_raw(self, tag: str, min: Any, max: Any, num: Any, sum: Any,
@@ -214,21 +238,9 @@ class SummaryWriter:
 
     def add_images(self, tag: str, img_tensor: Any, global_step: int | None = None,
                    walltime: float | None = None, dataformats: str = "NCHW") -> None:
-        """A batch of images tiled into one grid (as PyTorch's, up to 8 per row)."""
-        batch = _numpy(img_tensor)
-        if dataformats.upper() == "NHWC":
-            batch = np.transpose(batch, (0, 3, 1, 2))
-        elif dataformats.upper() != "NCHW":
-            raise ValueError(f"add_images: dataformats must be 'NCHW' or 'NHWC', got "
-                             f"{dataformats!r}")
-        n, c, h, w = batch.shape
-        columns = min(n, 8)
-        rows = -(-n // columns)
-        grid = np.zeros((c, rows * h, columns * w), batch.dtype)
-        for index in range(n):
-            r, col = divmod(index, columns)
-            grid[:, r * h:(r + 1) * h, col * w:(col + 1) * w] = batch[index]
-        self.add_image(tag, grid, global_step, walltime, "CHW")
+        """A batch of images tiled into one grid (as PyTorch's, up to 8 per row); like PyTorch,
+        this is ``add_image`` with a batch format as default."""
+        self.add_image(tag, img_tensor, global_step, walltime, dataformats)
 
     def add_image_with_boxes(self, tag: str, img_tensor: Any, box_tensor: Any,
                              global_step: int | None = None, walltime: float | None = None,
