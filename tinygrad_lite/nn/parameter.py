@@ -37,6 +37,13 @@ class Parameter(Tensor):
     def __repr__(self) -> str:
         return "Parameter containing:\n" + super().__repr__()
 
+    def __deepcopy__(self, memo: dict) -> Any:
+        # as torch.nn.Parameter's: the values and requires_grad, without .grad (a plain
+        # tensor's copy keeps it), so copy.deepcopy(model) has no gradients
+        copied = super().__deepcopy__(memo)  # type: ignore[misc]  # set on Tensor at import
+        copied._grad = None
+        return copied
+
 
 class Buffer(Tensor):
     """Marks a tensor to be registered as a buffer when assigned to a ``Module`` attribute."""

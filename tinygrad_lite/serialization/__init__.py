@@ -2,7 +2,9 @@
 
 Tensors go into the safetensors body; the structure around them (nested dicts and lists,
 tuples, numbers, strings, None: optimizer hyper-parameters, step counts, param-group layout) is
-JSON in the header's ``__metadata__``: loading such a file can never execute code. Other
+JSON in the header's ``__metadata__``: loading such a file can never execute code. As with
+``torch.save``, Parameters, ``requires_grad``, dict vs OrderedDict, an object saved twice and
+tensors sharing memory (views, tied weights) come back as they were saved. Other
 objects (a whole module, as ``torch.save(model, f)``) are pickled into the file
 (``pickled.py``) and load as in PyTorch since 2.6: through an allowlist of globals by default
 (``add_safe_globals``), everything with ``weights_only=False``. A flat
@@ -17,11 +19,15 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import pickle
 from collections import OrderedDict
 from typing import Any
 
 import numpy as np
 
+from .._core.device import check_device, device, is_meta_array, meta_array
+from ..nn.parameter import Parameter
 from ..tensor import Tensor
 from .files import describe, read_from, write_to
 from .format import FormatError, decode_file, encode_file
@@ -36,7 +42,7 @@ from .pickled import (
     unpickled,
     unsafe_globals,
 )
-from .torch_archive import is_torch_archive, load_torch_archive
+from .torch_archive import archive_unsafe_globals, is_torch_archive, load_torch_archive
 
 __all__ = ["save", "load", "add_safe_globals", "clear_safe_globals", "get_safe_globals",
            "safe_globals", "get_unsafe_globals_in_checkpoint"]
@@ -50,55 +56,158 @@ def _contiguous(arr: np.ndarray) -> np.ndarray:
     return arr if arr.flags.c_contiguous else arr.copy(order="C")
 
 
-def _encode(obj: Any, path: str, tensors: dict) -> Any:
-    """The JSON structure of ``obj``; tensors are moved into ``tensors`` under unique keys."""
-    if isinstance(obj, (Tensor, np.ndarray)):
+def _root(arr: np.ndarray) -> np.ndarray:
+    """The array owning ``arr``'s memory: the end of its chain of views (PyTorch's storage)."""
+    while isinstance(arr.base, np.ndarray):
+        arr = arr.base
+    return arr
+
+
+class _Encoder:
+    """Builds the JSON structure of an object; tensors go into ``tensors`` under unique keys.
+
+    As ``torch.save`` does, an object met twice is stored once and loads as one object, and
+    tensors that share memory (a view and its base, tied weights) are stored as one storage and
+    load sharing it again (``share_storages``); a lone tensor is stored compactly, as its values.
+    """
+
+    def __init__(self) -> None:
+        self.tensors: dict[str, np.ndarray] = {}
+        self.seen: dict[int, Any] = {}  # id(tensor) -> its node
+        self.keep: list[Any] = []  # the encoded tensors, so their ids stay unique
+        self.by_root: dict[int, list[tuple[dict, np.ndarray]]] = {}
+
+    def tensor(self, obj: Any, path: str) -> dict:
+        if id(obj) in self.seen:
+            return self.seen[id(obj)]
         arr = obj._data if isinstance(obj, Tensor) else obj
         key = path or "tensor"
-        while key in tensors:
+        while key in self.tensors:
             key += "_"
-        tensors[key] = _contiguous(arr)
-        return {"T": key, "np": isinstance(obj, np.ndarray)}
-    if obj is None or isinstance(obj, (bool, str)):
-        return {"V": obj}
-    if isinstance(obj, (int, np.integer)):
-        return {"V": int(obj)}
-    if isinstance(obj, (float, np.floating)):
-        f = float(obj)
-        return {"F": repr(f)} if not math.isfinite(f) else {"V": f}
-    if isinstance(obj, dict):
-        sub = (lambda k: f"{path}.{k}" if path else str(k))
-        if all(isinstance(k, str) for k in obj):
-            return {"D": [[k, _encode(v, sub(k), tensors)] for k, v in obj.items()]}
-        return {"DK": [[_encode(k, "", {}), _encode(v, sub(k), tensors)] for k, v in obj.items()]}
-    if isinstance(obj, (list, tuple)):
-        items = [_encode(v, f"{path}.{i}" if path else str(i), tensors) for i, v in enumerate(obj)]
-        return {"L" if isinstance(obj, list) else "U": items}
-    raise _NotPlainError(f"an object of type {type(obj).__name__} at '{path or '<root>'}'")
+        node: dict[str, Any] = {"T": key, "np": isinstance(obj, np.ndarray)}
+        if is_meta_array(arr):  # no data: an empty array of its dtype, and its shape
+            self.tensors[key] = np.empty(0, arr.dtype)
+            node["meta"] = list(arr.shape)
+        else:
+            self.tensors[key] = _contiguous(arr)
+            self.by_root.setdefault(id(_root(arr)), []).append((node, arr))
+        if isinstance(obj, Parameter):
+            node["P"] = True
+        if isinstance(obj, Tensor) and obj.requires_grad:
+            node["rg"] = True
+        self.seen[id(obj)] = node
+        self.keep.append(obj)
+        return node
+
+    def encode(self, obj: Any, path: str = "") -> Any:
+        """The JSON structure of ``obj``. Only exact plain types are JSON: subclasses (a
+        namedtuple, a defaultdict, an IntEnum) raise ``_NotPlainError`` and are pickled, so
+        they load as themselves (``weights_only=False``) or are refused, as in PyTorch."""
+        kind = type(obj)
+        if kind in (Tensor, Parameter) or kind is np.ndarray:
+            return self.tensor(obj, path)
+        if obj is None or kind in (bool, str):
+            return {"V": obj}
+        if kind is int or isinstance(obj, np.integer):
+            return {"V": int(obj)}
+        if kind is float or isinstance(obj, np.floating):
+            f = float(obj)
+            return {"F": repr(f)} if not math.isfinite(f) else {"V": f}
+        if kind in (dict, OrderedDict):
+            sub = (lambda k: f"{path}.{k}" if path else str(k))
+            if all(isinstance(k, str) for k in obj):
+                node: dict[str, Any] = {"D": [[k, self.encode(v, sub(k))] for k, v in obj.items()]}
+            else:
+                node = {"DK": [[self.encode(k), self.encode(v, sub(k))] for k, v in obj.items()]}
+            node["o"] = kind is OrderedDict
+            return node
+        if kind in (list, tuple):
+            items = [self.encode(v, f"{path}.{i}" if path else str(i)) for i, v in enumerate(obj)]
+            return {"L" if kind is list else "U": items}
+        raise _NotPlainError(f"an object of type {kind.__name__} at '{path or '<root>'}'")
+
+    def share_storages(self) -> None:
+        """Tensors with one root array are stored as that root (once, 1-D) and each as its
+        offset, shape and strides into it (in elements), as PyTorch stores views."""
+        storages: list[tuple[list, np.ndarray]] = []
+        for group in self.by_root.values():
+            root = _root(group[0][1])
+            if len(group) < 2 or not root.flags.c_contiguous or any(
+                    arr.dtype != root.dtype or any(s < 0 or s % arr.itemsize for s in arr.strides)
+                    for _, arr in group):
+                continue  # a dtype view or negative strides: stored as separate values
+            start = root.__array_interface__["data"][0]
+            for node, arr in group:
+                del self.tensors[node["T"]]
+                offset = arr.__array_interface__["data"][0] - start if arr.size else 0
+                node.update(o=offset // arr.itemsize, sh=list(arr.shape),
+                            st=[s // arr.itemsize for s in arr.strides])
+            storages.append((group, root.reshape(-1)))
+        for group, storage in storages:  # keyed once every tensor key is settled
+            key = f"storage.{group[0][0]['T']}"
+            while key in self.tensors:
+                key += "_"
+            self.tensors[key] = storage
+            for node, _ in group:
+                node["S"] = key
 
 
 class _NotPlainError(TypeError):
     """Something the JSON structure has no place for: the object is pickled instead."""
 
 
-def _decode(node: Any, tensors: dict, file: str) -> Any:
-    """The object the JSON ``node`` describes; tensors taken from ``tensors``."""
+def _tensor(node: dict, tensors: dict) -> Any:
+    """The tensor (or array) of a tensor node: its own values, or a view into a shared storage."""
+    if "S" in node:
+        storage, offset = tensors[node["S"]], node["o"]
+        shape, strides = tuple(node["sh"]), tuple(node["st"])
+        # the view must lie inside the storage
+        if (storage.ndim != 1 or not all(type(v) is int and v >= 0
+                                         for v in (offset, *shape, *strides))
+                or len(shape) != len(strides) or len(shape) > 64 or (math.prod(shape) and offset
+                + sum((n - 1) * st for n, st in zip(shape, strides)) >= storage.size)):
+            raise ValueError(f"tensor '{node['T']}' lies outside its storage")
+        # a view whose base is the storage (as_strided's would not be), so a save of the loaded
+        # tensors finds their shared root again
+        item = storage.itemsize
+        arr = np.ndarray(shape, storage.dtype, buffer=storage, offset=offset * item,
+                         strides=tuple(st * item for st in strides))
+    elif "meta" in node:
+        arr = meta_array(tuple(node["meta"]), tensors[node["T"]].dtype)
+    else:
+        arr = tensors[node["T"]]
+    if node.get("np"):
+        return arr
+    if node.get("P"):
+        return Parameter(Tensor._wrap(arr), requires_grad=bool(node.get("rg")))
+    t = Tensor._wrap(arr)
+    return t.requires_grad_(True) if node.get("rg") else t
+
+
+def _decode(node: Any, tensors: dict, file: str, loaded: dict | None = None) -> Any:
+    """The object the JSON ``node`` describes; tensors taken from ``tensors``, each loaded once
+    (``loaded``: key -> tensor), so an object saved twice loads as one."""
+    loaded = {} if loaded is None else loaded
     try:
         if "T" in node:
-            arr = tensors[node["T"]]
-            return arr if node.get("np") else Tensor._wrap(arr)
+            if node["T"] not in loaded:
+                loaded[node["T"]] = _tensor(node, tensors)
+            return loaded[node["T"]]
         if "V" in node:
             return node["V"]
         if "F" in node:
             return float(node["F"])
-        if "D" in node:
-            return OrderedDict((k, _decode(v, tensors, file)) for k, v in node["D"])
+        if "D" in node:  # files before OrderedDict was told apart ("o") load as OrderedDict
+            pairs = ((k, _decode(v, tensors, file, loaded)) for k, v in node["D"])
+            return OrderedDict(pairs) if node.get("o", True) else dict(pairs)
         if "DK" in node:
-            return {_decode(k, tensors, file): _decode(v, tensors, file) for k, v in node["DK"]}
+            pairs = ((_decode(k, tensors, file, loaded), _decode(v, tensors, file, loaded))
+                     for k, v in node["DK"])
+            return OrderedDict(pairs) if node.get("o") else dict(pairs)
         if "L" in node:
-            return [_decode(v, tensors, file) for v in node["L"]]
+            return [_decode(v, tensors, file, loaded) for v in node["L"]]
         if "U" in node:
-            return tuple(_decode(v, tensors, file) for v in node["U"])
+            return tuple(_decode(v, tensors, file, loaded) for v in node["U"])
     except (KeyError, TypeError, ValueError, AttributeError, RecursionError) as err:
         raise RuntimeError(f"load: '{file}' has a corrupt {_META_KEY} structure in its header "
                            f"metadata ({type(err).__name__}: {err})") from None
@@ -116,10 +225,14 @@ def _pickle_payload(info: dict, arrays: dict, name: str) -> np.ndarray:
 
 def get_unsafe_globals_in_checkpoint(f: Any) -> list[str]:
     """The "module.name" globals of a file's pickled object that a ``weights_only`` load would
-    refuse now (empty for a file with tensors and plain values only)."""
+    refuse now (empty for a file with tensors and plain values only); for PyTorch's own
+    ``torch.save`` archives too."""
     name = describe(f)
+    raw = read_from(f)
+    if raw[:4] == _ZIP_MAGIC:  # a torch.save archive (or a truncated one: a clear error)
+        return archive_unsafe_globals(raw, name)
     try:
-        metadata, arrays = decode_file(read_from(f))
+        metadata, arrays = decode_file(raw)
     except FormatError as err:
         raise RuntimeError(f"get_unsafe_globals_in_checkpoint: '{name}' {err}") from None
     info = json.loads(metadata.get(_META_KEY, "{}") or "{}")
@@ -129,8 +242,15 @@ def get_unsafe_globals_in_checkpoint(f: Any) -> list[str]:
 
 
 def _is_flat_state_dict(obj: Any) -> bool:
-    return isinstance(obj, dict) and all(
-        isinstance(k, str) and isinstance(v, Tensor) for k, v in obj.items())
+    """A dict of plain tensors by name (a state dict), stored under its own names. Parameters,
+    tensors that require grad and tensors sharing memory go into the tree structure, which
+    keeps those."""
+    if type(obj) not in (dict, OrderedDict) or not all(
+            isinstance(k, str) and type(v) is Tensor and not v.requires_grad
+            for k, v in obj.items()):
+        return False
+    roots = [id(_root(v._data)) for v in obj.values()]
+    return len(set(roots)) == len(roots)
 
 
 # torch.save's legacy (pre-1.6) format opens with this number pickled (LONG1, 10 bytes, STOP)
@@ -159,19 +279,44 @@ def save(obj: Any, f: Any, pickle_module: Any = None, pickle_protocol: int = 2,
     of a module or optimizer, or any nesting of dicts, lists, tuples, tensors and plain values,
     in the safetensors format; anything else (a whole module) pickled with ``pickle_module`` and
     ``pickle_protocol`` into the file, loadable with ``weights_only=False``."""
+    if pickle_module is None and pickle_protocol > pickle.HIGHEST_PROTOCOL:
+        raise ValueError(f"save: pickle protocol must be <= {pickle.HIGHEST_PROTOCOL}, got "
+                         f"{pickle_protocol}")
     tensors: dict[str, np.ndarray] = {}
     if _is_flat_state_dict(obj):
         for k, v in obj.items():
             tensors[k] = _contiguous(v._data)
-        metadata = {"format": "pt", _META_KEY: json.dumps({"flat": list(obj.keys())})}
+        flat: dict[str, Any] = {"flat": list(obj.keys())}
+        if type(obj) is dict:
+            flat["dict"] = True  # loads as a dict (files without the flag: an OrderedDict)
+        metadata = {"format": "pt", _META_KEY: json.dumps(flat)}
     else:
         try:
-            structure = _encode(obj, "", tensors)
+            encoder = _Encoder()
+            structure = encoder.encode(obj)
+            encoder.share_storages()
+            tensors = encoder.tensors
             metadata = {"format": "pt", _META_KEY: json.dumps({"tree": structure})}
         except _NotPlainError:
             tensors = {PICKLE_KEY: pickled(obj, pickle_module, pickle_protocol)}
             metadata = {"format": "pt", _META_KEY: json.dumps({"pickle": PICKLE_KEY})}
     write_to(f, encode_file(tensors, metadata))
+
+
+def _check_map_location(map_location: Any) -> None:
+    """PyTorch's checks of ``map_location``: None, a callable, a device (string or tl.device),
+    or a dict from saved locations to devices, whose target for "cpu" (where every tensor of a
+    tinygrad_lite file lives) must be available."""
+    if map_location is None or callable(map_location):
+        return
+    if isinstance(map_location, dict):
+        map_location = map_location.get("cpu")
+        if map_location is None:
+            return
+    if not isinstance(map_location, (str, device)):
+        raise TypeError("load: map_location must be a string, a tl.device, a dict or a "
+                        f"callable, got {type(map_location).__name__}")
+    check_device(map_location, "load: map_location", meta_ok=True)
 
 
 def load(f: Any, map_location: Any = None, pickle_module: Any = None, *,
@@ -184,7 +329,17 @@ def load(f: Any, map_location: Any = None, pickle_module: Any = None, *,
     (pre-1.6) pickle format. A pickled object
     loads through the allowlist of ``add_safe_globals`` (``pickle.UnpicklingError`` naming the
     first global it refuses), or whole with ``weights_only=False``, as in PyTorch;
-    ``map_location`` is accepted for PyTorch's signature (everything loads to the CPU)."""
+    ``map_location`` is checked as PyTorch does (a device that is not available raises) and
+    everything loads to the CPU. ``mmap=True`` needs a path, as in PyTorch (the file is read
+    whole)."""
+    _check_map_location(map_location)
+    if mmap and not isinstance(f, (str, os.PathLike)):
+        raise ValueError("load: f must be a file path in order to use the mmap argument")
+    if pickle_module is not None:  # as in PyTorch: an explicit pickle module means a full load
+        if weights_only:
+            raise RuntimeError("load: Can not safely load weights when explicit pickle_module "
+                               "is specified (pass weights_only=False)")
+        weights_only = False
     name = describe(f)
     raw = read_from(f)
     if is_torch_archive(raw):  # PyTorch's own torch.save format
@@ -230,5 +385,6 @@ def load(f: Any, map_location: Any = None, pickle_module: Any = None, *,
         if missing:
             raise RuntimeError(f"load: '{name}' is corrupt: tensors {missing[:5]} are listed in "
                                "its metadata but missing")
-        return OrderedDict((k, Tensor._wrap(arrays[k])) for k in names)
+        pairs = ((k, Tensor._wrap(arrays[k])) for k in names)
+        return dict(pairs) if info.get("dict") else OrderedDict(pairs)
     return _decode(info.get("tree", {}), arrays, name)

@@ -3,8 +3,8 @@ published checkpoint or state dict loads with ``tl.load`` unchanged.
 
 The archive holds ``<name>/data.pkl``, a pickle whose tensors refer to storages by key
 (pickle's persistent ids), and each storage's raw little-endian bytes as ``<name>/data/<key>``.
-Tensors rebuild from (storage, offset, size, stride) as NumPy arrays copied out of the storage:
-tensors that shared a storage in PyTorch (a view and its base) load as separate tensors.
+Tensors rebuild from (storage, offset, size, stride) as NumPy views of the storage: tensors that
+shared a storage in PyTorch (a view and its base) share it again, as with ``torch.load``.
 Globals resolve as in ``pickled.py``: with ``weights_only`` (the default) only tensors,
 Parameters, storages, dtypes, sizes, devices and plain containers; with ``weights_only=False``,
 PyTorch's classes map to tinygrad_lite's at the same module path (``torch.nn.modules.linear.
@@ -26,9 +26,9 @@ from .._core.device import device
 from .._core.size import Size
 from ..nn.parameter import Parameter
 from ..tensor import Tensor
-from .pickled import _normalised, find_allowed, is_allowed
+from .pickled import _normalised, find_allowed, is_allowed, unsafe_globals
 
-__all__ = ["is_torch_archive", "load_torch_archive"]
+__all__ = ["is_torch_archive", "load_torch_archive", "archive_unsafe_globals"]
 
 # PyTorch's typed storage classes, as its pickles name them ("torch FloatStorage")
 _STORAGE_DTYPES: dict[str, Any] = {
@@ -37,6 +37,13 @@ _STORAGE_DTYPES: dict[str, Any] = {
     "CharStorage": np.int8, "ByteStorage": np.uint8, "BoolStorage": np.bool_,
     "UntypedStorage": np.uint8, "BFloat16Storage": "bfloat16",
 }
+
+
+# PyTorch dtypes tinygrad_lite has no counterpart of ("torch.complex64", "torch.float8_e4m3fn")
+_NO_DTYPE_PREFIXES = ("complex", "Complex", "float8", "float4", "qint", "quint", "QInt", "QUInt",
+                      "bits")
+_NO_DTYPES = frozenset({"cfloat", "cdouble", "chalf", *(f"int{n}" for n in range(1, 8)),
+                        *(f"uint{n}" for n in range(1, 8))})
 
 
 class _StorageType:
@@ -59,18 +66,36 @@ class _StorageType:
 def _rebuild_tensor(storage: np.ndarray, offset: int, size: tuple, stride: tuple,
                     requires_grad: bool = False, backward_hooks: Any = None,
                     metadata: Any = None) -> Tensor:
-    """``torch._utils._rebuild_tensor_v2``: the strided view of the storage, copied out."""
-    if any(s < 0 for s in stride):
-        raise pickle.UnpicklingError("load: a tensor with negative strides")
+    """``torch._utils._rebuild_tensor_v2``: the strided view of the storage, so tensors that
+    shared a storage in PyTorch (a view and its base, tied weights) share it again."""
+    if any(s < 0 for s in stride) or offset < 0:
+        raise pickle.UnpicklingError("load: a tensor with negative strides or offset")
     needed = offset + sum((n - 1) * s for n, s in zip(size, stride)) + 1 if all(size) else 0
     if needed > storage.size:
         raise pickle.UnpicklingError(f"load: a tensor of size {tuple(size)} reads past the end "
                                      f"of its storage ({storage.size} elements)")
     item = storage.itemsize
-    view = np.lib.stride_tricks.as_strided(storage[offset:], shape=tuple(size),
-                                           strides=tuple(s * item for s in stride))
-    t = Tensor._wrap(np.array(view, order="C"))
+    if not all(size):  # no elements: its offset may lie past the storage's end
+        view = np.empty(tuple(size), storage.dtype)
+    else:
+        view = np.ndarray(tuple(size), storage.dtype, buffer=storage, offset=offset * item,
+                          strides=tuple(s * item for s in stride))
+    t = Tensor._wrap(view)
     return t.requires_grad_(True) if requires_grad else t
+
+
+def _rebuild_tensor_v3(storage: np.ndarray, offset: int, size: tuple, stride: tuple,
+                       requires_grad: bool, backward_hooks: Any, dtype: Any,
+                       metadata: Any = None) -> Tensor:
+    """``torch._utils._rebuild_tensor_v3`` (dtypes without a typed storage: uint16/32/64): the
+    untyped storage's bytes as ``dtype``, then as ``_rebuild_tensor``."""
+    if not isinstance(dtype, dtypes.DType) or dtype.np is None:
+        raise pickle.UnpicklingError(f"load: a tensor of dtype {dtype!r}, which tinygrad_lite "
+                                     "cannot hold")
+    if storage.nbytes % dtype.np.itemsize:
+        raise pickle.UnpicklingError(f"load: a storage of {storage.nbytes} bytes, not a multiple "
+                                     f"of {dtype.np.itemsize} ({dtype})")
+    return _rebuild_tensor(storage.view(dtype.np), offset, size, stride, requires_grad)
 
 
 def _rebuild_parameter(data: Tensor, requires_grad: bool, backward_hooks: Any = None,
@@ -86,6 +111,7 @@ def _rebuild_from_type(func: Any, new_type: Any, args: tuple, state: Any) -> Any
 
 _TENSOR_GLOBALS: dict[str, Any] = {
     "torch._utils._rebuild_tensor_v2": _rebuild_tensor,
+    "torch._utils._rebuild_tensor_v3": _rebuild_tensor_v3,
     "torch._utils._rebuild_parameter": _rebuild_parameter,
     "torch._utils._rebuild_parameter_with_state": _rebuild_parameter,
     "torch._tensor._rebuild_from_type_v2": _rebuild_from_type,
@@ -112,7 +138,7 @@ class _ArchiveUnpickler(pickle.Unpickler):
         _, kind, key, _, _ = pid
         key = str(key)
         if key not in self.storages:
-            raw = self.archive.read(f"{self.prefix}data/{key}")  # read-only: tensors copy out
+            raw = bytearray(self.archive.read(f"{self.prefix}data/{key}"))  # writable
             dt = kind.dtype()
             if len(raw) % dt.itemsize:
                 raise pickle.UnpicklingError(f"load: storage {key} has {len(raw)} bytes, not a "
@@ -127,6 +153,11 @@ class _ArchiveUnpickler(pickle.Unpickler):
         key = f"{module}.{name}"
         if module == "torch" and name in _STORAGE_DTYPES:
             return _StorageType(name)
+        if key == "torch.storage.UntypedStorage":  # with _rebuild_tensor_v3 and a dtype
+            return _StorageType("UntypedStorage")
+        if module == "torch" and (name in _NO_DTYPES or name.startswith(_NO_DTYPE_PREFIXES)):
+            raise pickle.UnpicklingError(f"the file holds a tensor of PyTorch's {name}, "
+                                         "a dtype tinygrad_lite does not have")
         if key in _TENSOR_GLOBALS:
             return _TENSOR_GLOBALS[key]
         if module == "torch" and isinstance(getattr(dtypes, name, None), dtypes.DType):
@@ -167,6 +198,32 @@ def is_torch_archive(raw: bytes | bytearray) -> bool:
         return False
 
 
+def _archive_allows(key: str) -> bool:
+    """Whether a ``weights_only`` load of an archive resolves the global ``key`` ("module.name")
+    now: as ``_ArchiveUnpickler.find_class`` does."""
+    module, _, name = key.rpartition(".")
+    if key in _TENSOR_GLOBALS or key == "torch.storage.UntypedStorage" or (
+            module == "torch" and (name in _STORAGE_DTYPES
+                                   or isinstance(getattr(dtypes, name, None), dtypes.DType))):
+        return True
+    if module == "torch" or module.startswith("torch."):
+        return is_allowed(f"tinygrad_lite{module[5:]}.{name}") or is_allowed(key)
+    return is_allowed(key)
+
+
+def archive_unsafe_globals(raw: bytes | bytearray, name: str) -> list[str]:
+    """The globals of a ``torch.save`` archive's pickle that a ``weights_only`` load would
+    refuse now, as ``torch.serialization.get_unsafe_globals_in_checkpoint`` lists them."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(raw)) as archive:
+            data = next(n for n in archive.namelist() if n.endswith("data.pkl"))
+            payload = np.frombuffer(archive.read(data), dtype=np.uint8)
+            return unsafe_globals(payload, _archive_allows)
+    except (zipfile.BadZipFile, StopIteration, KeyError, EOFError, zlib.error, ValueError) as err:
+        raise RuntimeError(f"get_unsafe_globals_in_checkpoint: '{name}' is a corrupt or "
+                           f"truncated torch.save archive: {type(err).__name__}: {err}") from None
+
+
 def load_torch_archive(raw: bytes | bytearray, name: str, weights_only: bool | None) -> Any:
     """The object a PyTorch ``torch.save`` archive holds (see the module docstring)."""
     try:
@@ -180,12 +237,13 @@ def load_torch_archive(raw: bytes | bytearray, name: str, weights_only: bool | N
         if order in archive.namelist() and archive.read(order).strip() != b"little":
             raise RuntimeError(f"load: '{name}' was written on a big-endian machine; only "
                                "little-endian archives are read")
-        unpickler = _ArchiveUnpickler(archive.read(pickles[0]), archive, prefix,
-                                      weights_only is not False)
         try:
+            unpickler = _ArchiveUnpickler(archive.read(pickles[0]), archive, prefix,
+                                          weights_only is not False)
             return unpickler.load()
         except pickle.UnpicklingError as err:
-            raise pickle.UnpicklingError(f"load: '{name}': {err}") from None
+            message = str(err).removeprefix("load: ")  # the file's name goes after "load: "
+            raise pickle.UnpicklingError(f"load: '{name}': {message}") from None
         except (zipfile.BadZipFile, KeyError, EOFError, zlib.error) as err:
             raise RuntimeError(f"load: '{name}' is a corrupt or truncated torch.save archive: "
                                f"{type(err).__name__}: {err}") from None
