@@ -255,3 +255,9 @@ def test_numpy_ufuncs_on_tensors_give_tensors():
     out = tl.zeros(2)
     np.add(tl.tensor([1.0, 2.0]), 1.0, out=out)
     assert out.tolist() == [2.0, 3.0] and out._version == 1
+
+
+def test_size_of_a_dimension_of_a_zero_dim_tensor_is_an_index_error():
+    for dim in (0, -1):
+        with pytest.raises(IndexError, match=f"Dimension specified as {dim} but tensor has no"):
+            tl.tensor(1.0).size(dim)

@@ -130,6 +130,8 @@ class Tensor(TensorBase):
         """The shape (a ``tl.Size``), or the size of one dimension."""
         if dim is None:
             return Size(self._data.shape)
+        if not self._data.ndim:  # (normalize_dims lets 0 and -1 through for a 0-d tensor)
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
         return self._data.shape[ops.normalize_dims(dim, self._data.ndim, "size")[0]]
 
     def dim(self) -> int:
