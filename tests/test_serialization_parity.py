@@ -248,3 +248,17 @@ def test_unsafe_globals_of_torch_files_are_listed():
             f"{__name__}.Point"]
     with pytest.raises(RuntimeError, match="truncated"):
         tl.serialization.get_unsafe_globals_in_checkpoint(io.BytesIO(raw[:200]))
+
+
+def test_deepcopy_keeps_views_sharing_their_storage():
+    """copy.deepcopy copies each storage once, as PyTorch's: a tensor and its slice copied
+    together still share memory, and a copied slice or transpose keeps its offset and strides."""
+    torch = pytest.importorskip("torch")
+    for lib in (tl, torch):
+        a = lib.arange(6.0)
+        b, w = copy.deepcopy((a, a[1:4]))
+        w[0] = 100.0
+        assert b.tolist() == [0.0, 100.0, 2.0, 3.0, 4.0, 5.0] and a[1].item() == 1.0
+        t = copy.deepcopy(lib.arange(6.0).reshape(2, 3).t())
+        assert t.stride() == (1, 3) and t.tolist() == [[0.0, 3.0], [1.0, 4.0], [2.0, 5.0]]
+        assert copy.deepcopy(lib.arange(10.0)[2:5]).storage_offset() == 2

@@ -9,6 +9,7 @@ import numpy as np
 
 from .._core.device import is_meta_array, meta_array
 from .._core.tensor_base import TensorBase
+from ..ops.movement import memory_root
 
 __all__ = ["rebuild_tensor", "rebuild_meta_tensor", "METHODS", "PROPERTIES"]
 
@@ -49,7 +50,8 @@ def _deepcopy(self: TensorBase, memo: dict) -> TensorBase:
                            "103001")
     data = self._data
     copied = rebuild_tensor(self.__class__, meta_array(data.shape, data.dtype)
-                            if is_meta_array(data) else data.copy(), self._requires_grad)
+                            if is_meta_array(data) else _copied_view(data, memo),
+                            self._requires_grad)
     memo[id(self)] = copied
     if self._grad is not None:
         copied._grad = _deepcopy(self._grad, memo)
@@ -58,6 +60,26 @@ def _deepcopy(self: TensorBase, memo: dict) -> TensorBase:
                 and not name.startswith("_backward") and not name.startswith("_post"):
             setattr(copied, name, value)
     return copied
+
+
+def _copied_view(data: np.ndarray, memo: dict) -> np.ndarray:
+    """``data``'s place in a copy of the memory it views, as PyTorch's deepcopy copies storages:
+    the memory is copied once per ``deepcopy`` call (``memo``), so tensors viewing one storage
+    (a tensor and its slice) still share it, each with its own offset and strides."""
+    root = memory_root(data)
+    if not root.flags.forc:  # (memory NumPy cannot rebuild as one buffer: a plain copy)
+        return data.copy(order="K")
+    key = ("storage", id(root))
+    if key not in memo:
+        memo[key] = (root, np.copy(root, order="K"))  # (the original kept: ids stay unique)
+    storage = memo[key][1]
+    if data is root:
+        return storage
+    offset = data.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    view = np.ndarray(data.shape, data.dtype, buffer=storage, offset=offset,
+                      strides=data.strides)
+    view.flags.writeable = data.flags.writeable  # (an expanded view stays read-only)
+    return view
 
 
 def __setstate__(self: TensorBase, state: tuple) -> None:  # noqa: N807
