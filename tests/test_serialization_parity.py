@@ -262,3 +262,20 @@ def test_deepcopy_keeps_views_sharing_their_storage():
         t = copy.deepcopy(lib.arange(6.0).reshape(2, 3).t())
         assert t.stride() == (1, 3) and t.tolist() == [[0.0, 3.0], [1.0, 4.0], [2.0, 5.0]]
         assert copy.deepcopy(lib.arange(10.0)[2:5]).storage_offset() == 2
+
+
+@pytest.mark.parametrize("map_location", ["meta", {"cpu": "meta"}])
+def test_map_location_meta_loads_meta_tensors(map_location):
+    """Shapes, dtypes, classes and requires_grad without values, as PyTorch's; a tensor saved
+    twice stays one object."""
+    layer = tl.nn.Linear(3, 2)
+    buf = io.BytesIO()
+    tl.save({"model": layer.state_dict(), "p": layer.weight, "again": layer.weight,
+             "list": [tl.ones(2)], "n": 3}, buf)
+    buf.seek(0)
+    loaded = tl.load(buf, map_location=map_location, weights_only=False)
+    assert loaded["model"]["weight"].is_meta and tuple(loaded["model"]["weight"].shape) == (2, 3)
+    assert type(loaded["p"]) is tl.nn.Parameter and loaded["p"].is_meta
+    assert loaded["p"].requires_grad and loaded["again"] is loaded["p"]
+    assert loaded["list"][0].is_meta and loaded["n"] == 3
+    assert type(loaded["model"]).__name__ == "OrderedDict"

@@ -26,7 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from .._core.device import check_device, device, is_meta_array, meta_array
+from .._core.device import check_device, device, is_meta_array, meta_array, wants_meta
+from .._tensor.pickling import rebuild_meta_tensor
 from ..nn.parameter import Parameter
 from ..tensor import Tensor
 from .files import describe, read_from, write_to
@@ -329,10 +330,42 @@ def load(f: Any, map_location: Any = None, pickle_module: Any = None, *,
     (pre-1.6) pickle format. A pickled object
     loads through the allowlist of ``add_safe_globals`` (``pickle.UnpicklingError`` naming the
     first global it refuses), or whole with ``weights_only=False``, as in PyTorch;
-    ``map_location`` is checked as PyTorch does (a device that is not available raises) and
-    everything loads to the CPU. ``mmap=True`` needs a path, as in PyTorch (the file is read
-    whole)."""
+    ``map_location`` is checked as PyTorch does (a device that is not available raises);
+    tensors load to the CPU, or as meta tensors (shapes and dtypes only) for ``"meta"``.
+    ``mmap=True`` needs a path, as in PyTorch (the file is read whole)."""
     _check_map_location(map_location)
+    loaded = _load(f, pickle_module, weights_only, mmap, pickle_load_args)
+    target = map_location.get("cpu") if isinstance(map_location, dict) else map_location
+    if target is not None and not callable(target) and wants_meta(target):
+        return _on_meta(loaded, {})
+    return loaded
+
+
+def _on_meta(obj: Any, memo: dict) -> Any:
+    """``obj`` with each tensor in its containers replaced by a meta tensor of its class,
+    shape, dtype and ``requires_grad`` (``map_location="meta"``; tensors shared before stay
+    shared)."""
+    if isinstance(obj, Tensor):
+        if id(obj) not in memo:
+            memo[id(obj)] = rebuild_meta_tensor(type(obj), obj.shape, obj._data.dtype,
+                                                obj.requires_grad)
+        return memo[id(obj)]
+    if isinstance(obj, dict):
+        converted = type(obj)() if type(obj) in (dict, OrderedDict) else dict()
+        for key, value in obj.items():
+            converted[key] = _on_meta(value, memo)
+        return converted
+    if isinstance(obj, list):
+        return [_on_meta(value, memo) for value in obj]
+    if isinstance(obj, tuple):
+        values = [_on_meta(value, memo) for value in obj]
+        return type(obj)(*values) if hasattr(obj, "_fields") else type(obj)(values)
+    return obj
+
+
+def _load(f: Any, pickle_module: Any, weights_only: bool | None, mmap: bool | None,
+          pickle_load_args: dict) -> Any:
+    """``load`` once ``map_location`` is checked (the tensors come back on the CPU)."""
     if mmap and not isinstance(f, (str, os.PathLike)):
         raise ValueError("load: f must be a file path in order to use the mmap argument")
     if pickle_module is not None:  # as in PyTorch: an explicit pickle module means a full load
