@@ -1,6 +1,8 @@
 """User mistakes that PyTorch refuses with a clear error: tinygrad_lite must refuse them too,
 with the same exception type and a message naming the op and the offending values."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -168,3 +170,18 @@ def test_inplace_write_into_an_expanded_tensor_raises_whatever_its_size(n):
     y = x.expand(3, n).clone()
     y.add_(1)                              # a clone is an ordinary tensor
     assert np.all(y.numpy() == 2)
+
+
+def test_inplace_write_refusals_say_why():
+    """Overlapping unfold windows, broadcasts (and views of them) and read-only NumPy memory
+    are refused, each naming its own reason."""
+    frozen = np.ones(3)
+    frozen.flags.writeable = False
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # from_numpy's non-writable warning
+        shared = tl.from_numpy(frozen)
+    for write, why in ((lambda: tl.arange(6.0).unfold(0, 3, 1).add_(1), "overlap in memory"),
+                       (lambda: tl.ones(1, 5000).expand(3, 5000)[0].add_(1), "broadcast view"),
+                       (lambda: shared.add_(1), "read-only memory")):
+        with pytest.raises(RuntimeError, match=why):
+            write()

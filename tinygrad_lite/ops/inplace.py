@@ -60,11 +60,27 @@ def check_writable(self: TensorBase, op: str) -> None:
         # objects, not memory; the tensor takes a 0-d array of its own to be written into
         self._data = np.array(self._data)
     if not self._data.flags.writeable or _is_expanded(self):
-        raise RuntimeError(
-            f"{op}: unsupported operation: the tensor of shape {self._data.shape} is a broadcast "
-            "view (from expand) where several elements share one memory location; clone() it "
-            "before writing to it"
-        )
+        if _is_expanded(self) or _from_broadcast(self):
+            what = ("a broadcast view (from expand) where several elements share one memory "
+                    "location")
+        elif getattr(self, "_view_of", None) is not None:
+            what = "a view whose elements overlap in memory (unfold or as_strided windows)"
+        else:
+            what = "read-only memory (a NumPy array that is not writeable)"
+        raise RuntimeError(f"{op}: unsupported operation: the tensor of shape "
+                           f"{self._data.shape} is {what}; clone() it before writing to it")
+
+
+def _from_broadcast(t: TensorBase) -> bool:
+    """Whether ``t`` is (a view of) a broadcast: a tensor in its chain of views repeats
+    elements with a zero stride (a large expand() result)."""
+    while True:
+        if t._data.size > 1 and 0 in t._data.strides:
+            return True
+        parent = getattr(t, "_view_of", None)
+        if parent is None:
+            return False
+        t = parent[0]
 
 
 def _is_expanded(t: TensorBase) -> bool:
