@@ -16,6 +16,7 @@ from .._core.tensor_base import TensorBase
 from .._core.warnings import warn
 from ..dtypes import is_float_dtype
 from ..functions.creation import tensor as _tensor
+from ..ops.common import broadcast_mismatch
 from ..tensor import Tensor
 from . import constraints
 
@@ -31,15 +32,6 @@ def as_tensor_like(value: Any, like: TensorBase | None = None) -> TensorBase:
                    else value, dtype=dtype)
 
 
-def _check_broadcast(a: tuple, b: tuple) -> None:
-    """PyTorch's RuntimeError where shapes ``a`` and ``b`` do not broadcast."""
-    for i in range(1, min(len(a), len(b)) + 1):
-        if a[-i] != b[-i] and a[-i] != 1 and b[-i] != 1:
-            raise RuntimeError(f"The size of tensor a ({a[-i]}) must match the size of tensor "
-                               f"b ({b[-i]}) at non-singleton dimension "
-                               f"{max(len(a), len(b)) - i}")
-
-
 def broadcast_all(*values: Any) -> tuple:
     """The values as tensors broadcast to one shape (numbers take the tensors' dtype)."""
     like = next((v for v in values if isinstance(v, TensorBase)), None)
@@ -49,7 +41,9 @@ def broadcast_all(*values: Any) -> tuple:
     except ValueError:
         shape = ()
         for t in ts:  # the first mismatch named as PyTorch's broadcast does
-            _check_broadcast(shape, tuple(t.shape))
+            why = broadcast_mismatch(shape, tuple(t.shape))
+            if why:
+                raise RuntimeError(why[0].upper() + why[1:]) from None
             shape = np.broadcast_shapes(shape, tuple(t.shape))
     return tuple(t if t.shape == shape else t.expand(*shape) for t in ts)
 

@@ -23,15 +23,12 @@ from ..dtypes import is_float_dtype
 from . import range_values
 from .generator import (
     Generator,
-    default_generator,
     get_rng_state,
     initial_seed,
     manual_seed,
-    refuse_draw_in_vmap,
     rng_of,
     seed,
     set_rng_state,
-    vmap_randomness,
 )
 from .registry import declare, public
 from .torch_stream import TorchStream, draw_dtype
@@ -51,9 +48,7 @@ declare("seed", "manual_seed", "set_rng_state", "initial_seed", "get_rng_state",
 def default_rng() -> TorchStream:
     """The NumPy generator behind the default ``tl.Generator`` (``manual_seed`` reseeds it),
     for code elsewhere in the package that draws random numbers (dropout, init, samplers)."""
-    if vmap_randomness[0] == "error":
-        refuse_draw_in_vmap()
-    return default_generator.numpy
+    return rng_of(None)
 
 
 def _finish(data: np.ndarray, requires_grad: bool, device: Any = None) -> TensorBase:

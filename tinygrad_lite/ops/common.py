@@ -74,20 +74,25 @@ def scalar_result_dtype(dtype: np.dtype, value: bool | int | float) -> np.dtype:
     return dtypes.result_type(np.empty(1, dtype), value)
 
 
-def broadcast_error(op: str, a: TensorBase, b: TensorBase) -> RuntimeError:
-    """The error for operands whose shapes do not broadcast, naming the first clashing dim."""
-    sa, sb = a._data.shape, b._data.shape
+def broadcast_mismatch(sa: tuple, sb: tuple) -> str | None:
+    """PyTorch's reason why shapes ``sa`` and ``sb`` do not broadcast, naming the first
+    clashing dim ("the size of tensor a (2) must match ..."), or None if they do."""
     rank = max(len(sa), len(sb))
     for i in range(1, rank + 1):
         da = sa[-i] if i <= len(sa) else 1
         db = sb[-i] if i <= len(sb) else 1
         if da != db and da != 1 and db != 1:
-            return RuntimeError(
-                f"{op}: shapes {sa} and {sb} cannot be broadcast together: the size of tensor a "
-                f"({da}) must match the size of tensor b ({db}) at non-singleton dimension "
-                f"{rank - i}"
-            )
-    return RuntimeError(f"{op}: shapes {sa} and {sb} cannot be broadcast together")
+            return (f"the size of tensor a ({da}) must match the size of tensor b ({db}) at "
+                    f"non-singleton dimension {rank - i}")
+    return None
+
+
+def broadcast_error(op: str, a: TensorBase, b: TensorBase) -> RuntimeError:
+    """The error for operands whose shapes do not broadcast, naming the first clashing dim."""
+    sa, sb = a._data.shape, b._data.shape
+    why = broadcast_mismatch(sa, sb)
+    return RuntimeError(f"{op}: shapes {sa} and {sb} cannot be broadcast together"
+                        + (f": {why}" if why else ""))
 
 
 def require_broadcastable_to(shape: tuple, target: tuple, op: str, what: str,

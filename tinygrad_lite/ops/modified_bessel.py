@@ -24,7 +24,7 @@ from ..dtypes import finfo_of, get_default_dtype, is_float_dtype
 from .common import array_of, is_array, unary_result, unary_rule
 from .elementwise import cast, where_rule
 
-__all__ = ["i0", "i0e", "i1", "i1e", "i_scaled", "chbevl"]
+__all__ = ["i0", "i0e", "i1", "i1e", "i_scaled", "i_unscaled", "chbevl"]
 
 
 def chbevl(y: np.ndarray, coeffs: Sequence[float]) -> np.ndarray:
@@ -93,6 +93,14 @@ def _odd(x: np.ndarray, value: np.ndarray) -> np.ndarray:
     return np.where(x < 0, -value, value)
 
 
+def i_unscaled(x: np.ndarray, order: int) -> np.ndarray:
+    """``I_order(x)`` on a float64 array: ``exp(|x|)`` times the scaled value, I1 odd (NaN at
+    +-inf, inf * 0)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        value = np.exp(np.abs(x)) * i_scaled(x, order)
+    return _odd(x, value) if order else value
+
+
 def _scaled_kernel(order: int) -> Callable[[np.ndarray], np.ndarray]:
     def kernel(x: np.ndarray) -> np.ndarray:
         a = np.asarray(x)
@@ -105,11 +113,10 @@ def _unscaled_kernel(order: int) -> Callable[[np.ndarray], np.ndarray]:
     def kernel(x: np.ndarray) -> np.ndarray:
         a = np.asarray(x)
         x64 = a.astype(np.float64)
-        with np.errstate(over="ignore", invalid="ignore"):
-            value = np.exp(np.abs(x64)) * i_scaled(x64, order)
-        # inf at +-inf (PyTorch's exp(x) * ... / sqrt(x) gives inf * 0 = NaN there)
-        value = np.where(np.isinf(x64), np.inf, value)
-        return np.asarray(_odd(a, value) if order else value).astype(a.dtype, copy=False)
+        value = i_unscaled(x64, order)
+        # +-inf at +-inf (PyTorch's exp(x) * ... / sqrt(x) gives inf * 0 = NaN there)
+        value = np.where(np.isinf(x64), np.inf if not order else np.copysign(np.inf, x64), value)
+        return np.asarray(value).astype(a.dtype, copy=False)
     return kernel
 
 

@@ -29,6 +29,7 @@ import numpy as np
 from .._core.device import check_device, device, is_meta_array, meta_array, wants_meta
 from .._tensor.pickling import rebuild_meta_tensor
 from ..nn.parameter import Parameter
+from ..ops.movement import memory_root
 from ..tensor import Tensor
 from .files import describe, read_from, write_to
 from .format import FormatError, decode_file, encode_file
@@ -55,13 +56,6 @@ _ZIP_MAGIC = b"PK\x03\x04"  # torch.save's default format: a zip archive of pick
 def _contiguous(arr: np.ndarray) -> np.ndarray:
     """C-contiguous, keeping 0-d arrays 0-d (np.ascontiguousarray would make them 1-d)."""
     return arr if arr.flags.c_contiguous else arr.copy(order="C")
-
-
-def _root(arr: np.ndarray) -> np.ndarray:
-    """The array owning ``arr``'s memory: the end of its chain of views (PyTorch's storage)."""
-    while isinstance(arr.base, np.ndarray):
-        arr = arr.base
-    return arr
 
 
 class _Encoder:
@@ -91,7 +85,7 @@ class _Encoder:
             node["meta"] = list(arr.shape)
         else:
             self.tensors[key] = _contiguous(arr)
-            self.by_root.setdefault(id(_root(arr)), []).append((node, arr))
+            self.by_root.setdefault(id(memory_root(arr)), []).append((node, arr))
         if isinstance(obj, Parameter):
             node["P"] = True
         if isinstance(obj, Tensor) and obj.requires_grad:
@@ -132,7 +126,7 @@ class _Encoder:
         offset, shape and strides into it (in elements), as PyTorch stores views."""
         storages: list[tuple[list, np.ndarray]] = []
         for group in self.by_root.values():
-            root = _root(group[0][1])
+            root = memory_root(group[0][1])
             if len(group) < 2 or not root.flags.c_contiguous or any(
                     arr.dtype != root.dtype or any(s < 0 or s % arr.itemsize for s in arr.strides)
                     for _, arr in group):
@@ -250,7 +244,7 @@ def _is_flat_state_dict(obj: Any) -> bool:
             isinstance(k, str) and type(v) is Tensor and not v.requires_grad
             for k, v in obj.items()):
         return False
-    roots = [id(_root(v._data)) for v in obj.values()]
+    roots = [id(memory_root(v._data)) for v in obj.values()]
     return len(set(roots)) == len(roots)
 
 

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..ops.modified_bessel import chbevl, i_scaled
+from ..ops.modified_bessel import chbevl, i_unscaled
 
 __all__ = ["airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i0",
            "modified_bessel_i1", "modified_bessel_k0", "modified_bessel_k1",
@@ -178,15 +178,12 @@ _K1_B = (-5.75674448366501715755e-18, 1.79405087314755922667e-17, -5.68946255844
 
 def modified_bessel_i0(x: np.ndarray) -> np.ndarray:
     """I0 on a float64 array."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        return np.exp(np.abs(x)) * i_scaled(x, 0)
+    return i_unscaled(x, 0)
 
 
 def modified_bessel_i1(x: np.ndarray) -> np.ndarray:
     """I1 on a float64 array (odd)."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        value = np.exp(np.abs(x)) * i_scaled(x, 1)
-    return np.where(x < 0, -value, value)
+    return i_unscaled(x, 1)
 
 
 def _k_scaled(x: np.ndarray, order: int) -> np.ndarray:
